@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "MercurialText",
+    products: [
+        .executable(name: "mercurial", targets: ["mercurial"]),
+        .library(name: "MercurialKit", targets: ["MercurialKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2",
+                       providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz",
+                       providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig",
+                       providers: [.apt(["libfontconfig-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        .target(
+            name: "MercurialKit",
+            dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG"]
+        ),
+        .executableTarget(
+            name: "mercurial",
+            dependencies: [
+                "MercurialKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "MercurialKitTests",
+            dependencies: ["MercurialKit", "mercurial"],
+            resources: [.copy("Fixtures")]
+        ),
+    ]
+)

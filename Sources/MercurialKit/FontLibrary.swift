@@ -1,0 +1,86 @@
+import CFontconfig
+import Foundation
+
+/// A font the user can name: a bundled one, a file, or an installed font.
+public struct BundledFont: Sendable, Equatable, Decodable {
+    public var name: String
+    public var file: String
+    public var family: String
+    public var style: String
+    public var license: String
+    public var source: String
+    public var `default`: Bool
+}
+
+/// Finds fonts: `--font` takes a bundled name (`rounded`, `serif`, `display`), a
+/// path to any TTF/OTF, or an installed font's fontconfig name (`"DejaVu Sans:bold"`).
+public enum FontLibrary {
+    public static func bundled() throws(MercurialError) -> [BundledFont] {
+        let folder = try DataDirectory.folder("fonts")
+        guard let data = FileManager.default.contents(atPath: folder + "/fonts.json"),
+              let fonts = try? JSONDecoder().decode([BundledFont].self, from: data) else {
+            throw MercurialError("the bundled font list '\(folder)/fonts.json' is missing or damaged; reinstall mercurial")
+        }
+        return fonts
+    }
+
+    public static func defaultFontName() throws(MercurialError) -> String {
+        try bundled().first { $0.default }?.name ?? "rounded"
+    }
+
+    /// The path of the font file `name` stands for.
+    public static func resolve(_ name: String) throws(MercurialError) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw MercurialError("the font name is empty; give a bundled name, a file or an installed font") }
+        let fonts = try bundled()
+        if let font = fonts.first(where: { $0.name.lowercased() == trimmed.lowercased() }) {
+            return try DataDirectory.folder("fonts") + "/" + font.file
+        }
+        let looksLikePath = trimmed.contains("/") || [".ttf", ".otf", ".ttc", ".otc", ".woff", ".pfb"]
+            .contains { trimmed.lowercased().hasSuffix($0) }
+        if looksLikePath || FileManager.default.fileExists(atPath: trimmed) {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: trimmed, isDirectory: &isDirectory) else {
+                throw MercurialError("font file '\(trimmed)' does not exist; check the path, or use a bundled font (\(fonts.map(\.name).joined(separator: ", ")))")
+            }
+            guard !isDirectory.boolValue else {
+                throw MercurialError("font '\(trimmed)' is a directory; give a .ttf or .otf file")
+            }
+            return trimmed
+        }
+        if let installed = fontconfigMatch(trimmed) { return installed }
+        throw MercurialError("unknown font '\(trimmed)': not bundled (\(fonts.map(\.name).joined(separator: ", "))), not a file, and no installed font has that family; see 'mercurial fonts' or 'fc-list'")
+    }
+
+    /// An installed font whose family matches the pattern's, through fontconfig.
+    static func fontconfigMatch(_ pattern: String) -> String? {
+        fontconfigLock.withLock {
+            guard let config = FcInitLoadConfigAndFonts() else { return nil }
+            defer { FcConfigDestroy(config) }
+            guard let parsed = FcNameParse(pattern) else { return nil }
+            defer { FcPatternDestroy(parsed) }
+            var requestedFamily: UnsafeMutablePointer<FcChar8>?
+            guard FcPatternGetString(parsed, FC_FAMILY, 0, &requestedFamily) == FcResultMatch,
+                  let requestedFamily else { return nil }
+            let wanted = String(cString: requestedFamily).lowercased()
+            FcConfigSubstitute(config, parsed, FcMatchPattern)
+            FcDefaultSubstitute(parsed)
+            var result = FcResultNoMatch
+            guard let match = FcFontMatch(config, parsed, &result) else { return nil }
+            defer { FcPatternDestroy(match) }
+            var family: UnsafeMutablePointer<FcChar8>?
+            var file: UnsafeMutablePointer<FcChar8>?
+            // fontconfig always finds something; only accept a real family match.
+            var index: Int32 = 0
+            var matched = false
+            while FcPatternGetString(match, FC_FAMILY, index, &family) == FcResultMatch, let family {
+                if String(cString: family).lowercased() == wanted { matched = true; break }
+                index += 1
+            }
+            guard matched, FcPatternGetString(match, FC_FILE, 0, &file) == FcResultMatch, let file else { return nil }
+            return String(cString: file)
+        }
+    }
+
+    private static let fontconfigLock = NSLock()
+}

@@ -1,0 +1,36 @@
+/// Everything that decides how a title looks: text and layout, the two filters'
+/// inputs, the shading sphere, and where a mask or shading image comes from.
+/// The defaults are the original app's (the `mercurial` material).
+public struct RenderSettings: Sendable, Equatable {
+    public var text: String? = nil
+    /// A bundled font name, a font file, or a fontconfig name.
+    public var font: String = "rounded"
+    public var size: Double = 160
+    public var width: Int? = nil
+    public var height: Int? = nil
+    public var alignment: TextLayout.Alignment = .center
+    public var lineSpacing: Double = 1
+    public var letterSpacing: Double = 0
+    public var kerning = true
+    /// CIHeightFieldFromMask's inputRadius.
+    public var radius: Double = 10
+    /// CIShadedMaterial's inputScale.
+    public var scale: Double = 10
+    public var scene = ShadingScene()
+    /// nil: transparent.
+    public var background: RGBColor? = nil
+    public var shadingImage: String? = nil
+    public var mask: String? = nil
+    /// The material the settings started from (informational).
+    public var material: String = "mercurial"
+
+    public init() {}
+
+    /// The margin around the ink when the canvas is sized to the text: wide enough
+    /// for the bevel's skirt and some air.
+    public var margin: Int { Int(radius.rounded(.up)) + 4 }
+
+    public static let sizeRange: ClosedRange<Double> = 1...8192
+    public static let lineSpacingRange: ClosedRange<Double> = 0.1...10
+    public static let letterSpacingRange: ClosedRange<Double> = -1000...1000
+}

@@ -1,0 +1,294 @@
+import Foundation
+
+/// Scene files and materials: JSON objects whose keys set `RenderSettings`.
+///
+/// Every key may be left out. Errors carry `file:line:column` and the key.
+public enum SceneFile {
+    public enum Kind: Sendable { case scene, material }
+
+    /// Keys of a scene file; a material takes all but `text` and `material`.
+    public static let keys = [
+        "text", "font", "size", "width", "height", "align", "lineSpacing", "letterSpacing", "kerning",
+        "radius", "scale", "material", "background", "shininess", "reflectivity", "diffuse", "specular",
+        "ambient", "reflection", "lights", "shadingImage", "mask", "description",
+    ]
+    public static let lightKeys = ["hue", "brightness", "x", "y", "z"]
+
+    /// Reads a scene file: the material it names (or `material`, when the command
+    /// line gives one), then its own keys on top.
+    public static func load(_ path: String, into settings: inout RenderSettings,
+                            materialOverride: String? = nil) throws(MercurialError) {
+        let root = try parse(path, role: "scene file")
+        guard case .object(let members) = root.value else {
+            throw MercurialError("\(path):\(root.location): a scene file must be a JSON object {…}, not \(root.value.typeName)")
+        }
+        if let materialOverride {
+            try Materials.apply(materialOverride, to: &settings)
+        } else if let member = members.first(where: { $0.key == "material" }) {
+            guard case .string(let name) = member.value.value else {
+                throw typeError(path, member, expected: "a material name or path")
+            }
+            try Materials.apply(resolvePath(name, relativeTo: path, onlyIfPathLike: true), to: &settings,
+                                location: "\(path):\(member.value.location)")
+        }
+        try apply(members, from: path, kind: .scene, to: &settings)
+    }
+
+    /// Parses a JSON file into a node, with `file:line:column` on syntax errors.
+    static func parse(_ path: String, role: String) throws(MercurialError) -> JSONNode {
+        let bytes = try PNGFile.readFile(path, role: role, limit: 16 * 1024 * 1024)
+        do {
+            return try JSONDocument.parse(bytes)
+        } catch {
+            throw MercurialError("\(path):\(error.location): \(error.reason)")
+        }
+    }
+
+    /// Applies the members of a scene or material object, in order.
+    static func apply(_ members: [JSONMember], from file: String, kind: Kind,
+                      to settings: inout RenderSettings) throws(MercurialError) {
+        for member in members {
+            let key = member.key
+            let at = "\(file):\(member.value.location)"
+            guard keys.contains(key), !(kind == .material && (key == "text" || key == "material")) else {
+                let allowed = kind == .material ? keys.filter { $0 != "text" && $0 != "material" } : keys
+                let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
+                throw MercurialError("\(file):\(member.keyLocation): unknown key \"\(key)\"\(hint)")
+            }
+            let node = member.value
+            switch key {
+            case "material", "description":
+                continue
+            case "text":
+                settings.text = try string(node, file, key)
+            case "font":
+                settings.font = resolvePath(try string(node, file, key), relativeTo: file, onlyIfPathLike: true)
+            case "size":
+                settings.size = try number(node, file, key, in: RenderSettings.sizeRange)
+            case "width":
+                settings.width = try integer(node, file, key)
+            case "height":
+                settings.height = try integer(node, file, key)
+            case "align":
+                let value = try string(node, file, key)
+                guard let alignment = TextLayout.Alignment(rawValue: value) else {
+                    throw MercurialError("\(at): \"align\" is \"\(value)\"; use left, center or right")
+                }
+                settings.alignment = alignment
+            case "lineSpacing":
+                settings.lineSpacing = try number(node, file, key, in: RenderSettings.lineSpacingRange)
+            case "letterSpacing":
+                settings.letterSpacing = try number(node, file, key, in: RenderSettings.letterSpacingRange)
+            case "kerning":
+                guard case .bool(let on) = node.value else { throw typeError(file, member, expected: "true or false") }
+                settings.kerning = on
+            case "background":
+                if case .null = node.value { settings.background = nil; continue }
+                let value = try string(node, file, key)
+                if value.lowercased() == "transparent" { settings.background = nil; continue }
+                guard let colour = RGBColor.parse(value) else {
+                    throw MercurialError("\(at): \"background\" is \"\(value)\", not a colour; use a name (e.g. black), #rrggbb or transparent")
+                }
+                settings.background = colour
+            case "reflection":
+                settings.scene.material.reflection = try gradient(node, file)
+            case "lights":
+                try applyLights(member, file, to: &settings)
+            case "shadingImage":
+                settings.shadingImage = try optionalPath(node, file, key)
+            case "mask":
+                settings.mask = try optionalPath(node, file, key)
+            default:
+                // shininess, reflectivity, radius, scale, diffuse, specular, ambient.
+                try setParameter(key, node, file, &settings)
+            }
+        }
+    }
+
+    private static func applyLights(_ member: JSONMember, _ file: String,
+                                    to settings: inout RenderSettings) throws(MercurialError) {
+        guard case .array(let lights) = member.value.value else {
+            throw typeError(file, member, expected: "an array of up to \(ParameterGroup.lightCount) light objects")
+        }
+        guard lights.count <= ParameterGroup.lightCount else {
+            throw MercurialError("\(file):\(member.value.location): \"lights\" has \(lights.count) entries, but there are \(ParameterGroup.lightCount) lights; remove \(lights.count - ParameterGroup.lightCount)")
+        }
+        for (index, light) in lights.enumerated() {
+            guard case .object(let fields) = light.value else {
+                throw MercurialError("\(file):\(light.location): light \(index + 1) must be an object {\"hue\", \"brightness\", \"x\", \"y\", \"z\"}, not \(light.value.typeName)")
+            }
+            for field in fields {
+                guard lightKeys.contains(field.key) else {
+                    let hint = closestMatch(to: field.key, in: lightKeys).map { "; did you mean \"\($0)\"?" } ?? "; a light has hue, brightness, x, y, z"
+                    throw MercurialError("\(file):\(field.keyLocation): unknown key \"\(field.key)\" in light \(index + 1)\(hint)")
+                }
+                try setParameter("light\(index + 1).\(field.key)", field.value, file, &settings)
+            }
+        }
+    }
+
+    private static func setParameter(_ key: String, _ node: JSONNode, _ file: String,
+                                     _ settings: inout RenderSettings) throws(MercurialError) {
+        let parameter = try ParameterGroup.parameter(forKey: key)
+        let value: ParameterValue
+        switch (parameter.domain, node.value) {
+        case (.number, .number(let v)): value = .number(v)
+        case (.color, .string(let s)):
+            guard let c = RGBColor.parse(s) else {
+                throw MercurialError("\(file):\(node.location): \"\(key)\" is \"\(s)\", not a colour; use a name (e.g. gold) or #rrggbb")
+            }
+            value = .color(c)
+        case (.number(let range), _):
+            throw MercurialError("\(file):\(node.location): \"\(key)\" must be a number in \(rangeText(range)), not \(node.value.typeName)")
+        case (.color, _):
+            throw MercurialError("\(file):\(node.location): \"\(key)\" must be a colour string (a name or #rrggbb), not \(node.value.typeName)")
+        }
+        do {
+            try settings.set(parameter, to: value)
+        } catch {
+            throw MercurialError("\(file):\(node.location): \(error.message)")
+        }
+    }
+
+    private static func gradient(_ node: JSONNode, _ file: String) throws(MercurialError) -> Gradient? {
+        if case .null = node.value { return nil }
+        guard case .object(let fields) = node.value else {
+            throw MercurialError("\(file):\(node.location): \"reflection\" must be an object {\"colors\": […], \"locations\": […]} or null, not \(node.value.typeName)")
+        }
+        var colors: [RGBColor] = [], locations: [Float]? = nil
+        var colorsLocation = node.location
+        for field in fields {
+            switch field.key {
+            case "colors":
+                colorsLocation = field.value.location
+                guard case .array(let items) = field.value.value, !items.isEmpty else {
+                    throw MercurialError("\(file):\(field.value.location): \"reflection.colors\" must be a non-empty array of colours")
+                }
+                for item in items {
+                    guard case .string(let s) = item.value, let c = RGBColor.parse(s) else {
+                        throw MercurialError("\(file):\(item.location): \"reflection.colors\" holds \(item.value.typeName) that is not a colour; use names or #rrggbb")
+                    }
+                    colors.append(c)
+                }
+            case "locations":
+                guard case .array(let items) = field.value.value else {
+                    throw MercurialError("\(file):\(field.value.location): \"reflection.locations\" must be an array of numbers 0…1")
+                }
+                var list: [Float] = []
+                for item in items {
+                    guard case .number(let v) = item.value, (0...1).contains(v) else {
+                        throw MercurialError("\(file):\(item.location): \"reflection.locations\" entries must be numbers in 0…1")
+                    }
+                    list.append(Float(v))
+                }
+                locations = list
+            default:
+                let hint = closestMatch(to: field.key, in: ["colors", "locations"]).map { "; did you mean \"\($0)\"?" } ?? ""
+                throw MercurialError("\(file):\(field.keyLocation): unknown key \"\(field.key)\" in \"reflection\"\(hint)")
+            }
+        }
+        guard !colors.isEmpty else {
+            throw MercurialError("\(file):\(node.location): \"reflection\" needs \"colors\"")
+        }
+        guard let locations else { return Gradient(colors: colors) }
+        guard locations.count == colors.count else {
+            throw MercurialError("\(file):\(colorsLocation): \"reflection\" has \(colors.count) colors but \(locations.count) locations; give one location per colour")
+        }
+        return Gradient(stops: zip(colors, locations).map { Gradient.Stop(color: $0, location: $1) })
+    }
+
+    // MARK: - Typed values
+
+    private static func string(_ node: JSONNode, _ file: String, _ key: String) throws(MercurialError) -> String {
+        guard case .string(let s) = node.value else {
+            throw MercurialError("\(file):\(node.location): \"\(key)\" must be a string, not \(node.value.typeName)")
+        }
+        return s
+    }
+
+    private static func number(_ node: JSONNode, _ file: String, _ key: String,
+                               in range: ClosedRange<Double>) throws(MercurialError) -> Double {
+        guard case .number(let v) = node.value else {
+            throw MercurialError("\(file):\(node.location): \"\(key)\" must be a number in \(rangeText(range)), not \(node.value.typeName)")
+        }
+        guard range.contains(v) else {
+            throw MercurialError("\(file):\(node.location): \"\(key)\" is \(formatNumber(v)), out of range \(rangeText(range)); give a number in that range")
+        }
+        return v
+    }
+
+    private static func integer(_ node: JSONNode, _ file: String, _ key: String) throws(MercurialError) -> Int? {
+        if case .null = node.value { return nil }
+        let limit = Double(PNGFile.maximumSide)
+        let v = try number(node, file, key, in: 1...limit)
+        guard v == v.rounded() else {
+            throw MercurialError("\(file):\(node.location): \"\(key)\" is \(v); give a whole number of pixels")
+        }
+        return Int(v)
+    }
+
+    private static func optionalPath(_ node: JSONNode, _ file: String, _ key: String) throws(MercurialError) -> String? {
+        if case .null = node.value { return nil }
+        return resolvePath(try string(node, file, key), relativeTo: file, onlyIfPathLike: false)
+    }
+
+    private static func typeError(_ file: String, _ member: JSONMember, expected: String) -> MercurialError {
+        MercurialError("\(file):\(member.value.location): \"\(member.key)\" must be \(expected), not \(member.value.value.typeName)")
+    }
+
+    /// A path written in a scene file is relative to the scene file's folder.
+    /// With `onlyIfPathLike`, a bare name (a bundled font or material) is kept as it is.
+    static func resolvePath(_ value: String, relativeTo file: String, onlyIfPathLike: Bool) -> String {
+        if value.hasPrefix("/") { return value }
+        let pathLike = value.contains("/") || [".ttf", ".otf", ".ttc", ".json", ".png"].contains { value.lowercased().hasSuffix($0) }
+        if onlyIfPathLike && !pathLike { return value }
+        let folder = (file as NSString).deletingLastPathComponent
+        return folder.isEmpty ? value : (folder as NSString).appendingPathComponent(value)
+    }
+}
+
+/// The bundled material presets in `materials/*.json`.
+public enum Materials {
+    public struct Preset: Sendable {
+        public var name: String
+        public var path: String
+        public var description: String
+    }
+
+    public static func bundled() throws(MercurialError) -> [Preset] {
+        let folder = try DataDirectory.folder("materials")
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.hasSuffix(".json") }.sorted()
+        return files.map { file in
+            let path = folder + "/" + file
+            var description = ""
+            if let root = try? SceneFile.parse(path, role: "material"), case .object(let members) = root.value,
+               let d = members.first(where: { $0.key == "description" }), case .string(let s) = d.value.value {
+                description = s
+            }
+            return Preset(name: String(file.dropLast(5)), path: path, description: description)
+        }
+    }
+
+    /// Applies the material `nameOrPath` (a bundled name or a JSON file).
+    public static func apply(_ nameOrPath: String, to settings: inout RenderSettings,
+                             location: String? = nil) throws(MercurialError) {
+        let path: String
+        if nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") {
+            path = nameOrPath
+        } else {
+            let presets = try bundled()
+            guard let preset = presets.first(where: { $0.name == nameOrPath.lowercased() }) else {
+                let hint = closestMatch(to: nameOrPath, in: presets.map(\.name)).map { "did you mean '\($0)'? " } ?? ""
+                throw MercurialError("\(location.map { $0 + ": " } ?? "")unknown material '\(nameOrPath)'; \(hint)bundled: \(presets.map(\.name).joined(separator: ", "))")
+            }
+            path = preset.path
+        }
+        let root = try SceneFile.parse(path, role: "material")
+        guard case .object(let members) = root.value else {
+            throw MercurialError("\(path):\(root.location): a material must be a JSON object {…}, not \(root.value.typeName)")
+        }
+        try SceneFile.apply(members, from: path, kind: .material, to: &settings)
+        settings.material = nameOrPath
+    }
+}

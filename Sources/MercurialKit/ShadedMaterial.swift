@@ -1,0 +1,139 @@
+/// Colours a height field by looking up each pixel's surface normal in a
+/// hemisphere "shading image", like Core Image's CIShadedMaterial.
+///
+/// Convention (the matcap one): the shading image's inscribed circle is the
+/// hemisphere seen from +z; image x to the right is +x, image y downward is −y.
+/// The output colour is the shading image's colour at the point whose normal
+/// matches, bilinearly interpolated, and nothing else is added. Output alpha is
+/// the mask's coverage, colour un-premultiplied; with a background colour the
+/// result is composited onto it and opaque.
+public struct ShadedMaterial: Sendable {
+    /// Multiplies the heights before the normals are taken. Default 10, range 0…100.
+    public var inputScale: Float = 10
+    public static let scaleRange: ClosedRange<Float> = 0...100
+
+    public init(inputScale: Float = 10) {
+        self.inputScale = inputScale
+    }
+
+    public func outputImage(heights: HeightField, coverage: Mask, shading: ShadingLookup,
+                            background: RGBColor? = nil) -> Image<RGBA8> {
+        precondition(heights.width == coverage.width && heights.height == coverage.height,
+                     "Height field \(heights.width)×\(heights.height) and mask \(coverage.width)×\(coverage.height) differ in size")
+        let width = heights.width, height = heights.height
+        let empty = background.map { RGBA8(opaque: $0) } ?? .clear
+        var out = Image<RGBA8>(width: width, height: height, repeating: empty)
+        guard let ink = coverage.inkBounds(threshold: 0) else { return out }
+        // Central differences of the scaled heights give the slope; the normal of
+        // z = s·h(x, y) with image y pointing down is (−s·∂h/∂x, +s·∂h/∂y, 1).
+        let k = inputScale * 0.5
+        heights.withUnsafeBufferPointer { h in
+            coverage.withUnsafeBufferPointer { a in
+                out.withUnsafeMutableBufferPointer { out in
+                    parallelBands(ink.height, minimumBand: 8) { rows in
+                        for y in (rows.lowerBound + ink.minY)..<(rows.upperBound + ink.minY) {
+                            let up = max(y - 1, 0) * width, down = min(y + 1, height - 1) * width, row = y * width
+                            for x in ink.minX...ink.maxX {
+                                let alpha = a[row + x]
+                                guard alpha > 0 else { continue }
+                                let n = Self.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
+                                let colour = shading.color(normalX: n.x, normalY: n.y)
+                                out[row + x] = RGBA8(colour, alpha: min(alpha, 1), over: background)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The unit surface normal at (x, y) of the scaled height field, as the filter uses it.
+    public func surfaceNormal(of heights: HeightField, x: Int, y: Int) -> SIMD3<Float> {
+        precondition(x >= 0 && x < heights.width && y >= 0 && y < heights.height,
+                     "Pixel (\(x), \(y)) is outside the \(heights.width)×\(heights.height) height field")
+        return heights.withUnsafeBufferPointer { h in
+            Self.normal(h, row: y * heights.width, up: max(y - 1, 0) * heights.width,
+                        down: min(y + 1, heights.height - 1) * heights.width, x: x, width: heights.width,
+                        halfScale: inputScale * 0.5)
+        }
+    }
+
+    @inline(__always)
+    static func normal(_ h: UnsafeBufferPointer<Float>, row: Int, up: Int, down: Int, x: Int, width: Int,
+                       halfScale k: Float) -> SIMD3<Float> {
+        let xl = max(x - 1, 0), xr = min(x + 1, width - 1)
+        // Sobel: central differences smoothed 1-2-1 across, ×1/4 to keep the slope's scale.
+        let dx = (h[up + xr] - h[up + xl]) + 2 * (h[row + xr] - h[row + xl]) + (h[down + xr] - h[down + xl])
+        let dy = (h[down + xl] - h[up + xl]) + 2 * (h[down + x] - h[up + x]) + (h[down + xr] - h[up + xr])
+        let nx = -dx * k * 0.25
+        let ny = dy * k * 0.25
+        return SIMD3(nx, ny, 1) / (nx * nx + ny * ny + 1).squareRoot()
+    }
+}
+
+/// A shading image ready for lookups: RGB as floats, and its inscribed circle.
+public struct ShadingLookup: Sendable {
+    public let width: Int, height: Int
+    private let rgb: [Float]          // 3 floats a pixel
+    private let centreX: Float, centreY: Float, radius: Float
+
+    public init(_ image: Image<RGBA8>) {
+        width = image.width
+        height = image.height
+        var rgb = [Float](repeating: 0, count: image.count * 3)
+        for (i, p) in image.pixels.enumerated() {
+            rgb[3 * i] = Float(p.r) / 255
+            rgb[3 * i + 1] = Float(p.g) / 255
+            rgb[3 * i + 2] = Float(p.b) / 255
+        }
+        self.rgb = rgb
+        centreX = Float(width) / 2
+        centreY = Float(height) / 2
+        radius = Float(min(width, height)) / 2
+    }
+
+    /// The colour where the hemisphere's normal is (nx, ny, √(1 − nx² − ny²)).
+    @inline(__always)
+    public func color(normalX nx: Float, normalY ny: Float) -> RGBColor {
+        // Continuous image coordinates; pixel centres sit at i + 0.5.
+        let u = centreX + nx * radius - 0.5
+        let v = centreY - ny * radius - 0.5
+        let fu = min(max(u, 0), Float(width - 1)), fv = min(max(v, 0), Float(height - 1))
+        let x0 = Int(fu), y0 = Int(fv)
+        let x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
+        let tx = fu - Float(x0), ty = fv - Float(y0)
+        return rgb.withUnsafeBufferPointer { p in
+            @inline(__always) func texel(_ x: Int, _ y: Int) -> SIMD3<Float> {
+                let i = 3 * (y * width + x)
+                return SIMD3(p[i], p[i + 1], p[i + 2])
+            }
+            let top = texel(x0, y0) * (1 - tx) + texel(x1, y0) * tx
+            let bottom = texel(x0, y1) * (1 - tx) + texel(x1, y1) * tx
+            let c = top * (1 - ty) + bottom * ty
+            return RGBColor(r: c.x, g: c.y, b: c.z)
+        }
+    }
+}
+
+extension RGBA8 {
+    @inline(__always)
+    init(opaque c: RGBColor) {
+        self.init(r: unitByte(c.r), g: unitByte(c.g), b: unitByte(c.b), a: 255)
+    }
+
+    /// `c` with coverage `alpha`, or composited over `background` when there is one.
+    @inline(__always)
+    init(_ c: RGBColor, alpha: Float, over background: RGBColor?) {
+        if let bg = background {
+            self.init(opaque: c * alpha + bg * (1 - alpha))
+        } else {
+            self.init(r: unitByte(c.r), g: unitByte(c.g), b: unitByte(c.b), a: unitByte(alpha))
+        }
+    }
+}
+
+@inline(__always)
+func unitByte(_ v: Float) -> UInt8 {
+    UInt8(min(max(v, 0), 1) * 255 + 0.5)
+}

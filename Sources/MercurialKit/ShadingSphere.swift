@@ -1,0 +1,183 @@
+import Foundation
+
+/// An omni light: a colour HSB(hue, 1, brightness) at a finite position, with no
+/// distance attenuation (as SceneKit's omni lights in the original).
+public struct Light: Sendable, Equatable, Hashable {
+    public var hue: Double
+    public var brightness: Double
+    public var position: SIMD3<Double>
+
+    public init(hue: Double, brightness: Double, position: SIMD3<Double>) {
+        self.hue = hue; self.brightness = brightness; self.position = position
+    }
+
+    public var color: RGBColor { RGBColor(hue: hue, saturation: 1, brightness: brightness) }
+
+    /// The original app's four lights.
+    public static let originalDefaults: [Light] = [
+        Light(hue: 0, brightness: 1, position: [0, 25, 0]),
+        Light(hue: 0.333, brightness: 1, position: [25, -35, 0]),
+        Light(hue: 0.85, brightness: 1, position: [-35, -20, -10]),
+        Light(hue: 0.25, brightness: 1, position: [-35, 10, 35]),
+    ]
+}
+
+/// The sphere's surface: Phong lighting (Blinn's half-vector form) plus an optional
+/// reflection gradient sampled by the reflection vector.
+public struct SphereMaterial: Sendable, Equatable {
+    /// 0.001…0.25, default 0.02: higher is a tighter highlight (Blinn–Phong exponent 1000 × shininess).
+    public var shininess: Double = 0.02
+    public var diffuse = RGBColor(grey: 1.0 / 3.0)
+    public var specular = RGBColor.white
+    public var ambient = RGBColor.black
+    /// Colours top (0) to bottom (1) of the surroundings the sphere reflects.
+    public var reflection: Gradient? = nil
+    /// How much of the reflection gradient is added, 0…1.
+    public var reflectivity: Double = 1
+
+    public init() {}
+
+    public var specularExponent: Float { Float(shininess * 1000) }
+}
+
+/// What the shading sphere shows: four lights and a material.
+public struct ShadingScene: Sendable, Equatable {
+    public var lights: [Light]
+    public var material: SphereMaterial
+
+    public init(lights: [Light] = Light.originalDefaults, material: SphereMaterial = SphereMaterial()) {
+        self.lights = lights
+        self.material = material
+    }
+}
+
+/// A small CPU ray tracer that replaces the original's SceneKit view: a unit
+/// sphere at the origin, seen by an orthographic camera on +z looking down −z,
+/// the sphere exactly filling the square image.
+public enum ShadingSphere {
+    public static let defaultSize = 512
+
+    /// Renders the sphere. With `antialiasedRim` the rim is supersampled and the
+    /// outside is transparent (for a picture of the sphere); without it every pixel
+    /// outside the circle takes the rim's colour, so that bilinear lookups at the
+    /// hemisphere's edge never blend in a background.
+    public static func render(_ scene: ShadingScene, size: Int = defaultSize, antialiasedRim: Bool) -> Image<RGBA8> {
+        precondition(size > 0, "Shading sphere size must be positive, got \(size)")
+        let shader = SphereShader(scene)
+        var image = Image<RGBA8>(width: size, height: size, repeating: .clear)
+        let pixelSize = 2 / Float(size)
+        image.withUnsafeMutableBufferPointer { out in
+            parallelBands(size, minimumBand: 4) { rows in
+                for j in rows {
+                    for i in 0..<size {
+                        // Pixel centre in sphere coordinates: x right, y up.
+                        let x = (Float(i) + 0.5) * pixelSize - 1
+                        let y = 1 - (Float(j) + 0.5) * pixelSize
+                        let r = (x * x + y * y).squareRoot()
+                        if !antialiasedRim {
+                            let s = r > 1 ? 1 / r : 1
+                            out[j * size + i] = RGBA8(opaque: shader.shade(x: x * s, y: y * s))
+                        } else if r < 1 - pixelSize {
+                            out[j * size + i] = RGBA8(opaque: shader.shade(x: x, y: y))
+                        } else if r < 1 + pixelSize {
+                            out[j * size + i] = shader.supersampledRim(x: x, y: y, pixelSize: pixelSize)
+                        }
+                    }
+                }
+            }
+        }
+        return image
+    }
+
+    /// The sphere as a shading lookup, built once per scene and size and cached.
+    public static func lookup(_ scene: ShadingScene, size: Int = defaultSize) -> ShadingLookup {
+        ShadingCache.shared.lookup(scene, size: size)
+    }
+}
+
+/// The Phong shader for points of the unit sphere.
+struct SphereShader {
+    let lights: [(position: SIMD3<Float>, color: SIMD3<Float>)]
+    let diffuse: SIMD3<Float>, specular: SIMD3<Float>, ambient: SIMD3<Float>
+    let exponent: Float
+    let reflection: Gradient?
+    let reflectivity: Float
+
+    init(_ scene: ShadingScene) {
+        lights = scene.lights.map { light in
+            let c = light.color
+            return (SIMD3<Float>(light.position), SIMD3(c.r, c.g, c.b))
+        }
+        let m = scene.material
+        diffuse = SIMD3(m.diffuse.r, m.diffuse.g, m.diffuse.b)
+        specular = SIMD3(m.specular.r, m.specular.g, m.specular.b)
+        ambient = SIMD3(m.ambient.r, m.ambient.g, m.ambient.b)
+        exponent = m.specularExponent
+        reflection = m.reflection
+        reflectivity = Float(m.reflectivity)
+    }
+
+    /// The colour of the sphere where the camera ray through (x, y) meets it; x² + y² ≤ 1.
+    func shade(x: Float, y: Float) -> RGBColor {
+        let normal = SIMD3<Float>(x, y, max(0, 1 - x * x - y * y).squareRoot())
+        let point = normal                      // unit sphere at the origin
+        let view = SIMD3<Float>(0, 0, 1)        // orthographic camera on +z
+        var colour = ambient
+        for light in lights {
+            let toLight = normalized(light.position - point)
+            let lambert = dot(normal, toLight)
+            guard lambert > 0 else { continue }
+            colour += diffuse * light.color * lambert
+            let halfVector = normalized(toLight + view)
+            colour += specular * light.color * pow(max(dot(normal, halfVector), 0), exponent)
+        }
+        if let reflection {
+            let reflected = 2 * dot(normal, view) * normal - view
+            let c = reflection.color(at: (1 - reflected.y) / 2)
+            colour += SIMD3(c.r, c.g, c.b) * reflectivity
+        }
+        return RGBColor(r: colour.x, g: colour.y, b: colour.z)
+    }
+
+    /// A rim pixel: 4×4 samples, colour averaged over those on the sphere, alpha their share.
+    func supersampledRim(x: Float, y: Float, pixelSize: Float) -> RGBA8 {
+        var sum = RGBColor.black
+        var hits = 0
+        for sj in 0..<4 {
+            for si in 0..<4 {
+                let sx = x + (Float(si) - 1.5) / 4 * pixelSize
+                let sy = y + (Float(sj) - 1.5) / 4 * pixelSize
+                guard sx * sx + sy * sy <= 1 else { continue }
+                sum = sum + shade(x: sx, y: sy)
+                hits += 1
+            }
+        }
+        guard hits > 0 else { return .clear }
+        let average = sum * (1 / Float(hits))
+        return RGBA8(r: unitByte(average.r), g: unitByte(average.g), b: unitByte(average.b),
+                     a: unitByte(Float(hits) / 16))
+    }
+}
+
+@inline(__always) func dot(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> Float { (a * b).sum() }
+@inline(__always) func normalized(_ v: SIMD3<Float>) -> SIMD3<Float> { v / dot(v, v).squareRoot() }
+
+/// Built shading lookups, keyed by scene and size, so that a render whose lights
+/// and material have not changed does not trace the sphere again.
+final class ShadingCache: @unchecked Sendable {
+    static let shared = ShadingCache()
+    private let lock = NSLock()
+    private var entries: [(scene: ShadingScene, size: Int, lookup: ShadingLookup)] = []
+
+    func lookup(_ scene: ShadingScene, size: Int) -> ShadingLookup {
+        if let hit = lock.withLock({ entries.first { $0.scene == scene && $0.size == size }?.lookup }) {
+            return hit
+        }
+        let built = ShadingLookup(ShadingSphere.render(scene, size: size, antialiasedRim: false))
+        lock.withLock {
+            entries.insert((scene, size, built), at: 0)
+            if entries.count > 4 { entries.removeLast() }
+        }
+        return built
+    }
+}

@@ -1,0 +1,373 @@
+/// The signed Euclidean distance, in pixels, from each pixel centre to the edge
+/// of an anti-aliased mask — positive inside, negative outside, clamped to ±`reach`.
+///
+/// The edge is the 0.5 contour of the coverage, traced with marching squares
+/// (linear interpolation between pixel centres), so it sits with sub-pixel
+/// accuracy wherever the mask is anti-aliased. The distance to it is found in
+/// linear time: a separable Euclidean distance transform (Felzenszwalb &
+/// Huttenlocher) finds each pixel's nearest edge pixel, and the exact distance to
+/// the contour segments around that pixel refines it.
+struct SignedDistanceField: Sendable {
+    var values: Image<Float>
+
+    init(mask: Mask, reach: Float) {
+        let width = mask.width, height = mask.height
+        var out = Image<Float>(width: width, height: height, repeating: -reach)
+        guard let ink = mask.inkBounds(threshold: 0) else {
+            values = out
+            return
+        }
+        // The working region: the ink plus the reach, plus one pixel of virtual
+        // "outside" beyond the image border so that contours there close.
+        let margin = Int(reach.rounded(.up)) + 2
+        let x0 = max(ink.minX - margin, -1), x1 = min(ink.maxX + margin, width)    // inclusive
+        let y0 = max(ink.minY - margin, -1), y1 = min(ink.maxY + margin, height)
+        let gw = x1 - x0 + 1, gh = y1 - y0 + 1
+
+        mask.withUnsafeBufferPointer { coverage in
+            var crossings = [UInt8](repeating: EdgeCrossings.none, count: 2 * gw * gh)
+            crossings.withUnsafeMutableBufferPointer { crossings in
+                let grid = CoverageGrid(coverage: coverage, width: width, height: height, originX: x0, originY: y0,
+                                        gridWidth: gw, gridHeight: gh, crossings: nil)
+                parallelBands(gh) { rows in
+                    EdgeCrossings.locate(in: grid, rows: rows, into: crossings)
+                }
+            }
+            crossings.withUnsafeBufferPointer { crossings in
+            let grid = CoverageGrid(coverage: coverage, width: width, height: height, originX: x0, originY: y0,
+                                    gridWidth: gw, gridHeight: gh, crossings: crossings)
+            // Pass 1, down the columns: the row of the nearest edge pixel in the same column.
+            var seedRow = [Int32](repeating: -1, count: gw * gh)
+            seedRow.withUnsafeMutableBufferPointer { seedRow in
+                parallelBands(gw) { columns in
+                    nearestSeedInColumns(grid, columns, seedRow)
+                }
+            }
+            // Pass 2, along the rows: nearest edge pixel in 2-D, then the exact distance.
+            out.withUnsafeMutableBufferPointer { out in
+                seedRow.withUnsafeBufferPointer { seedRow in
+                    parallelBands(gh, minimumBand: 8) { rows in
+                        var envelope = LowerEnvelope(capacity: gw)
+                        for gy in rows {
+                            let y = gy + y0
+                            guard y >= 0 && y < height else { continue }
+                            envelope.build(row: gy, gridWidth: gw, seedRow: seedRow)
+                            for gx in 0..<gw {
+                                let x = gx + x0
+                                guard x >= 0 && x < width else { continue }
+                                let inside = grid.isInside(gx, gy)
+                                guard let q = envelope.nearest(to: gx) else {
+                                    out[y * width + x] = inside ? reach : -reach
+                                    continue
+                                }
+                                let sy = Int(seedRow[gy * gw + q])
+                                let dx = Float(gx - q), dy = Float(gy - sy)
+                                let approximate = (dx * dx + dy * dy).squareRoot()
+                                var d = reach
+                                if approximate < reach + 2 {
+                                    d = min(reach, grid.distanceToContour(fromX: gx, y: gy, nearSeedX: q, seedY: sy))
+                                }
+                                out[y * width + x] = inside ? d : -d
+                            }
+                        }
+                    }
+                }
+            }
+            }
+        }
+        values = out
+    }
+}
+
+/// Coverage read through a window with one pixel of virtual outside around the image.
+private struct CoverageGrid {
+    let coverage: UnsafeBufferPointer<Float>
+    let width: Int, height: Int
+    let originX: Int, originY: Int
+    let gridWidth: Int, gridHeight: Int
+    /// Per grid point, where the contour crosses the edge to the right and the edge
+    /// below, as `EdgeCrossings` encodes them.
+    let crossings: UnsafeBufferPointer<UInt8>?
+
+    @inline(__always)
+    func value(_ gx: Int, _ gy: Int) -> Float {
+        let x = gx + originX, y = gy + originY
+        if x < 0 || y < 0 || x >= width || y >= height { return 0 }
+        return coverage[y * width + x]
+    }
+
+    @inline(__always)
+    func isInside(_ gx: Int, _ gy: Int) -> Bool { value(gx, gy) >= 0.5 }
+
+    /// An edge pixel: one with an 8-neighbour on the other side of the contour.
+    @inline(__always)
+    func isSeed(_ gx: Int, _ gy: Int) -> Bool {
+        let inside = isInside(gx, gy)
+        for ny in max(gy - 1, 0)...min(gy + 1, gridHeight - 1) {
+            for nx in max(gx - 1, 0)...min(gx + 1, gridWidth - 1) where isInside(nx, ny) != inside {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The distance from grid point (x, y) to the contour segments in the 4×4 cells
+    /// around the edge pixel (sx, sy).
+    func distanceToContour(fromX x: Int, y: Int, nearSeedX sx: Int, seedY sy: Int) -> Float {
+        var best = Float.infinity
+        let px = Float(x), py = Float(y)
+        for cy in max(sy - 2, 0)...min(sy + 1, gridHeight - 2) {
+            for cx in max(sx - 2, 0)...min(sx + 1, gridWidth - 2) {
+                best = min(best, distanceToCell(cx, cy, px, py))
+            }
+        }
+        return best
+    }
+
+    /// Marching squares on the cell whose top-left corner is (cx, cy): the distance
+    /// from (px, py) to the contour pieces in it (infinity when it has none).
+    @inline(__always)
+    private func distanceToCell(_ cx: Int, _ cy: Int, _ px: Float, _ py: Float) -> Float {
+        let a0 = value(cx, cy), a1 = value(cx + 1, cy), a2 = value(cx + 1, cy + 1), a3 = value(cx, cy + 1)
+        let i0 = a0 >= 0.5, i1 = a1 >= 0.5, i2 = a2 >= 0.5, i3 = a3 >= 0.5
+        if i0 == i1 && i1 == i2 && i2 == i3 { return .infinity }
+        let fx = Float(cx), fy = Float(cy)
+        @inline(__always) func cross(_ gx: Int, _ gy: Int, _ downwards: Int) -> Float {
+            guard let crossings else { return 0.5 }
+            return EdgeCrossings.decode(crossings[2 * (gy * gridWidth + gx) + downwards])
+        }
+        // Crossing points on the top, right, bottom and left edges (where they cross).
+        let top = (fx + cross(cx, cy, 0), fy)
+        let right = (fx + 1, fy + cross(cx + 1, cy, 1))
+        let bottom = (fx + cross(cx, cy + 1, 0), fy + 1)
+        let left = (fx, fy + cross(cx, cy, 1))
+        var d = Float.infinity
+        @inline(__always) func segment(_ p: (Float, Float), _ q: (Float, Float)) {
+            d = min(d, distanceToSegment(px, py, p.0, p.1, q.0, q.1))
+        }
+        if i0 != i1 && i1 != i2 && i2 != i3 && i3 != i0 {
+            // Saddle: the centre's value decides which diagonal pair is joined.
+            let centreInside = (a0 + a1 + a2 + a3) * 0.25 >= 0.5
+            if centreInside == i0 {   // corners 1 and 3 are cut off
+                segment(top, right); segment(bottom, left)
+            } else {                  // corners 0 and 2 are cut off
+                segment(top, left); segment(right, bottom)
+            }
+            return d
+        }
+        // Exactly two edges are crossed: join their crossing points.
+        var first = (Float(0), Float(0)), second = first, found = 0
+        @inline(__always) func add(_ p: (Float, Float)) {
+            if found == 0 { first = p } else { second = p }
+            found += 1
+        }
+        if i0 != i1 { add(top) }
+        if i1 != i2 { add(right) }
+        if i3 != i2 { add(bottom) }
+        if i0 != i3 { add(left) }
+        if found == 2 { segment(first, second) }
+        return d
+    }
+}
+
+/// Where the 0.5 contour crosses each edge between neighbouring pixel centres, as
+/// a fraction 0…1 of the way from the left (upper) pixel, stored in a byte.
+///
+/// Linear interpolation of coverage puts diagonal edges up to a tenth of a pixel
+/// off, and the wobble shows as ripples in the normals. Instead each anti-aliased
+/// pixel's distance to the edge is computed from its coverage and the edge's
+/// direction (Gustavson & Strand's exact formula for a straight edge through a
+/// box-filtered pixel), and the crossing is where that distance reaches zero.
+private enum EdgeCrossings {
+    static let none: UInt8 = 255
+
+    @inline(__always)
+    static func decode(_ byte: UInt8) -> Float { Float(byte) / 254 }
+
+    static func locate(in grid: CoverageGrid, rows: Range<Int>, into out: UnsafeMutableBufferPointer<UInt8>) {
+        for gy in rows {
+            for gx in 0..<grid.gridWidth {
+                let a = grid.value(gx, gy), inside = a >= 0.5
+                if gx + 1 < grid.gridWidth {
+                    let b = grid.value(gx + 1, gy)
+                    if (b >= 0.5) != inside {
+                        let t = crossing(grid, gx, gy, a, gx + 1, gy, b, axisX: 1, axisY: 0)
+                        out[2 * (gy * grid.gridWidth + gx)] = UInt8((t * 254).rounded())
+                    }
+                }
+                if gy + 1 < grid.gridHeight {
+                    let b = grid.value(gx, gy + 1)
+                    if (b >= 0.5) != inside {
+                        let t = crossing(grid, gx, gy, a, gx, gy + 1, b, axisX: 0, axisY: 1)
+                        out[2 * (gy * grid.gridWidth + gx) + 1] = UInt8((t * 254).rounded())
+                    }
+                }
+            }
+        }
+    }
+
+    /// The crossing between P (value a) and Q = P + axis (value b), as a fraction from P.
+    @inline(__always)
+    private static func crossing(_ grid: CoverageGrid, _ px: Int, _ py: Int, _ a: Float,
+                                 _ qx: Int, _ qy: Int, _ b: Float, axisX: Float, axisY: Float) -> Float {
+        var sum: Float = 0, weight: Float = 0
+        // From P: s(P + t·axis) = s_P − t (ĝ·axis) reaches 0 at t = s_P / (ĝ·axis).
+        if a > 0 && a < 1, let (s, g) = edgeDistance(grid, px, py, a) {
+            let along = g.x * axisX + g.y * axisY
+            if abs(along) > 0.2 { sum += s / along; weight += 1 }
+        }
+        // From Q, looking back along −axis.
+        if b > 0 && b < 1, let (s, g) = edgeDistance(grid, qx, qy, b) {
+            let along = -(g.x * axisX + g.y * axisY)
+            if abs(along) > 0.2 { sum += 1 - s / along; weight += 1 }
+        }
+        let t = weight > 0 ? sum / weight : (0.5 - a) / (b - a)
+        return min(max(t, 0), 1)
+    }
+
+    /// The signed distance from a pixel's centre to the edge (positive outside) and
+    /// the unit direction of rising coverage, from a 3×3 Sobel gradient.
+    @inline(__always)
+    private static func edgeDistance(_ grid: CoverageGrid, _ x: Int, _ y: Int, _ a: Float) -> (Float, SIMD2<Float>)? {
+        let v = { (dx: Int, dy: Int) in grid.value(x + dx, y + dy) }
+        let gx = (v(1, -1) + 2 * v(1, 0) + v(1, 1)) - (v(-1, -1) + 2 * v(-1, 0) + v(-1, 1))
+        let gy = (v(-1, 1) + 2 * v(0, 1) + v(1, 1)) - (v(-1, -1) + 2 * v(0, -1) + v(1, -1))
+        let length = (gx * gx + gy * gy).squareRoot()
+        guard length > 1e-6 else { return nil }
+        let g = SIMD2(gx, gy) / length
+        // Gustavson & Strand (2011), edgedf: exact for a straight edge.
+        var u = abs(g.x), w = abs(g.y)
+        if u < w { swap(&u, &w) }
+        let distance: Float
+        if w < 1e-6 {
+            distance = 0.5 - a
+        } else {
+            let a1 = 0.5 * w / u
+            if a < a1 {
+                distance = 0.5 * (u + w) - (2 * u * w * a).squareRoot()
+            } else if a < 1 - a1 {
+                distance = (0.5 - a) * u
+            } else {
+                distance = -0.5 * (u + w) + (2 * u * w * (1 - a)).squareRoot()
+            }
+        }
+        return (distance, g)
+    }
+}
+
+@inline(__always)
+private func distanceToSegment(_ px: Float, _ py: Float, _ ax: Float, _ ay: Float, _ bx: Float, _ by: Float) -> Float {
+    let ux = bx - ax, uy = by - ay
+    let lengthSquared = ux * ux + uy * uy
+    var t: Float = 0
+    if lengthSquared > 0 {
+        t = min(max(((px - ax) * ux + (py - ay) * uy) / lengthSquared, 0), 1)
+    }
+    let dx = px - (ax + t * ux), dy = py - (ay + t * uy)
+    return (dx * dx + dy * dy).squareRoot()
+}
+
+/// For each grid point in `columns`, the row of the nearest edge pixel in its column (-1: none).
+private func nearestSeedInColumns(_ grid: CoverageGrid, _ columns: Range<Int>, _ seedRow: UnsafeMutableBufferPointer<Int32>) {
+    let gw = grid.gridWidth, gh = grid.gridHeight
+    var last = [Int32](repeating: -1, count: columns.count)
+    // Downwards: the nearest seed above or here. Rows outer, columns inner, for the cache.
+    for gy in 0..<gh {
+        for (k, gx) in columns.enumerated() {
+            if grid.isSeed(gx, gy) { last[k] = Int32(gy) }
+            seedRow[gy * gw + gx] = last[k]
+        }
+    }
+    // Upwards: keep the seed below when it is nearer.
+    for k in last.indices { last[k] = -1 }
+    for gy in stride(from: gh - 1, through: 0, by: -1) {
+        for (k, gx) in columns.enumerated() {
+            let i = gy * gw + gx
+            if seedRow[i] == Int32(gy) { last[k] = Int32(gy) }
+            let below = last[k], above = seedRow[i]
+            if below >= 0 && (above < 0 || Int(below) - gy < gy - Int(above)) {
+                seedRow[i] = below
+            }
+        }
+    }
+}
+
+/// The lower envelope of the parabolas (x - q)² + (row - seedRow(q))² over the
+/// columns q that have an edge pixel (Felzenszwalb & Huttenlocher's 1-D transform).
+private struct LowerEnvelope {
+    var vertices: [Int32]
+    var boundaries: [Float]
+    var count = 0
+    var cursor = 0
+
+    init(capacity: Int) {
+        vertices = [Int32](repeating: 0, count: capacity)
+        boundaries = [Float](repeating: 0, count: capacity + 1)
+    }
+
+    mutating func build(row gy: Int, gridWidth gw: Int, seedRow: UnsafeBufferPointer<Int32>) {
+        count = 0
+        cursor = 0
+        @inline(__always) func f(_ q: Int) -> Float {
+            let dy = Float(gy - Int(seedRow[gy * gw + q]))
+            return dy * dy
+        }
+        for q in 0..<gw where seedRow[gy * gw + q] >= 0 {
+            let fq = f(q) + Float(q * q)
+            while count > 0 {
+                let v = Int(vertices[count - 1])
+                let s = (fq - (f(v) + Float(v * v))) / Float(2 * (q - v))
+                if s <= boundaries[count - 1] { count -= 1 } else {
+                    vertices[count] = Int32(q)
+                    boundaries[count] = s
+                    count += 1
+                    break
+                }
+            }
+            if count == 0 {
+                vertices[0] = Int32(q)
+                boundaries[0] = -.infinity
+                count = 1
+            }
+        }
+        boundaries[count] = .infinity
+    }
+
+    /// The column of the nearest seed for `x`; queries must come in increasing x.
+    @inline(__always)
+    mutating func nearest(to x: Int) -> Int? {
+        guard count > 0 else { return nil }
+        while cursor + 1 < count && boundaries[cursor + 1] < Float(x) { cursor += 1 }
+        return Int(vertices[cursor])
+    }
+}
+
+// MARK: - Bounds
+
+public struct PixelBounds: Sendable, Equatable {
+    public var minX: Int, minY: Int, maxX: Int, maxY: Int   // inclusive
+    public var width: Int { maxX - minX + 1 }
+    public var height: Int { maxY - minY + 1 }
+}
+
+extension Image where Pixel == Float {
+    /// The smallest rectangle holding every pixel above `threshold`, or nil if none is.
+    public func inkBounds(threshold: Float) -> PixelBounds? {
+        var minX = width, minY = height, maxX = -1, maxY = -1
+        withUnsafeBufferPointer { p in
+            for y in 0..<height {
+                let row = y * width
+                var first = -1, lastX = -1
+                for x in 0..<width where p[row + x] > threshold {
+                    if first < 0 { first = x }
+                    lastX = x
+                }
+                if first >= 0 {
+                    minX = min(minX, first); maxX = max(maxX, lastX)
+                    minY = min(minY, y); maxY = y
+                }
+            }
+        }
+        return maxX < 0 ? nil : PixelBounds(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+    }
+}

@@ -1,0 +1,288 @@
+import CFreeType
+import CHarfBuzz
+import Foundation
+
+/// How a title's text is laid out.
+public struct TextLayout: Sendable, Equatable {
+    public enum Alignment: String, Sendable, CaseIterable { case left, center, right }
+
+    public var text: String
+    /// A font file path (see `FontLibrary.resolve`).
+    public var fontPath: String
+    /// The em size in pixels. Default 160.
+    public var size: Double = 160
+    public var alignment: Alignment = .center
+    /// Baseline-to-baseline distance as a multiple of the font's line height. Default 1.
+    public var lineSpacing: Double = 1
+    /// Extra space after every character, in pixels (negative tightens). Default 0.
+    public var letterSpacing: Double = 0
+    /// The font's kerning (GPOS `kern`). Default on.
+    public var kerning = true
+
+    public init(text: String, fontPath: String) {
+        self.text = text
+        self.fontPath = fontPath
+    }
+
+    /// The lines: split at real newlines and at the two characters `\n`.
+    public var lines: [String] {
+        text.replacingOccurrences(of: "\\n", with: "\n")
+            .replacingOccurrences(of: "\r\n", with: "\n")
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+}
+
+/// The text mask and what the user should be told about it.
+public struct TextMaskResult: Sendable {
+    public var mask: Mask
+    public var warnings: [MercurialWarning]
+    /// The em size finally used (smaller than asked when the text was shrunk to fit).
+    public var size: Double
+}
+
+/// Shapes text with HarfBuzz and rasterises it with FreeType into an 8-bit-deep,
+/// anti-aliased coverage mask.
+public enum TextMask {
+    public static let maximumFontBytes = 64 * 1024 * 1024
+
+    /// Renders `layout` onto a canvas of the ink bounds plus `margin` on every
+    /// side, or, when `width`/`height` are given, centred on a canvas of that size
+    /// and shrunk to fit (keeping `margin` free) if too large.
+    public static func render(_ layout: TextLayout, width: Int? = nil, height: Int? = nil,
+                              margin: Int) throws(MercurialError) -> TextMaskResult {
+        guard !layout.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
+              layout.text.replacingOccurrences(of: "\\n", with: "").contains(where: { !$0.isWhitespace }) else {
+            throw MercurialError("the text is empty or only whitespace; give the title's text")
+        }
+        guard layout.size.isFinite, layout.size > 0 else {
+            throw MercurialError("size \(layout.size) is not a positive number of pixels; use e.g. --size 160")
+        }
+        guard layout.size <= 8192 else {
+            throw MercurialError("size \(layout.size) px is larger than the limit of 8192 px; use a smaller --size")
+        }
+        if let width { try PNGFile.checkCanvas(width: width, height: height ?? 1, what: "the canvas") }
+        if let height { try PNGFile.checkCanvas(width: width ?? 1, height: height, what: "the canvas") }
+
+        let font = try FontFace(path: layout.fontPath)
+        var size = layout.size
+        var warnings: [MercurialWarning] = []
+        for _ in 0..<12 {
+            let run = try font.layOut(layout, size: size)
+            guard let ink = run.inkBounds else {
+                throw MercurialError("the text draws nothing in font '\(layout.fontPath)' (no glyphs have ink); use another font")
+            }
+            let canvasWidth = width ?? (ink.width + 2 * margin)
+            let canvasHeight = height ?? (ink.height + 2 * margin)
+            let room = (Double(canvasWidth - 2 * margin), Double(canvasHeight - 2 * margin))
+            if Double(ink.width) <= room.0 && Double(ink.height) <= room.1 {
+                try PNGFile.checkCanvas(width: canvasWidth, height: canvasHeight, what: "the title's canvas")
+                if size < layout.size {
+                    warnings.append(MercurialWarning("the text was shrunk from \(format(layout.size)) px to \(format(size)) px to fit \(canvasWidth)×\(canvasHeight)"))
+                }
+                let offsetX = (canvasWidth - ink.width) / 2 - ink.minX
+                let offsetY = (canvasHeight - ink.height) / 2 - ink.minY
+                let mask = run.draw(width: canvasWidth, height: canvasHeight, offsetX: offsetX, offsetY: offsetY)
+                if !run.missing.isEmpty {
+                    let list = run.missing.map { "'\($0)' (U+\(String(format: "%04X", $0.unicodeScalars.first!.value)))" }
+                    warnings.insert(MercurialWarning("font '\((layout.fontPath as NSString).lastPathComponent)' has no glyph for \(list.joined(separator: ", ")); they are left blank"), at: 0)
+                }
+                return TextMaskResult(mask: mask, warnings: warnings, size: size)
+            }
+            guard room.0 > 0, room.1 > 0 else { break }
+            let factor = min(room.0 / Double(ink.width), room.1 / Double(ink.height))
+            size = (size * factor * 0.99).rounded(.down)
+            guard size >= 1 else { break }
+        }
+        throw MercurialError("the text does not fit a \(width ?? 0)×\(height ?? 0) canvas even at 1 px; use a larger --width/--height or shorter text")
+    }
+
+    private static func format(_ v: Double) -> String {
+        v == v.rounded() ? String(Int(v)) : String(format: "%.1f", v)
+    }
+}
+
+/// A FreeType face with its HarfBuzz font, for one render.
+final class FontFace {
+    private var library: FT_Library?
+    private var face: FT_Face?
+    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    let path: String
+
+    init(path: String) throws(MercurialError) {
+        self.path = path
+        let data = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
+        guard !data.isEmpty else { throw MercurialError("font '\(path)' is an empty file; give a .ttf or .otf font") }
+        bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: data.count)
+        _ = bytes.initialize(from: data)
+        guard FT_Init_FreeType(&library) == 0 else {
+            bytes.deallocate()
+            throw MercurialError("FreeType could not start")
+        }
+        let error = FT_New_Memory_Face(library, bytes.baseAddress, FT_Long(bytes.count), 0, &face)
+        guard error == 0, let face, face.pointee.face_flags & FT_Long(FT_FACE_FLAG_SCALABLE) != 0 else {
+            let reason = error == 0 ? "has no scalable outlines" : "is not a font FreeType can read (\(Self.describe(error)))"
+            FT_Done_FreeType(library)
+            bytes.deallocate()
+            throw MercurialError("font '\(path)' \(reason); give a TrueType or OpenType font file")
+        }
+    }
+
+    deinit {
+        if let face { FT_Done_Face(face) }
+        FT_Done_FreeType(library)
+        bytes.deallocate()
+    }
+
+    static func describe(_ error: FT_Error) -> String {
+        if let text = FT_Error_String(error) { return String(cString: text) }
+        return "FreeType error \(error)"
+    }
+
+    /// Shapes and rasterises every glyph of `layout` at `size`, positioned in pixels
+    /// with the first baseline at y = 0.
+    func layOut(_ layout: TextLayout, size: Double) throws(MercurialError) -> GlyphRun {
+        guard let face else { throw MercurialError("font '\(path)' is not open") }
+        let error = FT_Set_Char_Size(face, 0, FT_F26Dot6((size * 64).rounded()), 72, 72)
+        guard error == 0 else {
+            throw MercurialError("font '\(path)' cannot be scaled to \(size) px (\(Self.describe(error))); use another font or size")
+        }
+        guard let hbFont = hb_ft_font_create_referenced(face) else {
+            throw MercurialError("HarfBuzz could not open font '\(path)'")
+        }
+        defer { hb_font_destroy(hbFont) }
+        let loadFlags = Int32(FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP)
+        hb_ft_font_set_load_flags(hbFont, loadFlags)
+
+        let lineHeight = Double(face.pointee.size.pointee.metrics.height) / 64 * layout.lineSpacing
+        var features: [hb_feature_t] = []
+        if !layout.kerning {
+            var feature = hb_feature_t()
+            if hb_feature_from_string("-kern", -1, &feature) != 0 { features.append(feature) }
+        }
+
+        // Shape each line; positions in 26.6 pixels relative to the line's start.
+        struct Placed { var glyph: UInt32; var x: Double; var y: Double }
+        var lines: [(glyphs: [Placed], advance: Double)] = []
+        var missing: [Character] = []
+        for line in layout.lines {
+            let buffer = hb_buffer_create()
+            defer { hb_buffer_destroy(buffer) }
+            let utf8 = Array(line.utf8)
+            utf8.withUnsafeBufferPointer { p in
+                p.withMemoryRebound(to: CChar.self) { c in
+                    hb_buffer_add_utf8(buffer, c.baseAddress, Int32(c.count), 0, Int32(c.count))
+                }
+            }
+            hb_buffer_guess_segment_properties(buffer)
+            hb_shape(hbFont, buffer, features, UInt32(features.count))
+            var count: UInt32 = 0
+            let infos = hb_buffer_get_glyph_infos(buffer, &count)
+            let positions = hb_buffer_get_glyph_positions(buffer, &count)
+            var placed: [Placed] = []
+            var pen = 0.0
+            for i in 0..<Int(count) {
+                guard let info = infos?[i], let position = positions?[i] else { continue }
+                if info.codepoint == 0 {
+                    // .notdef: name the characters of this cluster once, draw nothing.
+                    let start = Int(info.cluster)
+                    var end = utf8.count
+                    for j in 0..<Int(count) where Int(infos![j].cluster) > start { end = min(end, Int(infos![j].cluster)) }
+                    let characters = String(decoding: utf8[start..<end], as: UTF8.self)
+                    for c in characters where !c.isWhitespace && !missing.contains(c) { missing.append(c) }
+                } else {
+                    placed.append(Placed(glyph: info.codepoint,
+                                         x: pen + Double(position.x_offset) / 64,
+                                         y: Double(position.y_offset) / 64))
+                }
+                pen += Double(position.x_advance) / 64
+                let startsNextCluster = i + 1 == Int(count) || infos![i + 1].cluster != info.cluster
+                if startsNextCluster { pen += layout.letterSpacing }
+            }
+            if count > 0 { pen -= layout.letterSpacing }
+            lines.append((placed, pen))
+        }
+
+        let widest = lines.map(\.advance).max() ?? 0
+        var run = GlyphRun(missing: missing)
+        for (index, line) in lines.enumerated() {
+            let shift: Double
+            switch layout.alignment {
+            case .left: shift = 0
+            case .center: shift = (widest - line.advance) / 2
+            case .right: shift = widest - line.advance
+            }
+            let baseline = Double(index) * lineHeight
+            for glyph in line.glyphs {
+                try run.add(face: face, glyph: glyph.glyph, x: shift + glyph.x, baseline: baseline - glyph.y,
+                            loadFlags: loadFlags, path: path)
+            }
+        }
+        return run
+    }
+}
+
+/// Rasterised glyphs at whole-pixel offsets, ready to be drawn onto a canvas.
+struct GlyphRun {
+    struct Bitmap { var left: Int; var top: Int; var width: Int; var height: Int; var coverage: [UInt8] }
+    var bitmaps: [Bitmap] = []
+    var missing: [Character]
+
+    init(missing: [Character]) { self.missing = missing }
+
+    var inkBounds: PixelBounds? {
+        let inked = bitmaps.filter { $0.width > 0 && $0.height > 0 && $0.coverage.contains { $0 > 0 } }
+        guard !inked.isEmpty else { return nil }
+        return PixelBounds(minX: inked.map(\.left).min()!, minY: inked.map(\.top).min()!,
+                           maxX: inked.map { $0.left + $0.width - 1 }.max()!,
+                           maxY: inked.map { $0.top + $0.height - 1 }.max()!)
+    }
+
+    /// Rasterises one glyph with its sub-pixel position kept (the outline is shifted
+    /// by the fractional part before FreeType's anti-aliasing rasteriser runs).
+    mutating func add(face: FT_Face, glyph: UInt32, x: Double, baseline: Double, loadFlags: Int32,
+                      path: String) throws(MercurialError) {
+        let error = FT_Load_Glyph(face, glyph, loadFlags)
+        guard error == 0, let slot = face.pointee.glyph else {
+            throw MercurialError("font '\(path)' has a damaged glyph \(glyph) (\(FontFace.describe(error))); use another font")
+        }
+        guard slot.pointee.format == FT_GLYPH_FORMAT_OUTLINE else { return }
+        let wholeX = x.rounded(.down), wholeY = baseline.rounded(.down)
+        FT_Outline_Translate(&slot.pointee.outline, FT_Pos(((x - wholeX) * 64).rounded()),
+                             -FT_Pos(((baseline - wholeY) * 64).rounded()))
+        let renderError = FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL)
+        guard renderError == 0 else {
+            throw MercurialError("font '\(path)' has a glyph FreeType cannot draw (\(FontFace.describe(renderError))); use another font")
+        }
+        let bitmap = slot.pointee.bitmap
+        let w = Int(bitmap.width), h = Int(bitmap.rows), pitch = Int(bitmap.pitch)
+        guard w > 0, h > 0, let buffer = bitmap.buffer else { return }
+        var coverage = [UInt8](repeating: 0, count: w * h)
+        for row in 0..<h {
+            let source = pitch >= 0 ? buffer + row * pitch : buffer + (h - 1 - row) * -pitch
+            for column in 0..<w { coverage[row * w + column] = source[column] }
+        }
+        bitmaps.append(Bitmap(left: Int(wholeX) + Int(slot.pointee.bitmap_left),
+                              top: Int(wholeY) - Int(slot.pointee.bitmap_top),
+                              width: w, height: h, coverage: coverage))
+    }
+
+    /// Draws the glyphs, moved by the offset; overlapping glyphs take the larger coverage.
+    func draw(width: Int, height: Int, offsetX: Int, offsetY: Int) -> Mask {
+        var mask = Mask(width: width, height: height, repeating: 0)
+        mask.withUnsafeMutableBufferPointer { out in
+            for bitmap in bitmaps {
+                for row in 0..<bitmap.height {
+                    let y = bitmap.top + offsetY + row
+                    guard y >= 0 && y < height else { continue }
+                    for column in 0..<bitmap.width {
+                        let x = bitmap.left + offsetX + column
+                        guard x >= 0 && x < width else { continue }
+                        let value = Float(bitmap.coverage[row * bitmap.width + column]) / 255
+                        out[y * width + x] = max(out[y * width + x], value)
+                    }
+                }
+            }
+        }
+        return mask
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import MercurialKit
+
+struct Shading: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the ray-traced shading sphere (the hemisphere the title's colours come from) to a PNG.",
+        discussion: "Example: mercurial shading --material gold --size 256 -o gold-sphere.png"
+    )
+
+    @Option(name: [.short, .long], help: ArgumentHelp("The PNG to write.", valueName: "file"))
+    var output: String = "shading.png"
+
+    @Option(help: ArgumentHelp("Width and height in pixels (default: 512, range 1…4096).", valueName: "px"))
+    var size: Int = ShadingSphere.defaultSize
+
+    @OptionGroup var materialOptions: MaterialOptions
+
+    func run() throws {
+        guard (1...4096).contains(size) else {
+            throw MercurialError("--size \(size) is out of range 1…4096; give a size in that range")
+        }
+        try OutputFile.validate(output)
+        let settings = try materialOptions.settings()
+        let image = ShadingSphere.render(settings.scene, size: size, antialiasedRim: true)
+        try OutputFile.write(try PNGFile.encode(image), to: output)
+    }
+}
+
+struct Params: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List every parameter: group, key, range and value (the mercurial material's, or the one given).",
+        discussion: "Example: mercurial params --material chrome"
+    )
+
+    @OptionGroup var materialOptions: MaterialOptions
+
+    func run() throws {
+        let settings = try materialOptions.settings()
+        let rows = ParameterGroup.all.flatMap { group in
+            group.parameters.map { p in
+                [group.name, p.key, p.rangeDescription, p.parameterFunction.value(in: settings).description, p.help]
+            }
+        }
+        printTable(header: ["group", "key", "range", "value", "meaning"], rows: rows)
+    }
+}
+
+struct Materials: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the bundled materials.")
+
+    func run() throws {
+        let rows = try MercurialKit.Materials.bundled().map { [$0.name, $0.description] }
+        printTable(header: ["material", "description"], rows: rows)
+    }
+}
+
+struct Fonts: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the bundled fonts.")
+
+    func run() throws {
+        let rows = try FontLibrary.bundled().map { f in
+            [f.name + (f.default ? " (default)" : ""), "\(f.family) \(f.style)", f.license, f.file]
+        }
+        printTable(header: ["font", "family", "licence", "file"], rows: rows)
+    }
+}
+
+func printTable(header: [String], rows: [[String]]) {
+    let all = [header] + rows
+    let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+    for row in all {
+        let cells = row.enumerated().map { column, cell in
+            column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+        }
+        print(cells.joined(separator: "  "))
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import MercurialKit
+
+/// Options that choose the material and the shading sphere's parameters.
+struct MaterialOptions: ParsableArguments {
+    @Option(name: .customLong("params"), help: ArgumentHelp("A scene file (JSON); options given here override it.", valueName: "scene.json"))
+    var sceneFile: String?
+
+    @Option(help: ArgumentHelp("A bundled material or a material JSON file (default: mercurial; see 'mercurial materials').", valueName: "name|path"))
+    var material: String?
+
+    @Option(help: ArgumentHelp("Highlight tightness (default: 0.02, range 0.001…0.25).", valueName: "value"))
+    var shininess: Double?
+
+    @Option(name: .customLong("set"), help: ArgumentHelp("Set any parameter, repeatable, e.g. --set light1.hue=0.6 (see 'mercurial params').", valueName: "key=value"))
+    var assignments: [String] = []
+
+    /// Settings from the material, then the scene file, then these options.
+    func settings() throws -> RenderSettings {
+        var settings = RenderSettings()
+        if let sceneFile {
+            try SceneFile.load(sceneFile, into: &settings, materialOverride: material)
+        } else if let material {
+            try MercurialKit.Materials.apply(material, to: &settings)
+        }
+        if let shininess {
+            try settings.set(try ParameterGroup.parameter(forKey: "shininess"), to: .number(shininess))
+        }
+        for assignment in assignments { try settings.set(assignment: assignment) }
+        return settings
+    }
+}
