@@ -7,14 +7,14 @@
 /// edge to flat, close to a round fillet but without the fillet's vertical wall.
 ///
 /// Just outside the edge the loft goes on falling with the edge's slope for
-/// `skirtWidth` pixels (heights below 0) so that the anti-aliased edge pixels
+/// `skirtWidth` pixels (heights below 0, then 0 again) so that the anti-aliased edge pixels
 /// get normals as clean as those inside; those pixels are drawn with their
 /// coverage as alpha, so the skirt never shows as a shape of its own.
 public struct HeightFieldFromMask: Sendable {
     /// Bevel width in pixels. Default 10, range 0.5…200.
     public var inputRadius: Float = 10
     public static let radiusRange: ClosedRange<Float> = 0.5...200
-    public static let skirtWidth: Float = 2
+    public static let skirtWidth: Float = 3
 
     public init(inputRadius: Float = 10) {
         self.inputRadius = inputRadius
@@ -26,7 +26,7 @@ public struct HeightFieldFromMask: Sendable {
         let t = d / radius
         if t >= 1 { return 1 }
         if t >= 0 { return sin(t * (Float.pi / 2)) }
-        return max(d, -skirtWidth) / radius * (Float.pi / 2)
+        return d >= -skirtWidth ? d / radius * (Float.pi / 2) : 0
     }
 
     public func outputImage(_ mask: Mask) -> HeightField {

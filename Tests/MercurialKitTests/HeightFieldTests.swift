@@ -61,3 +61,38 @@ func discAzimuthErrors(radius: Float, scale: Float) -> AzimuthErrors {
         print("disc azimuth error: mean \(errors.mean)°, p99 \(errors.p99)°, over \(errors.degrees.count) normals")
     }
 }
+
+@Suite struct HeightFieldProfileTests {
+    @Test func heightIsZeroAtTheEdgeAndFlatBeyondTheRadius() {
+        let mask = discMask(size: 128, centre: 64, radius: 40)
+        let heights = HeightFieldFromMask(inputRadius: 10).outputImage(mask)
+        // Along the row through the centre, the edge is at x = 24 (between pixels 23 and 24).
+        #expect(abs(heights[24, 64]) < 0.1)
+        #expect(abs(heights[64, 64] - 1) < 1e-6)
+        #expect(abs(heights[40, 64] - 1) < 1e-6, "16 px inside: on the plateau")
+        #expect(heights[29, 64] > heights[27, 64] && heights[31, 64] > heights[29, 64])
+        #expect(heights[2, 2] == 0, "far outside")
+        #expect(heights[22, 64] < 0 && heights[22, 64] > -0.4, "the skirt just outside the edge")
+    }
+
+    @Test func hardEdgedMaskGetsAnEdgeBetweenPixels() {
+        var mask = Mask(width: 40, height: 40, repeating: 0)
+        for y in 10..<30 { for x in 10..<30 { mask[x, y] = 1 } }
+        let distances = SignedDistanceField(mask: mask, reach: 12).values
+        #expect(abs(distances[10, 20] - 0.5) < 1e-4)
+        #expect(abs(distances[9, 20] + 0.5) < 1e-4)
+        #expect(abs(distances[15, 20] - 5.5) < 1e-4)
+    }
+
+    @Test func maskTouchingTheImageBorderEndsThere() {
+        let mask = Mask(width: 30, height: 30, repeating: 1)
+        let distances = SignedDistanceField(mask: mask, reach: 12).values
+        #expect(abs(distances[0, 15] - 0.5) < 1e-4)
+        #expect(abs(distances[15, 15] - 12) < 1e-4)
+    }
+
+    @Test func emptyMaskIsFlatZero() {
+        let heights = HeightFieldFromMask().outputImage(Mask(width: 20, height: 10, repeating: 0))
+        #expect(heights.pixels.allSatisfy { $0 == 0 })
+    }
+}

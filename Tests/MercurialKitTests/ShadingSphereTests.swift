@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+
+@Suite struct ShadingSphereTests {
+    /// The sphere point where the half-vector between the light (seen from that
+    /// point) and the viewer equals the normal: where Blinn–Phong peaks.
+    func predictedHighlight(_ light: SIMD3<Double>) -> SIMD3<Double> {
+        func unit(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
+        let view = SIMD3<Double>(0, 0, 1)
+        var n = unit(unit(light) + view)
+        for _ in 0..<50 { n = unit(unit(light - n) + view) }
+        return n
+    }
+
+    @Test(arguments: 0..<4)
+    func highlightSitsAtTheHalfVector(light index: Int) {
+        var scene = ShadingScene()
+        for i in 0..<4 where i != index { scene.lights[i].brightness = 0 }
+        scene.lights[index].hue = 0          // red, so only the red channel matters
+        scene.material.diffuse = .black      // specular only
+        let size = 512
+        let image = ShadingSphere.render(scene, size: size, antialiasedRim: false)
+        var best = (value: -1, x: 0, y: 0)
+        for y in 0..<size {
+            for x in 0..<size {
+                let dx = Double(x) + 0.5 - 256, dy = Double(y) + 0.5 - 256
+                guard dx * dx + dy * dy < 250 * 250 else { continue }
+                let v = Int(image[x, y].r)
+                if v > best.value { best = (v, x, y) }
+            }
+        }
+        // Many pixels may saturate at 255: take the centroid of the brightest ones.
+        var sx = 0.0, sy = 0.0, count = 0.0
+        for y in 0..<size {
+            for x in 0..<size where Int(image[x, y].r) >= best.value - 1 {
+                let dx = Double(x) + 0.5 - 256, dy = Double(y) + 0.5 - 256
+                guard dx * dx + dy * dy < 250 * 250 else { continue }
+                sx += Double(x) + 0.5; sy += Double(y) + 0.5; count += 1
+            }
+        }
+        let n = predictedHighlight(Light.originalDefaults[index].position)
+        let expectedX = 256 + n.x * 256, expectedY = 256 - n.y * 256
+        let error = ((sx / count - expectedX) * (sx / count - expectedX) + (sy / count - expectedY) * (sy / count - expectedY)).squareRoot()
+        #expect(best.value > 200)
+        #expect(error < 3, "light \(index + 1): highlight at (\(sx / count), \(sy / count)), predicted (\(expectedX), \(expectedY))")
+    }
+
+    @Test func highlightWidthAtDefaultShininessIsBroadAndShrinksWithShininess() {
+        func halfMaximumWidth(shininess: Double) -> Int {
+            var scene = ShadingScene(lights: [Light(hue: 0, brightness: 1, position: [0, 0, 50])] +
+                                     Array(repeating: Light(hue: 0, brightness: 0, position: [0, 0, 1]), count: 3))
+            scene.material.diffuse = .black
+            scene.material.shininess = shininess
+            let image = ShadingSphere.render(scene, size: 512, antialiasedRim: false)
+            return (0..<512).filter { image[$0, 256].r >= 128 }.count
+        }
+        let soft = halfMaximumWidth(shininess: 0.02), tight = halfMaximumWidth(shininess: 0.2)
+        // Exponent 20: half maximum where cos^20 θ = ½ → θ ≈ 15°, 2·sin 15° ≈ 0.52 radii across.
+        #expect(abs(Double(soft) - 0.52 * 256) < 8, "half-maximum width \(soft) px")
+        #expect(tight < soft / 2)
+    }
+
+    @Test func rimIsAntialiasedAndOutsideTransparent() {
+        let image = ShadingSphere.render(ShadingScene(), size: 128, antialiasedRim: true)
+        #expect(image[0, 0].a == 0 && image[127, 127].a == 0)
+        #expect(image[64, 64].a == 255)
+        let partial = image.pixels.filter { $0.a > 0 && $0.a < 255 }.count
+        #expect(partial > 100, "\(partial) partially covered rim pixels")
+    }
+
+    @Test func reflectionGradientShowsSkyAboveGroundBelow() {
+        var scene = ShadingScene()
+        for i in 0..<4 { scene.lights[i].brightness = 0 }
+        scene.material.diffuse = .black
+        scene.material.reflection = Gradient(colors: [RGBColor(r: 0, g: 0, b: 1), RGBColor(r: 1, g: 0, b: 0)])
+        let image = ShadingSphere.render(scene, size: 256, antialiasedRim: false)
+        let top = image[128, 10], bottom = image[128, 245]
+        #expect(top.b > 200 && top.r < 60)
+        #expect(bottom.r > 200 && bottom.b < 60)
+    }
+
+    @Test func hueAndBrightnessMakeTheLightColour() {
+        #expect(RGBColor(hue: 0, saturation: 1, brightness: 1) == RGBColor(r: 1, g: 0, b: 0))
+        #expect(RGBColor(hue: 1.0 / 3, saturation: 1, brightness: 0.5).g == 0.5)
+        #expect(RGBColor(hue: 2.0 / 3, saturation: 1, brightness: 1).b == 1)
+    }
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages MercurialText builds and tests with, when missing.
+set -euo pipefail
+packages=(pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev
+          fonts-dejavu-core fonts-lohit-deva)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
