@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+
+func fixture(_ name: String) -> String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)").path
+}
+
+@Suite struct PNGFileTests {
+    static let colourTypes = [
+        "gray8.png", "gray16.png", "gray1.png", "grayalpha8.png", "grayalpha16.png", "rgb8.png", "rgb16.png",
+        "rgba8.png", "rgba16.png", "palette.png", "palette-trns.png", "interlaced.png",
+    ]
+
+    /// Every fixture is 24×16: left half white, right half black (or transparent).
+    @Test(arguments: colourTypes)
+    func everyColourTypeLoadsToTheSamePicture(_ name: String) throws {
+        let image = try PNGFile.read(fixture(name), role: "mask")
+        #expect(image.width == 24 && image.height == 16)
+        for y in 0..<16 {
+            #expect(image[3, y] == RGBA8(r: 255, g: 255, b: 255, a: 255), "\(name) left at row \(y): \(image[3, y])")
+            let right = image[20, y]
+            #expect(right.a == 0 || (right.r == 0 && right.g == 0 && right.b == 0 && right.a == 255),
+                    "\(name) right at row \(y): \(right)")
+        }
+        let mask = TitleRenderer.coverage(of: image)
+        #expect(mask[3, 8] == 1 && mask[20, 8] == 0, "\(name) as a mask")
+    }
+
+    @Test(arguments: [("truncated.png", "damaged"), ("badcrc.png", "damaged"), ("notpng.png", "not a PNG"),
+                      ("empty.png", "is empty")])
+    func damagedFilesGiveAClearError(_ name: String, _ fragment: String) {
+        do {
+            _ = try PNGFile.read(fixture(name), role: "mask")
+            Issue.record("\(name) loaded")
+        } catch {
+            #expect(error.message.contains(fragment) || error.message.contains("cannot be read"), "\(error.message)")
+            #expect(error.message.contains(name))
+        }
+    }
+
+    @Test func encodeThenDecodeKeepsEveryPixel() throws {
+        var image = Image<RGBA8>(width: 37, height: 11, repeating: .clear)
+        for y in 0..<11 { for x in 0..<37 { image[x, y] = RGBA8(r: UInt8(x * 7), g: UInt8(y * 23), b: UInt8((x * y) % 256), a: UInt8((x + y) * 5)) } }
+        for compression in PNGFile.Compression.allCases {
+            let bytes = try PNGFile.encode(image, compression: compression)
+            let back = try PNGFile.decode(bytes, name: "memory", role: "test")
+            #expect(back.pixels == image.pixels, "\(compression)")
+        }
+    }
+
+    @Test func headerClaimingAHugeCanvasIsRefusedBeforeDecoding() throws {
+        var bytes = try PNGFile.encode(Image(width: 4, height: 4, repeating: RGBA8.clear))
+        // IHDR width at offset 16, height at 20 (big-endian): claim 100000 × 100000.
+        for (offset, value) in [(16, UInt32(100_000)), (20, UInt32(100_000))] {
+            for k in 0..<4 { bytes[offset + k] = UInt8((value >> (24 - 8 * UInt32(k))) & 0xff) }
+        }
+        #expect(throws: MercurialError.self) { try PNGFile.decode(bytes, name: "huge.png", role: "mask") }
+    }
+
+    @Test func canvasLimits() throws {
+        #expect(throws: MercurialError.self) { try PNGFile.checkCanvas(width: 0, height: 10, what: "x") }
+        #expect(throws: MercurialError.self) { try PNGFile.checkCanvas(width: 16_385, height: 10, what: "x") }
+        #expect(throws: MercurialError.self) { try PNGFile.checkCanvas(width: Int.max, height: Int.max, what: "x") }
+        try PNGFile.checkCanvas(width: 16_384, height: 16_384, what: "x")
+    }
+
+    @Test func atomicWriteReplacesTheFileAndLeavesNoTemporaries() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/out.png"
+        try OutputFile.write([1, 2, 3], to: path)
+        try OutputFile.write([4, 5], to: path)
+        #expect(FileManager.default.contents(atPath: path) == Data([4, 5]))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.png"])
+        #expect(throws: MercurialError.self) { try OutputFile.write([1], to: dir + "/missing/out.png") }
+        #expect(throws: MercurialError.self) { try OutputFile.write([1], to: dir) }
+    }
+}
