@@ -20,7 +20,7 @@
 import Foundation
 
 /// A 1-based position in a source file. `column` counts Unicode scalars.
-public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
+public struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     public var column: Int
 
@@ -36,9 +36,9 @@ public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
 /// A JSON value together with the position of its first character.
 public struct JSONNode: Sendable {
     public var value: JSONValue
-    public var location: SourceLocation
+    public var location: SourcePosition
 
-    public init(value: JSONValue, location: SourceLocation) {
+    public init(value: JSONValue, location: SourcePosition) {
         self.value = value
         self.location = location
     }
@@ -71,10 +71,10 @@ public enum JSONValue: Sendable {
 public struct JSONMember: Sendable {
     public var key: String
     /// Position of the opening quote of the key.
-    public var keyLocation: SourceLocation
+    public var keyLocation: SourcePosition
     public var value: JSONNode
 
-    public init(key: String, keyLocation: SourceLocation, value: JSONNode) {
+    public init(key: String, keyLocation: SourcePosition, value: JSONNode) {
         self.key = key
         self.keyLocation = keyLocation
         self.value = value
@@ -83,10 +83,10 @@ public struct JSONMember: Sendable {
 
 /// A syntax error, located at the offending character.
 public struct JSONSyntaxError: Error, Sendable, Equatable {
-    public var location: SourceLocation
+    public var location: SourcePosition
     public var reason: String
 
-    public init(location: SourceLocation, reason: String) {
+    public init(location: SourcePosition, reason: String) {
         self.location = location
         self.reason = reason
     }
@@ -138,18 +138,18 @@ private enum JSONByte {
 /// An array or object that has been opened but not yet closed.
 private struct JSONOpenContainer {
     var isObject: Bool
-    var location: SourceLocation
+    var location: SourcePosition
     var elements: [JSONNode] = []
     var members: [JSONMember] = []
     /// Key positions for duplicate detection; built lazily once an object
     /// has more than `linearSearchLimit` members.
-    var keyIndex: [String: SourceLocation]? = nil
+    var keyIndex: [String: SourcePosition]? = nil
     var pendingKey: String = ""
-    var pendingKeyLocation = SourceLocation(line: 0, column: 0)
+    var pendingKeyLocation = SourcePosition(line: 0, column: 0)
 
     static let linearSearchLimit = 8
 
-    init(isObject: Bool, location: SourceLocation) {
+    init(isObject: Bool, location: SourcePosition) {
         self.isObject = isObject
         self.location = location
     }
@@ -177,7 +177,7 @@ private struct JSONDocumentParser {
 
     // MARK: Positions
 
-    mutating func location(at position: Int) -> SourceLocation {
+    mutating func location(at position: Int) -> SourcePosition {
         guard position >= lineStart else { return locationFromStart(position) }
         if cacheLineStart != lineStart || position < cachePosition {
             cacheLineStart = lineStart
@@ -193,11 +193,11 @@ private struct JSONDocumentParser {
         }
         cachePosition = limit
         cacheColumn = column
-        return SourceLocation(line: line, column: column)
+        return SourcePosition(line: line, column: column)
     }
 
     /// Slow path for positions before the current line (only used for errors).
-    func locationFromStart(_ position: Int) -> SourceLocation {
+    func locationFromStart(_ position: Int) -> SourcePosition {
         var line = 1
         var start = contentStart
         var p = contentStart
@@ -219,7 +219,7 @@ private struct JSONDocumentParser {
             if bytes[p] & 0xC0 != 0x80 { column += 1 }
             p += 1
         }
-        return SourceLocation(line: line, column: column)
+        return SourcePosition(line: line, column: column)
     }
 
     mutating func error(_ reason: String, at position: Int) -> JSONSyntaxError {
@@ -240,7 +240,7 @@ private struct JSONDocumentParser {
         }
         skipWhitespace()
         if index >= end {
-            throw JSONSyntaxError(location: SourceLocation(line: 1, column: 1), reason: "the file is empty")
+            throw JSONSyntaxError(location: SourcePosition(line: 1, column: 1), reason: "the file is empty")
         }
         let root = try parseValueTree()
         skipWhitespace()
@@ -366,7 +366,7 @@ private struct JSONDocumentParser {
 
         // Duplicate detection: linear search for small objects, a dictionary
         // for larger ones.
-        var first: SourceLocation? = nil
+        var first: SourcePosition? = nil
         if container.keyIndex == nil && container.members.count <= JSONOpenContainer.linearSearchLimit {
             for member in container.members where member.key == key {
                 first = member.keyLocation
@@ -374,7 +374,7 @@ private struct JSONDocumentParser {
             }
         } else {
             if container.keyIndex == nil {
-                var keyIndex: [String: SourceLocation] = [:]
+                var keyIndex: [String: SourcePosition] = [:]
                 keyIndex.reserveCapacity(container.members.count * 2)
                 for member in container.members {
                     keyIndex[member.key] = member.keyLocation

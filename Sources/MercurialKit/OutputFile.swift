@@ -31,13 +31,9 @@ public enum OutputFile {
         try validate(path)
         let directory = directoryOf(path)
         let base = (path as NSString).lastPathComponent
-        var template = Array("\(directory)/.\(base).tmp-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
+        guard let (fd, tempPath) = TemporaryFiles.shared.create("\(directory)/.\(base).tmp-XXXXXX") else {
             throw MercurialError("cannot create a file in '\(directory)' (\(String(cString: strerror(errno)))); choose another path")
         }
-        let tempPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        TemporaryFiles.shared.insert(tempPath)
         defer { TemporaryFiles.shared.remove(tempPath) }
         var ok = fchmod(fd, mode_t(0o666) & ~processUmask) == 0
         var offset = 0
@@ -75,13 +71,28 @@ public final class TemporaryFiles: @unchecked Sendable {
     public static let shared = TemporaryFiles()
     private let lock = NSLock()
     private var paths: Set<String> = []
+    private var closed = false
 
-    func insert(_ path: String) { lock.withLock { _ = paths.insert(path) } }
+    /// Creates a new file from an `mkstemp` template; nil (errno set) on failure or
+    /// once `removeAll` has run, so that no temporary file outlives the process.
+    func create(_ template: String) -> (Int32, String)? {
+        lock.withLock {
+            guard !closed else { errno = ECANCELED; return nil }
+            var bytes = Array(template.utf8CString)
+            let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { return nil }
+            let path = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            paths.insert(path)
+            return (fd, path)
+        }
+    }
+
     func remove(_ path: String) { lock.withLock { _ = paths.remove(path) } }
 
-    /// Deletes every temporary file still being written.
+    /// Deletes every temporary file still being written, and refuses new ones.
     public func removeAll() {
         lock.withLock {
+            closed = true
             for path in paths { unlink(path) }
             paths.removeAll()
         }

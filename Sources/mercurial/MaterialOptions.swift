@@ -16,9 +16,9 @@ struct MaterialOptions: ParsableArguments {
     var assignments: [String] = []
 
     /// Settings from the material, then the scene file, then these options.
-    func settings() throws -> RenderSettings {
+    func settings(sceneFile override: String? = nil) throws -> RenderSettings {
         var settings = RenderSettings()
-        if let sceneFile {
+        if let sceneFile = override ?? sceneFile {
             try SceneFile.load(sceneFile, into: &settings, materialOverride: material)
         } else if let material {
             try MercurialKit.Materials.apply(material, to: &settings)

@@ -17,100 +17,17 @@ struct Render: ParsableCommand {
     @Argument(help: "The text; \\n or a real newline starts a new line. (Or \"text\" in the scene file.)")
     var text: String?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("The PNG to write (written atomically).", valueName: "file"))
-    var output: String = "title.png"
-
-    @OptionGroup var materialOptions: MaterialOptions
-
-    @Option(help: ArgumentHelp("A bundled font (rounded, serif, display), a TTF/OTF file, or an installed font's fontconfig name such as \"DejaVu Sans:bold\" (default: rounded).", valueName: "font"))
-    var font: String?
-
-    @Option(help: ArgumentHelp("Em size in pixels (default: 160, range 1…8192).", valueName: "px"))
-    var size: Double?
-
-    @Option(help: ArgumentHelp("Canvas width; the text is centred and shrunk to fit (default: the ink plus a margin).", valueName: "px"))
-    var width: Int?
-
-    @Option(help: ArgumentHelp("Canvas height; the text is centred and shrunk to fit (default: the ink plus a margin).", valueName: "px"))
-    var height: Int?
-
-    @Option(help: ArgumentHelp("Line alignment: left, center or right (default: center).", valueName: "alignment"))
-    var align: String?
-
-    @Option(help: ArgumentHelp("Baseline distance as a multiple of the font's line height (default: 1, range 0.1…10).", valueName: "factor"))
-    var lineSpacing: Double?
-
-    @Option(help: ArgumentHelp("Extra pixels after each character; write negative values as --letter-spacing=-4 (default: 0).", valueName: "px"))
-    var letterSpacing: Double?
-
-    @Flag(inversion: .prefixedNo, help: "Apply the font's kerning (default: on).")
-    var kerning: Bool?
-
-    @Option(help: ArgumentHelp("Bevel width in pixels, CIHeightFieldFromMask's inputRadius (default: 10, range 0.5…200).", valueName: "px"))
-    var radius: Double?
-
-    @Option(help: ArgumentHelp("Height multiplier, CIShadedMaterial's inputScale (default: 10, range 0…100).", valueName: "factor"))
-    var scale: Double?
-
-    @Option(help: ArgumentHelp("Composite onto a colour: a name or #rrggbb, or transparent (default: transparent).", valueName: "color"))
-    var background: String?
-
-    @Option(help: ArgumentHelp("Use this hemisphere PNG instead of the ray-traced sphere.", valueName: "file"))
-    var shadingImage: String?
-
-    @Option(help: ArgumentHelp("Emboss this grey or alpha PNG (a logo, line art) instead of text; the canvas is its size.", valueName: "file"))
-    var mask: String?
-
-    @Option(help: ArgumentHelp("PNG compression: fast or small (default: fast).", valueName: "level"))
-    var compression: String = "fast"
-
-    @Flag(name: .shortAndLong, help: "Print nothing but warnings and errors.")
-    var quiet = false
+    @OptionGroup var options: RenderOptions
 
     func run() throws {
-        guard let compression = PNGFile.Compression(rawValue: compression) else {
-            throw MercurialError("--compression '\(compression)' is not known; use fast or small")
-        }
-        try OutputFile.validate(output)
-        let settings = try resolvedSettings()
+        let compression = try options.pngCompression
+        try OutputFile.validate(options.output)
+        let settings = try options.resolvedSettings(text: text)
         let title = try TitleRenderer.render(settings)
         title.warnings.forEach(warn)
-        try OutputFile.write(try PNGFile.encode(title.image, compression: compression), to: output)
-        if !quiet {
-            print("\(output) \(title.image.width)×\(title.image.height)")
+        try OutputFile.write(try PNGFile.encode(title.image, compression: compression), to: options.output)
+        if !options.quiet {
+            print("\(options.output) \(title.image.width)×\(title.image.height)")
         }
-    }
-
-    func resolvedSettings() throws -> RenderSettings {
-        var settings = try materialOptions.settings()
-        if let text { settings.text = text }
-        if let font { settings.font = font }
-        if let size { settings.size = size }
-        if let width { settings.width = width }
-        if let height { settings.height = height }
-        if let align {
-            guard let alignment = TextLayout.Alignment(rawValue: align.lowercased()) else {
-                throw MercurialError("--align '\(align)' is not known; use left, center or right")
-            }
-            settings.alignment = alignment
-        }
-        if let lineSpacing { settings.lineSpacing = lineSpacing }
-        if let letterSpacing { settings.letterSpacing = letterSpacing }
-        if let kerning { settings.kerning = kerning }
-        if let radius { try settings.set(try ParameterGroup.parameter(forKey: "radius"), to: .number(radius)) }
-        if let scale { try settings.set(try ParameterGroup.parameter(forKey: "scale"), to: .number(scale)) }
-        if let background {
-            if background.lowercased() == "transparent" {
-                settings.background = nil
-            } else {
-                guard let colour = RGBColor.parse(background) else {
-                    throw MercurialError("--background '\(background)' is not a colour; use a name (e.g. black), #rrggbb or transparent")
-                }
-                settings.background = colour
-            }
-        }
-        if let shadingImage { settings.shadingImage = shadingImage }
-        if let mask { settings.mask = mask }
-        return settings
     }
 }

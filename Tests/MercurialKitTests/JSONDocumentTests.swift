@@ -23,7 +23,7 @@ private func syntaxError(_ text: String) -> JSONSyntaxError? {
 }
 
 private func at(_ line: Int, _ column: Int, _ reason: String) -> JSONSyntaxError {
-    JSONSyntaxError(location: SourceLocation(line: line, column: column), reason: reason)
+    JSONSyntaxError(location: SourcePosition(line: line, column: column), reason: reason)
 }
 
 private func members(_ node: JSONNode) -> [JSONMember]? {
@@ -77,44 +77,44 @@ private func member(_ node: JSONNode, _ key: String) -> JSONMember? {
         }
         """
         let root = try parseJSON(text)
-        #expect(root.location == SourceLocation(line: 1, column: 1))
+        #expect(root.location == SourcePosition(line: 1, column: 1))
         let ms = try #require(members(root))
         #expect(ms.map(\.key) == ["name", "size", "radius", "flags", "empty"])
         #expect(ms.map(\.keyLocation) == [
-            SourceLocation(line: 2, column: 3),
-            SourceLocation(line: 3, column: 3),
-            SourceLocation(line: 4, column: 3),
-            SourceLocation(line: 5, column: 3),
-            SourceLocation(line: 6, column: 3),
+            SourcePosition(line: 2, column: 3),
+            SourcePosition(line: 3, column: 3),
+            SourcePosition(line: 4, column: 3),
+            SourcePosition(line: 5, column: 3),
+            SourcePosition(line: 6, column: 3),
         ])
 
         #expect(string(ms[0].value) == "scene")
-        #expect(ms[0].value.location == SourceLocation(line: 2, column: 11))
+        #expect(ms[0].value.location == SourcePosition(line: 2, column: 11))
 
         // Key on line 3 and its array value.
         let size = ms[1]
         #expect(size.keyLocation.description == "3:3")
-        #expect(size.value.location == SourceLocation(line: 3, column: 11))
+        #expect(size.value.location == SourcePosition(line: 3, column: 11))
         let sizes = try #require(elements(size.value))
         #expect(sizes.compactMap(number) == [640, 480])
-        #expect(sizes.map(\.location) == [SourceLocation(line: 3, column: 12),
-                                           SourceLocation(line: 3, column: 17)])
+        #expect(sizes.map(\.location) == [SourcePosition(line: 3, column: 12),
+                                           SourcePosition(line: 3, column: 17)])
 
         #expect(number(ms[2].value) == -150)
-        #expect(ms[2].value.location == SourceLocation(line: 4, column: 13))
+        #expect(ms[2].value.location == SourcePosition(line: 4, column: 13))
 
         let flags = ms[3].value
         #expect(members(flags)?.map(\.key) == ["on", "off", "none"])
         #expect(member(flags, "on").flatMap { bool($0.value) } == true)
         #expect(member(flags, "off").flatMap { bool($0.value) } == false)
         #expect(member(flags, "none").map { isNull($0.value) } == true)
-        #expect(member(flags, "off")?.keyLocation == SourceLocation(line: 5, column: 25))
+        #expect(member(flags, "off")?.keyLocation == SourcePosition(line: 5, column: 25))
 
         let empty = try #require(elements(ms[4].value))
         #expect(empty.count == 2)
         #expect(members(empty[0])?.isEmpty == true)
         #expect(elements(empty[1])?.isEmpty == true)
-        #expect(empty[1].location == SourceLocation(line: 6, column: 17))
+        #expect(empty[1].location == SourcePosition(line: 6, column: 17))
     }
 
     @Test func scalarRootsAndTypeNames() throws {
@@ -122,7 +122,7 @@ private func member(_ node: JSONNode, _ key: String) -> JSONMember? {
         #expect(isNull(try parseJSON(" null ")))
         #expect(string(try parseJSON("\"hi\"")) == "hi")
         #expect(number(try parseJSON("\n\n   42")) == 42)
-        #expect(try parseJSON("\n\n   42").location == SourceLocation(line: 3, column: 4))
+        #expect(try parseJSON("\n\n   42").location == SourcePosition(line: 3, column: 4))
 
         #expect(try parseJSON("{}").value.typeName == "an object")
         #expect(try parseJSON("[]").value.typeName == "an array")
@@ -135,16 +135,16 @@ private func member(_ node: JSONNode, _ key: String) -> JSONMember? {
     @Test func columnsCountUnicodeScalars() throws {
         let root = try parseJSON("{\"é\": \"ü😀\", \"k\": 1}")
         let k = try #require(member(root, "k"))
-        #expect(k.keyLocation == SourceLocation(line: 1, column: 13))
-        #expect(k.value.location == SourceLocation(line: 1, column: 18))
+        #expect(k.keyLocation == SourcePosition(line: 1, column: 13))
+        #expect(k.value.location == SourcePosition(line: 1, column: 18))
         #expect(string(try #require(member(root, "é")).value) == "ü😀")
 
-        #expect(syntaxError("[\"ééé\", x]")?.location == SourceLocation(line: 1, column: 9))
+        #expect(syntaxError("[\"ééé\", x]")?.location == SourcePosition(line: 1, column: 9))
     }
 
     @Test func crlfLineEndings() throws {
         let root = try parseJSON("{\r\n  \"a\": 1,\r\n  \"b\": 2\r\n}")
-        #expect(member(root, "b")?.keyLocation == SourceLocation(line: 3, column: 3))
+        #expect(member(root, "b")?.keyLocation == SourcePosition(line: 3, column: 3))
         #expect(syntaxError("{\r\n  \"a\": 1,\r\n  \"a\": 2}")
                 == at(3, 3, "duplicate key \"a\" (first at 2:3)"))
     }
@@ -172,15 +172,15 @@ private func member(_ node: JSONNode, _ key: String) -> JSONMember? {
     @Test func byteOrderMarkIsSkipped() throws {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         let root = try JSONDocument.parse(bom + Array("{\n  \"a\": [true]}".utf8))
-        #expect(root.location == SourceLocation(line: 1, column: 1))
-        #expect(member(root, "a")?.keyLocation == SourceLocation(line: 2, column: 3))
+        #expect(root.location == SourcePosition(line: 1, column: 1))
+        #expect(member(root, "a")?.keyLocation == SourcePosition(line: 2, column: 3))
 
         let scalar = try JSONDocument.parse(bom + Array("true".utf8))
         #expect(bool(scalar) == true)
-        #expect(syntaxError(bom + Array("[x]".utf8))?.location == SourceLocation(line: 1, column: 2))
+        #expect(syntaxError(bom + Array("[x]".utf8))?.location == SourcePosition(line: 1, column: 2))
         #expect(syntaxError(bom) == at(1, 1, "the file is empty"))
         // A BOM anywhere else is not whitespace.
-        #expect(syntaxError(Array(" ".utf8) + bom + Array("1".utf8))?.location == SourceLocation(line: 1, column: 2))
+        #expect(syntaxError(Array(" ".utf8) + bom + Array("1".utf8))?.location == SourcePosition(line: 1, column: 2))
     }
 
     // MARK: Errors
@@ -197,7 +197,7 @@ private func member(_ node: JSONNode, _ key: String) -> JSONMember? {
         #expect(syntaxError("{\"a\" 1}") == at(1, 6, "expected ':' after the key \"a\""))
         #expect(syntaxError("{a: 1}") == at(1, 2, "expected a string key in double quotes"))
         #expect(syntaxError("[1, ]")?.reason == "trailing comma before ']'")
-        #expect(syntaxError("[1, ]")?.location == SourceLocation(line: 1, column: 3))
+        #expect(syntaxError("[1, ]")?.location == SourcePosition(line: 1, column: 3))
         #expect(syntaxError("{\"a\": 1,\n}") == at(1, 8, "trailing comma before '}'"))
         #expect(syntaxError("[,1]") == at(1, 2, "expected a value but found ','"))
         #expect(syntaxError("{\"a\": }") == at(1, 7, "expected a value but found '}'"))
@@ -258,7 +258,7 @@ private func member(_ node: JSONNode, _ key: String) -> JSONMember? {
         #expect(syntaxError("[1, -Infinity]") == at(1, 5, "-Infinity is not valid JSON; use a number"))
         #expect(syntaxError("nan") == at(1, 1, "nan is not valid JSON; use a number"))
         #expect(syntaxError("[True]") == at(1, 2, "True is not valid JSON; did you mean true?"))
-        #expect(syntaxError("[truex]")?.location == SourceLocation(line: 1, column: 2))
+        #expect(syntaxError("[truex]")?.location == SourcePosition(line: 1, column: 2))
         #expect(syntaxError("[hello]")?.reason == "unexpected word 'hello'; strings must be in double quotes")
     }
 
@@ -271,8 +271,8 @@ private func member(_ node: JSONNode, _ key: String) -> JSONMember? {
         #expect(syntaxError("01") == at(1, 1, "leading zeros are not allowed in numbers"))
         #expect(syntaxError("[-007]") == at(1, 2, "leading zeros are not allowed in numbers"))
         #expect(syntaxError("[+1]") == at(1, 2, "a number cannot start with '+'"))
-        #expect(syntaxError("[.5]")?.location == SourceLocation(line: 1, column: 2))
-        #expect(syntaxError("[-.5]")?.location == SourceLocation(line: 1, column: 3))
+        #expect(syntaxError("[.5]")?.location == SourcePosition(line: 1, column: 2))
+        #expect(syntaxError("[-.5]")?.location == SourcePosition(line: 1, column: 3))
         #expect(syntaxError("[1.]") == at(1, 4, "expected a digit after the decimal point"))
         #expect(syntaxError("[1.e5]") == at(1, 4, "expected a digit after the decimal point"))
         #expect(syntaxError("[1e]") == at(1, 4, "expected a digit in the exponent"))
@@ -309,7 +309,7 @@ private func member(_ node: JSONNode, _ key: String) -> JSONMember? {
         #expect(syntaxError([0x22, 0x61, 0x01, 0x22]) == at(1, 3, "control character in string"))
         #expect(syntaxError(#"["a\qb"]"#) == at(1, 4, "invalid escape \\q"))
         #expect(syntaxError(#"["\x41"]"#) == at(1, 3, "invalid escape \\x"))
-        #expect(syntaxError(#"["\u12G4"]"#)?.location == SourceLocation(line: 1, column: 3))
+        #expect(syntaxError(#"["\u12G4"]"#)?.location == SourcePosition(line: 1, column: 3))
         #expect(syntaxError("'single'") == at(1, 1, "strings must use double quotes"))
         #expect(syntaxError("// comment\n{}") == at(1, 1, "comments are not allowed in JSON"))
     }
@@ -356,7 +356,7 @@ private func member(_ node: JSONNode, _ key: String) -> JSONMember? {
         #expect(s.utf8.count == count)
         #expect(s == String(repeating: "a", count: count))
         // The column after the string counts every scalar of it.
-        #expect(member(root, "t")?.keyLocation == SourceLocation(line: 1, column: count + 10))
+        #expect(member(root, "t")?.keyLocation == SourcePosition(line: 1, column: count + 10))
         // Generous bound: quadratic behaviour would take minutes.
         #expect(elapsed < .seconds(5))
     }

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+
+/// Records what a fake renderer saw; it never lets two renders overlap silently.
+actor RenderLog {
+    var rendered: [Int] = []
+    var inFlight = 0
+    var maximumInFlight = 0
+
+    func begin(_ state: Int) {
+        inFlight += 1
+        maximumInFlight = max(maximumInFlight, inFlight)
+        rendered.append(state)
+    }
+
+    func end() { inFlight -= 1 }
+}
+
+@Suite struct RenderPipelineTests {
+    @Test func updatesDuringARenderAreCoalescedAndTheLastIsNeverLost() async {
+        let log = RenderLog()
+        let pipeline = RenderPipeline<Int> { state in
+            await log.begin(state)
+            try? await Task.sleep(for: .milliseconds(40))   // a slow render
+            await log.end()
+        }
+        for state in 1...100 {
+            await pipeline.update(state)
+            if state % 25 == 0 { try? await Task.sleep(for: .milliseconds(60)) }
+        }
+        await pipeline.waitUntilIdle()
+        let rendered = await log.rendered
+        #expect(await log.maximumInFlight == 1, "never two renders at once")
+        #expect(rendered.first == 1)
+        #expect(rendered.last == 100, "the last state is rendered: \(rendered)")
+        #expect(rendered.count >= 2 && rendered.count <= 12, "a handful of renders, not 100: \(rendered)")
+        #expect(rendered == rendered.sorted(), "states are rendered in order")
+        #expect(await pipeline.isBusy == false)
+        #expect(await pipeline.pendingUpdate == false)
+    }
+
+    @Test func anIdlePipelineRendersAtOnce() async {
+        let log = RenderLog()
+        let pipeline = RenderPipeline<Int> { state in
+            await log.begin(state)
+            await log.end()
+        }
+        await pipeline.update(7)
+        await pipeline.waitUntilIdle()
+        await pipeline.update(8)
+        await pipeline.waitUntilIdle()
+        #expect(await log.rendered == [7, 8])
+        #expect(await pipeline.renderCount == 2)
+    }
+}
+
+/// A running `mercurial watch`, its output collected line by line.
+final class WatchProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var out = "", err = ""
+
+    init(_ arguments: [String], in directory: URL) throws {
+        process.executableURL = try CLI.binary()
+        process.arguments = ["watch"] + arguments
+        process.currentDirectoryURL = directory
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        stdout.fileHandleForReading.readabilityHandler = { [unowned self] h in
+            let d = h.availableData
+            lock.withLock { out += String(decoding: d, as: UTF8.self) }
+        }
+        stderr.fileHandleForReading.readabilityHandler = { [unowned self] h in
+            let d = h.availableData
+            lock.withLock { err += String(decoding: d, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    var renderLines: [String] { lock.withLock { out.split(separator: "\n").map(String.init) } }
+    var errorLines: [String] { lock.withLock { err.split(separator: "\n").map(String.init) } }
+
+    /// Waits (up to 20 s) until `condition` holds.
+    func wait(_ what: String, until condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                throw CLI.SetupError(description: "timed out waiting for \(what); stdout \(renderLines), stderr \(errorLines)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    func waitForRender(after count: Int) async throws {
+        try await wait("render \(count + 1)") { renderLines.count > count }
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+}
+
+@Suite(.serialized) struct WatchModeTests {
+    func write(_ json: String, to url: URL) throws {
+        try Data(json.utf8).write(to: url)
+    }
+
+    /// The pixels a one-shot `mercurial render --params` gives for the same scene.
+    func oneShot(_ scene: URL, in dir: URL) async throws -> [RGBA8] {
+        let reference = dir.appendingPathComponent("reference.png")
+        let result = try await CLI.run(["render", "--params", scene.path, "-o", reference.path, "--quiet"], in: dir)
+        #expect(result.status == 0, "\(result)")
+        return try CLI.readPNG(reference).pixels
+    }
+
+    @Test func everyKindOfSaveIsRenderedAndBadSavesKeepTheLastGoodPNG() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = dir.appendingPathComponent("scene.json")
+            let output = dir.appendingPathComponent("title.png")
+            try write(#"{"text": "One", "size": 60}"#, to: scene)
+            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
+            try await watch.waitForRender(after: 0)
+            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+            #expect(watch.renderLines[0].contains("started → ") && watch.renderLines[0].contains(" ms"))
+
+            // A plain write.
+            try write(#"{"text": "Two", "size": 60, "material": "mercurial", "shininess": 0.1}"#, to: scene)
+            try await watch.waitForRender(after: 1)
+            #expect(watch.renderLines[1].contains("scene.json changed → "), "\(watch.renderLines)")
+            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+
+            // A rename-style save, as vim and VS Code do.
+            let temporary = dir.appendingPathComponent(".scene.json.swp")
+            try write(#"{"text": "Three", "size": 60, "radius": 4}"#, to: temporary)
+            #expect(rename(temporary.path, scene.path) == 0)
+            try await watch.waitForRender(after: 2)
+            let good = try Data(contentsOf: output)
+            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+
+            // A bad edit: reported, and the last good PNG is left alone.
+            try write("{\"text\": \"Four\",\n \"radius\": }", to: scene)
+            try await watch.wait("the error") { watch.errorLines.contains { $0.contains("scene.json:2:12") } }
+            #expect(watch.errorLines.allSatisfy { $0.hasPrefix("error: ") }, "\(watch.errorLines)")
+            #expect(try Data(contentsOf: output) == good)
+
+            // Then a good one.
+            try write(#"{"text": "Five", "size": 60}"#, to: scene)
+            try await watch.waitForRender(after: 3)
+            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+
+            // Deleted, then created again.
+            try FileManager.default.removeItem(at: scene)
+            try await watch.wait("the missing-file error") { watch.errorLines.contains { $0.contains("does not exist") } }
+            try write(#"{"text": "Six", "size": 60, "background": "black"}"#, to: scene)
+            try await watch.waitForRender(after: 4)
+            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+            #expect(watch.process.isRunning)
+
+            // Ctrl-C: exit status 0, promptly, no temporary files left.
+            let stopped = ContinuousClock.now
+            watch.process.interrupt()
+            try await watch.wait("exit") { !watch.process.isRunning }
+            #expect(stopped.duration(to: .now) < .seconds(2))
+            #expect(watch.process.terminationReason == .exit && watch.process.terminationStatus == 0)
+            #expect(CLI.temporaryFiles(in: dir).isEmpty)
+        }
+    }
+
+    @Test func editingTheMaterialFileItUsesRendersAgain() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = dir.appendingPathComponent("scene.json")
+            let material = dir.appendingPathComponent("mine.json")
+            let output = dir.appendingPathComponent("title.png")
+            try write(#"{"description": "test", "shininess": 0.05}"#, to: material)
+            try write(#"{"text": "Mat", "size": 50, "material": "mine.json"}"#, to: scene)
+            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
+            try await watch.waitForRender(after: 0)
+            try write(#"{"description": "test", "shininess": 0.2, "diffuse": "red"}"#, to: material)
+            try await watch.waitForRender(after: 1)
+            #expect(watch.renderLines[1].contains("mine.json changed"), "\(watch.renderLines)")
+            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+            watch.process.terminate()
+            try await watch.wait("exit") { !watch.process.isRunning }
+            #expect(watch.process.terminationStatus == 0, "SIGTERM exits with 0")
+        }
+    }
+}
