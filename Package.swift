@@ -20,8 +20,13 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
         .target(
+            name: "CPNGWriter",
+            dependencies: ["CPNG"],
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
+        ),
+        .target(
             name: "MercurialKit",
-            dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG"]
+            dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter"]
         ),
         .executableTarget(
             name: "mercurial",
@@ -29,6 +34,10 @@ let package = Package(
                 "MercurialKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        .executableTarget(
+            name: "mercurial-bench",
+            dependencies: ["MercurialKit"]
         ),
         .testTarget(
             name: "MercurialKitTests",

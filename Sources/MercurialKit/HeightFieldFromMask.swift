@@ -34,11 +34,15 @@ public struct HeightFieldFromMask: Sendable {
         let distances = SignedDistanceField(mask: mask, reach: inputRadius + Self.skirtWidth + 1)
         let radius = inputRadius
         var heights = Image<Float>(width: mask.width, height: mask.height, repeating: 0)
+        guard let region = distances.region else { return heights }   // no ink: flat
+        let width = mask.width
         heights.withUnsafeMutableBufferPointer { out in
             distances.values.withUnsafeBufferPointer { dist in
-                parallelBands(mask.height) { rows in
-                    for i in (rows.lowerBound * mask.width)..<(rows.upperBound * mask.width) {
-                        out[i] = Self.height(signedDistance: dist[i], radius: radius)
+                parallelBands(region.height) { rows in
+                    for y in (rows.lowerBound + region.minY)..<(rows.upperBound + region.minY) {
+                        for i in (y * width + region.minX)...(y * width + region.maxX) {
+                            out[i] = Self.height(signedDistance: dist[i], radius: radius)
+                        }
                     }
                 }
             }

@@ -12,7 +12,8 @@ public enum OutputFile {
         guard !path.isEmpty else { throw MercurialError("the output path is empty; give a file name with -o") }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw MercurialError("output '\(path)' is a directory; give a file name, e.g. \(path)/title.png")
+            let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+            throw MercurialError("output '\(path)' is a directory; give a file name, e.g. \(folder)/title.png")
         }
         let directory = directoryOf(path)
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {

@@ -1,5 +1,9 @@
 import CPNG
+import CPNGWriter
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reading and writing PNGs through libpng's simplified API (`png_image_*`),
 /// which reports errors through its return value and never longjmps into Swift.
@@ -51,30 +55,24 @@ public enum PNGFile {
         return Image(width: width, height: height, pixels: pixels)
     }
 
-    /// Encodes `image` as an 8-bit RGBA PNG in memory.
+    /// Encodes `image` as an 8-bit RGBA PNG in memory (libpng's full write API,
+    /// through the small C shim in CPNGWriter, so that filters and zlib can be tuned).
     public static func encode(_ image: Image<RGBA8>, compression: Compression = .fast) throws(MercurialError) -> [UInt8] {
-        var png = png_image()
-        png.version = UInt32(PNG_IMAGE_VERSION)
-        png.width = UInt32(image.width)
-        png.height = UInt32(image.height)
-        png.format = UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
-        png.flags = compression == .fast ? UInt32(PNG_IMAGE_FLAG_FAST) : 0
-        defer { png_image_free(&png) }
-        var size: png_alloc_size_t = 0
-        let stride = Int32(image.width * 4)
-        let sized = image.withUnsafeBufferPointer { buffer in
-            png_image_write_to_memory(&png, nil, &size, 0, buffer.baseAddress, stride, nil)
-        }
-        guard sized != 0, size > 0 else { throw MercurialError("cannot encode the PNG (\(message(of: png)))") }
-        var out = [UInt8](repeating: 0, count: Int(size))
-        let written = out.withUnsafeMutableBytes { raw in
-            image.withUnsafeBufferPointer { buffer in
-                png_image_write_to_memory(&png, raw.baseAddress, &size, 0, buffer.baseAddress, stride, nil)
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let ok = image.withUnsafeBufferPointer { pixels in
+            pixels.withMemoryRebound(to: UInt8.self) { bytes in
+                mercurial_png_encode(bytes.baseAddress, UInt32(image.width), UInt32(image.height),
+                                     compression == .fast ? 1 : 0, &output, &size, &message, message.count)
             }
         }
-        guard written != 0 else { throw MercurialError("cannot encode the PNG (\(message(of: png)))") }
-        out.removeLast(out.count - Int(size))
-        return out
+        guard ok != 0, let output else {
+            let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw MercurialError("cannot encode the PNG (\(reason.isEmpty ? "unknown libpng error" : reason))")
+        }
+        defer { mercurial_png_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: size))
     }
 
     /// Refuses a canvas that is empty or larger than the limits, before anything is allocated.
@@ -96,28 +94,41 @@ public enum PNGFile {
         return text.isEmpty ? "unknown libpng error" : text
     }
 
-    /// Reads a whole regular file, refusing directories and files over `maximumFileBytes`.
+    /// Reads a whole regular file, refusing directories and files over `limit` before reading them.
     static func readFile(_ path: String, role: String, limit: Int = maximumFileBytes) throws(MercurialError) -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw MercurialError("\(role) '\(path)' does not exist; check the path")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno
+            if reason == ENOENT || reason == ENOTDIR {
+                throw MercurialError("\(role) '\(path)' does not exist; check the path")
+            }
+            throw MercurialError("\(role) '\(path)' cannot be read (\(String(cString: strerror(reason)))); check its permissions")
         }
-        guard !isDirectory.boolValue else {
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw MercurialError("\(role) '\(path)' cannot be read (\(String(cString: strerror(errno))))")
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
             throw MercurialError("\(role) '\(path)' is a directory; give a file")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw MercurialError("\(role) '\(path)' cannot be read (permission denied?); check its permissions")
-        }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            data = try handle.read(upToCount: limit + 1) ?? Data()
-        } catch {
-            throw MercurialError("\(role) '\(path)' cannot be read (\(error.localizedDescription))")
-        }
-        guard data.count <= limit else {
+        guard Int(info.st_size) <= limit else {
             throw MercurialError("\(role) '\(path)' is larger than \(limit / 1_048_576) MB; use a smaller file")
         }
-        return [UInt8](data)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw MercurialError("\(role) '\(path)' cannot be read (\(String(cString: strerror(errno))))")
+            }
+            bytes.append(contentsOf: chunk[0..<n])
+            guard bytes.count <= limit else {
+                throw MercurialError("\(role) '\(path)' is larger than \(limit / 1_048_576) MB; use a smaller file")
+            }
+        }
+        return bytes
     }
 }

@@ -56,6 +56,8 @@ public struct ShadingScene: Sendable, Equatable {
 /// the sphere exactly filling the square image.
 public enum ShadingSphere {
     public static let defaultSize = 512
+    /// The size of the sphere traced for lookups: bilinear interpolation of 256² is smooth.
+    public static let lookupSize = 256
 
     /// Renders the sphere. With `antialiasedRim` the rim is supersampled and the
     /// outside is transparent (for a picture of the sphere); without it every pixel
@@ -90,7 +92,7 @@ public enum ShadingSphere {
     }
 
     /// The sphere as a shading lookup, built once per scene and size and cached.
-    public static func lookup(_ scene: ShadingScene, size: Int = defaultSize) -> ShadingLookup {
+    public static func lookup(_ scene: ShadingScene, size: Int = lookupSize) -> ShadingLookup {
         ShadingCache.shared.lookup(scene, size: size)
     }
 }

@@ -2,19 +2,22 @@
 /// of an anti-aliased mask — positive inside, negative outside, clamped to ±`reach`.
 ///
 /// The edge is the 0.5 contour of the coverage, traced with marching squares
-/// (linear interpolation between pixel centres), so it sits with sub-pixel
-/// accuracy wherever the mask is anti-aliased. The distance to it is found in
+/// through crossing points placed from each anti-aliased pixel's coverage (see
+/// `EdgeCrossings`), so it sits with sub-pixel accuracy. The distance to it is found in
 /// linear time: a separable Euclidean distance transform (Felzenszwalb &
 /// Huttenlocher) finds each pixel's nearest edge pixel, and the exact distance to
 /// the contour segments around that pixel refines it.
 struct SignedDistanceField: Sendable {
     var values: Image<Float>
+    /// The rows and columns computed; every value outside them is −reach.
+    var region: PixelBounds?
 
     init(mask: Mask, reach: Float) {
         let width = mask.width, height = mask.height
         var out = Image<Float>(width: width, height: height, repeating: -reach)
         guard let ink = mask.inkBounds(threshold: 0) else {
             values = out
+            region = nil
             return
         }
         // The working region: the ink plus the reach, plus one pixel of virtual
@@ -23,71 +26,97 @@ struct SignedDistanceField: Sendable {
         let x0 = max(ink.minX - margin, -1), x1 = min(ink.maxX + margin, width)    // inclusive
         let y0 = max(ink.minY - margin, -1), y1 = min(ink.maxY + margin, height)
         let gw = x1 - x0 + 1, gh = y1 - y0 + 1
+        region = PixelBounds(minX: max(x0, 0), minY: max(y0, 0), maxX: min(x1, width - 1), maxY: min(y1, height - 1))
 
         mask.withUnsafeBufferPointer { coverage in
-            var crossings = [UInt8](repeating: EdgeCrossings.none, count: 2 * gw * gh)
-            crossings.withUnsafeMutableBufferPointer { crossings in
-                let grid = CoverageGrid(coverage: coverage, width: width, height: height, originX: x0, originY: y0,
-                                        gridWidth: gw, gridHeight: gh, crossings: nil)
-                parallelBands(gh) { rows in
-                    EdgeCrossings.locate(in: grid, rows: rows, into: crossings)
-                }
-            }
-            crossings.withUnsafeBufferPointer { crossings in
-            let grid = CoverageGrid(coverage: coverage, width: width, height: height, originX: x0, originY: y0,
-                                    gridWidth: gw, gridHeight: gh, crossings: crossings)
+            let grid = ContourGrid(coverage: coverage, width: width, height: height,
+                                   originX: x0, originY: y0, gridWidth: gw, gridHeight: gh)
+            defer { grid.deallocate() }
             // Pass 1, down the columns: the row of the nearest edge pixel in the same column.
-            var seedRow = [Int32](repeating: -1, count: gw * gh)
-            seedRow.withUnsafeMutableBufferPointer { seedRow in
-                parallelBands(gw) { columns in
-                    nearestSeedInColumns(grid, columns, seedRow)
-                }
+            let seedRow = UnsafeMutableBufferPointer<Int32>.allocate(capacity: gw * gh)
+            defer { seedRow.deallocate() }
+            parallelBands(gw) { columns in
+                nearestSeedInColumns(grid, columns, seedRow)
             }
             // Pass 2, along the rows: nearest edge pixel in 2-D, then the exact distance.
             out.withUnsafeMutableBufferPointer { out in
-                seedRow.withUnsafeBufferPointer { seedRow in
-                    parallelBands(gh, minimumBand: 8) { rows in
-                        var envelope = LowerEnvelope(capacity: gw)
-                        for gy in rows {
-                            let y = gy + y0
-                            guard y >= 0 && y < height else { continue }
-                            envelope.build(row: gy, gridWidth: gw, seedRow: seedRow)
-                            for gx in 0..<gw {
-                                let x = gx + x0
-                                guard x >= 0 && x < width else { continue }
-                                let inside = grid.isInside(gx, gy)
-                                guard let q = envelope.nearest(to: gx) else {
-                                    out[y * width + x] = inside ? reach : -reach
-                                    continue
-                                }
-                                let sy = Int(seedRow[gy * gw + q])
-                                let dx = Float(gx - q), dy = Float(gy - sy)
-                                let approximate = (dx * dx + dy * dy).squareRoot()
-                                var d = reach
-                                if approximate < reach + 2 {
-                                    d = min(reach, grid.distanceToContour(fromX: gx, y: gy, nearSeedX: q, seedY: sy))
-                                }
-                                out[y * width + x] = inside ? d : -d
+                parallelBands(gh, minimumBand: 8) { rows in
+                    var envelope = LowerEnvelope(capacity: gw)
+                    for gy in rows {
+                        let y = gy + y0
+                        guard y >= 0 && y < height else { continue }
+                        envelope.build(row: gy, gridWidth: gw, seedRow: UnsafeBufferPointer(seedRow))
+                        for gx in max(0, -x0)..<min(gw, width - x0) {
+                            let x = gx + x0
+                            let inside = grid.inside[gy * gw + gx] != 0
+                            guard let q = envelope.nearest(to: gx) else {
+                                out[y * width + x] = inside ? reach : -reach
+                                continue
                             }
+                            let sy = Int(seedRow[gy * gw + q])
+                            let dx = Float(gx - q), dy = Float(gy - sy)
+                            var d = reach
+                            if dx * dx + dy * dy < (reach + 2) * (reach + 2) {
+                                d = min(reach, grid.distanceToContour(fromX: gx, y: gy, nearSeedX: q, seedY: sy))
+                            }
+                            out[y * width + x] = inside ? d : -d
                         }
                     }
                 }
-            }
             }
         }
         values = out
     }
 }
 
-/// Coverage read through a window with one pixel of virtual outside around the image.
-private struct CoverageGrid {
+/// The working region's coverage, which side of the contour each point is on,
+/// the marching-squares case of each cell, and where the contour crosses the edges.
+private struct ContourGrid {
     let coverage: UnsafeBufferPointer<Float>
     let width: Int, height: Int
     let originX: Int, originY: Int
     let gridWidth: Int, gridHeight: Int
-    /// Per grid point, where the contour crosses the edge to the right and the edge
-    /// below, as `EdgeCrossings` encodes them.
-    let crossings: UnsafeBufferPointer<UInt8>?
+    /// 1 where coverage ≥ 0.5, per grid point.
+    let inside: UnsafeMutableBufferPointer<UInt8>
+    /// Per cell (top-left corner at the grid point): bit k set when corner k is inside,
+    /// corners 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left; 0 and 15 have no contour.
+    let cases: UnsafeMutableBufferPointer<UInt8>
+    /// Per grid point, where the contour crosses the edge to the right and the edge below.
+    let crossings: UnsafeMutableBufferPointer<UInt8>
+
+    init(coverage: UnsafeBufferPointer<Float>, width: Int, height: Int, originX: Int, originY: Int,
+         gridWidth gw: Int, gridHeight gh: Int) {
+        self.coverage = coverage
+        self.width = width; self.height = height
+        self.originX = originX; self.originY = originY
+        gridWidth = gw; gridHeight = gh
+        inside = .allocate(capacity: gw * gh)
+        cases = .allocate(capacity: gw * gh)
+        crossings = .allocate(capacity: 2 * gw * gh)
+        let grid = self
+        parallelBands(gh) { rows in
+            for gy in rows {
+                for gx in 0..<gw { grid.inside[gy * gw + gx] = grid.value(gx, gy) >= 0.5 ? 1 : 0 }
+            }
+        }
+        parallelBands(gh) { rows in
+            for gy in rows {
+                EdgeCrossings.locate(in: grid, row: gy, into: grid.crossings)
+                for gx in 0..<gw {
+                    guard gx + 1 < gw && gy + 1 < gh else { grid.cases[gy * gw + gx] = 0; continue }
+                    let i = gy * gw + gx
+                    grid.cases[i] = grid.inside[i] | grid.inside[i + 1] << 1 | grid.inside[i + gw + 1] << 2
+                        | grid.inside[i + gw] << 3
+                }
+            }
+        }
+    }
+
+    func deallocate() {
+        inside.deallocate()
+        cases.deallocate()
+        crossings.deallocate()
+    }
 
     @inline(__always)
     func value(_ gx: Int, _ gy: Int) -> Float {
@@ -96,45 +125,43 @@ private struct CoverageGrid {
         return coverage[y * width + x]
     }
 
-    @inline(__always)
-    func isInside(_ gx: Int, _ gy: Int) -> Bool { value(gx, gy) >= 0.5 }
-
-    /// An edge pixel: one with an 8-neighbour on the other side of the contour.
+    /// An edge pixel: a corner of a cell the contour passes through.
     @inline(__always)
     func isSeed(_ gx: Int, _ gy: Int) -> Bool {
-        let inside = isInside(gx, gy)
-        for ny in max(gy - 1, 0)...min(gy + 1, gridHeight - 1) {
-            for nx in max(gx - 1, 0)...min(gx + 1, gridWidth - 1) where isInside(nx, ny) != inside {
-                return true
-            }
+        @inline(__always) func crossed(_ cx: Int, _ cy: Int) -> Bool {
+            guard cx >= 0 && cy >= 0 else { return false }
+            let c = cases[cy * gridWidth + cx]
+            return c != 0 && c != 15
         }
-        return false
+        return crossed(gx, gy) || crossed(gx - 1, gy) || crossed(gx, gy - 1) || crossed(gx - 1, gy - 1)
     }
 
     /// The distance from grid point (x, y) to the contour segments in the 4×4 cells
     /// around the edge pixel (sx, sy).
+    @inline(__always)
     func distanceToContour(fromX x: Int, y: Int, nearSeedX sx: Int, seedY sy: Int) -> Float {
         var best = Float.infinity
         let px = Float(x), py = Float(y)
+        // (Fewer cells, e.g. the 3×3 around the seed, miss the nearest segment often
+        // enough to raise the disc test's mean azimuth error from 0.12° to 0.95°.)
         for cy in max(sy - 2, 0)...min(sy + 1, gridHeight - 2) {
             for cx in max(sx - 2, 0)...min(sx + 1, gridWidth - 2) {
-                best = min(best, distanceToCell(cx, cy, px, py))
+                let c = cases[cy * gridWidth + cx]
+                if c == 0 || c == 15 { continue }
+                best = min(best, distanceToCell(cx, cy, c, px, py))
             }
         }
         return best
     }
 
-    /// Marching squares on the cell whose top-left corner is (cx, cy): the distance
-    /// from (px, py) to the contour pieces in it (infinity when it has none).
+    /// Marching squares on the cell whose top-left corner is (cx, cy) and whose
+    /// case is `c`: the distance from (px, py) to the contour pieces in it.
     @inline(__always)
-    private func distanceToCell(_ cx: Int, _ cy: Int, _ px: Float, _ py: Float) -> Float {
-        let a0 = value(cx, cy), a1 = value(cx + 1, cy), a2 = value(cx + 1, cy + 1), a3 = value(cx, cy + 1)
-        let i0 = a0 >= 0.5, i1 = a1 >= 0.5, i2 = a2 >= 0.5, i3 = a3 >= 0.5
-        if i0 == i1 && i1 == i2 && i2 == i3 { return .infinity }
+    private func distanceToCell(_ cx: Int, _ cy: Int, _ c: UInt8, _ px: Float, _ py: Float) -> Float {
+        let i0 = c & 1 != 0, i1 = c & 2 != 0, i2 = c & 4 != 0, i3 = c & 8 != 0
         let fx = Float(cx), fy = Float(cy)
         @inline(__always) func cross(_ gx: Int, _ gy: Int, _ downwards: Int) -> Float {
-            guard let crossings else { return 0.5 }
-            return EdgeCrossings.decode(crossings[2 * (gy * gridWidth + gx) + downwards])
+            EdgeCrossings.decode(crossings[2 * (gy * gridWidth + gx) + downwards])
         }
         // Crossing points on the top, right, bottom and left edges (where they cross).
         let top = (fx + cross(cx, cy, 0), fy)
@@ -145,12 +172,12 @@ private struct CoverageGrid {
         @inline(__always) func segment(_ p: (Float, Float), _ q: (Float, Float)) {
             d = min(d, distanceToSegment(px, py, p.0, p.1, q.0, q.1))
         }
-        if i0 != i1 && i1 != i2 && i2 != i3 && i3 != i0 {
+        if c == 5 || c == 10 {
             // Saddle: the centre's value decides which diagonal pair is joined.
-            let centreInside = (a0 + a1 + a2 + a3) * 0.25 >= 0.5
-            if centreInside == i0 {   // corners 1 and 3 are cut off
+            let centre = (value(cx, cy) + value(cx + 1, cy) + value(cx + 1, cy + 1) + value(cx, cy + 1)) * 0.25
+            if (centre >= 0.5) == i0 {   // corners 1 and 3 are cut off
                 segment(top, right); segment(bottom, left)
-            } else {                  // corners 0 and 2 are cut off
+            } else {                    // corners 0 and 2 are cut off
                 segment(top, left); segment(right, bottom)
             }
             return d
@@ -184,31 +211,27 @@ private enum EdgeCrossings {
     @inline(__always)
     static func decode(_ byte: UInt8) -> Float { Float(byte) / 254 }
 
-    static func locate(in grid: CoverageGrid, rows: Range<Int>, into out: UnsafeMutableBufferPointer<UInt8>) {
-        for gy in rows {
-            for gx in 0..<grid.gridWidth {
-                let a = grid.value(gx, gy), inside = a >= 0.5
-                if gx + 1 < grid.gridWidth {
-                    let b = grid.value(gx + 1, gy)
-                    if (b >= 0.5) != inside {
-                        let t = crossing(grid, gx, gy, a, gx + 1, gy, b, axisX: 1, axisY: 0)
-                        out[2 * (gy * grid.gridWidth + gx)] = UInt8((t * 254).rounded())
-                    }
-                }
-                if gy + 1 < grid.gridHeight {
-                    let b = grid.value(gx, gy + 1)
-                    if (b >= 0.5) != inside {
-                        let t = crossing(grid, gx, gy, a, gx, gy + 1, b, axisX: 0, axisY: 1)
-                        out[2 * (gy * grid.gridWidth + gx) + 1] = UInt8((t * 254).rounded())
-                    }
-                }
+    static func locate(in grid: ContourGrid, row gy: Int, into out: UnsafeMutableBufferPointer<UInt8>) {
+        let gw = grid.gridWidth
+        for gx in 0..<gw {
+            let i = gy * gw + gx
+            out[2 * i] = none
+            out[2 * i + 1] = none
+            let inside = grid.inside[i]
+            if gx + 1 < gw && grid.inside[i + 1] != inside {
+                let t = crossing(grid, gx, gy, grid.value(gx, gy), gx + 1, gy, grid.value(gx + 1, gy), axisX: 1, axisY: 0)
+                out[2 * i] = UInt8((t * 254).rounded())
+            }
+            if gy + 1 < grid.gridHeight && grid.inside[i + gw] != inside {
+                let t = crossing(grid, gx, gy, grid.value(gx, gy), gx, gy + 1, grid.value(gx, gy + 1), axisX: 0, axisY: 1)
+                out[2 * i + 1] = UInt8((t * 254).rounded())
             }
         }
     }
 
     /// The crossing between P (value a) and Q = P + axis (value b), as a fraction from P.
     @inline(__always)
-    private static func crossing(_ grid: CoverageGrid, _ px: Int, _ py: Int, _ a: Float,
+    private static func crossing(_ grid: ContourGrid, _ px: Int, _ py: Int, _ a: Float,
                                  _ qx: Int, _ qy: Int, _ b: Float, axisX: Float, axisY: Float) -> Float {
         var sum: Float = 0, weight: Float = 0
         // From P: s(P + t·axis) = s_P − t (ĝ·axis) reaches 0 at t = s_P / (ĝ·axis).
@@ -228,7 +251,7 @@ private enum EdgeCrossings {
     /// The signed distance from a pixel's centre to the edge (positive outside) and
     /// the unit direction of rising coverage, from a 3×3 Sobel gradient.
     @inline(__always)
-    private static func edgeDistance(_ grid: CoverageGrid, _ x: Int, _ y: Int, _ a: Float) -> (Float, SIMD2<Float>)? {
+    private static func edgeDistance(_ grid: ContourGrid, _ x: Int, _ y: Int, _ a: Float) -> (Float, SIMD2<Float>)? {
         let v = { (dx: Int, dy: Int) in grid.value(x + dx, y + dy) }
         let gx = (v(1, -1) + 2 * v(1, 0) + v(1, 1)) - (v(-1, -1) + 2 * v(-1, 0) + v(-1, 1))
         let gy = (v(-1, 1) + 2 * v(0, 1) + v(1, 1)) - (v(-1, -1) + 2 * v(0, -1) + v(1, -1))
@@ -268,7 +291,7 @@ private func distanceToSegment(_ px: Float, _ py: Float, _ ax: Float, _ ay: Floa
 }
 
 /// For each grid point in `columns`, the row of the nearest edge pixel in its column (-1: none).
-private func nearestSeedInColumns(_ grid: CoverageGrid, _ columns: Range<Int>, _ seedRow: UnsafeMutableBufferPointer<Int32>) {
+private func nearestSeedInColumns(_ grid: ContourGrid, _ columns: Range<Int>, _ seedRow: UnsafeMutableBufferPointer<Int32>) {
     let gw = grid.gridWidth, gh = grid.gridHeight
     var last = [Int32](repeating: -1, count: columns.count)
     // Downwards: the nearest seed above or here. Rows outer, columns inner, for the cache.
@@ -355,16 +378,27 @@ extension Image where Pixel == Float {
     public func inkBounds(threshold: Float) -> PixelBounds? {
         var minX = width, minY = height, maxX = -1, maxY = -1
         withUnsafeBufferPointer { p in
-            for y in 0..<height {
-                let row = y * width
-                var first = -1, lastX = -1
-                for x in 0..<width where p[row + x] > threshold {
-                    if first < 0 { first = x }
-                    lastX = x
-                }
-                if first >= 0 {
-                    minX = min(minX, first); maxX = max(maxX, lastX)
-                    minY = min(minY, y); maxY = y
+            p.withMemoryRebound(to: UInt32.self) { bits in
+                for y in 0..<height {
+                    let row = y * width
+                    if threshold == 0 {
+                        // Fast path for the usual question, "any ink at all?": a row of
+                        // +0.0 has no bit set (a vectorisable OR over the row).
+                        var any = SIMD8<UInt32>(repeating: 0)
+                        let raw = UnsafeRawPointer(bits.baseAddress! + row)
+                        var x = 0
+                        while x + 8 <= width {
+                            any |= raw.loadUnaligned(fromByteOffset: x * 4, as: SIMD8<UInt32>.self)
+                            x += 8
+                        }
+                        var tail: UInt32 = 0
+                        while x < width { tail |= bits[row + x]; x += 1 }
+                        if any == .zero && tail == 0 { continue }
+                    }
+                    guard let first = (0..<width).first(where: { p[row + $0] > threshold }) else { continue }
+                    let last = (first..<width).last { p[row + $0] > threshold } ?? first
+                    minX = Swift.min(minX, first); maxX = Swift.max(maxX, last)
+                    minY = Swift.min(minY, y); maxY = y
                 }
             }
         }

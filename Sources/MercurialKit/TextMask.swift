@@ -114,22 +114,21 @@ final class FontFace {
         guard !data.isEmpty else { throw MercurialError("font '\(path)' is an empty file; give a .ttf or .otf font") }
         bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: data.count)
         _ = bytes.initialize(from: data)
+        // Every stored property is set by now, so on a throw below `deinit` runs and
+        // frees what was made: no cleanup by hand here (that would free twice).
         guard FT_Init_FreeType(&library) == 0 else {
-            bytes.deallocate()
             throw MercurialError("FreeType could not start")
         }
         let error = FT_New_Memory_Face(library, bytes.baseAddress, FT_Long(bytes.count), 0, &face)
         guard error == 0, let face, face.pointee.face_flags & FT_Long(FT_FACE_FLAG_SCALABLE) != 0 else {
             let reason = error == 0 ? "has no scalable outlines" : "is not a font FreeType can read (\(Self.describe(error)))"
-            FT_Done_FreeType(library)
-            bytes.deallocate()
             throw MercurialError("font '\(path)' \(reason); give a TrueType or OpenType font file")
         }
     }
 
     deinit {
         if let face { FT_Done_Face(face) }
-        FT_Done_FreeType(library)
+        if let library { FT_Done_FreeType(library) }
         bytes.deallocate()
     }
 

@@ -1,0 +1,91 @@
+#include "png_writer.h"
+
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+struct buffer {
+    uint8_t *data;
+    size_t size, capacity;
+    int failed;
+    char *message;
+    size_t message_size;
+};
+
+static void on_error(png_structp png, png_const_charp text) {
+    struct buffer *b = png_get_error_ptr(png);
+    if (b->message && b->message_size) {
+        strncpy(b->message, text, b->message_size - 1);
+        b->message[b->message_size - 1] = 0;
+    }
+    png_longjmp(png, 1);
+}
+
+static void on_warning(png_structp png, png_const_charp text) {
+    (void)png; (void)text;
+}
+
+static void on_write(png_structp png, png_bytep data, size_t length) {
+    struct buffer *b = png_get_io_ptr(png);
+    if (b->failed) return;
+    if (b->size + length > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 65536;
+        while (capacity < b->size + length) capacity *= 2;
+        uint8_t *grown = realloc(b->data, capacity);
+        if (!grown) { b->failed = 1; png_error(png, "out of memory"); }
+        b->data = grown;
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->size, data, length);
+    b->size += length;
+}
+
+static void on_flush(png_structp png) { (void)png; }
+
+int mercurial_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int fast,
+                         uint8_t **out, size_t *out_size, char *message, size_t message_size) {
+    struct buffer b = {0};
+    b.message = message;
+    b.message_size = message_size;
+    png_bytep *rows = NULL;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &b, on_error, on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        if (message && message_size) strncpy(message, "cannot start libpng", message_size - 1);
+        png_destroy_write_struct(&png, NULL);
+        return 0;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(rows);
+        free(b.data);
+        return 0;
+    }
+    rows = malloc(sizeof(png_bytep) * (height ? height : 1));
+    if (!rows) png_error(png, "out of memory");
+    for (uint32_t y = 0; y < height; y++) rows[y] = (png_bytep)(rgba + (size_t)y * width * 4);
+
+    png_set_write_fn(png, &b, on_write, on_flush);
+    png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (fast) {
+        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+        png_set_compression_level(png, 1);
+        png_set_compression_strategy(png, Z_RLE);
+    } else {
+        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
+        png_set_compression_level(png, 9);
+    }
+    png_write_info(png, info);
+    png_write_image(png, rows);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    free(rows);
+    *out = b.data;
+    *out_size = b.size;
+    return 1;
+}
+
+void mercurial_png_free(uint8_t *buffer) { free(buffer); }

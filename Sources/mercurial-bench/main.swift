@@ -1,0 +1,69 @@
+// Stage benchmark: times each stage of a title render and the whole, as medians
+// of N runs after a warm-up, and prints the process's peak memory.
+//
+//   swift run -c release mercurial-bench [runs] [--8k]
+import Foundation
+import MercurialKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func milliseconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+}
+
+func median(_ values: [Double]) -> Double {
+    let s = values.sorted()
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+func time<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+    let start = ContinuousClock.now
+    let value = try body()
+    return (value, milliseconds(start.duration(to: .now)))
+}
+
+func peakMemoryMB() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+let runs = arguments.compactMap { Int($0) }.first ?? 15
+let cases: [(String, Int, Int, Double)] = [("1920×1080", 1920, 1080, 260), ("3840×2160", 3840, 2160, 520)]
+    + (arguments.contains("--8k") ? [("7680×4320", 7680, 4320, 1040)] : [])
+
+print("mercurial-bench: \"Mercurial\", default font, \(runs) runs after 1 warm-up, \(ProcessInfo.processInfo.activeProcessorCount) cores; medians in ms")
+print("canvas      text mask  height field  sphere (cached)  sphere (traced)  shaded material  render  PNG encode  render+encode")
+do {
+    for (name, width, height, size) in cases {
+        var settings = RenderSettings()
+        settings.text = "Mercurial"
+        settings.size = size
+        settings.width = width
+        settings.height = height
+        var mask: [Double] = [], field: [Double] = [], cached: [Double] = [], traced: [Double] = []
+        var material: [Double] = [], total: [Double] = [], encode: [Double] = []
+        for run in 0...runs {
+            let title = try TitleRenderer.render(settings)
+            let (_, encodeTime) = try time { try PNGFile.encode(title.image) }
+            let (_, traceTime) = time { ShadingSphere.render(settings.scene, size: ShadingSphere.defaultSize, antialiasedRim: false) }
+            guard run > 0 else { continue }
+            mask.append(title.timings.mask)
+            field.append(title.timings.heightField)
+            cached.append(title.timings.shading)
+            traced.append(traceTime)
+            material.append(title.timings.material)
+            total.append(title.timings.total)
+            encode.append(encodeTime)
+        }
+        let cells = [mask, field, cached, traced, material, total, encode].map { String(format: "%.2f", median($0)) }
+        let sum = String(format: "%.2f", median(zip(total, encode).map { $0 + $1 }))
+        print(name.padding(toLength: 12, withPad: " ", startingAt: 0) + (cells + [sum]).joined(separator: "  "))
+    }
+    print(String(format: "peak memory: %.0f MB", peakMemoryMB()))
+} catch let error as MercurialError {
+    FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+    exit(1)
+}

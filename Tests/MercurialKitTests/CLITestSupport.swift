@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Support for end-to-end tests that run the built `mercurial` binary as a subprocess.
+///
+/// Everything lives in the `CLI` namespace so it cannot clash with the helpers of
+/// the other test files in this module.
+enum CLI {
+    /// What a finished `mercurial` run left behind.
+    struct Result: Sendable, CustomStringConvertible {
+        enum Termination: Sendable, Equatable { case exit, uncaughtSignal }
+
+        var status: Int32
+        var termination: Termination
+        var stdout: String
+        var stderr: String
+        /// Wall-clock time from launch to exit.
+        var elapsed: Duration
+        var timedOut: Bool
+
+        /// The non-empty lines of stderr.
+        var stderrLines: [String] {
+            stderr.split(separator: "\n", omittingEmptySubsequences: true)
+                .map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        }
+
+        var description: String {
+            let how = termination == .exit ? "exit \(status)" : "signal \(status)"
+            return "[\(how)\(timedOut ? ", TIMED OUT" : "") in \(elapsed)] stdout: \(stdout.debugDescription) stderr: \(stderr.debugDescription)"
+        }
+    }
+
+    struct SetupError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    // MARK: - Finding the binary and the fixtures
+
+    /// The folder the test bundle was built into (`<scratch>/<triple>/debug`), which
+    /// also holds the `mercurial` executable the test target depends on.
+    static func productsDirectory() -> URL {
+        // On Linux the test bundle is an executable, `…/debug/<Package>PackageTests.xctest`;
+        // `Bundle.main` is the folder that holds it.
+        let main = Bundle.main.bundleURL
+        if main.pathExtension == "xctest" { return main.deletingLastPathComponent() }
+        if FileManager.default.fileExists(atPath: main.appendingPathComponent("mercurial").path) { return main }
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return URL(fileURLWithPath: exe).deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    /// The `mercurial` binary: `$MERCURIAL_BINARY` if set, else the one beside the tests.
+    static func binary() throws -> URL {
+        if let override = ProcessInfo.processInfo.environment["MERCURIAL_BINARY"], !override.isEmpty {
+            return URL(fileURLWithPath: override)
+        }
+        var candidates = [productsDirectory()]
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
+        }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        for folder in candidates {
+            let url = folder.appendingPathComponent("mercurial")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw SetupError(description: """
+            the mercurial binary was not found in \(candidates.map(\.path)) \
+            (Bundle.main: \(Bundle.main.bundlePath), argv[0]: \(CommandLine.arguments[0])); \
+            build it with `swift build --scratch-path .build-e2e` (or run the tests with `swift test`, \
+            which builds it), or set MERCURIAL_BINARY to its path
+            """)
+    }
+
+    /// The test fixtures folder: the bundled resources, or the source tree as a fallback.
+    static let fixturesDirectory: URL = {
+        if let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil),
+           FileManager.default.fileExists(atPath: url.appendingPathComponent("rgb8.png").path) {
+            return url
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    }()
+
+    static func fixturePath(_ name: String) -> String {
+        fixturesDirectory.appendingPathComponent(name).path
+    }
+
+    /// The package's root folder (holds `fonts/` and `materials/`).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    // MARK: - Running
+
+    /// Runs `mercurial` with `arguments` in `directory`, stdin at end of file (or fed `input`
+    /// and closed), and kills it after `timeout`, recording a test failure if it had to.
+    static func run(_ arguments: [String], in directory: URL, input: String? = nil,
+                    environment: [String: String?] = [:], timeout: Duration = .seconds(20),
+                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+
+        let stdoutPipe = Pipe(), stderrPipe = Pipe()
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        let stdinPipe: Pipe?
+        if input != nil {
+            stdinPipe = Pipe()
+            process.standardInput = stdinPipe
+        } else {
+            stdinPipe = nil
+            process.standardInput = FileHandle.nullDevice
+        }
+
+        let done = DispatchGroup()
+        done.enter()
+        process.terminationHandler = { _ in done.leave() }
+        let output = OutputCollector()
+        let readers = DispatchGroup()
+        for (pipe, isStdout) in [(stdoutPipe, true), (stderrPipe, false)] {
+            let handle = pipe.fileHandleForReading
+            DispatchQueue.global().async(group: readers) {
+                output.store(handle.readDataToEndOfFile(), stdout: isStdout)
+            }
+        }
+
+        let start = ContinuousClock.now
+        try process.run()
+        // Our copies of the child's ends, so that EOF arrives when it exits.
+        try? stdoutPipe.fileHandleForWriting.close()
+        try? stderrPipe.fileHandleForWriting.close()
+        if let stdinPipe, let input {
+            try? stdinPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+            try? stdinPipe.fileHandleForWriting.close()
+        }
+
+        let pid = process.processIdentifier
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let finishedInTime: Bool = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: done.wait(timeout: .now() + seconds) == .success)
+            }
+        }
+        if !finishedInTime {
+            kill(pid, SIGKILL)
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { done.wait(); continuation.resume() }
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { readers.wait(); continuation.resume() }
+        }
+
+        let result = Result(
+            status: process.terminationStatus,
+            termination: process.terminationReason == .exit ? .exit : .uncaughtSignal,
+            stdout: output.text(stdout: true), stderr: output.text(stdout: false),
+            elapsed: elapsed, timedOut: !finishedInTime)
+        if !finishedInTime {
+            Issue.record("mercurial \(arguments) did not finish within \(timeout) and was killed: \(result)",
+                         sourceLocation: sourceLocation)
+        }
+        return result
+    }
+
+    private final class OutputCollector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var out = Data(), err = Data()
+
+        func store(_ data: Data, stdout: Bool) {
+            lock.withLock { if stdout { out = data } else { err = data } }
+        }
+
+        func text(stdout: Bool) -> String {
+            lock.withLock { String(decoding: stdout ? out : err, as: UTF8.self) }
+        }
+    }
+
+    // MARK: - Temporary folders and PNGs
+
+    /// Runs `body` with a fresh, empty temporary folder, removed afterwards (even if
+    /// `body` made parts of it read-only).
+    static func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("mercurial-cli-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        // Resolve symlinks (e.g. /tmp → /private/tmp) so paths compare as the binary prints them.
+        let resolved = url.resolvingSymlinksInPath()
+        defer { removeTree(resolved) }
+        return try await body(resolved)
+    }
+
+    /// Makes everything under `url` writable again, then deletes it.
+    static func removeTree(_ url: URL) {
+        if let walker = FileManager.default.enumerator(atPath: url.path) {
+            chmod(url.path, 0o755)
+            while let relative = walker.nextObject() as? String {
+                chmod(url.appendingPathComponent(relative).path, 0o755)
+            }
+        }
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Reads a PNG the binary wrote, through the package's own decoder.
+    static func readPNG(_ url: URL) throws -> Image<RGBA8> {
+        try PNGFile.read(url.path, role: "test output")
+    }
+
+    /// Files in `directory` whose names say they are temporary outputs.
+    static func temporaryFiles(in directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.contains(".tmp") }
+    }
+
+    static var isRoot: Bool { getuid() == 0 }
+}
