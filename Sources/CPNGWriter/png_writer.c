@@ -89,3 +89,56 @@ int mercurial_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, i
 }
 
 void mercurial_png_free(uint8_t *buffer) { free(buffer); }
+
+int mercurial_deflate_rows(const uint8_t *rgba, uint32_t width, uint32_t row_begin, uint32_t row_end,
+                           int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler,
+                           size_t *raw_size) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return 0;
+    size_t row_bytes = (size_t)width * 4;
+    size_t raw = (row_bytes + 1) * (row_end - row_begin);
+    size_t capacity = deflateBound(&z, raw) + 64;
+    uint8_t *buffer = malloc(capacity);
+    if (!buffer) { deflateEnd(&z); return 0; }
+    z.next_out = buffer;
+    z.avail_out = (uInt)capacity;
+    uint32_t a = adler32(0, NULL, 0);
+    static const uint8_t filter_none = 0;
+    for (uint32_t y = row_begin; y < row_end; y++) {
+        const uint8_t *row = rgba + (size_t)y * row_bytes;
+        a = adler32(a, &filter_none, 1);
+        a = adler32(a, row, (uInt)row_bytes);
+        z.next_in = (Bytef *)&filter_none;
+        z.avail_in = 1;
+        if (deflate(&z, Z_NO_FLUSH) != Z_OK) goto fail;
+        z.next_in = (Bytef *)row;
+        z.avail_in = (uInt)row_bytes;
+        int flush = (y + 1 == row_end) ? (last ? Z_FINISH : Z_SYNC_FLUSH) : Z_NO_FLUSH;
+        int status = deflate(&z, flush);
+        if (status != Z_OK && !(status == Z_STREAM_END && flush == Z_FINISH)) goto fail;
+    }
+    if (row_begin == row_end) {
+        z.avail_in = 0;
+        int status = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
+        if (status != Z_OK && status != Z_STREAM_END) goto fail;
+    }
+    *out = buffer;
+    *out_size = capacity - z.avail_out;
+    *adler = a;
+    *raw_size = raw;
+    deflateEnd(&z);
+    return 1;
+fail:
+    deflateEnd(&z);
+    free(buffer);
+    return 0;
+}
+
+uint32_t mercurial_adler32_combine(uint32_t first, uint32_t second, size_t second_length) {
+    return (uint32_t)adler32_combine(first, second, (z_off_t)second_length);
+}
+
+uint32_t mercurial_crc32(uint32_t crc, const uint8_t *bytes, size_t length) {
+    return (uint32_t)crc32(crc, bytes, (uInt)length);
+}

@@ -31,7 +31,7 @@ public struct HeightFieldFromMask: Sendable {
 
     public func outputImage(_ mask: Mask) -> HeightField {
         precondition(inputRadius > 0, "inputRadius must be positive, got \(inputRadius)")
-        let distances = SignedDistanceField(mask: mask, reach: inputRadius + Self.skirtWidth + 1)
+        let distances = SignedDistanceField(mask: mask, reachInside: inputRadius + 1, reachOutside: Self.skirtWidth + 1)
         let radius = inputRadius
         var heights = Image<Float>(width: mask.width, height: mask.height, repeating: 0)
         guard let region = distances.region else { return heights }   // no ink: flat
@@ -39,9 +39,10 @@ public struct HeightFieldFromMask: Sendable {
         heights.withUnsafeMutableBufferPointer { out in
             distances.values.withUnsafeBufferPointer { dist in
                 parallelBands(region.height) { rows in
-                    for y in (rows.lowerBound + region.minY)..<(rows.upperBound + region.minY) {
-                        for i in (y * width + region.minX)...(y * width + region.maxX) {
-                            out[i] = Self.height(signedDistance: dist[i], radius: radius)
+                    for row in rows {
+                        let source = row * region.width, target = (row + region.minY) * width + region.minX
+                        for i in 0..<region.width {
+                            out[target + i] = Self.height(signedDistance: dist[source + i], radius: radius)
                         }
                     }
                 }

@@ -17,7 +17,15 @@ public struct Image<Pixel: Sendable>: Sendable {
     }
 
     public init(width: Int, height: Int, repeating value: Pixel) {
-        self.init(width: width, height: height, pixels: Array(repeating: value, count: width * height))
+        precondition(width >= 0 && height >= 0, "Image size must not be negative: \(width)×\(height)")
+        let count = width * height
+        // Filling uninitialised storage is several times faster than Array(repeating:)
+        // for a struct pixel such as RGBA8.
+        let pixels = [Pixel](unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.initialize(repeating: value)
+            initialized = count
+        }
+        self.init(width: width, height: height, pixels: pixels)
     }
 
     public var count: Int { width * height }

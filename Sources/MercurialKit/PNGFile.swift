@@ -55,16 +55,29 @@ public enum PNGFile {
         return Image(width: width, height: height, pixels: pixels)
     }
 
-    /// Encodes `image` as an 8-bit RGBA PNG in memory (libpng's full write API,
-    /// through the small C shim in CPNGWriter, so that filters and zlib can be tuned).
+    /// Encodes `image` as an 8-bit RGBA PNG in memory.
+    ///
+    /// `.small` goes through libpng's full write API (every row filter, zlib level 9)
+    /// in the C shim CPNGWriter. `.fast` compresses bands of rows on every core at
+    /// once — libpng deflates on one thread only — with zlib level 1, the RLE
+    /// strategy (a title is mostly runs of transparent pixels) and no row filter, and
+    /// joins them into one zlib stream as pigz does; the few bytes of PNG framing
+    /// around it are written here.
     public static func encode(_ image: Image<RGBA8>, compression: Compression = .fast) throws(MercurialError) -> [UInt8] {
+        switch compression {
+        case .small: return try encodeWithLibpng(image)
+        case .fast: return try encodeInParallel(image)
+        }
+    }
+
+    private static func encodeWithLibpng(_ image: Image<RGBA8>) throws(MercurialError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: 256)
         let ok = image.withUnsafeBufferPointer { pixels in
             pixels.withMemoryRebound(to: UInt8.self) { bytes in
-                mercurial_png_encode(bytes.baseAddress, UInt32(image.width), UInt32(image.height),
-                                     compression == .fast ? 1 : 0, &output, &size, &message, message.count)
+                mercurial_png_encode(bytes.baseAddress, UInt32(image.width), UInt32(image.height), 0,
+                                     &output, &size, &message, message.count)
             }
         }
         guard ok != 0, let output else {
@@ -73,6 +86,64 @@ public enum PNGFile {
         }
         defer { mercurial_png_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: size))
+    }
+
+    private struct Band: @unchecked Sendable {
+        var bytes: UnsafeMutablePointer<UInt8>?
+        var count = 0, rawCount = 0
+        var adler: UInt32 = 1
+    }
+
+    private static func encodeInParallel(_ image: Image<RGBA8>) throws(MercurialError) -> [UInt8] {
+        let width = image.width, height = image.height
+        let bandCount = max(1, min(height / 64, ProcessInfoCores.count * 2))
+        var bands = [Band](repeating: Band(), count: bandCount)
+        defer { bands.forEach { mercurial_png_free($0.bytes) } }
+        image.withUnsafeBufferPointer { pixels in
+            pixels.withMemoryRebound(to: UInt8.self) { rgba in
+                bands.withUnsafeMutableBufferPointer { bands in
+                    parallelBands(bandCount, minimumBand: 1) { range in
+                        for k in range {
+                            var band = Band()
+                            let ok = mercurial_deflate_rows(rgba.baseAddress, UInt32(width),
+                                                            UInt32(height * k / bandCount), UInt32(height * (k + 1) / bandCount),
+                                                            k == bandCount - 1 ? 1 : 0, 1, &band.bytes, &band.count,
+                                                            &band.adler, &band.rawCount)
+                            bands[k] = ok != 0 ? band : Band()
+                        }
+                    }
+                }
+            }
+        }
+        guard bands.allSatisfy({ $0.bytes != nil }) else {
+            throw MercurialError("cannot encode the PNG (zlib ran out of memory)")
+        }
+        var adler = bands[0].adler
+        for band in bands.dropFirst() { adler = mercurial_adler32_combine(adler, band.adler, band.rawCount) }
+        var zlib: [UInt8] = [0x78, 0x01]   // deflate, 32 KiB window, fastest
+        zlib.reserveCapacity(bands.reduce(6) { $0 + $1.count })
+        for band in bands { zlib.append(contentsOf: UnsafeBufferPointer(start: band.bytes, count: band.count)) }
+        zlib.append(contentsOf: bigEndian(adler))
+
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        png.reserveCapacity(zlib.count + 64)
+        // IHDR: width, height, bit depth 8, colour type 6 (RGBA), deflate, adaptive filtering, no interlace.
+        appendChunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 6, 0, 0, 0], to: &png)
+        appendChunk("IDAT", zlib, to: &png)
+        appendChunk("IEND", [], to: &png)
+        return png
+    }
+
+    private static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
+        png.append(contentsOf: bigEndian(UInt32(data.count)))
+        let typeAndData = Array(type.utf8) + data
+        png.append(contentsOf: typeAndData)
+        let crc = typeAndData.withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress, $0.count) }
+        png.append(contentsOf: bigEndian(crc))
+    }
+
+    private static func bigEndian(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xff), UInt8((v >> 8) & 0xff), UInt8(v & 0xff)]
     }
 
     /// Refuses a canvas that is empty or larger than the limits, before anything is allocated.

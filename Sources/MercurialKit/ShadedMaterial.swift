@@ -29,6 +29,7 @@ public struct ShadedMaterial: Sendable {
         let k = inputScale * 0.5
         heights.withUnsafeBufferPointer { h in
             coverage.withUnsafeBufferPointer { a in
+                shading.withSampler { shading in
                 out.withUnsafeMutableBufferPointer { out in
                     parallelBands(ink.height, minimumBand: 8) { rows in
                         for y in (rows.lowerBound + ink.minY)..<(rows.upperBound + ink.minY) {
@@ -42,6 +43,7 @@ public struct ShadedMaterial: Sendable {
                             }
                         }
                     }
+                }
                 }
             }
         }
@@ -94,19 +96,35 @@ public struct ShadingLookup: Sendable {
     }
 
     /// The colour where the hemisphere's normal is (nx, ny, √(1 − nx² − ny²)).
-    @inline(__always)
     public func color(normalX nx: Float, normalY ny: Float) -> RGBColor {
-        // Continuous image coordinates; pixel centres sit at i + 0.5.
-        let u = centreX + nx * radius - 0.5
-        let v = centreY - ny * radius - 0.5
-        let fu = min(max(u, 0), Float(width - 1)), fv = min(max(v, 0), Float(height - 1))
-        let x0 = Int(fu), y0 = Int(fv)
-        let x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
-        let tx = fu - Float(x0), ty = fv - Float(y0)
-        return rgb.withUnsafeBufferPointer { p in
+        withSampler { $0.color(normalX: nx, normalY: ny) }
+    }
+
+    /// Runs `body` with a sampler over the raw texels, for hot loops.
+    func withSampler<R>(_ body: (Sampler) -> R) -> R {
+        rgb.withUnsafeBufferPointer { texels in
+            body(Sampler(texels: texels, width: width, height: height, centreX: centreX, centreY: centreY,
+                         radius: radius))
+        }
+    }
+
+    struct Sampler {
+        let texels: UnsafeBufferPointer<Float>
+        let width: Int, height: Int
+        let centreX: Float, centreY: Float, radius: Float
+
+        @inline(__always)
+        func color(normalX nx: Float, normalY ny: Float) -> RGBColor {
+            // Continuous image coordinates; pixel centres sit at i + 0.5.
+            let u = centreX + nx * radius - 0.5
+            let v = centreY - ny * radius - 0.5
+            let fu = min(max(u, 0), Float(width - 1)), fv = min(max(v, 0), Float(height - 1))
+            let x0 = Int(fu), y0 = Int(fv)
+            let x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
+            let tx = fu - Float(x0), ty = fv - Float(y0)
             @inline(__always) func texel(_ x: Int, _ y: Int) -> SIMD3<Float> {
                 let i = 3 * (y * width + x)
-                return SIMD3(p[i], p[i + 1], p[i + 2])
+                return SIMD3(texels[i], texels[i + 1], texels[i + 2])
             }
             let top = texel(x0, y0) * (1 - tx) + texel(x1, y0) * tx
             let bottom = texel(x0, y1) * (1 - tx) + texel(x1, y1) * tx

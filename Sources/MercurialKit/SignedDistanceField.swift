@@ -1,5 +1,6 @@
 /// The signed Euclidean distance, in pixels, from each pixel centre to the edge
-/// of an anti-aliased mask — positive inside, negative outside, clamped to ±`reach`.
+/// of an anti-aliased mask — positive inside, negative outside, clamped to
+/// `reachInside` and −`reachOutside` (the loft needs little of the outside).
 ///
 /// The edge is the 0.5 contour of the coverage, traced with marching squares
 /// through crossing points placed from each anti-aliased pixel's coverage (see
@@ -8,25 +9,28 @@
 /// Huttenlocher) finds each pixel's nearest edge pixel, and the exact distance to
 /// the contour segments around that pixel refines it.
 struct SignedDistanceField: Sendable {
-    var values: Image<Float>
-    /// The rows and columns computed; every value outside them is −reach.
+    /// The distances inside `region`, row by row (`region.width` a row).
+    var values: [Float]
+    /// The pixels computed; every pixel outside it is −reachOutside. nil: no ink at all.
     var region: PixelBounds?
 
-    init(mask: Mask, reach: Float) {
+    init(mask: Mask, reachInside: Float, reachOutside: Float) {
         let width = mask.width, height = mask.height
-        var out = Image<Float>(width: width, height: height, repeating: -reach)
         guard let ink = mask.inkBounds(threshold: 0) else {
-            values = out
+            values = []
             region = nil
             return
         }
         // The working region: the ink plus the reach, plus one pixel of virtual
         // "outside" beyond the image border so that contours there close.
-        let margin = Int(reach.rounded(.up)) + 2
+        let margin = Int(reachOutside.rounded(.up)) + 2
         let x0 = max(ink.minX - margin, -1), x1 = min(ink.maxX + margin, width)    // inclusive
         let y0 = max(ink.minY - margin, -1), y1 = min(ink.maxY + margin, height)
         let gw = x1 - x0 + 1, gh = y1 - y0 + 1
-        region = PixelBounds(minX: max(x0, 0), minY: max(y0, 0), maxX: min(x1, width - 1), maxY: min(y1, height - 1))
+        let region = PixelBounds(minX: max(x0, 0), minY: max(y0, 0), maxX: min(x1, width - 1), maxY: min(y1, height - 1))
+        self.region = region
+        let rw = region.width
+        var out = [Float](repeating: 0, count: region.width * region.height)
 
         mask.withUnsafeBufferPointer { coverage in
             let grid = ContourGrid(coverage: coverage, width: width, height: height,
@@ -45,27 +49,36 @@ struct SignedDistanceField: Sendable {
                     for gy in rows {
                         let y = gy + y0
                         guard y >= 0 && y < height else { continue }
+                        let outRow = (y - region.minY) * rw - region.minX
                         envelope.build(row: gy, gridWidth: gw, seedRow: UnsafeBufferPointer(seedRow))
                         for gx in max(0, -x0)..<min(gw, width - x0) {
                             let x = gx + x0
                             let inside = grid.inside[gy * gw + gx] != 0
+                            let reach = inside ? reachInside : reachOutside
                             guard let q = envelope.nearest(to: gx) else {
-                                out[y * width + x] = inside ? reach : -reach
+                                out[outRow + x] = inside ? reach : -reach
                                 continue
                             }
                             let sy = Int(seedRow[gy * gw + q])
                             let dx = Float(gx - q), dy = Float(gy - sy)
                             var d = reach
+                            // The nearest edge pixel is within 1.5 px of the contour.
                             if dx * dx + dy * dy < (reach + 2) * (reach + 2) {
                                 d = min(reach, grid.distanceToContour(fromX: gx, y: gy, nearSeedX: q, seedY: sy))
                             }
-                            out[y * width + x] = inside ? d : -d
+                            out[outRow + x] = inside ? d : -d
                         }
                     }
                 }
             }
         }
         values = out
+    }
+
+    /// The distance at (x, y) of the image (−reachOutside outside the region).
+    func distance(x: Int, y: Int, reachOutside: Float) -> Float {
+        guard let r = region, x >= r.minX, x <= r.maxX, y >= r.minY, y <= r.maxY else { return -reachOutside }
+        return values[(y - r.minY) * r.width + (x - r.minX)]
     }
 }
 

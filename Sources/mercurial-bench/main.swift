@@ -48,7 +48,7 @@ do {
         for run in 0...runs {
             let title = try TitleRenderer.render(settings)
             let (_, encodeTime) = try time { try PNGFile.encode(title.image) }
-            let (_, traceTime) = time { ShadingSphere.render(settings.scene, size: ShadingSphere.defaultSize, antialiasedRim: false) }
+            let (_, traceTime) = time { ShadingLookup(ShadingSphere.render(settings.scene, size: ShadingSphere.lookupSize, antialiasedRim: false)) }
             guard run > 0 else { continue }
             mask.append(title.timings.mask)
             field.append(title.timings.heightField)

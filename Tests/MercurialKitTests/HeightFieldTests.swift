@@ -78,17 +78,17 @@ func discAzimuthErrors(radius: Float, scale: Float) -> AzimuthErrors {
     @Test func hardEdgedMaskGetsAnEdgeBetweenPixels() {
         var mask = Mask(width: 40, height: 40, repeating: 0)
         for y in 10..<30 { for x in 10..<30 { mask[x, y] = 1 } }
-        let distances = SignedDistanceField(mask: mask, reach: 12).values
-        #expect(abs(distances[10, 20] - 0.5) < 1e-4)
-        #expect(abs(distances[9, 20] + 0.5) < 1e-4)
-        #expect(abs(distances[15, 20] - 5.5) < 1e-4)
+        let field = SignedDistanceField(mask: mask, reachInside: 12, reachOutside: 12)
+        #expect(abs(field.distance(x: 10, y: 20, reachOutside: 12) - 0.5) < 1e-4)
+        #expect(abs(field.distance(x: 9, y: 20, reachOutside: 12) + 0.5) < 1e-4)
+        #expect(abs(field.distance(x: 15, y: 20, reachOutside: 12) - 5.5) < 1e-4)
     }
 
     @Test func maskTouchingTheImageBorderEndsThere() {
         let mask = Mask(width: 30, height: 30, repeating: 1)
-        let distances = SignedDistanceField(mask: mask, reach: 12).values
-        #expect(abs(distances[0, 15] - 0.5) < 1e-4)
-        #expect(abs(distances[15, 15] - 12) < 1e-4)
+        let field = SignedDistanceField(mask: mask, reachInside: 12, reachOutside: 12)
+        #expect(abs(field.distance(x: 0, y: 15, reachOutside: 12) - 0.5) < 1e-4)
+        #expect(abs(field.distance(x: 15, y: 15, reachOutside: 12) - 12) < 1e-4)
     }
 
     @Test func emptyMaskIsFlatZero() {

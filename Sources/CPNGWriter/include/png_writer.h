@@ -15,3 +15,17 @@ int mercurial_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, i
 void mercurial_png_free(uint8_t *buffer);
 
 #endif
+
+/// One band of a PNG's image data for parallel compression: rows [row_begin,
+/// row_end) of 8-bit RGBA, each prefixed with filter byte 0 (none), deflated as raw
+/// deflate at `level` with the RLE strategy; the band ends on a byte boundary
+/// (Z_SYNC_FLUSH) unless it is the last (Z_FINISH), so that bands compressed
+/// separately concatenate into one valid deflate stream. *adler receives the
+/// Adler-32 of the band's uncompressed bytes. Returns 1, or 0 on failure.
+int mercurial_deflate_rows(const uint8_t *rgba, uint32_t width, uint32_t row_begin, uint32_t row_end,
+                           int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler,
+                           size_t *raw_size);
+
+/// zlib's adler32_combine and crc32, for assembling the bands.
+uint32_t mercurial_adler32_combine(uint32_t first, uint32_t second, size_t second_length);
+uint32_t mercurial_crc32(uint32_t crc, const uint8_t *bytes, size_t length);
