@@ -48,7 +48,7 @@ struct RenderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Emboss this grey or alpha PNG (a logo, line art) instead of text; the canvas is its size.", valueName: "file"))
     var mask: String?
 
-    @Option(help: ArgumentHelp("PNG compression: fast or small (default: fast).", valueName: "level"))
+    @Option(help: ArgumentHelp("PNG compression: fast (parallel zlib level 1) or small (libpng, all filters, level 9).", valueName: "level"))
     var compression: String = "fast"
 
     @Flag(name: .shortAndLong, help: "Print nothing but warnings and errors.")
