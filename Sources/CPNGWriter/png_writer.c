@@ -44,12 +44,11 @@ static void on_write(png_structp png, png_bytep data, size_t length) {
 
 static void on_flush(png_structp png) { (void)png; }
 
-int mercurial_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int fast,
+int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t height, int fast,
                          uint8_t **out, size_t *out_size, char *message, size_t message_size) {
     struct buffer b = {0};
     b.message = message;
     b.message_size = message_size;
-    png_bytep *rows = NULL;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &b, on_error, on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
@@ -59,13 +58,9 @@ int mercurial_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, i
     }
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
-        free(rows);
         free(b.data);
         return 0;
     }
-    rows = malloc(sizeof(png_bytep) * (height ? height : 1));
-    if (!rows) png_error(png, "out of memory");
-    for (uint32_t y = 0; y < height; y++) rows[y] = (png_bytep)(rgba + (size_t)y * width * 4);
 
     png_set_write_fn(png, &b, on_write, on_flush);
     png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
@@ -79,10 +74,9 @@ int mercurial_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, i
         png_set_compression_level(png, 9);
     }
     png_write_info(png, info);
-    png_write_image(png, rows);
+    png_write_image(png, (png_bytepp)rows);
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);
-    free(rows);
     *out = b.data;
     *out_size = b.size;
     return 1;
@@ -90,7 +84,7 @@ int mercurial_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, i
 
 void mercurial_png_free(uint8_t *buffer) { free(buffer); }
 
-int mercurial_deflate_rows(const uint8_t *rgba, uint32_t width, uint32_t row_begin, uint32_t row_end,
+int mercurial_deflate_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
                            int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler,
                            size_t *raw_size) {
     z_stream z;
@@ -106,7 +100,7 @@ int mercurial_deflate_rows(const uint8_t *rgba, uint32_t width, uint32_t row_beg
     uint32_t a = adler32(0, NULL, 0);
     static const uint8_t filter_none = 0;
     for (uint32_t y = row_begin; y < row_end; y++) {
-        const uint8_t *row = rgba + (size_t)y * row_bytes;
+        const uint8_t *row = rows[y];
         a = adler32(a, &filter_none, 1);
         a = adler32(a, row, (uInt)row_bytes);
         z.next_in = (Bytef *)&filter_none;

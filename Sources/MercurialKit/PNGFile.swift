@@ -64,21 +64,34 @@ public enum PNGFile {
     /// joins them into one zlib stream as pigz does; the few bytes of PNG framing
     /// around it are written here.
     public static func encode(_ image: Image<RGBA8>, compression: Compression = .fast) throws(MercurialError) -> [UInt8] {
+        let result = image.withUnsafeBufferPointer { pixels in
+            let rows = (0..<image.height).map { y in
+                UnsafeRawPointer(pixels.baseAddress! + y * image.width).assumingMemoryBound(to: UInt8.self)
+            }
+            return Result { () throws(MercurialError) in
+                try encode(width: image.width, height: image.height, rows: rows, compression: compression)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Encodes `height` rows of `width` RGBA8 pixels; `rows[y]` points at row y
+    /// (rows may repeat, e.g. one empty row for all the canvas around a title).
+    static func encode(width: Int, height: Int, rows: [UnsafePointer<UInt8>],
+                       compression: Compression) throws(MercurialError) -> [UInt8] {
+        precondition(rows.count == height, "\(rows.count) row pointers for \(height) rows")
         switch compression {
-        case .small: return try encodeWithLibpng(image)
-        case .fast: return try encodeInParallel(image)
+        case .small: return try encodeWithLibpng(width: width, height: height, rows: rows)
+        case .fast: return try encodeInParallel(width: width, height: height, rows: rows)
         }
     }
 
-    private static func encodeWithLibpng(_ image: Image<RGBA8>) throws(MercurialError) -> [UInt8] {
+    private static func encodeWithLibpng(width: Int, height: Int, rows: [UnsafePointer<UInt8>]) throws(MercurialError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: 256)
-        let ok = image.withUnsafeBufferPointer { pixels in
-            pixels.withMemoryRebound(to: UInt8.self) { bytes in
-                mercurial_png_encode(bytes.baseAddress, UInt32(image.width), UInt32(image.height), 0,
-                                     &output, &size, &message, message.count)
-            }
+        let ok = rows.map(Optional.some).withUnsafeBufferPointer { rows in
+            mercurial_png_encode(rows.baseAddress, UInt32(width), UInt32(height), 0, &output, &size, &message, message.count)
         }
         guard ok != 0, let output else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -94,23 +107,20 @@ public enum PNGFile {
         var adler: UInt32 = 1
     }
 
-    private static func encodeInParallel(_ image: Image<RGBA8>) throws(MercurialError) -> [UInt8] {
-        let width = image.width, height = image.height
+    private static func encodeInParallel(width: Int, height: Int, rows: [UnsafePointer<UInt8>]) throws(MercurialError) -> [UInt8] {
         let bandCount = max(1, min(height / 64, ProcessInfoCores.count * 2))
         var bands = [Band](repeating: Band(), count: bandCount)
         defer { bands.forEach { mercurial_png_free($0.bytes) } }
-        image.withUnsafeBufferPointer { pixels in
-            pixels.withMemoryRebound(to: UInt8.self) { rgba in
-                bands.withUnsafeMutableBufferPointer { bands in
-                    parallelBands(bandCount, minimumBand: 1) { range in
-                        for k in range {
-                            var band = Band()
-                            let ok = mercurial_deflate_rows(rgba.baseAddress, UInt32(width),
-                                                            UInt32(height * k / bandCount), UInt32(height * (k + 1) / bandCount),
-                                                            k == bandCount - 1 ? 1 : 0, 1, &band.bytes, &band.count,
-                                                            &band.adler, &band.rawCount)
-                            bands[k] = ok != 0 ? band : Band()
-                        }
+        rows.map(Optional.some).withUnsafeBufferPointer { rows in
+            bands.withUnsafeMutableBufferPointer { bands in
+                parallelBands(bandCount, minimumBand: 1) { range in
+                    for k in range {
+                        var band = Band()
+                        let ok = mercurial_deflate_rows(rows.baseAddress, UInt32(width),
+                                                        UInt32(height * k / bandCount), UInt32(height * (k + 1) / bandCount),
+                                                        k == bandCount - 1 ? 1 : 0, 1, &band.bytes, &band.count,
+                                                        &band.adler, &band.rawCount)
+                        bands[k] = ok != 0 ? band : Band()
                     }
                 }
             }

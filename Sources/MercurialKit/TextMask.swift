@@ -34,10 +34,24 @@ public struct TextLayout: Sendable, Equatable {
 
 /// The text mask and what the user should be told about it.
 public struct TextMaskResult: Sendable {
+    /// The part of the canvas that holds the ink plus the margin (all of it when the
+    /// canvas is sized to the text); the rest of the canvas is empty.
     public var mask: Mask
+    /// Where `mask`'s top-left pixel sits on the canvas.
+    public var originX: Int, originY: Int
+    public var canvasWidth: Int, canvasHeight: Int
     public var warnings: [MercurialWarning]
     /// The em size finally used (smaller than asked when the text was shrunk to fit).
     public var size: Double
+
+    /// The mask on the whole canvas.
+    public var canvasMask: Mask {
+        var full = Mask(width: canvasWidth, height: canvasHeight, repeating: 0)
+        for y in 0..<mask.height {
+            for x in 0..<mask.width { full[originX + x, originY + y] = mask[x, y] }
+        }
+        return full
+    }
 }
 
 /// Shapes text with HarfBuzz and rasterises it with FreeType into an 8-bit-deep,
@@ -79,14 +93,19 @@ public enum TextMask {
                 if size < layout.size {
                     warnings.append(MercurialWarning("the text was shrunk from \(format(layout.size)) px to \(format(size)) px to fit \(canvasWidth)×\(canvasHeight)"))
                 }
-                let offsetX = (canvasWidth - ink.width) / 2 - ink.minX
-                let offsetY = (canvasHeight - ink.height) / 2 - ink.minY
-                let mask = run.draw(width: canvasWidth, height: canvasHeight, offsetX: offsetX, offsetY: offsetY)
+                // Ink centred on the canvas; only the ink plus the margin is drawn.
+                let inkX = (canvasWidth - ink.width) / 2, inkY = (canvasHeight - ink.height) / 2
+                let originX = max(inkX - margin, 0), originY = max(inkY - margin, 0)
+                let regionWidth = min(ink.width + 2 * margin, canvasWidth - originX)
+                let regionHeight = min(ink.height + 2 * margin, canvasHeight - originY)
+                let mask = run.draw(width: regionWidth, height: regionHeight,
+                                    offsetX: inkX - ink.minX - originX, offsetY: inkY - ink.minY - originY)
                 if !run.missing.isEmpty {
                     let list = run.missing.map { "'\($0)' (U+\(String(format: "%04X", $0.unicodeScalars.first!.value)))" }
                     warnings.insert(MercurialWarning("font '\((layout.fontPath as NSString).lastPathComponent)' has no glyph for \(list.joined(separator: ", ")); they are left blank"), at: 0)
                 }
-                return TextMaskResult(mask: mask, warnings: warnings, size: size)
+                return TextMaskResult(mask: mask, originX: originX, originY: originY, canvasWidth: canvasWidth,
+                                      canvasHeight: canvasHeight, warnings: warnings, size: size)
             }
             guard room.0 > 0, room.1 > 0 else { break }
             let factor = min(room.0 / Double(ink.width), room.1 / Double(ink.height))

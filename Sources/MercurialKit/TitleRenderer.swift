@@ -1,10 +1,58 @@
 import Foundation
 
 /// A rendered title and what happened on the way.
+///
+/// Only the part of the canvas around the ink is drawn (`content`, at `originX`,
+/// `originY`); the rest of the canvas is `fill` (transparent, or the background).
+/// `image` puts the two together; `pngData` encodes them without doing so.
 public struct RenderedTitle: Sendable {
-    public var image: Image<RGBA8>
+    public var width: Int, height: Int
+    public var content: Image<RGBA8>
+    public var originX: Int, originY: Int
+    public var fill: RGBA8
     public var warnings: [MercurialWarning]
     public var timings: StageTimings
+
+    /// The whole canvas.
+    public var image: Image<RGBA8> {
+        var full = Image<RGBA8>(width: width, height: height, repeating: fill)
+        full.withUnsafeMutableBufferPointer { out in
+            content.withUnsafeBufferPointer { part in
+                for y in 0..<content.height {
+                    let target = (originY + y) * width + originX
+                    for x in 0..<content.width { out[target + x] = part[y * content.width + x] }
+                }
+            }
+        }
+        return full
+    }
+
+    /// The PNG of the whole canvas; rows outside `content` all point at one row of `fill`.
+    public func pngData(compression: PNGFile.Compression = .fast) throws(MercurialError) -> [UInt8] {
+        let fillRow = [RGBA8](repeating: fill, count: width)
+        // The canvas rows that cross `content`: fill, then content, then fill.
+        var band = [RGBA8](repeating: fill, count: width * content.height)
+        band.withUnsafeMutableBufferPointer { out in
+            content.withUnsafeBufferPointer { part in
+                for y in 0..<content.height {
+                    for x in 0..<content.width { out[y * width + originX + x] = part[y * content.width + x] }
+                }
+            }
+        }
+        let result = fillRow.withUnsafeBytes { fillBytes in
+            band.withUnsafeBytes { bandBytes in
+                let rows = (0..<height).map { y -> UnsafePointer<UInt8> in
+                    let inside = y >= originY && y < originY + content.height
+                    let base = inside ? bandBytes.baseAddress! + (y - originY) * width * 4 : fillBytes.baseAddress!
+                    return base.assumingMemoryBound(to: UInt8.self)
+                }
+                return Result { () throws(MercurialError) in
+                    try PNGFile.encode(width: width, height: height, rows: rows, compression: compression)
+                }
+            }
+        }
+        return try result.get()
+    }
 }
 
 /// Milliseconds spent in each stage of one render.
@@ -27,10 +75,24 @@ public enum TitleRenderer {
         }
         try validate(settings)
 
+        // The mask, cut to the ink plus the margin, and where that sits on the canvas.
         let mask: Mask
+        let origin: (x: Int, y: Int), canvas: (width: Int, height: Int)
         var warnings: [MercurialWarning] = []
         if let maskPath = settings.mask {
-            mask = coverage(of: try PNGFile.read(maskPath, role: "mask"))
+            let full = coverage(of: try PNGFile.read(maskPath, role: "mask"))
+            canvas = (full.width, full.height)
+            if let ink = full.inkBounds(threshold: 0) {
+                let m = settings.margin
+                let x0 = max(ink.minX - m, 0), y0 = max(ink.minY - m, 0)
+                mask = full.cropped(x: x0, y: y0, width: min(ink.maxX + m, full.width - 1) - x0 + 1,
+                                    height: min(ink.maxY + m, full.height - 1) - y0 + 1)
+                origin = (x0, y0)
+            } else {
+                mask = Mask(width: 0, height: 0, repeating: 0)
+                origin = (0, 0)
+                warnings.append(MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank"))
+            }
         } else {
             guard let text = settings.text else {
                 throw MercurialError("there is no text to render; give it as an argument, as \"text\" in the scene file, or use --mask")
@@ -43,6 +105,8 @@ public enum TitleRenderer {
             layout.kerning = settings.kerning
             let result = try TextMask.render(layout, width: settings.width, height: settings.height, margin: settings.margin)
             mask = result.mask
+            origin = (result.originX, result.originY)
+            canvas = (result.canvasWidth, result.canvasHeight)
             warnings = result.warnings
         }
         timings.mask = lap()
@@ -58,10 +122,12 @@ public enum TitleRenderer {
         }
         timings.shading = lap()
 
-        let image = ShadedMaterial(inputScale: Float(settings.scale))
+        let content = ShadedMaterial(inputScale: Float(settings.scale))
             .outputImage(heights: heights, coverage: mask, shading: shading, background: settings.background)
         timings.material = lap()
-        return RenderedTitle(image: image, warnings: warnings, timings: timings)
+        return RenderedTitle(width: canvas.width, height: canvas.height, content: content, originX: origin.x,
+                             originY: origin.y, fill: settings.background.map { RGBA8(opaque: $0) } ?? .clear,
+                             warnings: warnings, timings: timings)
     }
 
     /// Checks what the parameter model does not: layout numbers and option clashes.

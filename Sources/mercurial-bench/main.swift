@@ -47,7 +47,7 @@ do {
         var material: [Double] = [], total: [Double] = [], encode: [Double] = []
         for run in 0...runs {
             let title = try TitleRenderer.render(settings)
-            let (_, encodeTime) = try time { try PNGFile.encode(title.image) }
+            let (_, encodeTime) = try time { try title.pngData() }
             let (_, traceTime) = time { ShadingLookup(ShadingSphere.render(settings.scene, size: ShadingSphere.lookupSize, antialiasedRim: false)) }
             guard run > 0 else { continue }
             mask.append(title.timings.mask)

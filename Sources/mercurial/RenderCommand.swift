@@ -25,9 +25,9 @@ struct Render: ParsableCommand {
         let settings = try options.resolvedSettings(text: text)
         let title = try TitleRenderer.render(settings)
         title.warnings.forEach(warn)
-        try OutputFile.write(try PNGFile.encode(title.image, compression: compression), to: options.output)
+        try OutputFile.write(try title.pngData(compression: compression), to: options.output)
         if !options.quiet {
-            print("\(options.output) \(title.image.width)×\(title.image.height)")
+            print("\(options.output) \(title.width)×\(title.height)")
         }
     }
 }

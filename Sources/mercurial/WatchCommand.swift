@@ -84,11 +84,11 @@ final class WatchSession: @unchecked Sendable {
             lock.withLock { lastGoodFiles = files }
             let title = try TitleRenderer.render(settings)
             title.warnings.forEach(warn)
-            try OutputFile.write(try PNGFile.encode(title.image, compression: compression), to: options.output)
+            try OutputFile.write(try title.pngData(compression: compression), to: options.output)
             let elapsed = clock.duration(to: .now)
             let ms = Int((Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15).rounded())
             if !options.quiet {
-                say("\(Self.timestamp()) \(reason) → \(options.output) \(title.image.width)×\(title.image.height) in \(ms) ms\n")
+                say("\(Self.timestamp()) \(reason) → \(options.output) \(title.width)×\(title.height) in \(ms) ms\n")
             }
         } catch let error as MercurialError {
             files = lock.withLock { lastGoodFiles.isEmpty ? files : lastGoodFiles }

@@ -81,14 +81,15 @@ func layout(_ text: String, font: String = "rounded", size: Double = 100) throws
 
     @Test func fixedCanvasCentresAndShrinks() throws {
         let fits = try TextMask.render(try layout("Hi", size: 60), width: 400, height: 200, margin: 10)
-        #expect(fits.mask.width == 400 && fits.mask.height == 200)
+        #expect(fits.canvasWidth == 400 && fits.canvasHeight == 200)
+        #expect(fits.mask.width < 400 && fits.mask.height < 200, "only the ink and margin are drawn")
         #expect(fits.size == 60 && fits.warnings.isEmpty)
-        let ink = try #require(fits.mask.inkBounds(threshold: 0))
+        let ink = try #require(fits.canvasMask.inkBounds(threshold: 0))
         #expect(abs((ink.minX + ink.maxX) / 2 - 200) <= 1 && abs((ink.minY + ink.maxY) / 2 - 100) <= 1)
 
         let shrunk = try TextMask.render(try layout("A long title", size: 300), width: 400, height: 100, margin: 10)
         #expect(shrunk.size < 300)
-        let inkShrunk = try #require(shrunk.mask.inkBounds(threshold: 0))
+        let inkShrunk = try #require(shrunk.canvasMask.inkBounds(threshold: 0))
         #expect(inkShrunk.minX >= 10 && inkShrunk.maxX <= 389 && inkShrunk.minY >= 10 && inkShrunk.maxY <= 89)
         #expect(shrunk.warnings.contains { $0.message.contains("shrunk") })
     }

@@ -4,12 +4,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Encodes 8-bit RGBA rows (stride width*4) as a PNG in memory with libpng's full
+/// Encodes 8-bit RGBA rows (`rows[y]` points at row y, width*4 bytes) as a PNG in memory with libpng's full
 /// write API: `fast` uses no row filter, zlib level 1 and the RLE strategy (most of
 /// a title is runs of transparent pixels); otherwise every filter and level 9.
 /// Returns 1 and a malloc'd buffer in *out (free with mercurial_png_free), or 0 and
 /// libpng's message. libpng's longjmp never leaves this function.
-int mercurial_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int fast,
+int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t height, int fast,
                          uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
 void mercurial_png_free(uint8_t *buffer);
@@ -17,12 +17,12 @@ void mercurial_png_free(uint8_t *buffer);
 #endif
 
 /// One band of a PNG's image data for parallel compression: rows [row_begin,
-/// row_end) of 8-bit RGBA, each prefixed with filter byte 0 (none), deflated as raw
+/// row_end) of 8-bit RGBA (`rows[y]` points at row y), each prefixed with filter byte 0 (none), deflated as raw
 /// deflate at `level` with the RLE strategy; the band ends on a byte boundary
 /// (Z_SYNC_FLUSH) unless it is the last (Z_FINISH), so that bands compressed
 /// separately concatenate into one valid deflate stream. *adler receives the
 /// Adler-32 of the band's uncompressed bytes. Returns 1, or 0 on failure.
-int mercurial_deflate_rows(const uint8_t *rgba, uint32_t width, uint32_t row_begin, uint32_t row_end,
+int mercurial_deflate_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
                            int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler,
                            size_t *raw_size);
 
