@@ -99,10 +99,16 @@ int mercurial_deflate_rows(const uint8_t *const *rows, uint32_t width, uint32_t 
     z.avail_out = (uInt)capacity;
     uint32_t a = adler32(0, NULL, 0);
     static const uint8_t filter_none = 0;
+    const uint8_t *previous = NULL;
+    uint32_t previous_adler = 0;
     for (uint32_t y = row_begin; y < row_end; y++) {
         const uint8_t *row = rows[y];
-        a = adler32(a, &filter_none, 1);
-        a = adler32(a, row, (uInt)row_bytes);
+        /* A repeated row (the empty canvas around a title) reuses its checksum. */
+        if (row != previous) {
+            previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), row, (uInt)row_bytes);
+            previous = row;
+        }
+        a = adler32_combine(a, previous_adler, (z_off_t)(row_bytes + 1));
         z.next_in = (Bytef *)&filter_none;
         z.avail_in = 1;
         if (deflate(&z, Z_NO_FLUSH) != Z_OK) goto fail;

@@ -96,6 +96,10 @@ private struct ContourGrid {
     let cases: UnsafeMutableBufferPointer<UInt8>
     /// Per grid point, where the contour crosses the edge to the right and the edge below.
     let crossings: UnsafeMutableBufferPointer<UInt8>
+    /// Per edge pixel, which of the 4×4 cells around it the contour crosses: bit
+    /// 4·j + i for the cell whose top-left corner is (x − 2 + i, y − 2 + j). Only
+    /// edge pixels are ever nearest seeds, so only theirs are written.
+    let crossedAround: UnsafeMutableBufferPointer<UInt16>
 
     init(coverage: UnsafeBufferPointer<Float>, width: Int, height: Int, originX: Int, originY: Int,
          gridWidth gw: Int, gridHeight gh: Int) {
@@ -106,6 +110,7 @@ private struct ContourGrid {
         inside = .allocate(capacity: gw * gh)
         cases = .allocate(capacity: gw * gh)
         crossings = .allocate(capacity: 2 * gw * gh)
+        crossedAround = .allocate(capacity: gw * gh)
         let grid = self
         parallelBands(gh) { rows in
             for gy in rows {
@@ -123,12 +128,27 @@ private struct ContourGrid {
                 }
             }
         }
+        parallelBands(gh) { rows in
+            for gy in rows {
+                for gx in 0..<gw where grid.isSeed(gx, gy) {
+                    var bits: UInt16 = 0
+                    for cy in max(gy - 2, 0)...min(gy + 1, gh - 2) {
+                        for cx in max(gx - 2, 0)...min(gx + 1, gw - 2) {
+                            let c = grid.cases[cy * gw + cx]
+                            if c != 0 && c != 15 { bits |= 1 << ((cy - gy + 2) * 4 + (cx - gx + 2)) }
+                        }
+                    }
+                    grid.crossedAround[gy * gw + gx] = bits
+                }
+            }
+        }
     }
 
     func deallocate() {
         inside.deallocate()
         cases.deallocate()
         crossings.deallocate()
+        crossedAround.deallocate()
     }
 
     @inline(__always)
@@ -155,14 +175,15 @@ private struct ContourGrid {
     func distanceToContour(fromX x: Int, y: Int, nearSeedX sx: Int, seedY sy: Int) -> Float {
         var best = Float.infinity
         let px = Float(x), py = Float(y)
-        // (Fewer cells, e.g. the 3×3 around the seed, miss the nearest segment often
-        // enough to raise the disc test's mean azimuth error from 0.12° to 0.95°.)
-        for cy in max(sy - 2, 0)...min(sy + 1, gridHeight - 2) {
-            for cx in max(sx - 2, 0)...min(sx + 1, gridWidth - 2) {
-                let c = cases[cy * gridWidth + cx]
-                if c == 0 || c == 15 { continue }
-                best = min(best, distanceToCell(cx, cy, c, px, py))
-            }
+        // The crossed cells among the 4×4 around the seed. (Fewer cells, e.g. the 3×3
+        // around it, miss the nearest segment often enough to raise the disc test's
+        // mean azimuth error from 0.12° to 0.95°.)
+        var bits = crossedAround[sy * gridWidth + sx]
+        while bits != 0 {
+            let k = bits.trailingZeroBitCount
+            bits &= bits - 1
+            let cx = sx - 2 + (k & 3), cy = sy - 2 + (k >> 2)
+            best = min(best, distanceToCell(cx, cy, cases[cy * gridWidth + cx], px, py))
         }
         return best
     }
@@ -171,42 +192,39 @@ private struct ContourGrid {
     /// case is `c`: the distance from (px, py) to the contour pieces in it.
     @inline(__always)
     private func distanceToCell(_ cx: Int, _ cy: Int, _ c: UInt8, _ px: Float, _ py: Float) -> Float {
-        let i0 = c & 1 != 0, i1 = c & 2 != 0, i2 = c & 4 != 0, i3 = c & 8 != 0
-        let fx = Float(cx), fy = Float(cy)
-        @inline(__always) func cross(_ gx: Int, _ gy: Int, _ downwards: Int) -> Float {
-            EdgeCrossings.decode(crossings[2 * (gy * gridWidth + gx) + downwards])
+        // The crossing point on edge e: 0 top, 1 right, 2 bottom, 3 left.
+        @inline(__always) func point(_ e: Int) -> (Float, Float) {
+            let fx = Float(cx), fy = Float(cy)
+            switch e {
+            case 0: return (fx + EdgeCrossings.decode(crossings[2 * (cy * gridWidth + cx)]), fy)
+            case 1: return (fx + 1, fy + EdgeCrossings.decode(crossings[2 * (cy * gridWidth + cx + 1) + 1]))
+            case 2: return (fx + EdgeCrossings.decode(crossings[2 * ((cy + 1) * gridWidth + cx)]), fy + 1)
+            default: return (fx, fy + EdgeCrossings.decode(crossings[2 * (cy * gridWidth + cx) + 1]))
+            }
         }
-        // Crossing points on the top, right, bottom and left edges (where they cross).
-        let top = (fx + cross(cx, cy, 0), fy)
-        let right = (fx + 1, fy + cross(cx + 1, cy, 1))
-        let bottom = (fx + cross(cx, cy + 1, 0), fy + 1)
-        let left = (fx, fy + cross(cx, cy, 1))
-        var d = Float.infinity
-        @inline(__always) func segment(_ p: (Float, Float), _ q: (Float, Float)) {
-            d = min(d, distanceToSegment(px, py, p.0, p.1, q.0, q.1))
+        @inline(__always) func segment(_ e1: Int, _ e2: Int) -> Float {
+            let p = point(e1), q = point(e2)
+            return distanceToSegment(px, py, p.0, p.1, q.0, q.1)
         }
         if c == 5 || c == 10 {
             // Saddle: the centre's value decides which diagonal pair is joined.
             let centre = (value(cx, cy) + value(cx + 1, cy) + value(cx + 1, cy + 1) + value(cx, cy + 1)) * 0.25
-            if (centre >= 0.5) == i0 {   // corners 1 and 3 are cut off
-                segment(top, right); segment(bottom, left)
-            } else {                    // corners 0 and 2 are cut off
-                segment(top, left); segment(right, bottom)
+            if (centre >= 0.5) == (c == 5) {   // corners 1 and 3 are cut off
+                return min(segment(0, 1), segment(2, 3))
+            } else {                           // corners 0 and 2 are cut off
+                return min(segment(0, 3), segment(1, 2))
             }
-            return d
         }
         // Exactly two edges are crossed: join their crossing points.
-        var first = (Float(0), Float(0)), second = first, found = 0
-        @inline(__always) func add(_ p: (Float, Float)) {
-            if found == 0 { first = p } else { second = p }
-            found += 1
-        }
-        if i0 != i1 { add(top) }
-        if i1 != i2 { add(right) }
-        if i3 != i2 { add(bottom) }
-        if i0 != i3 { add(left) }
-        if found == 2 { segment(first, second) }
-        return d
+        let pair = Self.edgePairs[Int(c)]
+        return segment(Int(pair & 3), Int(pair >> 2))
+    }
+
+    /// For each marching-squares case with one contour piece, its two crossed edges (e1 | e2 << 2).
+    private static let edgePairs: [UInt8] = (0..<16).map { c -> UInt8 in
+        let i = (0..<4).map { c & (1 << $0) != 0 }
+        let crossed = [i[0] != i[1], i[1] != i[2], i[3] != i[2], i[0] != i[3]].enumerated().filter(\.element).map(\.offset)
+        return crossed.count == 2 ? UInt8(crossed[0] | crossed[1] << 2) : 0
     }
 }
 
@@ -222,7 +240,7 @@ private enum EdgeCrossings {
     static let none: UInt8 = 255
 
     @inline(__always)
-    static func decode(_ byte: UInt8) -> Float { Float(byte) / 254 }
+    static func decode(_ byte: UInt8) -> Float { Float(byte) * (1 / 254) }
 
     static func locate(in grid: ContourGrid, row gy: Int, into out: UnsafeMutableBufferPointer<UInt8>) {
         let gw = grid.gridWidth

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// A rendered title and what happened on the way.
@@ -74,6 +75,8 @@ public enum TitleRenderer {
             return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
         }
         try validate(settings)
+        // Trace the shading sphere (when it is not cached yet) while the mask is made.
+        let sphere = settings.shadingImage == nil ? SphereInBackground(settings.scene) : nil
 
         // The mask, cut to the ink plus the margin, and where that sits on the canvas.
         let mask: Mask
@@ -118,7 +121,7 @@ public enum TitleRenderer {
         if let path = settings.shadingImage {
             shading = ShadingLookup(try PNGFile.read(path, role: "shading image"))
         } else {
-            shading = ShadingSphere.lookup(settings.scene)
+            shading = sphere?.wait() ?? ShadingSphere.lookup(settings.scene)
         }
         timings.shading = lap()
 
@@ -157,5 +160,23 @@ public enum TitleRenderer {
             if hasAlpha { return Float(p.a) / 255 }
             return (0.2126 * Float(p.r) + 0.7152 * Float(p.g) + 0.0722 * Float(p.b)) / 255
         }
+    }
+}
+
+/// `ShadingSphere.lookup` started on another thread; `wait()` returns its result.
+private final class SphereInBackground: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: ShadingLookup?
+
+    init(_ scene: ShadingScene) {
+        DispatchQueue.global(qos: .userInitiated).async {
+            self.result = ShadingSphere.lookup(scene)
+            self.done.signal()
+        }
+    }
+
+    func wait() -> ShadingLookup? {
+        done.wait()
+        return result
     }
 }
