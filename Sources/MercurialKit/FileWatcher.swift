@@ -6,8 +6,9 @@ import Glibc
 
 /// Watches files through Linux inotify, on their containing directories, so
 /// that saves which write a new file and rename it over the old one (vim, VS
-/// Code, `sed -i`), deletions and re-creations are all seen. Event driven: no
-/// polling.
+/// Code, `sed -i`), deletions and re-creations are all seen. Folders can be
+/// watched for existence too: a folder that is removed is reported, its parent is
+/// watched instead, and its return is reported. Event driven: no polling.
 public final class FileWatcher: @unchecked Sendable {
     /// Called on the watcher's queue with the path that changed.
     public typealias Handler = @Sendable (String) -> Void
@@ -18,9 +19,11 @@ public final class FileWatcher: @unchecked Sendable {
     private let handler: Handler
     // Guarded by `queue`.
     private var directories: [Int32: String] = [:]      // watch descriptor → directory
-    private var watched: Set<String> = []               // absolute paths of the files
+    private var files: Set<String> = []                 // absolute paths of the watched files
+    private var folders: Set<String> = []               // folders watched for existence
 
-    private static let events = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB)
+    private static let events = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB
+                                       | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF)
 
     public init(handler: @escaping Handler) throws(MercurialError) {
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
@@ -39,23 +42,28 @@ public final class FileWatcher: @unchecked Sendable {
         close(fd)
     }
 
-    /// Watches exactly these files (absolute or relative paths) from now on.
-    public func watch(_ paths: [String]) throws(MercurialError) {
-        let absolute = Set(paths.map(Self.absolute))
-        var failure: MercurialError?
+    /// Watches exactly these files, and these folders for existence, from now on.
+    public func watch(_ paths: [String], folders: [String] = []) {
         queue.sync {
-            watched = absolute
-            let needed = Set(absolute.map { ($0 as NSString).deletingLastPathComponent })
-            for directory in needed where !directories.values.contains(directory) {
-                let wd = inotify_add_watch(fd, directory, Self.events)
-                if wd < 0 {
-                    failure = MercurialError("cannot watch '\(directory)' (\(String(cString: strerror(errno)))); check that it exists")
-                } else {
-                    directories[wd] = directory
-                }
-            }
+            files = Set(paths.map(Self.absolute))
+            self.folders = Set(folders.map(Self.absolute))
+            addMissingWatches()
         }
-        if let failure { throw failure }
+    }
+
+    /// Every folder whose events matter: the files' folders and the watched folders.
+    /// A folder that does not exist is stood in for by its nearest existing parent.
+    private func addMissingWatches() {
+        var needed = Set(files.map(Self.parent)).union(folders)
+        for folder in needed where !Self.isDirectory(folder) {
+            var ancestor = Self.parent(folder)
+            while !Self.isDirectory(ancestor) && ancestor != "/" { ancestor = Self.parent(ancestor) }
+            needed.insert(ancestor)
+        }
+        for directory in needed where Self.isDirectory(directory) && !directories.values.contains(directory) {
+            let wd = inotify_add_watch(fd, directory, Self.events)
+            if wd >= 0 { directories[wd] = directory }
+        }
     }
 
     private func readEvents() {
@@ -65,26 +73,58 @@ public final class FileWatcher: @unchecked Sendable {
             guard n > 0 else { return }
             var offset = 0
             var changed: [String] = []
+            var structureChanged = false
             buffer.withUnsafeBytes { raw in
                 while offset + MemoryLayout<inotify_event>.size <= n {
                     let wd = raw.load(fromByteOffset: offset, as: Int32.self)
+                    let mask = raw.load(fromByteOffset: offset + 4, as: UInt32.self)
                     let length = Int(raw.load(fromByteOffset: offset + 12, as: UInt32.self))
                     let nameStart = offset + MemoryLayout<inotify_event>.size
                     let nameBytes = raw[nameStart..<min(nameStart + length, n)].prefix { $0 != 0 }
                     let name = String(decoding: nameBytes, as: UTF8.self)
-                    if let directory = directories[wd] {
-                        let path = directory + "/" + name
-                        if watched.contains(path) && !changed.contains(path) { changed.append(path) }
-                    }
                     offset = nameStart + length
+                    guard let directory = directories[wd] else { continue }
+                    if mask & UInt32(IN_IGNORED) != 0 || mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                        // The folder itself went away: report what depended on it.
+                        directories[wd] = nil
+                        inotify_rm_watch(fd, wd)
+                        structureChanged = true
+                        if folders.contains(directory) || files.contains(where: { Self.parent($0) == directory }) {
+                            if !changed.contains(directory) { changed.append(directory) }
+                        }
+                        continue
+                    }
+                    let path = directory == "/" ? "/" + name : directory + "/" + name
+                    let isFolderEvent = mask & UInt32(IN_ISDIR) != 0
+                    if isFolderEvent {
+                        // A folder appeared or went: one we need may be back.
+                        structureChanged = true
+                        if folders.contains(path) || files.contains(where: { Self.parent($0) == path }) || files.contains(path) {
+                            if !changed.contains(path) { changed.append(path) }
+                        }
+                    } else if mask & UInt32(IN_CREATE) == 0, files.contains(path), !changed.contains(path) {
+                        // Creating a file is followed by its close-after-write: wait for that.
+                        changed.append(path)
+                    }
                 }
             }
+            if structureChanged { addMissingWatches() }
             changed.forEach(handler)
         }
     }
 
-    static func absolute(_ path: String) -> String {
+    public static func absolute(_ path: String) -> String {
         let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         return (full as NSString).standardizingPath
+    }
+
+    public static func parent(_ path: String) -> String {
+        let p = (path as NSString).deletingLastPathComponent
+        return p.isEmpty ? "/" : p
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }

@@ -53,7 +53,7 @@ public enum OutputFile {
         }
     }
 
-    static func directoryOf(_ path: String) -> String {
+    public static func directoryOf(_ path: String) -> String {
         let directory = (path as NSString).deletingLastPathComponent
         return directory.isEmpty ? "." : directory
     }

@@ -46,17 +46,22 @@ final class WatchSession: @unchecked Sendable {
     /// Files of the last scene that loaded, kept when a bad save cannot be read.
     private let lock = NSLock()
     private var lastGoodFiles: [String] = []
+    private let outputFolder: String
 
     init(scene: String, options: RenderOptions, compression: PNGFile.Compression) throws {
         self.scene = scene
         self.options = options
         self.compression = compression
+        outputFolder = FileWatcher.absolute(OutputFile.directoryOf(options.output))
         pipeline = RenderPipeline { [unowned self] reason in self.renderOnce(reason) }
         watcher = try FileWatcher { [unowned self] path in
             let name = (path as NSString).lastPathComponent
-            Task { await self.pipeline?.update("\(name) changed") }
+            let what = FileWatcher.isDirectory(path) || path == self.outputFolder
+                ? "folder \(name) \(FileWatcher.isDirectory(path) ? "is back" : "is gone")"
+                : "\(name) \(FileManager.default.fileExists(atPath: path) ? "changed" : "is gone")"
+            Task { await self.pipeline?.update(what) }
         }
-        try watcher?.watch([scene])
+        watcher?.watch([scene], folders: [outputFolder])
     }
 
     func start() {
@@ -96,11 +101,7 @@ final class WatchSession: @unchecked Sendable {
         } catch {
             FileHandle.standardError.write(Data("error: \(error) (\(Self.timestamp()), still watching)\n".utf8))
         }
-        do {
-            try watcher?.watch(files)
-        } catch {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-        }
+        watcher?.watch(files, folders: [outputFolder])
     }
 
     private func referencedFiles(_ settings: RenderSettings) -> [String] {

@@ -185,4 +185,59 @@ final class WatchProcess: @unchecked Sendable {
             #expect(watch.process.terminationStatus == 0, "SIGTERM exits with 0")
         }
     }
+
+    @Test func faultsAreReportedAndOutputResumesOnceFixed() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = dir.appendingPathComponent("scene.json")
+            let outFolder = dir.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: outFolder, withIntermediateDirectories: false)
+            let output = outFolder.appendingPathComponent("title.png")
+            try write(#"{"text": "Fault", "size": 50}"#, to: scene)
+            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
+            try await watch.waitForRender(after: 0)
+            func errors(containing text: String) -> Bool { watch.errorLines.contains { $0.contains(text) } }
+
+            // The scene replaced by a directory.
+            try FileManager.default.removeItem(at: scene)
+            try FileManager.default.createDirectory(at: scene, withIntermediateDirectories: false)
+            try await watch.wait("the directory error") { errors(containing: "is a directory") }
+            try FileManager.default.removeItem(at: scene)
+
+            // Filled with garbage.
+            try Data([0xff, 0x00, 0x7b, 0x42, 0x13]).write(to: scene)
+            try await watch.wait("the garbage error") { errors(containing: "scene.json:1:") }
+            #expect(watch.process.isRunning)
+
+            // Made unreadable (root reads it anyway, so there it simply renders).
+            try write(#"{"text": "Locked", "size": 50}"#, to: scene)
+            try await watch.waitForRender(after: 1)
+            chmod(scene.path, 0o000)
+            if CLI.isRoot {
+                try await watch.waitForRender(after: 2)
+            } else {
+                try await watch.wait("the permission error") { errors(containing: "cannot be read") }
+            }
+            chmod(scene.path, 0o644)
+            try write(#"{"text": "Again", "size": 50}"#, to: scene)
+            // (Restoring the permissions may itself cause a render of the old text first.)
+            let again = try await oneShot(scene, in: dir)
+            try await watch.wait("the title of the good save") { (try? CLI.readPNG(output).pixels) == again }
+
+            // The output folder removed while watching: reported at once, and the
+            // title is written again as soon as the folder is back, with no edit.
+            try FileManager.default.removeItem(at: outFolder)
+            try await watch.wait("the missing-folder error") { errors(containing: "output directory") }
+            let rendersWithoutFolder = watch.renderLines.count
+            try FileManager.default.createDirectory(at: outFolder, withIntermediateDirectories: false)
+            try await watch.waitForRender(after: rendersWithoutFolder)
+            #expect(watch.renderLines.last?.contains("folder out is back") == true, "\(watch.renderLines)")
+            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+            #expect(watch.errorLines.allSatisfy { $0.hasPrefix("error: ") && !$0.contains("Fatal") })
+
+            watch.process.interrupt()
+            try await watch.wait("exit") { !watch.process.isRunning }
+            #expect(watch.process.terminationStatus == 0)
+            #expect(CLI.temporaryFiles(in: outFolder).isEmpty)
+        }
+    }
 }

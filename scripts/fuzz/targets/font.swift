@@ -1,0 +1,24 @@
+// libFuzzer target `font`: a font file (--font PATH) and rasterising text in it.
+//
+// The input is written to a scratch file and TextMask.render lays out a short
+// text with Latin (a kerning pair, the fi ligature), a symbol and Arabic (the
+// lam-alef ligature, right to left) at 24 px: FreeType opens the face,
+// HarfBuzz shapes, FreeType rasterises every glyph, the glyphs are drawn into
+// a mask. Errors are expected; crashes, leaks and hangs are findings.
+
+let fontPath = fuzzScratchFolder + "/font.ttf"
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    writeFuzzInput(data, size, to: fontPath)
+    var layout = TextLayout(text: "Ag fi ✈ لا", fontPath: fontPath)
+    layout.size = 24
+    do {
+        let result = try TextMask.render(layout, margin: 4)
+        _ = result.mask.inkBounds(threshold: 0)
+        _ = result.warnings.map(\.message)
+    } catch {
+        _ = error.message
+    }
+    return 0
+}

@@ -1,0 +1,33 @@
+// libFuzzer target `scene`: a scene file as the command line reads one.
+//
+// The input is written to a scratch file and read with SceneFile.load (JSON
+// parse with positions, then the material it names, then every key applied to
+// RenderSettings through the parameter model), then checked with
+// TitleRenderer.validate, the checks a render makes before drawing. Errors are
+// expected; crashes, leaks and hangs are findings. Nothing is rendered.
+
+let scenePath = fuzzScratchFolder + "/scene.json"
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    writeFuzzInput(data, size, to: scenePath)
+    var settings = RenderSettings()
+    do {
+        try SceneFile.load(scenePath, into: &settings)
+        try TitleRenderer.validate(settings)
+        _ = TextLayout(text: settings.text ?? "", fontPath: settings.font).lines
+        _ = settings.margin
+        for parameter in ParameterGroup.allParameters {
+            _ = parameter.parameterFunction.value(in: settings).description
+        }
+    } catch {
+        _ = error.message
+    }
+    // The JSON parser on its own, straight from the bytes (no file).
+    do {
+        _ = try JSONDocument.parse(Array(UnsafeBufferPointer(start: data, count: size)))
+    } catch {
+        _ = error.location.description
+    }
+    return 0
+}
