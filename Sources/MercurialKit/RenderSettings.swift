@@ -33,4 +33,6 @@ public struct RenderSettings: Sendable, Equatable {
     public static let sizeRange: ClosedRange<Double> = 1...8192
     public static let lineSpacingRange: ClosedRange<Double> = 0.1...10
     public static let letterSpacingRange: ClosedRange<Double> = -1000...1000
+    /// The longest text a title may have, in characters.
+    public static let maximumTextLength = 10_000
 }

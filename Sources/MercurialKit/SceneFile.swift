@@ -199,9 +199,15 @@ public enum SceneFile {
 
     // MARK: - Typed values
 
+    /// The longest string a scene may give (the text, a path, a name), in characters.
+    public static let maximumStringLength = RenderSettings.maximumTextLength
+
     private static func string(_ node: JSONNode, _ file: String, _ key: String) throws(MercurialError) -> String {
         guard case .string(let s) = node.value else {
             throw MercurialError("\(file):\(node.location): \"\(key)\" must be a string, not \(node.value.typeName)")
+        }
+        guard s.utf8.count <= maximumStringLength * 4, s.count <= maximumStringLength else {
+            throw MercurialError("\(file):\(node.location): \"\(key)\" is \(s.count) characters long, over the limit of \(maximumStringLength); shorten it")
         }
         return s
     }

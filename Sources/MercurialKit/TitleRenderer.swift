@@ -146,6 +146,10 @@ public enum TitleRenderer {
         try check("size", settings.size, RenderSettings.sizeRange)
         try check("line spacing", settings.lineSpacing, RenderSettings.lineSpacingRange)
         try check("letter spacing", settings.letterSpacing, RenderSettings.letterSpacingRange)
+        if let text = settings.text, text.utf8.count > RenderSettings.maximumTextLength * 4
+            || text.count > RenderSettings.maximumTextLength {
+            throw MercurialError("the text is \(text.count) characters long, over the limit of \(RenderSettings.maximumTextLength); shorten it")
+        }
         if settings.mask != nil && (settings.width != nil || settings.height != nil) {
             throw MercurialError("--width/--height do not apply with --mask (the canvas is the mask's own size); leave them out")
         }

@@ -54,6 +54,28 @@ struct CLIErrorCase: Sendable, CustomTestStringConvertible {
 extension CLIErrorCase {
     static let roundedFont = CLI.packageRoot.appendingPathComponent("fonts/rounded-bold.otf").path
 
+    /// A PNG signature and an IHDR chunk (valid CRC) claiming `width`×`height` RGBA, then
+    /// one tiny IDAT and IEND: what a hostile file says about itself, not its pixels.
+    static func pngHeader(width: UInt32, height: UInt32) -> [UInt8] {
+        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+        func crc(_ bytes: [UInt8]) -> UInt32 {
+            var c: UInt32 = 0xffff_ffff
+            for b in bytes {
+                c ^= UInt32(b)
+                for _ in 0..<8 { c = c & 1 != 0 ? 0xedb8_8320 ^ (c >> 1) : c >> 1 }
+            }
+            return c ^ 0xffff_ffff
+        }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return be(UInt32(data.count)) + body + be(crc(body))
+        }
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + chunk("IHDR", be(width) + be(height) + [8, 6, 0, 0, 0])
+            + chunk("IDAT", [0x78, 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])
+            + chunk("IEND", [])
+    }
+
     /// Reproducible junk: an LCG's bytes.
     static func junk(_ count: Int, seed: UInt64 = 0x5EED) -> [UInt8] {
         var state = seed
@@ -247,6 +269,36 @@ extension CLIErrorCase {
         CLIErrorCase(name: "scene file: value out of range", arguments: ["render", "Hi", "--params", "scene.json"],
                      setup: [.text("scene.json", "{\n  \"lights\": [{\"x\": 99}]\n}\n")],
                      fragments: ["scene.json:2:", "light1.x is 99, out of range"]),
+        CLIErrorCase(name: "scene file: nested 5000 deep", arguments: ["render", "Hi", "--params", "scene.json"],
+                     setup: [.text("scene.json", "{\"lights\": " + String(repeating: "[", count: 5000))],
+                     fragments: ["scene.json:1:", "nesting deeper than 256 levels"]),
+        CLIErrorCase(name: "scene file: a 10 MB string", arguments: ["render", "--params", "scene.json"],
+                     setup: [.text("scene.json", "{\"text\": \"" + String(repeating: "a", count: 10_000_000) + "\"}")],
+                     fragments: ["scene.json:1:10:", "over the limit of 10000"]),
+        CLIErrorCase(name: "scene file: duplicate keys", arguments: ["render", "Hi", "--params", "scene.json"],
+                     setup: [.text("scene.json", "{\"radius\": 4,\n \"radius\": 5}")],
+                     fragments: ["scene.json:2:2:", "duplicate key \"radius\""]),
+        CLIErrorCase(name: "scene file: NaN token", arguments: ["render", "Hi", "--params", "scene.json"],
+                     setup: [.text("scene.json", "{\"scale\": NaN}")], fragments: ["scene.json:1:11:", "NaN is not valid JSON"]),
+        CLIErrorCase(name: "scene file: -Infinity token", arguments: ["render", "Hi", "--params", "scene.json"],
+                     setup: [.text("scene.json", "{\"scale\": -Infinity}")], fragments: ["scene.json:1:", "Infinity is not valid JSON"]),
+        CLIErrorCase(name: "scene file: random bytes", arguments: ["render", "Hi", "--params", "scene.json"],
+                     setup: [.bytes("scene.json", junk(4096, seed: 7))], fragments: ["scene.json:1:"]),
+        CLIErrorCase(name: "text over 10000 characters", arguments: ["render", String(repeating: "W", count: 10_001)],
+                     fragments: ["the text is 10001 characters long, over the limit of 10000"]),
+        CLIErrorCase(name: "mask PNG 0×0", arguments: ["render", "--mask", "zero.png"],
+                     setup: [.bytes("zero.png", pngHeader(width: 0, height: 0))], fragments: ["mask 'zero.png'"]),
+        CLIErrorCase(name: "mask PNG claiming 100000×100000", arguments: ["render", "--mask", "big.png"],
+                     setup: [.bytes("big.png", pngHeader(width: 100_000, height: 100_000))],
+                     fragments: ["mask 'big.png' is 100000×100000 pixels, over the limit"]),
+        CLIErrorCase(name: "shading image claiming 1000000×1", arguments: ["render", "Hi", "--shading-image", "long.png"],
+                     setup: [.bytes("long.png", pngHeader(width: 1_000_000, height: 1))],
+                     fragments: ["shading image 'long.png' is 1000000×1 pixels, over the limit"]),
+        CLIErrorCase(name: "canvas 10⁹ wide", arguments: ["render", "Hi", "--width", "1000000000", "--height", "100"],
+                     fragments: ["the canvas is 1000000000×100 pixels, over the limit"]),
+        CLIErrorCase(name: "canvas whose area overflows Int", arguments: ["render", "Hi", "--width", "9223372036854775807",
+                                                                          "--height", "9223372036854775807"],
+                     fragments: ["over the limit of 16384 px a side"]),
         CLIErrorCase(name: "scene file: missing", arguments: ["render", "Hi", "--params", "absent.json"],
                      fragments: ["scene file 'absent.json' does not exist"]),
         CLIErrorCase(name: "scene file: a folder", arguments: ["render", "Hi", "--params", "sdir"],
