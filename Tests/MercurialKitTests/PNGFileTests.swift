@@ -2,9 +2,7 @@ import Foundation
 import Testing
 @testable import MercurialKit
 
-func fixture(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(name)").path
-}
+func fixture(_ name: String) -> String { CLI.fixturePath(name) }
 
 @Suite struct PNGFileTests {
     static let colourTypes = [
