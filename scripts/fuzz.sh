@@ -38,7 +38,8 @@ done
 # --- build --------------------------------------------------------------------
 binary=$out/fuzz-$target
 sources=(Sources/MercurialKit/*.swift scripts/fuzz/targets/common.swift "scripts/fuzz/targets/$target.swift")
-inputs=("${sources[@]}" Sources/CPNGWriter/png_writer.c Sources/CPNGWriter/include/png_writer.h scripts/fuzz.sh)
+inputs=("${sources[@]}" Sources/CPNGWriter/png_writer.c Sources/CPNGWriter/include/png_writer.h
+        scripts/fuzz/targets/feedback.c scripts/fuzz.sh)
 
 # Rebuild when the binary is missing or older than any input.
 stale=0
@@ -72,13 +73,15 @@ if [[ $stale == 1 ]]; then
         -fdebug-prefix-map="$snapshot=$root" \
         -I "$snapshot/Sources/CPNGWriter/include" "${pkg_cflags[@]}" \
         -c "$snapshot/Sources/CPNGWriter/png_writer.c" -o "$build/obj/png_writer.o"
+    # libFuzzer's extra counters, fed by the targets (see the file).
+    clang -O1 -g -c "$snapshot/scripts/fuzz/targets/feedback.c" -o "$build/obj/feedback.o"
     # The library's sources and the target in one module, so the target can use
     # internal API (TitleRenderer.validate) without @testable.
     swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g \
         -module-name MercurialFuzz -debug-prefix-map "$snapshot=$root" \
         -I Sources/CFreeType -I Sources/CHarfBuzz -I Sources/CFontconfig -I Sources/CPNG \
         -I "$build/modules/CPNGWriter" "${xcc[@]}" \
-        "${sources[@]/#/$snapshot/}" "$build/obj/png_writer.o" \
+        "${sources[@]/#/$snapshot/}" "$build/obj/png_writer.o" "$build/obj/feedback.o" \
         -lfreetype -lharfbuzz -lfontconfig -lpng16 -lz \
         -o "$binary.tmp"
     mv "$binary.tmp" "$binary"

@@ -241,14 +241,19 @@ final class FontFace {
 
 /// Rasterised glyphs at whole-pixel offsets, ready to be drawn onto a canvas.
 struct GlyphRun {
+    /// `coverage` is empty for a glyph too large to draw (see `add`): only its bounds are known.
     struct Bitmap { var left: Int; var top: Int; var width: Int; var height: Int; var coverage: [UInt8] }
     var bitmaps: [Bitmap] = []
     var missing: [Character]
+    /// Bytes of glyph coverage held so far, capped at `PNGFile.maximumPixels`.
+    private var coverageBytes = 0
 
     init(missing: [Character]) { self.missing = missing }
 
     var inkBounds: PixelBounds? {
-        let inked = bitmaps.filter { $0.width > 0 && $0.height > 0 && $0.coverage.contains { $0 > 0 } }
+        let inked = bitmaps.filter {
+            $0.width > 0 && $0.height > 0 && ($0.coverage.isEmpty || $0.coverage.contains { $0 > 0 })
+        }
         guard !inked.isEmpty else { return nil }
         return PixelBounds(minX: inked.map(\.left).min()!, minY: inked.map(\.top).min()!,
                            maxX: inked.map { $0.left + $0.width - 1 }.max()!,
@@ -267,6 +272,18 @@ struct GlyphRun {
         let wholeX = x.rounded(.down), wholeY = baseline.rounded(.down)
         FT_Outline_Translate(&slot.pointee.outline, FT_Pos(((x - wholeX) * 64).rounded()),
                              -FT_Pos(((baseline - wholeY) * 64).rounded()))
+        // A glyph wider or taller than the largest canvas can never be drawn (the text is
+        // shrunk to fit or refused), so keep only its bounds, from the outline's control
+        // box: rasterising it would take up to 32767² bytes in FreeType and as many again here.
+        var box = FT_BBox()
+        FT_Outline_Get_CBox(&slot.pointee.outline, &box)
+        let boxLeft = Int(box.xMin >> 6), boxRight = Int((box.xMax + 63) >> 6)
+        let boxBottom = Int(box.yMin >> 6), boxTop = Int((box.yMax + 63) >> 6)
+        if boxRight - boxLeft > PNGFile.maximumSide || boxTop - boxBottom > PNGFile.maximumSide {
+            bitmaps.append(Bitmap(left: Int(wholeX) + boxLeft, top: Int(wholeY) - boxTop,
+                                  width: boxRight - boxLeft, height: boxTop - boxBottom, coverage: []))
+            return
+        }
         let renderError = FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL)
         guard renderError == 0 else {
             throw MercurialError("font '\(path)' has a glyph FreeType cannot draw (\(FontFace.describe(renderError))); use another font")
@@ -274,6 +291,10 @@ struct GlyphRun {
         let bitmap = slot.pointee.bitmap
         let w = Int(bitmap.width), h = Int(bitmap.rows), pitch = Int(bitmap.pitch)
         guard w > 0, h > 0, let buffer = bitmap.buffer else { return }
+        coverageBytes += w * h
+        guard coverageBytes <= PNGFile.maximumPixels else {
+            throw MercurialError("the text's glyphs need more than \(PNGFile.maximumPixels / 1_048_576) M pixels at this size; use a smaller --size or shorter text")
+        }
         var coverage = [UInt8](repeating: 0, count: w * h)
         for row in 0..<h {
             let source = pitch >= 0 ? buffer + row * pitch : buffer + (h - 1 - row) * -pitch
@@ -288,7 +309,7 @@ struct GlyphRun {
     func draw(width: Int, height: Int, offsetX: Int, offsetY: Int) -> Mask {
         var mask = Mask(width: width, height: height, repeating: 0)
         mask.withUnsafeMutableBufferPointer { out in
-            for bitmap in bitmaps {
+            for bitmap in bitmaps where !bitmap.coverage.isEmpty {
                 for row in 0..<bitmap.height {
                     let y = bitmap.top + offsetY + row
                     guard y >= 0 && y < height else { continue }

@@ -6,13 +6,21 @@ import Glibc
 #endif
 
 /// A per-process scratch folder in /dev/shm (RAM), so parallel fuzzers
-/// (-jobs/-workers) never share a file. Removed by nothing: it is a few KB.
+/// (-jobs/-workers) never share a file. Removed at a normal exit (the end of
+/// -max_total_time or -runs); a crashed run leaves it behind (a few KB).
 let fuzzScratchFolder: String = {
     let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
     let folder = "\(base)/mercurial-fuzz-\(getpid())"
     mkdir(folder, 0o700)
+    atexit {
+        for name in fuzzScratchFiles { unlink(fuzzScratchFolder + "/" + name) }
+        rmdir(fuzzScratchFolder)
+    }
     return folder
 }()
+
+/// The names the targets write in `fuzzScratchFolder`.
+let fuzzScratchFiles = ["scene.json", "font.ttf"]
 
 /// Writes `size` bytes at `data` to `path` (replacing it); traps if that fails,
 /// since a fuzz run that cannot write its input tests nothing.
@@ -27,4 +35,31 @@ func writeFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, to path: String) 
         written += n
     }
     close(fd)
+}
+
+/// With MERCURIAL_FUZZ_VERBOSE set, each input's outcome is printed (to see
+/// what a crash file or a corpus entry does: `MERCURIAL_FUZZ_VERBOSE=1 BINARY FILE`).
+let fuzzVerbose = getenv("MERCURIAL_FUZZ_VERBOSE") != nil
+
+/// Reports `value` to libFuzzer as coverage (see feedback.c).
+@_silgen_name("mercurial_fuzz_feedback")
+func fuzzFeedback(_ value: UInt64)
+
+/// FNV-1a of `parts`' text with every digit left out, so that messages that
+/// differ only in a number (a glyph index, a size) count as one.
+func feedbackValue(_ parts: String...) -> UInt64 {
+    if fuzzVerbose { print("fuzz:", parts.joined(separator: " | ")) }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for part in parts {
+        for byte in part.utf8 where !(0x30...0x39).contains(byte) {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        hash = (hash ^ 0xff) &* 0x100_0000_01b3
+    }
+    return hash
+}
+
+/// A size's order of magnitude (0, 1, 2–3, 4–7, …), for feedback.
+func sizeClass(_ n: Int) -> String {
+    n <= 0 ? "0" : String(repeating: "x", count: Int.bitWidth - n.leadingZeroBitCount)
 }

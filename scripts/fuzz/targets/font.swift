@@ -15,10 +15,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     layout.size = 24
     do {
         let result = try TextMask.render(layout, margin: 4)
-        _ = result.mask.inkBounds(threshold: 0)
-        _ = result.warnings.map(\.message)
+        let ink = result.mask.inkBounds(threshold: 0)
+        fuzzFeedback(feedbackValue("mask", sizeClass(result.mask.width), sizeClass(result.mask.height),
+                                   ink == nil ? "blank" : "ink",
+                                   result.warnings.map(\.message).joined(separator: "\n")))
     } catch {
-        _ = error.message
+        fuzzFeedback(feedbackValue("error", error.message))
     }
     return 0
 }

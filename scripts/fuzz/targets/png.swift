@@ -5,20 +5,33 @@
 // does with the image short of the slow stages: TitleRenderer.coverage(of:),
 // the mask's ink bounds and the crop to them, and ShadingLookup with a few
 // lookups. Errors are expected; crashes, leaks and hangs are findings.
+//
+// Before decoding, every complete chunk's CRC is set right (see withChunkCRCsFixed),
+// so that mutated chunks reach libpng's parsers instead of its CRC check.
+// MERCURIAL_FUZZ_DUMP=FILE writes the bytes actually decoded to FILE.
+
+import CPNGWriter
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let bytes = withChunkCRCsFixed(Array(UnsafeBufferPointer(start: data, count: size)))
+    if let dump = getenv("MERCURIAL_FUZZ_DUMP") {
+        bytes.withUnsafeBufferPointer { writeFuzzInput($0.baseAddress!, $0.count, to: String(cString: dump)) }
+    }
     let image: Image<RGBA8>
     do {
         image = try PNGFile.decode(bytes, name: "fuzz.png", role: "mask")
     } catch {
-        _ = error.message
+        fuzzFeedback(feedbackValue("error", withoutUnknownChunkName(error.message)))
         return 0
     }
     // As a mask.
     let mask = TitleRenderer.coverage(of: image)
-    if let ink = mask.inkBounds(threshold: 0) {
+    let ink = mask.inkBounds(threshold: 0)
+    if let ink {
         let margin = 14
         let x0 = max(ink.minX - margin, 0), y0 = max(ink.minY - margin, 0)
         _ = mask.cropped(x: x0, y: y0, width: min(ink.maxX + margin, mask.width - 1) - x0 + 1,
@@ -29,5 +42,43 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for (nx, ny) in [(Float(0), Float(0)), (1, 0), (0, -1), (-0.7, 0.7), (0.99, 0.99)] {
         _ = shading.color(normalX: nx, normalY: ny)
     }
+    fuzzFeedback(feedbackValue("image", sizeClass(image.width), sizeClass(image.height),
+                               image.pixels.contains { $0.a < 255 } ? "alpha" : "opaque",
+                               ink == nil ? "blank" : "ink"))
     return 0
+}
+
+/// libpng starts a chunk's error with the chunk's name, in which a damaged file
+/// has any 4 bytes: keep the names of real chunk types only, so that every
+/// random name is not a new "path" to the fuzzer.
+func withoutUnknownChunkName(_ message: String) -> String {
+    guard let open = message.firstIndex(of: "("),
+          let colon = message[open...].range(of: ": ") else { return message }
+    let name = message[message.index(after: open)..<colon.lowerBound]
+    return knownChunks.contains(String(name)) ? message
+        : message.replacingCharacters(in: message.index(after: open)..<colon.lowerBound, with: "chunk")
+}
+
+let knownChunks: Set<String> = [
+    "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "cHRM", "gAMA", "iCCP", "sBIT", "sRGB", "cICP", "mDCV",
+    "cLLI", "tEXt", "zTXt", "iTXt", "bKGD", "hIST", "pHYs", "sPLT", "eXIf", "tIME", "oFFs", "pCAL",
+    "sCAL", "acTL", "fcTL", "fdAT",
+]
+
+/// `bytes` with the CRC of every complete chunk after the signature recomputed.
+func withChunkCRCsFixed(_ bytes: [UInt8]) -> [UInt8] {
+    var out = bytes
+    var offset = 8
+    while offset + 12 <= out.count {
+        let length = Int(out[offset]) << 24 | Int(out[offset + 1]) << 16 | Int(out[offset + 2]) << 8 | Int(out[offset + 3])
+        let end = offset + 8 + length   // where the CRC starts
+        guard length <= 0x7fff_ffff, end + 4 <= out.count else { break }
+        let crc = out.withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress! + offset + 4, 4 + length) }
+        out[end] = UInt8(crc >> 24)
+        out[end + 1] = UInt8((crc >> 16) & 0xff)
+        out[end + 2] = UInt8((crc >> 8) & 0xff)
+        out[end + 3] = UInt8(crc & 0xff)
+        offset = end + 4
+    }
+    return out
 }

@@ -3,8 +3,10 @@
 // The input is written to a scratch file and read with SceneFile.load (JSON
 // parse with positions, then the material it names, then every key applied to
 // RenderSettings through the parameter model), then checked with
-// TitleRenderer.validate, the checks a render makes before drawing. Errors are
-// expected; crashes, leaks and hangs are findings. Nothing is rendered.
+// TitleRenderer.validate, the checks a render makes before drawing, and the
+// font named is looked up as a render does it (FontLibrary.resolve: a bundled
+// name, a path, or an installed font through fontconfig). Errors are expected;
+// crashes, leaks and hangs are findings. Nothing is rendered.
 
 let scenePath = fuzzScratchFolder + "/scene.json"
 
@@ -15,6 +17,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do {
         try SceneFile.load(scenePath, into: &settings)
         try TitleRenderer.validate(settings)
+        if settings.mask == nil { _ = try FontLibrary.resolve(settings.font) }
         _ = TextLayout(text: settings.text ?? "", fontPath: settings.font).lines
         _ = settings.margin
         for parameter in ParameterGroup.allParameters {
