@@ -106,6 +106,13 @@ final class WatchProcess: @unchecked Sendable {
         try Data(json.utf8).write(to: url)
     }
 
+    /// Waits until the watched output shows what a one-shot render of `scene` gives
+    /// (an extra render of an earlier state may come first under load; the last must match).
+    func waitUntilOutput(_ output: URL, matches scene: URL, in dir: URL, _ watch: WatchProcess) async throws {
+        let expected = try await oneShot(scene, in: dir)
+        try await watch.wait("the output to match the scene") { (try? CLI.readPNG(output).pixels) == expected }
+    }
+
     /// The pixels a one-shot `mercurial render --params` gives for the same scene.
     func oneShot(_ scene: URL, in dir: URL) async throws -> [RGBA8] {
         let reference = dir.appendingPathComponent("reference.png")
@@ -121,22 +128,22 @@ final class WatchProcess: @unchecked Sendable {
             try write(#"{"text": "One", "size": 60}"#, to: scene)
             let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
             try await watch.waitForRender(after: 0)
-            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
             #expect(watch.renderLines[0].contains("started → ") && watch.renderLines[0].contains(" ms"))
 
             // A plain write.
             try write(#"{"text": "Two", "size": 60, "material": "mercurial", "shininess": 0.1}"#, to: scene)
             try await watch.waitForRender(after: 1)
             #expect(watch.renderLines[1].contains("scene.json changed → "), "\(watch.renderLines)")
-            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
 
             // A rename-style save, as vim and VS Code do.
             let temporary = dir.appendingPathComponent(".scene.json.swp")
             try write(#"{"text": "Three", "size": 60, "radius": 4}"#, to: temporary)
             #expect(rename(temporary.path, scene.path) == 0)
             try await watch.waitForRender(after: 2)
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
             let good = try Data(contentsOf: output)
-            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
 
             // A bad edit: reported, and the last good PNG is left alone.
             try write("{\"text\": \"Four\",\n \"radius\": }", to: scene)
@@ -147,14 +154,14 @@ final class WatchProcess: @unchecked Sendable {
             // Then a good one.
             try write(#"{"text": "Five", "size": 60}"#, to: scene)
             try await watch.waitForRender(after: 3)
-            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
 
             // Deleted, then created again.
             try FileManager.default.removeItem(at: scene)
             try await watch.wait("the missing-file error") { watch.errorLines.contains { $0.contains("does not exist") } }
             try write(#"{"text": "Six", "size": 60, "background": "black"}"#, to: scene)
             try await watch.waitForRender(after: 4)
-            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
             #expect(watch.process.isRunning)
 
             // Ctrl-C: exit status 0, promptly, no temporary files left.
@@ -179,7 +186,7 @@ final class WatchProcess: @unchecked Sendable {
             try write(#"{"description": "test", "shininess": 0.2, "diffuse": "red"}"#, to: material)
             try await watch.waitForRender(after: 1)
             #expect(watch.renderLines[1].contains("mine.json changed"), "\(watch.renderLines)")
-            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
             watch.process.terminate()
             try await watch.wait("exit") { !watch.process.isRunning }
             #expect(watch.process.terminationStatus == 0, "SIGTERM exits with 0")
@@ -231,7 +238,7 @@ final class WatchProcess: @unchecked Sendable {
             try FileManager.default.createDirectory(at: outFolder, withIntermediateDirectories: false)
             try await watch.waitForRender(after: rendersWithoutFolder)
             #expect(watch.renderLines.last?.contains("folder out is back") == true, "\(watch.renderLines)")
-            #expect(try CLI.readPNG(output).pixels == (try await oneShot(scene, in: dir)))
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
             #expect(watch.errorLines.allSatisfy { $0.hasPrefix("error: ") && !$0.contains("Fatal") })
 
             watch.process.interrupt()
