@@ -29,7 +29,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=.build-fuzz
 out=$build/$target
-mkdir -p "$build/obj" "$out/corpus"
+mkdir -p "$out/obj" "$out/corpus"
 
 for tool in swiftc clang pkg-config; do
     command -v "$tool" >/dev/null || { echo "error: $tool is not on PATH" >&2; exit 1; }
@@ -59,29 +59,30 @@ if [[ $stale == 1 ]]; then
     echo "fuzz.sh: building $binary" >&2
     # Compile a snapshot of the sources, so that an editor saving a file during the
     # build cannot break it; debug info maps the snapshot's paths back to the tree.
-    snapshot=$root/$build/src
+    # Everything a build writes is under $out, so two targets can build at once.
+    snapshot=$root/$out/src
     rm -rf "$snapshot"
     mkdir -p "$snapshot"
     cp --parents "${inputs[@]}" "$snapshot/"
     # SwiftPM makes a module map for a C target's include/ folder; do the same.
-    mkdir -p "$build/modules/CPNGWriter"
+    mkdir -p "$out/modules/CPNGWriter"
     printf 'module CPNGWriter {\n    header "%s"\n    export *\n}\n' \
-        "$snapshot/Sources/CPNGWriter/include/png_writer.h" > "$build/modules/CPNGWriter/module.modulemap"
+        "$snapshot/Sources/CPNGWriter/include/png_writer.h" > "$out/modules/CPNGWriter/module.modulemap"
 
     # The C shim, instrumented for ASan and libFuzzer's coverage, not linked with libFuzzer's main.
     clang -fsanitize=address,fuzzer-no-link -O1 -g -fno-omit-frame-pointer \
         -fdebug-prefix-map="$snapshot=$root" \
         -I "$snapshot/Sources/CPNGWriter/include" "${pkg_cflags[@]}" \
-        -c "$snapshot/Sources/CPNGWriter/png_writer.c" -o "$build/obj/png_writer.o"
+        -c "$snapshot/Sources/CPNGWriter/png_writer.c" -o "$out/obj/png_writer.o"
     # libFuzzer's extra counters, fed by the targets (see the file).
-    clang -O1 -g -c "$snapshot/scripts/fuzz/targets/feedback.c" -o "$build/obj/feedback.o"
+    clang -O1 -g -c "$snapshot/scripts/fuzz/targets/feedback.c" -o "$out/obj/feedback.o"
     # The library's sources and the target in one module, so the target can use
     # internal API (TitleRenderer.validate) without @testable.
     swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g \
         -module-name MercurialFuzz -debug-prefix-map "$snapshot=$root" \
         -I Sources/CFreeType -I Sources/CHarfBuzz -I Sources/CFontconfig -I Sources/CPNG \
-        -I "$build/modules/CPNGWriter" "${xcc[@]}" \
-        "${sources[@]/#/$snapshot/}" "$build/obj/png_writer.o" "$build/obj/feedback.o" \
+        -I "$out/modules/CPNGWriter" "${xcc[@]}" \
+        "${sources[@]/#/$snapshot/}" "$out/obj/png_writer.o" "$out/obj/feedback.o" \
         -lfreetype -lharfbuzz -lfontconfig -lpng16 -lz \
         -o "$binary.tmp"
     mv "$binary.tmp" "$binary"
