@@ -1,3 +1,13 @@
+/// The shape of the loft across a stroke.
+public enum LoftProfile: String, Sendable, CaseIterable, Equatable {
+    /// Soft rounded tubes with smooth joins, like the original app's Core Image loft (the default).
+    case liquid
+    /// A quarter-sine bevel from the edge, flat beyond the radius: crisp mitred corners.
+    case chisel
+    /// A quarter-circle fillet from the edge, flat beyond the radius.
+    case round
+}
+
 /// Turns a coverage mask into a smooth loft, like Core Image's CIHeightFieldFromMask.
 ///
 /// The height is 0 on the mask's edge (the 0.5 contour of the anti-aliased
@@ -13,11 +23,14 @@
 public struct HeightFieldFromMask: Sendable {
     /// Bevel width in pixels. Default 10, range 0.5…200.
     public var inputRadius: Float = 10
+    /// The shape of the loft across a stroke.
+    public var inputProfile: LoftProfile = .liquid
     public static let radiusRange: ClosedRange<Float> = 0.5...200
     public static let skirtWidth: Float = 3
 
-    public init(inputRadius: Float = 10) {
+    public init(inputRadius: Float = 10, inputProfile: LoftProfile = .liquid) {
         self.inputRadius = inputRadius
+        self.inputProfile = inputProfile
     }
 
     /// The height for a signed distance `d` in pixels (positive inside).

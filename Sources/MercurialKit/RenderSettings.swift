@@ -14,6 +14,10 @@ public struct RenderSettings: Sendable, Equatable {
     public var kerning = true
     /// CIHeightFieldFromMask's inputRadius.
     public var radius: Double = 10
+    /// The loft's shape across a stroke.
+    public var profile: LoftProfile = .liquid
+    /// With a canvas (`width`/`height`), the most lines the text is wrapped into at spaces.
+    public var maxLines: Int = 5
     /// CIShadedMaterial's inputScale.
     public var scale: Double = 10
     public var scene = ShadingScene()

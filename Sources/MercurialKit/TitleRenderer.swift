@@ -114,7 +114,7 @@ public enum TitleRenderer {
         }
         timings.mask = lap()
 
-        let heights = HeightFieldFromMask(inputRadius: Float(settings.radius)).outputImage(mask)
+        let heights = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile).outputImage(mask)
         timings.heightField = lap()
 
         let shading: ShadingLookup
