@@ -5,7 +5,8 @@ public struct RenderSettings: Sendable, Equatable {
     public var text: String? = nil
     /// A bundled font name, a font file, or a fontconfig name.
     public var font: String = "rounded"
-    public var size: Double = 160
+    /// The em size in pixels; nil: 160, or with `width`/`height` as large as fits.
+    public var size: Double? = nil
     public var width: Int? = nil
     public var height: Int? = nil
     public var alignment: TextLayout.Alignment = .center

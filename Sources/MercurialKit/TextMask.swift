@@ -9,8 +9,8 @@ public struct TextLayout: Sendable, Equatable {
     public var text: String
     /// A font file path (see `FontLibrary.resolve`).
     public var fontPath: String
-    /// The em size in pixels. Default 160.
-    public var size: Double = 160
+    /// The em size in pixels; nil: 160, or on a given canvas as large as fits.
+    public var size: Double? = nil
     public var alignment: Alignment = .center
     /// Baseline-to-baseline distance as a multiple of the font's line height. Default 1.
     public var lineSpacing: Double = 1
@@ -18,6 +18,8 @@ public struct TextLayout: Sendable, Equatable {
     public var letterSpacing: Double = 0
     /// The font's kerning (GPOS `kern`). Default on.
     public var kerning = true
+    /// On a given canvas, the most lines the text is wrapped into at spaces. Default 5.
+    public var maxLines = 5
 
     public init(text: String, fontPath: String) {
         self.text = text
@@ -58,6 +60,10 @@ public struct TextMaskResult: Sendable {
 /// anti-aliased coverage mask.
 public enum TextMask {
     public static let maximumFontBytes = 64 * 1024 * 1024
+    /// The em size when none is asked for and there is no canvas to fill.
+    public static let defaultSize: Double = 160
+    /// The largest em size, in pixels.
+    public static let maximumSize: Double = 8192
 
     /// Renders `layout` onto a canvas of the ink bounds plus `margin` on every
     /// side, or, when `width`/`height` are given, centred on a canvas of that size
@@ -68,18 +74,37 @@ public enum TextMask {
               layout.text.replacingOccurrences(of: "\\n", with: "").contains(where: { !$0.isWhitespace }) else {
             throw MercurialError("the text is empty or only whitespace; give the title's text")
         }
-        guard layout.size.isFinite, layout.size > 0 else {
-            throw MercurialError("size \(layout.size) is not a positive number of pixels; use e.g. --size 160")
-        }
-        guard layout.size <= 8192 else {
-            throw MercurialError("size \(layout.size) px is larger than the limit of 8192 px; use a smaller --size")
+        if let size = layout.size {
+            guard size.isFinite, size > 0 else {
+                throw MercurialError("size \(size) is not a positive number of pixels; use e.g. --size 160")
+            }
+            guard size <= maximumSize else {
+                throw MercurialError("size \(size) px is larger than the limit of \(Int(maximumSize)) px; use a smaller --size")
+            }
         }
         if let width { try PNGFile.checkCanvas(width: width, height: height ?? 1, what: "the canvas") }
         if let height { try PNGFile.checkCanvas(width: width ?? 1, height: height, what: "the canvas") }
 
         let font = try FontFace(path: layout.fontPath)
-        var size = layout.size
+        var layout = layout
+        let requested = layout.size
+        var size = requested ?? defaultSize
+        // On a canvas: wrap at spaces, and on one of both sizes with no size asked for, fill it.
+        let fills = requested == nil && width != nil && height != nil
+        if width != nil || height != nil {
+            let paragraphs = layout.lines.map { $0.split(separator: " ").map(String.init) }
+            let metrics = try font.measure(words: paragraphs.flatMap { $0 }, layout: layout, size: size)
+            let room = (width: width.map { Double($0 - 2 * margin) } ?? .infinity,
+                        height: height.map { Double($0 - 2 * margin) })
+            let wrapped = WordWrap.wrap(paragraphs, metrics: metrics,
+                                        room: room, maxLines: layout.maxLines, cap: fills ? maximumSize / size : 1)
+            if let lines = wrapped.lines { layout.text = lines.joined(separator: "\n") }
+            if fills && wrapped.factor.isFinite && wrapped.factor > 1 {
+                size = min((size * wrapped.factor).rounded(.down), maximumSize)
+            }
+        }
         var warnings: [MercurialWarning] = []
+        var grown = !fills
         for _ in 0..<12 {
             let run = try font.layOut(layout, size: size)
             guard let ink = run.inkBounds else {
@@ -88,10 +113,17 @@ public enum TextMask {
             let canvasWidth = width ?? (ink.width + 2 * margin)
             let canvasHeight = height ?? (ink.height + 2 * margin)
             let room = (Double(canvasWidth - 2 * margin), Double(canvasHeight - 2 * margin))
+            let factor = min(room.0 / Double(ink.width), room.1 / Double(ink.height))
+            if !grown && factor > 1.01 && size < maximumSize {
+                // Filling the canvas: the advances that chose the size leave some room; use it once.
+                grown = true
+                size = min((size * factor * 0.995).rounded(.down), maximumSize)
+                continue
+            }
             if Double(ink.width) <= room.0 && Double(ink.height) <= room.1 {
                 try PNGFile.checkCanvas(width: canvasWidth, height: canvasHeight, what: "the title's canvas")
-                if size < layout.size {
-                    warnings.append(MercurialWarning("the text was shrunk from \(format(layout.size)) px to \(format(size)) px to fit \(canvasWidth)×\(canvasHeight)"))
+                if let requested, size < requested {
+                    warnings.append(MercurialWarning("the text was shrunk from \(format(requested)) px to \(format(size)) px to fit \(canvasWidth)×\(canvasHeight)"))
                 }
                 // Ink centred on the canvas; only the ink plus the margin is drawn.
                 let inkX = (canvasWidth - ink.width) / 2, inkY = (canvasHeight - ink.height) / 2
@@ -108,7 +140,7 @@ public enum TextMask {
                                       canvasHeight: canvasHeight, warnings: warnings, size: size)
             }
             guard room.0 > 0, room.1 > 0 else { break }
-            let factor = min(room.0 / Double(ink.width), room.1 / Double(ink.height))
+            grown = true
             size = (size * factor * 0.99).rounded(.down)
             guard size >= 1 else { break }
         }
@@ -172,52 +204,14 @@ final class FontFace {
         hb_ft_font_set_load_flags(hbFont, loadFlags)
 
         let lineHeight = Double(face.pointee.size.pointee.metrics.height) / 64 * layout.lineSpacing
-        var features: [hb_feature_t] = []
-        if !layout.kerning {
-            var feature = hb_feature_t()
-            if hb_feature_from_string("-kern", -1, &feature) != 0 { features.append(feature) }
-        }
+        let features = Self.features(layout)
 
-        // Shape each line; positions in 26.6 pixels relative to the line's start.
-        struct Placed { var glyph: UInt32; var x: Double; var y: Double }
-        var lines: [(glyphs: [Placed], advance: Double)] = []
+        var lines: [ShapedLine] = []
         var missing: [Character] = []
         for line in layout.lines {
-            let buffer = hb_buffer_create()
-            defer { hb_buffer_destroy(buffer) }
-            let utf8 = Array(line.utf8)
-            utf8.withUnsafeBufferPointer { p in
-                p.withMemoryRebound(to: CChar.self) { c in
-                    hb_buffer_add_utf8(buffer, c.baseAddress, Int32(c.count), 0, Int32(c.count))
-                }
-            }
-            hb_buffer_guess_segment_properties(buffer)
-            hb_shape(hbFont, buffer, features, UInt32(features.count))
-            var count: UInt32 = 0
-            let infos = hb_buffer_get_glyph_infos(buffer, &count)
-            let positions = hb_buffer_get_glyph_positions(buffer, &count)
-            var placed: [Placed] = []
-            var pen = 0.0
-            for i in 0..<Int(count) {
-                guard let info = infos?[i], let position = positions?[i] else { continue }
-                if info.codepoint == 0 {
-                    // .notdef: name the characters of this cluster once, draw nothing.
-                    let start = Int(info.cluster)
-                    var end = utf8.count
-                    for j in 0..<Int(count) where Int(infos![j].cluster) > start { end = min(end, Int(infos![j].cluster)) }
-                    let characters = String(decoding: utf8[start..<end], as: UTF8.self)
-                    for c in characters where !c.isWhitespace && !missing.contains(c) { missing.append(c) }
-                } else {
-                    placed.append(Placed(glyph: info.codepoint,
-                                         x: pen + Double(position.x_offset) / 64,
-                                         y: Double(position.y_offset) / 64))
-                }
-                pen += Double(position.x_advance) / 64
-                let startsNextCluster = i + 1 == Int(count) || infos![i + 1].cluster != info.cluster
-                if startsNextCluster { pen += layout.letterSpacing }
-            }
-            if count > 0 { pen -= layout.letterSpacing }
-            lines.append((placed, pen))
+            let shaped = shape(line, hbFont: hbFont, features: features, letterSpacing: layout.letterSpacing)
+            for c in shaped.missing where !missing.contains(c) { missing.append(c) }
+            lines.append(shaped)
         }
 
         let widest = lines.map(\.advance).max() ?? 0
@@ -236,6 +230,84 @@ final class FontFace {
             }
         }
         return run
+    }
+    /// A line's glyphs, positioned in pixels from its start, and its advance.
+    struct ShapedLine {
+        struct Placed { var glyph: UInt32; var x: Double; var y: Double }
+        var glyphs: [Placed]
+        var advance: Double
+        var missing: [Character]
+    }
+
+    private static func features(_ layout: TextLayout) -> [hb_feature_t] {
+        guard !layout.kerning else { return [] }
+        var feature = hb_feature_t()
+        return hb_feature_from_string("-kern", -1, &feature) != 0 ? [feature] : []
+    }
+
+    /// Shapes one line with HarfBuzz.
+    private func shape(_ line: String, hbFont: OpaquePointer, features: [hb_feature_t],
+                       letterSpacing: Double) -> ShapedLine {
+        let buffer = hb_buffer_create()
+        defer { hb_buffer_destroy(buffer) }
+        let utf8 = Array(line.utf8)
+        utf8.withUnsafeBufferPointer { p in
+            p.withMemoryRebound(to: CChar.self) { c in
+                hb_buffer_add_utf8(buffer, c.baseAddress, Int32(c.count), 0, Int32(c.count))
+            }
+        }
+        hb_buffer_guess_segment_properties(buffer)
+        hb_shape(hbFont, buffer, features, UInt32(features.count))
+        var count: UInt32 = 0
+        let infos = hb_buffer_get_glyph_infos(buffer, &count)
+        let positions = hb_buffer_get_glyph_positions(buffer, &count)
+        var placed: [ShapedLine.Placed] = []
+        var missing: [Character] = []
+        var pen = 0.0
+        guard let infos, let positions else { return ShapedLine(glyphs: [], advance: 0, missing: []) }
+        for i in 0..<Int(count) {
+            let info = infos[i], position = positions[i]
+            if info.codepoint == 0 {
+                // .notdef: name the characters of this cluster once, draw nothing.
+                let start = Int(info.cluster)
+                var end = utf8.count
+                for j in 0..<Int(count) where Int(infos[j].cluster) > start { end = min(end, Int(infos[j].cluster)) }
+                let characters = String(decoding: utf8[start..<end], as: UTF8.self)
+                for c in characters where !c.isWhitespace && !missing.contains(c) { missing.append(c) }
+            } else {
+                placed.append(ShapedLine.Placed(glyph: info.codepoint, x: pen + Double(position.x_offset) / 64,
+                                                y: Double(position.y_offset) / 64))
+            }
+            pen += Double(position.x_advance) / 64
+            let startsNextCluster = i + 1 == Int(count) || infos[i + 1].cluster != info.cluster
+            if startsNextCluster { pen += letterSpacing }
+        }
+        if count > 0 { pen -= letterSpacing }
+        return ShapedLine(glyphs: placed, advance: pen, missing: missing)
+    }
+
+    /// The advance of each word and of a space at `size`, and the line height and
+    /// the font's ascent plus descent, for choosing line breaks.
+    func measure(words: [String], layout: TextLayout, size: Double) throws(MercurialError) -> WordMetrics {
+        guard let face else { throw MercurialError("font '\(path)' is not open") }
+        let error = FT_Set_Char_Size(face, 0, FT_F26Dot6((size * 64).rounded()), 72, 72)
+        guard error == 0 else {
+            throw MercurialError("font '\(path)' cannot be scaled to \(size) px (\(Self.describe(error))); use another font or size")
+        }
+        guard let hbFont = hb_ft_font_create_referenced(face) else {
+            throw MercurialError("HarfBuzz could not open font '\(path)'")
+        }
+        defer { hb_font_destroy(hbFont) }
+        hb_ft_font_set_load_flags(hbFont, Int32(FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP))
+        let features = Self.features(layout)
+        let advance = { (text: String) in
+            self.shape(text, hbFont: hbFont, features: features, letterSpacing: layout.letterSpacing).advance
+        }
+        let metrics = face.pointee.size.pointee.metrics
+        return WordMetrics(words: words.map(advance),
+                           space: advance("a a") - advance("aa") + layout.letterSpacing,
+                           lineHeight: Double(metrics.height) / 64 * layout.lineSpacing,
+                           ascentPlusDescent: Double(metrics.ascender - metrics.descender) / 64)
     }
 }
 
@@ -323,5 +395,107 @@ struct GlyphRun {
             }
         }
         return mask
+    }
+}
+
+// MARK: - Wrapping words into a canvas
+
+/// Word and line measurements at one size (they scale with the size).
+struct WordMetrics {
+    var words: [Double]
+    var space: Double
+    var lineHeight: Double
+    var ascentPlusDescent: Double
+}
+
+/// Breaks text at spaces into at most `maxLines` lines so that it can be as large as
+/// possible (never larger than asked) inside the room, as the original app's label
+/// did (UILabel, `numberOfLines = 5`, `adjustsFontSizeToFitWidth`). Explicit line
+/// breaks are kept; lines are balanced (the widest line as narrow as it can be).
+enum WordWrap {
+    /// The lines (nil: leave the text as it is) and the factor by which the size the
+    /// metrics were measured at can grow (or must shrink) to fit the room, at most `cap`.
+    static func wrap(_ paragraphs: [[String]], metrics: WordMetrics, room: (width: Double, height: Double?),
+                     maxLines: Int, cap: Double) -> (lines: [String]?, factor: Double) {
+        let fixed = paragraphs.count
+        var index = 0
+        let widths = paragraphs.map { words -> [Double] in
+            defer { index += words.count }
+            return Array(metrics.words[index..<(index + words.count)])
+        }
+        let totalWords = paragraphs.reduce(0) { $0 + $1.count }
+        // The factor the size may be multiplied by to fit with `lines` lines of widest `w`.
+        func fit(lines: Int, widest w: Double) -> Double {
+            var f = w > 0 ? room.width / w : .infinity
+            if let h = room.height {
+                f = min(f, h / (Double(lines - 1) * metrics.lineHeight + metrics.ascentPlusDescent))
+            }
+            return min(f, cap)
+        }
+        var best: (factor: Double, lines: [[Int]])? = nil
+        for count in fixed...max(fixed, min(maxLines, totalWords)) {
+            guard let breaks = balancedBreaks(widths, space: metrics.space, lines: count) else { continue }
+            let factor = fit(lines: count, widest: breaks.widest)
+            // A larger size wins; at the same size, fewer lines.
+            if best == nil || factor > best!.factor * (1 + 1e-9) { best = (factor, breaks.lineWords) }
+        }
+        guard let best else { return (nil, 1) }
+        guard best.lines.contains(where: { $0.count > 1 }) else { return (nil, best.factor) }
+        var lines: [String] = []
+        for (p, counts) in zip(paragraphs, best.lines) {
+            var start = 0
+            for n in counts {
+                lines.append(p[start..<(start + n)].joined(separator: " "))
+                start += n
+            }
+        }
+        return (lines, best.factor)
+    }
+
+    /// The narrowest widest line with at most `lines` lines in all (each paragraph
+    /// at least one), found by bisecting the width and filling lines greedily.
+    static func balancedBreaks(_ paragraphs: [[Double]], space: Double, lines: Int)
+        -> (widest: Double, lineWords: [[Int]])? {
+        func greedy(_ limit: Double) -> [[Int]] {
+            paragraphs.map { words in
+                var counts: [Int] = [], current = 0, width = 0.0
+                for w in words {
+                    if current > 0 && width + space + w > limit {
+                        counts.append(current)
+                        current = 0; width = 0
+                    }
+                    width = current == 0 ? w : width + space + w
+                    current += 1
+                }
+                if current > 0 || counts.isEmpty { counts.append(current) }
+                return counts
+            }
+        }
+        func widest(_ lineWords: [[Int]]) -> Double {
+            var result = 0.0
+            for (words, counts) in zip(paragraphs, lineWords) {
+                var start = 0
+                for n in counts {
+                    let line = words[start..<(start + n)]
+                    result = max(result, line.reduce(0, +) + space * Double(max(n - 1, 0)))
+                    start += n
+                }
+            }
+            return result
+        }
+        let longestWord = paragraphs.flatMap { $0 }.max() ?? 0
+        var low = longestWord, high = widest(paragraphs.map { [$0.count] })
+        if greedy(low).reduce(0, { $0 + $1.count }) > lines {
+            // Bisect for the narrowest limit that needs no more than `lines` lines.
+            for _ in 0..<48 where high - low > 0.01 {
+                let mid = (low + high) / 2
+                if greedy(mid).reduce(0, { $0 + $1.count }) <= lines { high = mid } else { low = mid }
+            }
+        } else {
+            high = low
+        }
+        let result = greedy(high)
+        guard result.reduce(0, { $0 + $1.count }) <= lines else { return nil }
+        return (widest(result), result)
     }
 }

@@ -106,6 +106,7 @@ public enum TitleRenderer {
             layout.lineSpacing = settings.lineSpacing
             layout.letterSpacing = settings.letterSpacing
             layout.kerning = settings.kerning
+            layout.maxLines = settings.maxLines
             let result = try TextMask.render(layout, width: settings.width, height: settings.height, margin: settings.margin)
             mask = result.mask
             origin = (result.originX, result.originY)
@@ -143,7 +144,7 @@ public enum TitleRenderer {
                 throw MercurialError("\(name) is \(formatNumber(v)), out of range \(rangeText(range)); give a number in that range")
             }
         }
-        try check("size", settings.size, RenderSettings.sizeRange)
+        if let size = settings.size { try check("size", size, RenderSettings.sizeRange) }
         try check("line spacing", settings.lineSpacing, RenderSettings.lineSpacingRange)
         try check("letter spacing", settings.letterSpacing, RenderSettings.letterSpacingRange)
         if let text = settings.text, text.utf8.count > RenderSettings.maximumTextLength * 4

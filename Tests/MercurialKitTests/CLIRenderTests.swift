@@ -73,7 +73,8 @@ import Testing
 
     @Test func fixedCanvasIsExactAndLongTextIsShrunkWithAWarning() async throws {
         try await CLI.withTemporaryDirectory { dir in
-            let r = try await CLI.run(["render", "Flex Monkey Mercurial Text", "--width", "800", "--height", "200", "-o", "w.png"], in: dir)
+            let r = try await CLI.run(["render", "Flex Monkey Mercurial Text", "--size", "160", "--max-lines", "1",
+                                       "--width", "800", "--height", "200", "-o", "w.png"], in: dir)
             expectSuccess(r, allowWarnings: true)
             let image = try CLI.readPNG(dir.appendingPathComponent("w.png"))
             #expect(image.width == 800 && image.height == 200, "\(image.width)×\(image.height)")

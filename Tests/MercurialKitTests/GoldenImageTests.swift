@@ -3,9 +3,10 @@ import Testing
 @testable import MercurialKit
 
 @Suite struct GoldenImageTests {
-    static let cases: [(file: String, text: String, material: String?, background: String?)] = [
-        ("golden-mercurial.png", "Mercurial", nil, nil),
-        ("golden-chrome.png", "Chrome", "chrome", "#202020"),
+    static let cases: [(file: String, text: String, material: String?, background: String?, profile: LoftProfile)] = [
+        ("golden-mercurial.png", "Mercurial", nil, nil, .chisel),
+        ("golden-chrome.png", "Chrome", "chrome", "#202020", .chisel),
+        ("golden-liquid.png", "Mercurial", nil, nil, .liquid),
     ]
 
     /// Renders as the golden image was made and compares channel by channel: the mean
@@ -19,6 +20,7 @@ import Testing
         settings.text = spec.text
         settings.size = 72
         settings.background = spec.background.flatMap(RGBColor.parse)
+        settings.profile = spec.profile
         let rendered = try TitleRenderer.render(settings).image
         let golden = try PNGFile.read(fixture(file), role: "golden image")
         #expect(rendered.width == golden.width && rendered.height == golden.height)

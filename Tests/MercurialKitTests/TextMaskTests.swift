@@ -136,3 +136,76 @@ func layout(_ text: String, font: String = "rounded", size: Double = 100) throws
         #expect(run.bitmaps[0].top < run.bitmaps[1].top - 5, "vowel sign top \(run.bitmaps[0].top), KA top \(run.bitmaps[1].top)")
     }
 }
+
+/// Bands of rows holding ink, top to bottom: one per line of text.
+func inkLines(_ mask: Mask) -> [ClosedRange<Int>] {
+    var bands: [ClosedRange<Int>] = []
+    var start: Int? = nil
+    for y in 0...mask.height {
+        let inked = y < mask.height && (0..<mask.width).contains { mask[$0, y] > 0 }
+        if inked && start == nil { start = y }
+        if !inked, let s = start { bands.append(s...(y - 1)); start = nil }
+    }
+    return bands
+}
+
+@Suite struct WordWrapTests {
+    func wrapped(_ text: String, width: Int?, height: Int?, size: Double? = nil, maxLines: Int = 5) throws -> TextMaskResult {
+        var l = try layout(text)
+        l.size = size
+        l.maxLines = maxLines
+        return try TextMask.render(l, width: width, height: height, margin: 14)
+    }
+
+    @Test func theOriginalsTitleFillsItsCanvasInThreeLines() throws {
+        let result = try wrapped("Flex Monkey Mercurial Text", width: 1060, height: 765)
+        let lines = inkLines(result.mask)
+        #expect(lines.count == 3, "\(lines)")
+        // As large as fits: the ink reaches the margin on one side or the other.
+        let ink = try #require(result.mask.inkBounds(threshold: 0))
+        let fillsWidth = Double(ink.width) >= 0.95 * Double(1060 - 28)
+        let fillsHeight = Double(result.mask.height - 28) >= 0.95 * Double(765 - 28)
+        #expect(fillsWidth || fillsHeight, "ink \(ink.width)×\(ink.height) in 1032×737")
+        #expect(result.size > 160, "grew to \(result.size)")
+        #expect(result.warnings.isEmpty)
+    }
+
+    @Test func linesAreBalancedAndExplicitBreaksKept() {
+        let metrics = WordMetrics(words: [10, 10, 10, 10, 40], space: 2, lineHeight: 12, ascentPlusDescent: 10)
+        // Five words with room for 40 px lines and 3 lines: balanced, widest 40.
+        let result = WordWrap.wrap([["a", "b", "c", "d", "e"]], metrics: metrics, room: (width: 40, height: 60),
+                                   maxLines: 3, cap: 10)
+        #expect(result.lines == ["a b c", "d", "e"] || result.lines == ["a b", "c d", "e"], "\(String(describing: result.lines))")
+        // An explicit break is kept whatever the room.
+        let kept = WordWrap.wrap([["a"], ["b", "c"]], metrics: WordMetrics(words: [10, 10, 10], space: 2, lineHeight: 12,
+                                                                            ascentPlusDescent: 10),
+                                 room: (width: 1000, height: 1000), maxLines: 5, cap: 1)
+        #expect(kept.lines == nil, "fits as it is: \(String(describing: kept.lines))")
+    }
+
+    @Test func maxLinesIsRespectedAndOneLineShrinks() throws {
+        let one = try wrapped("Flex Monkey Mercurial Text", width: 1060, height: 765, maxLines: 1)
+        #expect(inkLines(one.mask).count == 1)
+        let two = try wrapped("Flex Monkey Mercurial Text", width: 1060, height: 765, maxLines: 2)
+        #expect(inkLines(two.mask).count == 2)
+        #expect(one.size < two.size)
+    }
+
+    @Test func explicitNewlinesAreKept() throws {
+        let result = try wrapped("Flex\nMonkey Mercurial Text", width: 1060, height: 765)
+        let lines = inkLines(result.mask)
+        #expect(lines.count >= 2 && lines.count <= 5)
+        #expect(try TextMask.render(try layout("Flex\nMonkey"), margin: 14).mask.height > 0)
+    }
+
+    @Test func withoutACanvasNothingWrapsAndLongWordsShrink() throws {
+        let free = try TextMask.render(try layout("Flex Monkey Mercurial Text"), margin: 14)
+        #expect(inkLines(free.mask).count == 1)
+        let long = try wrapped("Supercalifragilisticexpialidocious", width: 600, height: 400, size: 160)
+        #expect(inkLines(long.mask).count == 1)
+        #expect(long.size < 160 && long.warnings.count == 1)
+        // With a size asked for, text that fits is neither wrapped nor grown.
+        let fits = try wrapped("Hi there", width: 1920, height: 1080, size: 100)
+        #expect(inkLines(fits.mask).count == 1 && fits.size == 100)
+    }
+}
