@@ -138,7 +138,7 @@ public struct HeightFieldFromMask: Sendable {
 
 /// The liquid loft's height as a function of the blurred coverage B, tabulated:
 /// h(B) = A·(1 − e^(−d/(λr))) with d = σ·Φ⁻¹(B) (bent to meet A where the blur's
-/// kernel ends), and below the edge the tangent down to the skirt's depth.
+/// kernel ends), and below the edge its tangent.
 ///
 /// Φ⁻¹ rises without bound as B nears 1, where a table even in B would bend the
 /// curve into a ring-shaped kink around every plateau; above B = 1 − 2⁻⁷ a second
@@ -157,7 +157,6 @@ struct LiquidCurve: Sendable {
         let sigma = Double(HeightFieldFromMask.liquidSigma * radius)
         let plateau = Double(HeightFieldFromMask.liquidPlateau)
         let rise = Double(HeightFieldFromMask.liquidRise * radius)
-        let skirt = Double(HeightFieldFromMask.skirtWidth)
         // The blur's kernel ends at 4σ, so B is exactly 1 from 4σ inside; the
         // exponential is bent to meet the plateau there with zero slope:
         // g(d) = 1 − e^(−d/ρ) − (d/ρ)·e^(−D/ρ), normalised by g(D).
@@ -167,7 +166,9 @@ struct LiquidCurve: Sendable {
             let d = sigma * inverseNormalCDF(b)
             if d >= reach { return Float(plateau) }
             if d >= 0 { return Float(plateau * (1 - exp(-d / rise) - d / rise * bend) / top) }
-            return Float(plateau * (1 - bend) / top * max(d, -skirt) / rise)
+            // Below the edge, the tangent, unclamped: where the radius is much wider than a
+            // stroke, parts of the stroke itself blur below ½ and must keep their slope.
+            return Float(plateau * (1 - bend) / top * d / rise)
         }
         table = (0..<Self.entries).map { height(Double($0) / Double(Self.entries - 1)) }
         tail = (0..<Self.tailEntries).map { i in
