@@ -13,6 +13,8 @@ public struct PointLight: Sendable, Equatable {
     /// Radius in pixels where the light has faded to nothing.
     public var range: Double
     public var constantIntensityOverRange: Bool
+    /// When set, the light circles on this path (and `x`, `y` follow it).
+    public var orbit: Orbit? = nil
 
     public init(x: Double, y: Double, color: RGBColor = .white, intensity: Double = 0.8, range: Double = 250,
                 constantIntensityOverRange: Bool = false) {

@@ -22,8 +22,13 @@ public struct RenderSettings: Sendable, Equatable {
     /// CIShadedMaterial's inputScale.
     public var scale: Double = 10
     public var scene = ShadingScene()
-    /// nil: transparent.
+    /// nil: transparent (or the gradient).
     public var background: RGBColor? = nil
+    /// An axial gradient behind the title (instead of `background`).
+    public var backgroundGradient: BackgroundGradient? = nil
+    /// Coloured 2-D point lights over the title, and the level it is darkened to where they do not reach.
+    public var pointLights: [PointLight] = []
+    public var ambientLightLevel: Double = 0.1
     public var shadingImage: String? = nil
     public var mask: String? = nil
     /// The material the settings started from (informational).

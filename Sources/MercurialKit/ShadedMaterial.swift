@@ -155,3 +155,62 @@ extension RGBA8 {
 func unitByte(_ v: Float) -> UInt8 {
     UInt8(min(max(v, 0), 1) * 255 + 0.5)
 }
+
+// MARK: - Normals kept for many frames
+
+/// The unit normals' x and y of a height field's inked pixels (0 elsewhere), kept
+/// so that frames whose lights or colours change but whose shape does not are
+/// shaded without taking the slopes again.
+public struct SurfaceNormals: Sendable {
+    public let width: Int, height: Int
+    var xy: [SIMD2<Float>]
+}
+
+extension ShadedMaterial {
+    public func normals(of heights: HeightField, coverage: Mask) -> SurfaceNormals {
+        precondition(heights.width == coverage.width && heights.height == coverage.height,
+                     "Height field \(heights.width)×\(heights.height) and mask \(coverage.width)×\(coverage.height) differ in size")
+        let width = heights.width, height = heights.height
+        var xy = [SIMD2<Float>](repeating: .zero, count: width * height)
+        let k = inputScale * 0.5
+        heights.withUnsafeBufferPointer { h in
+            coverage.withUnsafeBufferPointer { a in
+                xy.withUnsafeMutableBufferPointer { out in
+                    parallelBands(height, minimumBand: 8) { rows in
+                        for y in rows {
+                            let up = max(y - 1, 0) * width, down = min(y + 1, height - 1) * width, row = y * width
+                            for x in 0..<width where a[row + x] > 0 {
+                                let n = Self.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
+                                out[row + x] = SIMD2(n.x, n.y)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return SurfaceNormals(width: width, height: height, xy: xy)
+    }
+
+    /// The title from kept normals, transparent where the mask is.
+    public static func outputImage(normals: SurfaceNormals, coverage: Mask, shading: ShadingLookup) -> Image<RGBA8> {
+        precondition(normals.width == coverage.width && normals.height == coverage.height,
+                     "Normals \(normals.width)×\(normals.height) and mask \(coverage.width)×\(coverage.height) differ in size")
+        let width = normals.width, height = normals.height
+        var out = Image<RGBA8>(width: width, height: height, repeating: .clear)
+        normals.xy.withUnsafeBufferPointer { n in
+            coverage.withUnsafeBufferPointer { a in
+                shading.withSampler { shading in
+                    out.withUnsafeMutableBufferPointer { out in
+                        parallelBands(height, minimumBand: 8) { rows in
+                            for i in (rows.lowerBound * width)..<(rows.upperBound * width) where a[i] > 0 {
+                                let c = shading.color(normalX: n[i].x, normalY: n[i].y)
+                                out[i] = RGBA8(c, alpha: min(a[i], 1), over: nil)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

@@ -78,41 +78,7 @@ public enum TitleRenderer {
         // Trace the shading sphere (when it is not cached yet) while the mask is made.
         let sphere = settings.shadingImage == nil ? SphereInBackground(settings.scene) : nil
 
-        // The mask, cut to the ink plus the margin, and where that sits on the canvas.
-        let mask: Mask
-        let origin: (x: Int, y: Int), canvas: (width: Int, height: Int)
-        var warnings: [MercurialWarning] = []
-        if let maskPath = settings.mask {
-            let full = coverage(of: try PNGFile.read(maskPath, role: "mask"))
-            canvas = (full.width, full.height)
-            if let ink = full.inkBounds(threshold: 0) {
-                let m = settings.margin
-                let x0 = max(ink.minX - m, 0), y0 = max(ink.minY - m, 0)
-                mask = full.cropped(x: x0, y: y0, width: min(ink.maxX + m, full.width - 1) - x0 + 1,
-                                    height: min(ink.maxY + m, full.height - 1) - y0 + 1)
-                origin = (x0, y0)
-            } else {
-                mask = Mask(width: 0, height: 0, repeating: 0)
-                origin = (0, 0)
-                warnings.append(MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank"))
-            }
-        } else {
-            guard let text = settings.text else {
-                throw MercurialError("there is no text to render; give it as an argument, as \"text\" in the scene file, or use --mask")
-            }
-            var layout = TextLayout(text: text, fontPath: try FontLibrary.resolve(settings.font))
-            layout.size = settings.size
-            layout.alignment = settings.alignment
-            layout.lineSpacing = settings.lineSpacing
-            layout.letterSpacing = settings.letterSpacing
-            layout.kerning = settings.kerning
-            layout.maxLines = settings.maxLines
-            let result = try TextMask.render(layout, width: settings.width, height: settings.height, margin: settings.margin)
-            mask = result.mask
-            origin = (result.originX, result.originY)
-            canvas = (result.canvasWidth, result.canvasHeight)
-            warnings = result.warnings
-        }
+        let (mask, origin, canvas, warnings) = try titleMask(settings)
         timings.mask = lap()
 
         let heights = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile).outputImage(mask)
@@ -126,12 +92,62 @@ public enum TitleRenderer {
         }
         timings.shading = lap()
 
-        let content = ShadedMaterial(inputScale: Float(settings.scale))
-            .outputImage(heights: heights, coverage: mask, shading: shading, background: settings.background)
+        let material = ShadedMaterial(inputScale: Float(settings.scale))
+        guard !settings.pointLights.isEmpty || settings.backgroundGradient != nil else {
+            // The usual title: shaded and composited in one pass.
+            let content = material.outputImage(heights: heights, coverage: mask, shading: shading,
+                                               background: settings.background)
+            timings.material = lap()
+            return RenderedTitle(width: canvas.width, height: canvas.height, content: content, originX: origin.x,
+                                 originY: origin.y, fill: settings.background.map { RGBA8(opaque: $0) } ?? .clear,
+                                 warnings: warnings, timings: timings)
+        }
+        var title = material.outputImage(heights: heights, coverage: mask, shading: shading, background: nil)
+        settings.pointLighting?.apply(to: &title, originX: origin.x, originY: origin.y)
+        var content: Image<RGBA8>
+        var place = origin
+        if settings.backgroundGradient != nil {
+            // A gradient fills the whole canvas.
+            content = Image(width: canvas.width, height: canvas.height, repeating: .clear)
+            CanvasCompositor.draw(title, atX: origin.x, y: origin.y, over: Backdrop(settings), into: &content)
+            place = (0, 0)
+        } else {
+            content = Image(width: title.width, height: title.height, repeating: .clear)
+            CanvasCompositor.draw(title, atX: 0, y: 0, over: Backdrop(settings), into: &content)
+        }
         timings.material = lap()
-        return RenderedTitle(width: canvas.width, height: canvas.height, content: content, originX: origin.x,
-                             originY: origin.y, fill: settings.background.map { RGBA8(opaque: $0) } ?? .clear,
+        return RenderedTitle(width: canvas.width, height: canvas.height, content: content, originX: place.x,
+                             originY: place.y, fill: settings.background.map { RGBA8(opaque: $0) } ?? .clear,
                              warnings: warnings, timings: timings)
+    }
+
+    /// The mask, cut to the ink plus the margin, where that sits on the canvas, and the canvas's size.
+    static func titleMask(_ settings: RenderSettings) throws(MercurialError)
+        -> (mask: Mask, origin: (x: Int, y: Int), canvas: (width: Int, height: Int), warnings: [MercurialWarning]) {
+        if let maskPath = settings.mask {
+            let full = coverage(of: try PNGFile.read(maskPath, role: "mask"))
+            guard let ink = full.inkBounds(threshold: 0) else {
+                return (Mask(width: 0, height: 0, repeating: 0), (0, 0), (full.width, full.height),
+                        [MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank")])
+            }
+            let m = settings.margin
+            let x0 = max(ink.minX - m, 0), y0 = max(ink.minY - m, 0)
+            let mask = full.cropped(x: x0, y: y0, width: min(ink.maxX + m, full.width - 1) - x0 + 1,
+                                    height: min(ink.maxY + m, full.height - 1) - y0 + 1)
+            return (mask, (x0, y0), (full.width, full.height), [])
+        }
+        guard let text = settings.text else {
+            throw MercurialError("there is no text to render; give it as an argument, as \"text\" in the scene file, or use --mask")
+        }
+        var layout = TextLayout(text: text, fontPath: try FontLibrary.resolve(settings.font))
+        layout.size = settings.size
+        layout.alignment = settings.alignment
+        layout.lineSpacing = settings.lineSpacing
+        layout.letterSpacing = settings.letterSpacing
+        layout.kerning = settings.kerning
+        layout.maxLines = settings.maxLines
+        let result = try TextMask.render(layout, width: settings.width, height: settings.height, margin: settings.margin)
+        return (result.mask, (result.originX, result.originY), (result.canvasWidth, result.canvasHeight), result.warnings)
     }
 
     /// Checks what the parameter model does not: layout numbers and option clashes.

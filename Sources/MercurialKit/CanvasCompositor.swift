@@ -1,0 +1,93 @@
+/// What lies behind a title.
+public enum Backdrop: Sendable, Equatable {
+    case transparent
+    case color(RGBColor)
+    case gradient(BackgroundGradient)
+
+    public init(_ settings: RenderSettings) {
+        if let g = settings.backgroundGradient { self = .gradient(g) } else if let c = settings.background { self = .color(c) } else { self = .transparent }
+    }
+}
+
+/// Draws a title's content onto a whole canvas: the backdrop, then the content
+/// (straight alpha) over it at its place.
+public enum CanvasCompositor {
+    public static func draw(_ content: Image<RGBA8>, atX originX: Int, y originY: Int, over backdrop: Backdrop,
+                            into canvas: inout Image<RGBA8>) {
+        precondition(originX >= 0 && originY >= 0 && originX + content.width <= canvas.width
+                     && originY + content.height <= canvas.height,
+                     "Content \(content.width)×\(content.height) at (\(originX), \(originY)) does not fit the \(canvas.width)×\(canvas.height) canvas")
+        let width = canvas.width, height = canvas.height
+        let ramp = GradientRamp(backdrop, width: width, height: height)
+        let opaque: Bool
+        if case .transparent = backdrop { opaque = false } else { opaque = true }
+        content.withUnsafeBufferPointer { part in
+            canvas.withUnsafeMutableBufferPointer { out in
+                parallelBands(height, minimumBand: 8) { rows in
+                    for y in rows {
+                        let row = out.baseAddress! + y * width
+                        ramp.fill(row: row, y: y, width: width)
+                        guard y >= originY && y < originY + content.height else { continue }
+                        let source = part.baseAddress! + (y - originY) * content.width
+                        for x in 0..<content.width {
+                            let p = source[x]
+                            if !opaque || p.a == 255 {
+                                row[originX + x] = p
+                            } else if p.a > 0 {
+                                row[originX + x] = blend(p, over: row[originX + x])
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `p` (straight alpha) over the opaque `b`.
+    @inline(__always)
+    static func blend(_ p: RGBA8, over b: RGBA8) -> RGBA8 {
+        let a = UInt32(p.a), ia = 255 - a
+        @inline(__always) func mix(_ f: UInt8, _ g: UInt8) -> UInt8 {
+            UInt8((UInt32(f) * a + UInt32(g) * ia + 127) / 255)
+        }
+        return RGBA8(r: mix(p.r, b.r), g: mix(p.g, b.g), b: mix(p.b, b.b), a: 255)
+    }
+}
+
+/// The backdrop's colours row by row: a single fill, or a gradient looked up in a
+/// 1024-entry table along its axis (the position is linear in x along a row).
+private struct GradientRamp {
+    let fillColor: RGBA8
+    let gradient: BackgroundGradient?
+    let table: [RGBA8]
+    let width: Int, height: Int
+
+    init(_ backdrop: Backdrop, width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        switch backdrop {
+        case .transparent: fillColor = .clear; gradient = nil; table = []
+        case .color(let c): fillColor = RGBA8(opaque: c); gradient = nil; table = []
+        case .gradient(let g):
+            fillColor = .clear
+            gradient = g
+            table = (0..<1024).map { RGBA8(opaque: g.gradient.color(at: Float($0) / 1023)) }
+        }
+    }
+
+    @inline(__always)
+    func fill(row: UnsafeMutablePointer<RGBA8>, y: Int, width: Int) {
+        guard let gradient else {
+            row.update(repeating: fillColor, count: width)
+            return
+        }
+        let t0 = gradient.position(x: 0, y: y, width: self.width, height: height)
+        let dt = width > 1 ? gradient.position(x: 1, y: y, width: self.width, height: height) - t0 : 0
+        table.withUnsafeBufferPointer { table in
+            for x in 0..<width {
+                let t = min(max(t0 + dt * Float(x), 0), 1)
+                row[x] = table[Int(t * 1023 + 0.5)]
+            }
+        }
+    }
+}
