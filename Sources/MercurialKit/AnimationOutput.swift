@@ -1,0 +1,412 @@
+import CPNGWriter
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where an animation's frames go, chosen by the output's name.
+public enum AnimationFormat: Sendable, Equatable, CustomStringConvertible {
+    /// VP9 with alpha (libvpx-vp9, yuva420p) through ffmpeg.
+    case webm
+    /// ProRes 4444 with alpha, or QuickTime Animation (qtrle), through ffmpeg.
+    case mov(MovCodec)
+    /// H.264, opaque (on the background colour, black when there is none), through ffmpeg.
+    case mp4
+    /// An animated PNG, written here.
+    case apng
+    /// One PNG per frame; the pattern holds one `%d` or `%0Nd`.
+    case pngSequence(pattern: String)
+    /// Frames are rendered and dropped (for measuring).
+    case null
+
+    public enum MovCodec: String, Sendable, CaseIterable { case prores, qtrle }
+
+    public var description: String {
+        switch self {
+        case .webm: return "WebM (VP9 with alpha)"
+        case .mov(.prores): return "QuickTime (ProRes 4444 with alpha)"
+        case .mov(.qtrle): return "QuickTime (Animation, with alpha)"
+        case .mp4: return "MP4 (H.264)"
+        case .apng: return "APNG"
+        case .pngSequence: return "PNG sequence"
+        case .null: return "nothing (null sink)"
+        }
+    }
+
+    /// Whether the output keeps the alpha channel.
+    public var hasAlpha: Bool { self != .mp4 }
+
+    /// The format for an output path, or an error naming the forms that exist.
+    public static func forPath(_ path: String, movCodec: MovCodec = .prores) throws(MercurialError) -> AnimationFormat {
+        if path == "/dev/null" || path == "null:" { return .null }
+        let name = (path as NSString).lastPathComponent
+        if name.contains("%") {
+            guard name.lowercased().hasSuffix(".png") else {
+                throw MercurialError("output '\(shortQuote(path))' is a pattern but not of .png files; use e.g. frames/title-%04d.png")
+            }
+            guard frameNumberFormat(name) != nil else {
+                throw MercurialError("output pattern '\(shortQuote(path))' must hold exactly one %d or %0Nd (e.g. title-%04d.png) and no other %")
+            }
+            return .pngSequence(pattern: path)
+        }
+        switch (name as NSString).pathExtension.lowercased() {
+        case "webm": return .webm
+        case "mov": return .mov(movCodec)
+        case "mp4", "m4v": return .mp4
+        case "png", "apng": return .apng
+        default:
+            throw MercurialError("output '\(shortQuote(path))' has no known form; end it in .webm, .mov, .mp4, .png (APNG) or give a pattern such as frames/title-%04d.png")
+        }
+    }
+
+    /// For `title-%04d.png`: the text before, the width (0: none) and the text after.
+    static func frameNumberFormat(_ name: String) -> (prefix: String, width: Int, suffix: String)? {
+        guard let percent = name.firstIndex(of: "%") else { return nil }
+        var i = name.index(after: percent)
+        var digits = ""
+        while i < name.endIndex, name[i].isASCII, name[i].isNumber { digits.append(name[i]); i = name.index(after: i) }
+        guard i < name.endIndex, name[i] == "d" else { return nil }
+        let suffix = String(name[name.index(after: i)...])
+        guard !suffix.contains("%"), digits.count <= 2 else { return nil }
+        return (String(name[..<percent]), Int(digits) ?? 0, suffix)
+    }
+}
+
+/// Takes frames one by one. `finish` makes the output appear (whole); `abort`
+/// leaves nothing behind.
+public protocol FrameSink: AnyObject {
+    func write(_ frame: Image<RGBA8>) throws(MercurialError)
+    func finish() throws(MercurialError)
+    func abort()
+}
+
+extension AnimationFormat {
+    /// A sink writing `frameCount` frames of `width` × `height` at `fps` to `path`.
+    public func sink(path: String, width: Int, height: Int, fps: Double, frameCount: Int,
+                     loop: Bool) throws(MercurialError) -> FrameSink {
+        switch self {
+        case .null: return NullSink()
+        case .apng: return try APNGSink(path: path, width: width, height: height, fps: fps, frameCount: frameCount, loop: loop)
+        case .pngSequence(let pattern): return try PNGSequenceSink(pattern: pattern)
+        case .webm, .mov, .mp4: return try FFmpegSink(format: self, path: path, width: width, height: height, fps: fps)
+        }
+    }
+}
+
+final class NullSink: FrameSink {
+    func write(_ frame: Image<RGBA8>) throws(MercurialError) {}
+    func finish() throws(MercurialError) {}
+    func abort() {}
+}
+
+/// A file written in pieces to a temporary file beside its destination, renamed
+/// over it when whole, and removed if anything goes wrong.
+final class StreamingFile {
+    let path: String
+    private let temporary: String
+    private var fd: Int32
+    private var done = false
+
+    init(path: String) throws(MercurialError) {
+        try OutputFile.validate(path)
+        self.path = path
+        let directory = OutputFile.directoryOf(path)
+        let base = (path as NSString).lastPathComponent
+        guard let (fd, temporary) = TemporaryFiles.shared.create("\(directory)/.\(base).tmp-XXXXXX") else {
+            throw MercurialError("cannot create a file in '\(directory)' (\(String(cString: strerror(errno)))); choose another path")
+        }
+        self.fd = fd
+        self.temporary = temporary
+        fchmod(fd, 0o644)
+    }
+
+    var temporaryPath: String { temporary }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(MercurialError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else {
+                throw MercurialError("cannot write '\(path)' (\(String(cString: strerror(errno)))); check free space")
+            }
+        }
+    }
+
+    func write(_ bytes: [UInt8]) throws(MercurialError) {
+        let result = bytes.withUnsafeBytes { raw in Result { () throws(MercurialError) in try write(raw) } }
+        try result.get()
+    }
+
+    /// Closes the file and renames it into place.
+    func commit() throws(MercurialError) {
+        guard !done else { return }
+        done = true
+        defer { TemporaryFiles.shared.remove(temporary) }
+        let closed = close(fd) == 0
+        fd = -1
+        guard closed, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw MercurialError("cannot write '\(path)' (\(reason)); check free space and permissions")
+        }
+    }
+
+    func discard() {
+        guard !done else { return }
+        done = true
+        if fd >= 0 { close(fd) }
+        unlink(temporary)
+        TemporaryFiles.shared.remove(temporary)
+    }
+
+    deinit { discard() }
+}
+
+// MARK: - APNG
+
+/// An animated PNG: each frame is deflated by the PNG encoder (on every core) and
+/// its IDAT data re-framed as the APNG chunks acTL, fcTL and fdAT, which Debian's
+/// libpng cannot write. Frames stream to the file; only one is held at a time.
+final class APNGSink: FrameSink {
+    private let file: StreamingFile
+    private let width: Int, height: Int
+    private let delay: (numerator: UInt16, denominator: UInt16)
+    private var sequence: UInt32 = 0
+    private var written = 0
+    private let frameCount: Int
+
+    init(path: String, width: Int, height: Int, fps: Double, frameCount: Int, loop: Bool) throws(MercurialError) {
+        file = try StreamingFile(path: path)
+        self.width = width
+        self.height = height
+        self.frameCount = frameCount
+        // The frame delay as a fraction of a second: 1/fps exactly for whole rates.
+        if fps == fps.rounded() { delay = (1, UInt16(fps)) } else { delay = (1000, UInt16(min(65535, (fps * 1000).rounded()))) }
+        var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        Self.appendChunk("IHDR", Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, 6, 0, 0, 0], to: &head)
+        Self.appendChunk("acTL", Self.bigEndian(UInt32(frameCount)) + Self.bigEndian(loop ? 0 : 1), to: &head)
+        try file.write(head)
+    }
+
+    func write(_ frame: Image<RGBA8>) throws(MercurialError) {
+        precondition(frame.width == width && frame.height == height, "APNG frames must all be \(width)×\(height)")
+        let png = try PNGFile.encode(frame, compression: .fast)
+        let data = Self.imageData(of: png)
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count + 64)
+        // fcTL: sequence, size, offset 0, delay, dispose none, blend source.
+        var control = Self.bigEndian(sequence) + Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height))
+        control += Self.bigEndian(0) + Self.bigEndian(0)
+        control += [UInt8(delay.numerator >> 8), UInt8(delay.numerator & 0xff), UInt8(delay.denominator >> 8),
+                    UInt8(delay.denominator & 0xff), 0, 0]
+        Self.appendChunk("fcTL", control, to: &out)
+        sequence += 1
+        if written == 0 {
+            Self.appendChunk("IDAT", data, to: &out)   // the first frame is also the still image
+        } else {
+            Self.appendChunk("fdAT", Self.bigEndian(sequence) + data, to: &out)
+            sequence += 1
+        }
+        written += 1
+        try file.write(out)
+    }
+
+    func finish() throws(MercurialError) {
+        precondition(written == frameCount, "\(written) frames written of \(frameCount)")
+        var tail: [UInt8] = []
+        Self.appendChunk("IEND", [], to: &tail)
+        try file.write(tail)
+        try file.commit()
+    }
+
+    func abort() { file.discard() }
+
+    /// The concatenated IDAT data of a PNG written by `PNGFile.encode`.
+    static func imageData(of png: [UInt8]) -> [UInt8] {
+        var data: [UInt8] = []
+        var i = 8
+        while i + 12 <= png.count {
+            let length = Int(png[i]) << 24 | Int(png[i + 1]) << 16 | Int(png[i + 2]) << 8 | Int(png[i + 3])
+            let type = String(decoding: png[(i + 4)..<(i + 8)], as: UTF8.self)
+            if type == "IDAT" { data.append(contentsOf: png[(i + 8)..<(i + 8 + length)]) }
+            i += 12 + length
+        }
+        return data
+    }
+
+    static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
+        png.append(contentsOf: bigEndian(UInt32(data.count)))
+        let typeAndData = Array(type.utf8) + data
+        png.append(contentsOf: typeAndData)
+        let crc = typeAndData.withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress, $0.count) }
+        png.append(contentsOf: bigEndian(crc))
+    }
+
+    static func bigEndian(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xff), UInt8((v >> 8) & 0xff), UInt8(v & 0xff)]
+    }
+}
+
+// MARK: - PNG sequence
+
+final class PNGSequenceSink: FrameSink {
+    private let directory: String
+    private let format: (prefix: String, width: Int, suffix: String)
+    private var written: [String] = []
+
+    init(pattern: String) throws(MercurialError) {
+        directory = OutputFile.directoryOf(pattern)
+        guard let format = AnimationFormat.frameNumberFormat((pattern as NSString).lastPathComponent) else {
+            throw MercurialError("output pattern '\(shortQuote(pattern))' must hold one %d or %0Nd")
+        }
+        self.format = format
+        try OutputFile.validate(path(for: 0))
+    }
+
+    func path(for index: Int) -> String {
+        var number = String(index)
+        if number.count < format.width { number = String(repeating: "0", count: format.width - number.count) + number }
+        return "\(directory)/\(format.prefix)\(number)\(format.suffix)"
+    }
+
+    func write(_ frame: Image<RGBA8>) throws(MercurialError) {
+        let path = path(for: written.count)
+        try OutputFile.write(try PNGFile.encode(frame, compression: .fast), to: path)
+        written.append(path)
+    }
+
+    func finish() throws(MercurialError) {}
+
+    /// Removes the frames written so far.
+    func abort() {
+        for path in written { unlink(path) }
+        written.removeAll()
+    }
+}
+
+// MARK: - Video through ffmpeg
+
+/// Pipes raw straight-alpha RGBA frames into Debian's `ffmpeg`, which encodes
+/// them into a temporary file beside the output; the file is renamed into place
+/// when ffmpeg succeeds.
+final class FFmpegSink: FrameSink {
+    private let process = Process()
+    private let input: FileHandle
+    private let log: URL
+    private let file: StreamingFile
+    private let frameBytes: Int
+    private var failed = false
+
+    static func ffmpegPath() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") where !folder.isEmpty {
+            let candidate = "\(folder)/ffmpeg"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// ffmpeg's arguments after the input: the codec and pixel format of each form.
+    static func codecArguments(_ format: AnimationFormat) -> [String] {
+        switch format {
+        case .webm:
+            return ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-b:v", "0", "-crf", "32", "-deadline", "realtime",
+                    "-cpu-used", "8", "-row-mt", "1", "-auto-alt-ref", "0", "-f", "webm"]
+        case .mov(.prores):
+            return ["-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le", "-f", "mov"]
+        case .mov(.qtrle):
+            return ["-c:v", "qtrle", "-pix_fmt", "argb", "-f", "mov"]
+        case .mp4:
+            return ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p", "-movflags", "+faststart",
+                    "-f", "mp4"]
+        default:
+            return []
+        }
+    }
+
+    init(format: AnimationFormat, path: String, width: Int, height: Int, fps: Double) throws(MercurialError) {
+        guard let ffmpeg = Self.ffmpegPath() else {
+            throw MercurialError("ffmpeg is not installed, and \(format) needs it; install Debian's package: apt-get install ffmpeg (or write .png for an APNG)")
+        }
+        file = try StreamingFile(path: path)
+        frameBytes = width * height * 4
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-ffmpeg-\(getpid())-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+                             "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-r", formatNumber(fps),
+                             "-i", "pipe:0"] + Self.codecArguments(format) + [file.temporaryPath]
+        let pipe = Pipe()
+        process.standardInput = pipe
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try? FileHandle(forWritingTo: log)
+        input = pipe.fileHandleForWriting
+        signal(SIGPIPE, SIG_IGN)   // a dying ffmpeg is an EPIPE to report, not a signal
+        do {
+            try process.run()
+        } catch {
+            file.discard()
+            try? FileManager.default.removeItem(at: log)
+            throw MercurialError("cannot start ffmpeg at \(ffmpeg) (\(error.localizedDescription)); check the installation")
+        }
+    }
+
+    func write(_ frame: Image<RGBA8>) throws(MercurialError) {
+        precondition(frame.count * 4 == frameBytes, "video frames must all be the same size")
+        let fd = input.fileDescriptor
+        let ok = frame.withUnsafeBufferPointer { pixels -> Bool in
+            let raw = UnsafeRawBufferPointer(pixels)
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return false }
+            }
+            return true
+        }
+        guard ok else {
+            failed = true
+            try? input.close()
+            process.waitUntilExit()
+            let reason = ffmpegError() ?? "it stopped reading frames"
+            abort()
+            throw MercurialError("ffmpeg failed: \(reason)")
+        }
+    }
+
+    func finish() throws(MercurialError) {
+        try? input.close()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let reason = ffmpegError() ?? "exit status \(process.terminationStatus)"
+            abort()
+            throw MercurialError("ffmpeg failed: \(reason)")
+        }
+        try? FileManager.default.removeItem(at: log)
+        try file.commit()
+    }
+
+    func abort() {
+        if process.isRunning {
+            try? input.close()
+            process.terminate()
+            process.waitUntilExit()
+        }
+        file.discard()
+        try? FileManager.default.removeItem(at: log)
+    }
+
+    /// ffmpeg's last error line, escaped, or nil.
+    private func ffmpegError() -> String? {
+        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return nil }
+        let lines = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+        return lines.last.map { line in
+            var out = ""
+            for scalar in line.unicodeScalars.prefix(300) {
+                out += scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+            }
+            return out
+        }
+    }
+
+    deinit { if process.isRunning { abort() } }
+}

@@ -1,0 +1,85 @@
+/// Renders an animation's frames one at a time into one reused canvas.
+///
+/// Between frames it keeps what did not change: when only lights, colours, point
+/// lights or the backdrop move, the mask, height field and normals are made once
+/// and each frame is a lookup per inked pixel (the four sphere lights changing
+/// re-trace only the small shading sphere); a track that changes the shape
+/// (radius, scale) makes that frame a full render.
+public final class FrameRenderer {
+    public let base: RenderSettings
+    public let timeline: Timeline
+    public let width: Int, height: Int
+    /// Warnings from laying out the title (once).
+    public private(set) var warnings: [MercurialWarning] = []
+    /// How many times the shape was built.
+    public private(set) var geometryBuilds = 0
+
+    private struct Geometry {
+        var key: RenderSettings
+        var mask: Mask
+        var origin: (x: Int, y: Int)
+        var normals: SurfaceNormals
+    }
+    private var geometry: Geometry
+    private var canvas: Image<RGBA8>
+    private let shadingImage: ShadingLookup?
+
+    public init(base: RenderSettings, timeline: Timeline) throws(MercurialError) {
+        try TitleRenderer.validate(base)
+        self.base = base
+        self.timeline = timeline
+        shadingImage = try base.shadingImage.map { path throws(MercurialError) in
+            ShadingLookup(try PNGFile.read(path, role: "shading image"))
+        }
+        let first = timeline.settings(at: 0, base: base)
+        let (built, canvasSize, warnings) = try Self.buildGeometry(first)
+        geometry = built
+        geometryBuilds = 1
+        self.warnings = warnings
+        width = canvasSize.width
+        height = canvasSize.height
+        canvas = Image(width: width, height: height, repeating: .clear)
+    }
+
+    /// The settings with everything that does not change the shape set to fixed values.
+    static func geometryKey(_ settings: RenderSettings) -> RenderSettings {
+        var key = settings
+        key.scene = ShadingScene()
+        key.background = nil
+        key.backgroundGradient = nil
+        key.pointLights = []
+        key.ambientLightLevel = 0
+        key.shadingImage = nil
+        key.material = ""
+        return key
+    }
+
+    private static func buildGeometry(_ settings: RenderSettings) throws(MercurialError)
+        -> (Geometry, (width: Int, height: Int), [MercurialWarning]) {
+        let (mask, origin, canvas, warnings) = try TitleRenderer.titleMask(settings)
+        let heights = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile).outputImage(mask)
+        let normals = ShadedMaterial(inputScale: Float(settings.scale)).normals(of: heights, coverage: mask)
+        return (Geometry(key: geometryKey(settings), mask: mask, origin: origin, normals: normals), canvas, warnings)
+    }
+
+    /// Frame `index` (at t = index / fps). The image is the renderer's own canvas:
+    /// use it before asking for the next frame, and keep no copy, so that it is not
+    /// copied.
+    public func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8> {
+        let settings = timeline.settings(at: timeline.time(ofFrame: index), base: base)
+        let key = Self.geometryKey(settings)
+        if key != geometry.key {
+            let (built, size, _) = try Self.buildGeometry(settings)
+            guard size == (width, height) else {
+                throw MercurialError("the canvas changes from \(width)×\(height) to \(size.width)×\(size.height) at frame \(index); give \"width\" and \"height\" in the scene so that every frame has one size")
+            }
+            geometry = built
+            geometryBuilds += 1
+        }
+        let shading = shadingImage ?? ShadingSphere.lookup(settings.scene)
+        var title = ShadedMaterial.outputImage(normals: geometry.normals, coverage: geometry.mask, shading: shading)
+        settings.pointLighting?.apply(to: &title, originX: geometry.origin.x, originY: geometry.origin.y)
+        CanvasCompositor.draw(title, atX: geometry.origin.x, y: geometry.origin.y, over: Backdrop(settings), into: &canvas)
+        return canvas
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+
+func animatedSettings(width: Int = 320, height: Int = 120) -> RenderSettings {
+    var s = RenderSettings()
+    s.text = "Mercurial"
+    s.width = width
+    s.height = height
+    return s
+}
+
+func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track {
+    let parameter = try ParameterGroup.parameter(forKey: key)
+    return Track(key: key, target: .parameter(parameter),
+                 keyframes: Keyframes(frames.map { Keyframe(time: $0.0, value: $0.1) }, period: key.hasSuffix(".hue") ? 1 : nil))
+}
+
+@Suite struct FrameRendererTests {
+    @Test func lightTracksReuseTheShapeAndMoveTheHighlights() throws {
+        let timeline = Timeline(duration: 1, fps: 10, tracks: [try track("light1.hue", [(0, .number(0)), (1, .number(0.5))])])
+        let renderer = try FrameRenderer(base: animatedSettings(), timeline: timeline)
+        let first = try renderer.frame(0).pixels
+        let last = try renderer.frame(9).pixels
+        #expect(renderer.geometryBuilds == 1, "the shape is built once")
+        #expect(first != last, "the light's colour changes the picture")
+        // Frame 0 is the still title of the same settings.
+        let still = try TitleRenderer.render(timeline.settings(at: 0, base: animatedSettings())).image
+        #expect(still.pixels == first)
+    }
+
+    @Test func shapeTracksRebuildTheShape() throws {
+        let timeline = Timeline(duration: 1, fps: 4, tracks: [try track("radius", [(0, .number(4)), (1, .number(12))])])
+        let renderer = try FrameRenderer(base: animatedSettings(), timeline: timeline)
+        for i in 0..<4 { _ = try renderer.frame(i) }
+        #expect(renderer.geometryBuilds == 4)
+        let still = try TitleRenderer.render(timeline.settings(at: 0.75, base: animatedSettings())).image
+        #expect(try renderer.frame(3).pixels == still.pixels)
+    }
+
+    @Test func framesAreDeterministic() throws {
+        var base = animatedSettings()
+        base.pointLights = [PointLight(x: 0, y: 60, color: RGBColor(r: 1, g: 0.2, b: 0), intensity: 1, range: 120)]
+        base.pointLights[0].orbit = Orbit(cx: 160, cy: 60, r: 100, period: 2)
+        base.backgroundGradient = BackgroundGradient(gradient: Gradient(colors: [.black, RGBColor(r: 0.2, g: 0.1, b: 0.4)]))
+        let timeline = Timeline(duration: 2, fps: 5, tracks: [try track("light2.brightness", [(0, .number(0)), (2, .number(1))])])
+        func all() throws -> [[RGBA8]] {
+            let r = try FrameRenderer(base: base, timeline: timeline)
+            return try (0..<timeline.frameCount).map { try r.frame($0).pixels }
+        }
+        let a = try all(), b = try all()
+        #expect(a == b)
+        #expect(Set(a.map { $0.hashValue }).count == a.count, "every frame differs: the light orbits")
+        #expect(a[0].allSatisfy { $0.a == 255 }, "a gradient backdrop is opaque")
+    }
+
+    @Test func aChangingCanvasIsRefused() throws {
+        var base = RenderSettings()
+        base.text = "Grow"
+        let timeline = Timeline(duration: 1, fps: 2, tracks: [try track("radius", [(0, .number(4)), (1, .number(40))])])
+        let renderer = try FrameRenderer(base: base, timeline: timeline)
+        #expect(throws: MercurialError.self) { _ = try renderer.frame(1) }
+    }
+}
+
+@Suite struct APNGTests {
+    @Test func framesBecomeAnAnimatedPNGThatLoops() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("apng-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("t.png").path
+        let timeline = Timeline(duration: 0.5, fps: 10, loop: true,
+                                tracks: [try track("light1.hue", [(0, .number(0)), (0.5, .number(0.3))])])
+        let renderer = try FrameRenderer(base: animatedSettings(), timeline: timeline)
+        let sink = try AnimationFormat.apng.sink(path: path, width: renderer.width, height: renderer.height, fps: 10,
+                                                 frameCount: timeline.frameCount, loop: true)
+        var firstFrame: [RGBA8] = []
+        for i in 0..<timeline.frameCount {
+            let frame = try renderer.frame(i)
+            if i == 0 { firstFrame = frame.pixels }
+            try sink.write(frame)
+        }
+        try sink.finish()
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var chunks: [(String, [UInt8])] = []
+        var i = 8
+        while i + 12 <= bytes.count {
+            let n = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            chunks.append((String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self), Array(bytes[(i + 8)..<(i + 8 + n)])))
+            i += 12 + n
+        }
+        #expect(i == bytes.count)
+        let types = chunks.map(\.0)
+        #expect(types.first == "IHDR" && types[1] == "acTL" && types.last == "IEND")
+        let acTL = chunks[1].1
+        #expect(acTL == [0, 0, 0, 5, 0, 0, 0, 0], "5 frames, played forever")
+        #expect(types.filter { $0 == "fcTL" }.count == 5 && types.filter { $0 == "fdAT" }.count == 4)
+        #expect(types.filter { $0 == "IDAT" }.count == 1)
+        // Sequence numbers run 0, 1, 2, … across fcTL and fdAT.
+        let sequence = chunks.filter { $0.0 == "fcTL" || $0.0 == "fdAT" }
+            .map { Int($0.1[0]) << 24 | Int($0.1[1]) << 16 | Int($0.1[2]) << 8 | Int($0.1[3]) }
+        #expect(sequence == Array(0..<9))
+        // Delay 1/10 s.
+        let fcTL = chunks.first { $0.0 == "fcTL" }!.1
+        #expect(Array(fcTL[20..<24]) == [0, 1, 0, 10])
+        // A plain PNG reader sees the first frame.
+        #expect(try PNGFile.read(path, role: "test").pixels == firstFrame)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["t.png"], "no temporary file left")
+    }
+}
+
+/// `ffprobe`'s view of a video's first stream: key=value lines.
+func probe(_ path: String) throws -> [String: String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+    process.arguments = ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                         "stream=codec_name,pix_fmt,nb_read_frames,width,height,profile:stream_tags=alpha_mode:format=duration",
+                         "-of", "default=noprint_wrappers=1", path]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    var fields: [String: String] = [:]
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+        if parts.count == 2 { fields[parts[0]] = parts[1] }
+    }
+    return fields
+}
+
+@Suite(.serialized) struct VideoOutputTests {
+    static let cases: [(String, AnimationFormat, [String: String])] = [
+        ("t.webm", .webm, ["codec_name": "vp9", "TAG:alpha_mode": "1"]),
+        ("t.mov", .mov(.prores), ["codec_name": "prores", "pix_fmt": "yuva444p12le", "profile": "4444"]),
+        ("q.mov", .mov(.qtrle), ["codec_name": "qtrle", "pix_fmt": "argb"]),
+        ("t.mp4", .mp4, ["codec_name": "h264", "pix_fmt": "yuv420p"]),
+    ]
+
+    @Test(arguments: cases.map(\.0))
+    func videoHasItsCodecPixelFormatAndFrames(_ name: String) throws {
+        let (_, format, want) = try #require(Self.cases.first { $0.0 == name })
+        #expect(FFmpegSink.ffmpegPath() != nil, "ffmpeg is installed (.ci/run installs Debian's ffmpeg)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("video-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent(name).path
+        #expect(try AnimationFormat.forPath(path, movCodec: format == .mov(.qtrle) ? .qtrle : .prores) == format)
+        let timeline = Timeline(duration: 0.4, fps: 10, tracks: [try track("light1.hue", [(0, .number(0)), (0.4, .number(0.3))])])
+        var base = animatedSettings(width: 160, height: 64)
+        if format == .mp4 { base.background = .black }
+        let renderer = try FrameRenderer(base: base, timeline: timeline)
+        let sink = try format.sink(path: path, width: renderer.width, height: renderer.height, fps: timeline.fps,
+                                   frameCount: timeline.frameCount, loop: false)
+        for i in 0..<timeline.frameCount { try sink.write(try renderer.frame(i)) }
+        try sink.finish()
+        let info = try probe(path)
+        for (key, value) in want { #expect(info[key] == value, "\(name): \(key) is \(info[key] ?? "missing"), want \(value)") }
+        #expect(info["nb_read_frames"] == "4" && info["width"] == "160" && info["height"] == "64", "\(info)")
+        #expect(abs((Double(info["duration"] ?? "") ?? 0) - 0.4) < 0.051, "duration \(info["duration"] ?? "?")")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [name], "no temporary file left")
+    }
+
+    @Test func ffmpegErrorsComeBackAsOneLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("video-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Odd sizes are refused by the H.264 encoder in 4:2:0.
+        let sink = try AnimationFormat.mp4.sink(path: dir.appendingPathComponent("odd.mp4").path, width: 161, height: 63,
+                                                fps: 10, frameCount: 1, loop: false)
+        do {
+            try sink.write(Image(width: 161, height: 63, repeating: RGBA8(r: 0, g: 0, b: 0, a: 255)))
+            try sink.finish()
+            Issue.record("an odd-sized H.264 should fail")
+        } catch {
+            #expect(error.message.hasPrefix("ffmpeg failed: ") && !error.message.contains("\n"), "\(error.message)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "nothing left behind")
+    }
+}
