@@ -83,6 +83,11 @@ private struct GradientRamp {
         }
         let t0 = gradient.position(x: 0, y: y, width: self.width, height: height)
         let dt = width > 1 ? gradient.position(x: 1, y: y, width: self.width, height: height) - t0 : 0
+        if abs(dt) < 1e-9 {
+            // Along the gradient's axis: one colour per row.
+            row.update(repeating: table[Int(min(max(t0, 0), 1) * 1023 + 0.5)], count: width)
+            return
+        }
         table.withUnsafeBufferPointer { table in
             for x in 0..<width {
                 let t = min(max(t0 + dt * Float(x), 0), 1)

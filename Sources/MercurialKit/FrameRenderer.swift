@@ -22,6 +22,8 @@ public final class FrameRenderer {
     }
     private var geometry: Geometry
     private var canvas: Image<RGBA8>
+    /// The shaded title, reused from frame to frame while the shape stays.
+    private var title: Image<RGBA8>
     private let shadingImage: ShadingLookup?
 
     public init(base: RenderSettings, timeline: Timeline) throws(MercurialError) {
@@ -39,6 +41,7 @@ public final class FrameRenderer {
         width = canvasSize.width
         height = canvasSize.height
         canvas = Image(width: width, height: height, repeating: .clear)
+        title = Image(width: built.mask.width, height: built.mask.height, repeating: .clear)
     }
 
     /// The settings with everything that does not change the shape set to fixed values.
@@ -75,9 +78,10 @@ public final class FrameRenderer {
             }
             geometry = built
             geometryBuilds += 1
+            title = Image(width: built.mask.width, height: built.mask.height, repeating: .clear)
         }
         let shading = shadingImage ?? ShadingSphere.lookup(settings.scene)
-        var title = ShadedMaterial.outputImage(normals: geometry.normals, coverage: geometry.mask, shading: shading)
+        ShadedMaterial.shade(normals: geometry.normals, coverage: geometry.mask, shading: shading, into: &title)
         settings.pointLighting?.apply(to: &title, originX: geometry.origin.x, originY: geometry.origin.y)
         CanvasCompositor.draw(title, atX: geometry.origin.x, y: geometry.origin.y, over: Backdrop(settings), into: &canvas)
         return canvas

@@ -45,42 +45,46 @@ public struct PointLighting: Sendable, Equatable {
         self.ambientLightLevel = ambientLightLevel
     }
 
-    /// Lights one pixel of the title: straight-alpha colour `c` with coverage `alpha`
-    /// at canvas point (`px`, `py`) (the pixel's centre). Returns straight colour and alpha.
-    @inline(__always)
-    func light(_ c: SIMD3<Float>, alpha: Float, px: Float, py: Float) -> (SIMD3<Float>, Float) {
-        let darkening = Float(1 - ambientLightLevel)
-        // Core Image works premultiplied: the darkened title, then each gradient added.
-        var rgb = (c - SIMD3(repeating: darkening)).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1)) * alpha
-        var a = alpha
-        for light in lights {
-            let dx = px - Float(light.x), dy = py - Float(light.y)
-            let w = light.weight(atDistance: (dx * dx + dy * dy).squareRoot()) * Float(light.intensity)
-            guard w > 0 else { continue }
-            rgb += SIMD3(light.color.r, light.color.g, light.color.b) * w
-            a += w
-        }
-        // Source-in: the sum keeps only the title's coverage.
-        rgb *= alpha
-        a = min(a * alpha, 1)
-        guard a > 0 else { return (.zero, 0) }
-        return ((rgb / a).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1)), a)
-    }
-
     /// Lights the title `content` placed at (`originX`, `originY`) on the canvas.
     public func apply(to content: inout Image<RGBA8>, originX: Int, originY: Int) {
         let width = content.width, height = content.height
-        let lighting = self
+        let darkening = Float(1 - ambientLightLevel)
+        // Per light: centre, range², 1/range, intensity, colour.
+        struct Prepared { var x, y, range2, inverseRange, intensity: Float; var constant: Bool; var r, g, b: Float }
+        let lights = lights.filter { $0.range > 0 && $0.intensity > 0 }.map { l in
+            Prepared(x: Float(l.x), y: Float(l.y), range2: Float(l.range * l.range), inverseRange: Float(1 / l.range),
+                     intensity: Float(l.intensity), constant: l.constantIntensityOverRange,
+                     r: l.color.r, g: l.color.g, b: l.color.b)
+        }
         content.withUnsafeMutableBufferPointer { pixels in
             parallelBands(height, minimumBand: 8) { rows in
+                var dy2 = [Float](repeating: 0, count: lights.count)
                 for y in rows {
                     let py = Float(originY + y) + 0.5
+                    for (k, l) in lights.enumerated() { dy2[k] = (py - l.y) * (py - l.y) }
+                    let row = pixels.baseAddress! + y * width
                     for x in 0..<width {
-                        let p = pixels[y * width + x]
+                        let p = row[x]
                         guard p.a > 0 else { continue }
-                        let (rgb, a) = lighting.light(SIMD3(Float(p.r), Float(p.g), Float(p.b)) / 255,
-                                                      alpha: Float(p.a) / 255, px: Float(originX + x) + 0.5, py: py)
-                        pixels[y * width + x] = RGBA8(r: unitByte(rgb.x), g: unitByte(rgb.y), b: unitByte(rgb.z), a: unitByte(a))
+                        let alpha = Float(p.a) * (1 / 255)
+                        // Core Image works premultiplied: the darkened title, then each gradient added.
+                        var r = max(Float(p.r) * (1 / 255) - darkening, 0) * alpha
+                        var g = max(Float(p.g) * (1 / 255) - darkening, 0) * alpha
+                        var b = max(Float(p.b) * (1 / 255) - darkening, 0) * alpha
+                        var a = alpha
+                        let px = Float(originX + x) + 0.5
+                        for k in 0..<lights.count {
+                            let l = lights[k]
+                            let d2 = (px - l.x) * (px - l.x) + dy2[k]
+                            guard d2 < l.range2 else { continue }
+                            let w = l.constant ? l.intensity : l.intensity * (1 - d2.squareRoot() * l.inverseRange)
+                            r += l.r * w; g += l.g * w; b += l.b * w
+                            a += w
+                        }
+                        // Source-in: the sum keeps only the title's coverage.
+                        let outA = min(a * alpha, 1)
+                        let k = alpha / outA   // straight colour = premultiplied × alpha / outA
+                        row[x] = RGBA8(r: unitByte(r * k), g: unitByte(g * k), b: unitByte(b * k), a: unitByte(outA))
                     }
                 }
             }

@@ -193,16 +193,24 @@ extension ShadedMaterial {
 
     /// The title from kept normals, transparent where the mask is.
     public static func outputImage(normals: SurfaceNormals, coverage: Mask, shading: ShadingLookup) -> Image<RGBA8> {
-        precondition(normals.width == coverage.width && normals.height == coverage.height,
-                     "Normals \(normals.width)×\(normals.height) and mask \(coverage.width)×\(coverage.height) differ in size")
+        var out = Image<RGBA8>(width: normals.width, height: normals.height, repeating: .clear)
+        shade(normals: normals, coverage: coverage, shading: shading, into: &out)
+        return out
+    }
+
+    /// The same into an image of the same size (every pixel is written), for frame after frame.
+    public static func shade(normals: SurfaceNormals, coverage: Mask, shading: ShadingLookup, into out: inout Image<RGBA8>) {
+        precondition(normals.width == coverage.width && normals.height == coverage.height
+                     && out.width == coverage.width && out.height == coverage.height,
+                     "Normals \(normals.width)×\(normals.height), mask \(coverage.width)×\(coverage.height) and image \(out.width)×\(out.height) differ in size")
         let width = normals.width, height = normals.height
-        var out = Image<RGBA8>(width: width, height: height, repeating: .clear)
         normals.xy.withUnsafeBufferPointer { n in
             coverage.withUnsafeBufferPointer { a in
                 shading.withSampler { shading in
                     out.withUnsafeMutableBufferPointer { out in
                         parallelBands(height, minimumBand: 8) { rows in
-                            for i in (rows.lowerBound * width)..<(rows.upperBound * width) where a[i] > 0 {
+                            for i in (rows.lowerBound * width)..<(rows.upperBound * width) {
+                                guard a[i] > 0 else { out[i] = .clear; continue }
                                 let c = shading.color(normalX: n[i].x, normalY: n[i].y)
                                 out[i] = RGBA8(c, alpha: min(a[i], 1), over: nil)
                             }
@@ -211,6 +219,5 @@ extension ShadedMaterial {
                 }
             }
         }
-        return out
     }
 }

@@ -62,6 +62,12 @@ public struct Track: Sendable, Equatable {
     public var target: Target
     public var keyframes: Keyframes<ParameterValue>
 
+    public init(key: String, target: Target, keyframes: Keyframes<ParameterValue>) {
+        self.key = key
+        self.target = target
+        self.keyframes = keyframes
+    }
+
     public func apply(at time: Double, to settings: inout RenderSettings) {
         let value = keyframes.value(at: time)
         switch (target, value) {
@@ -100,6 +106,10 @@ public struct Track: Sendable, Equatable {
 /// (negative: anticlockwise on screen), starting at angle `phase` turns.
 public struct Orbit: Sendable, Equatable {
     public var cx: Double, cy: Double, r: Double, period: Double, phase: Double = 0
+
+    public init(cx: Double, cy: Double, r: Double, period: Double, phase: Double = 0) {
+        self.cx = cx; self.cy = cy; self.r = r; self.period = period; self.phase = phase
+    }
 
     public func position(at time: Double) -> (x: Double, y: Double) {
         let angle = 2 * Double.pi * (phase + time / period)

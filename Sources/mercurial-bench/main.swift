@@ -120,3 +120,51 @@ if arguments.contains("--watch") {
         exit(1)
     }
 }
+
+// MARK: - Animation frame rate
+
+/// Frames per second of `FrameRenderer` at 1920×1080 to a null sink (no encoder),
+/// for an animation of the four sphere lights and two orbiting point lights over a
+/// gradient (the shape is built once), and for one whose radius changes (every
+/// frame a full render).
+func animationRates(frames: Int) throws -> [(String, Double, Int)] {
+    var base = RenderSettings()
+    base.text = "Mercurial"
+    base.width = 1920
+    base.height = 1080
+    base.backgroundGradient = BackgroundGradient(gradient: Gradient(colors: [.black, RGBColor(r: 0.15, g: 0.1, b: 0.3)]))
+    base.pointLights = [
+        PointLight(x: 0, y: 0, color: RGBColor(r: 1, g: 0.3, b: 0.1), intensity: 0.9, range: 500),
+        PointLight(x: 0, y: 0, color: RGBColor(r: 0.2, g: 0.5, b: 1), intensity: 0.9, range: 400),
+    ]
+    base.pointLights[0].orbit = Orbit(cx: 960, cy: 540, r: 600, period: 4)
+    base.pointLights[1].orbit = Orbit(cx: 960, cy: 540, r: 400, period: -3)
+    func track(_ key: String, _ from: Double, _ to: Double) throws -> Track {
+        let p = try ParameterGroup.parameter(forKey: key)
+        return Track(key: key, target: .parameter(p), keyframes: Keyframes([Keyframe(time: 0, value: .number(from)),
+                                                                             Keyframe(time: 10, value: .number(to))]))
+    }
+    let lights = Timeline(duration: 10, fps: 30, tracks: [try track("light1.hue", 0, 1), try track("light2.x", -20, 20)])
+    let shape = Timeline(duration: 10, fps: 30, tracks: [try track("radius", 6, 16)])
+    var results: [(String, Double, Int)] = []
+    for (name, timeline) in [("lights, point lights, gradient", lights), ("radius (full render)", shape)] {
+        let renderer = try FrameRenderer(base: base, timeline: timeline)
+        let count = min(frames, timeline.frameCount)
+        let start = ContinuousClock.now
+        for i in 0..<count { _ = try renderer.frame(i) }
+        let seconds = milliseconds(start.duration(to: .now)) / 1000
+        results.append((name, Double(count) / seconds, renderer.geometryBuilds))
+    }
+    return results
+}
+
+if arguments.contains("--animation") {
+    do {
+        for (name, fps, builds) in try animationRates(frames: max(runs, 60)) {
+            print(String(format: "animation 1920×1080, %@: %.1f frames/s rendered (null sink), shape built %d times", name, fps, builds))
+        }
+    } catch let error as MercurialError {
+        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+        exit(1)
+    }
+}
