@@ -156,7 +156,8 @@ public enum OutputFile {
         let tempPath = directory + "/" + name.fresh()
         // An unnamed file vanishes with the process, even on SIGKILL; it gets a
         // (temporary) name only once it is complete.
-        var fd = open(directory, oTmpFile | O_WRONLY | O_CLOEXEC, 0o666)
+        // MERCURIAL_NO_TMPFILE forces the named temporary, as on file systems without O_TMPFILE.
+        var fd = getenv("MERCURIAL_NO_TMPFILE") == nil ? open(directory, oTmpFile | O_WRONLY | O_CLOEXEC, 0o666) : -1
         let unnamed = fd >= 0
         if !unnamed {
             SignalCleanup.arm(tempPath)
@@ -253,6 +254,11 @@ public enum SignalCleanup {
             for blocked in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&action.sa_mask, blocked) }
             sigaction(signalNumber, &action, nil)
         }
+        // A parent may have left them blocked (spawned children inherit the mask).
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&unblocked, signalNumber) }
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
     }
 
     static func arm(_ newPath: String) {
