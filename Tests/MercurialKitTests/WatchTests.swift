@@ -61,12 +61,13 @@ final class WatchProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var out = "", err = ""
 
-    init(_ arguments: [String], in directory: URL) throws {
+    /// With `standardOutput`, stdout goes there (e.g. /dev/full) instead of being collected.
+    init(_ arguments: [String], in directory: URL, standardOutput: FileHandle? = nil) throws {
         process.executableURL = try CLI.binary()
         process.arguments = ["watch"] + arguments
         process.currentDirectoryURL = directory
         let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
+        process.standardOutput = standardOutput ?? stdout
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         stdout.fileHandleForReading.readabilityHandler = { [unowned self] h in
@@ -245,6 +246,119 @@ final class WatchProcess: @unchecked Sendable {
             try await watch.wait("exit") { !watch.process.isRunning }
             #expect(watch.process.terminationStatus == 0)
             #expect(CLI.temporaryFiles(in: outFolder).isEmpty)
+        }
+    }
+
+    // MARK: - Hostile input (issue 10)
+
+    /// Points the symbolic link `link` at `target` the way `ln -sf` does: a new link
+    /// renamed over the old one (`atomically`), or the old one removed first.
+    func retarget(_ link: URL, to target: String, atomically: Bool) throws {
+        if atomically {
+            let temporary = link.deletingLastPathComponent().appendingPathComponent(".link-\(UUID().uuidString)")
+            #expect(symlink(target, temporary.path) == 0)
+            #expect(rename(temporary.path, link.path) == 0)
+        } else {
+            #expect(unlink(link.path) == 0)
+            #expect(symlink(target, link.path) == 0)
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aSymlinkedSceneIsFollowedWhenItIsPointedElsewhere(atomically: Bool) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = dir.appendingPathComponent("scene.json")
+            let b = dir.appendingPathComponent("b.json"), c = dir.appendingPathComponent("c.json")
+            let output = dir.appendingPathComponent("title.png")
+            try write(#"{"text": "Bee", "size": 50}"#, to: b)
+            try write(#"{"text": "Sea", "size": 50}"#, to: c)
+            #expect(symlink("b.json", scene.path) == 0)
+            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
+            try await waitUntilOutput(output, matches: b, in: dir, watch)
+
+            // Edits of the current target render.
+            try write(#"{"text": "Bee 2", "size": 50}"#, to: b)
+            try await waitUntilOutput(output, matches: b, in: dir, watch)
+
+            // Pointed at c.json: renders c, then follows c's edits.
+            try retarget(scene, to: "c.json", atomically: atomically)
+            try await waitUntilOutput(output, matches: c, in: dir, watch)
+            try write(#"{"text": "Sea 2", "size": 50}"#, to: c)
+            try await waitUntilOutput(output, matches: c, in: dir, watch)
+
+            // A chain of links: scene.json → d.json → c.json.
+            #expect(symlink("c.json", dir.appendingPathComponent("d.json").path) == 0)
+            try retarget(scene, to: "d.json", atomically: atomically)
+            try write(#"{"text": "Sea 3", "size": 50}"#, to: c)
+            try await waitUntilOutput(output, matches: c, in: dir, watch)
+            // (A save caught half-written may be reported; nothing else.)
+            #expect(watch.errorLines.allSatisfy { $0.hasPrefix("error: ") && !$0.contains("Fatal") }, "\(watch.errorLines)")
+
+            watch.process.interrupt()
+            try await watch.wait("exit") { !watch.process.isRunning }
+            #expect(watch.process.terminationStatus == 0)
+        }
+    }
+
+    @Test func aSceneThatComesToNameTheOutputIsRefusedNotLooped() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = dir.appendingPathComponent("scene.json")
+            let output = dir.appendingPathComponent("logo.png")
+            try write(#"{"text": "Logo", "size": 50}"#, to: scene)
+            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            let good = try Data(contentsOf: output)
+            let renders = watch.renderLines.count
+
+            for json in [#"{"mask": "logo.png"}"#, #"{"text": "x", "shadingImage": "./logo.png"}"#] {
+                try write(json, to: scene)
+                try await watch.wait("the refusal") { watch.errorLines.contains { $0.contains("is the ") && $0.contains("logo.png") } }
+                try await Task.sleep(for: .milliseconds(700))
+                #expect(watch.renderLines.count == renders, "no render, no loop: \(watch.renderLines)")
+                #expect(try Data(contentsOf: output) == good, "the output is untouched")
+                #expect(watch.errorLines.count <= 2, "one refusal per save, not a loop: \(watch.errorLines)")
+            }
+
+            try write(#"{"text": "Fixed", "size": 50}"#, to: scene)
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            watch.process.interrupt()
+            try await watch.wait("exit") { !watch.process.isRunning }
+        }
+    }
+
+    @Test func aSceneNamingAFIFODoesNotBlockLaterRenders() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = dir.appendingPathComponent("scene.json")
+            let output = dir.appendingPathComponent("title.png")
+            #expect(mkfifo(dir.appendingPathComponent("p.png").path, 0o644) == 0)
+            #expect(mkfifo(dir.appendingPathComponent("p.ttf").path, 0o644) == 0)
+            try write(#"{"mask": "p.png"}"#, to: scene)
+            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
+            try await watch.wait("the FIFO error") { watch.errorLines.contains { $0.contains("mask") && $0.contains("named pipe") } }
+            try write(#"{"text": "Hi", "font": "p.ttf"}"#, to: scene)
+            try await watch.wait("the font FIFO error") { watch.errorLines.contains { $0.contains("font") && $0.contains("named pipe") } }
+            try write(#"{"text": "Unblocked", "size": 50}"#, to: scene)
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            watch.process.interrupt()
+            try await watch.wait("exit") { !watch.process.isRunning }
+            #expect(watch.process.terminationStatus == 0)
+        }
+    }
+
+    @Test func aFullStandardOutputDoesNotStopTheWatch() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = dir.appendingPathComponent("scene.json")
+            let output = dir.appendingPathComponent("title.png")
+            try write(#"{"text": "Full", "size": 50}"#, to: scene)
+            let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir, standardOutput: full)
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            try write(#"{"text": "Still here", "size": 50}"#, to: scene)
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            #expect(watch.process.isRunning)
+            watch.process.interrupt()
+            try await watch.wait("exit") { !watch.process.isRunning }
+            #expect(watch.process.terminationReason == .exit && watch.process.terminationStatus == 0)
         }
     }
 }
