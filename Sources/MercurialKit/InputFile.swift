@@ -100,7 +100,7 @@ enum PNGChunks {
         var dropped: [Range<Int>] = []
         while offset < bytes.count {
             guard bytes.count - offset >= 8 else {
-                throw fail("is truncated (\(bytes.count - offset) bytes after the last chunk)")
+                throw fail("is truncated or damaged: \(bytes.count - offset) stray bytes after the last chunk")
             }
             let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
             let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
