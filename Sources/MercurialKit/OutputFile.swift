@@ -66,6 +66,10 @@ public enum OutputFile {
         var info = stat()
         if stat(path, &info) == 0 {
             switch info.st_mode & S_IFMT {
+            case S_IFREG where (path.hasPrefix("/dev/") || path.hasPrefix("/proc/")) && isStandardOutput(path):
+                // `/dev/stdout` redirected to a file: write through the open descriptor,
+                // keeping its offset and append mode, rather than replace the file.
+                return .standardOutput
             case S_IFREG:
                 break
             case S_IFCHR, S_IFIFO:

@@ -98,6 +98,15 @@ import Glibc
         }
     }
 
+    @Test func devStdoutRedirectedToAFileKeepsItsAppendMode() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let r = try await CLI.shell(#"echo head > log && "$M" render Hi -o /dev/stdout >> log && "$M" render Hi -o want.png --quiet"#, in: dir)
+            expectSuccess(r)
+            let log = try Data(contentsOf: dir.appendingPathComponent("log"))
+            #expect(log == Data("head\n".utf8) + (try Data(contentsOf: dir.appendingPathComponent("want.png"))))
+        }
+    }
+
     @Test func aFIFOWithAReaderIsWrittenInPlace() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let r = try await CLI.shell(#"mkfifo p && { cat p > got.png & } && "$M" render Hi -o p --quiet && wait && "$M" render Hi -o want.png --quiet"#, in: dir)
