@@ -251,6 +251,22 @@ final class WatchProcess: @unchecked Sendable {
 
     // MARK: - Hostile input (issue 10)
 
+    /// Writes `json` to `scene.json` in `dir` and starts watching it into `output`.
+    func startWatch(_ json: String, in dir: URL, output: String = "title.png",
+                    standardOutput: FileHandle? = nil) throws -> (WatchProcess, scene: URL, output: URL) {
+        let scene = dir.appendingPathComponent("scene.json")
+        let outputURL = dir.appendingPathComponent(output)
+        try write(json, to: scene)
+        return (try WatchProcess([scene.path, "-o", outputURL.path], in: dir, standardOutput: standardOutput), scene, outputURL)
+    }
+
+    /// Ctrl-C: the watch exits with status 0.
+    func stop(_ watch: WatchProcess) async throws {
+        watch.process.interrupt()
+        try await watch.wait("exit") { !watch.process.isRunning }
+        #expect(watch.process.terminationReason == .exit && watch.process.terminationStatus == 0)
+    }
+
     /// Points the symbolic link `link` at `target` the way `ln -sf` does: a new link
     /// renamed over the old one (`atomically`), or the old one removed first.
     func retarget(_ link: URL, to target: String, atomically: Bool) throws {
@@ -294,18 +310,13 @@ final class WatchProcess: @unchecked Sendable {
             // (A save caught half-written may be reported; nothing else.)
             #expect(watch.errorLines.allSatisfy { $0.hasPrefix("error: ") && !$0.contains("Fatal") }, "\(watch.errorLines)")
 
-            watch.process.interrupt()
-            try await watch.wait("exit") { !watch.process.isRunning }
-            #expect(watch.process.terminationStatus == 0)
+            try await stop(watch)
         }
     }
 
     @Test func aSceneThatComesToNameTheOutputIsRefusedNotLooped() async throws {
         try await CLI.withTemporaryDirectory { dir in
-            let scene = dir.appendingPathComponent("scene.json")
-            let output = dir.appendingPathComponent("logo.png")
-            try write(#"{"text": "Logo", "size": 50}"#, to: scene)
-            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
+            let (watch, scene, output) = try startWatch(#"{"text": "Logo", "size": 50}"#, in: dir, output: "logo.png")
             try await waitUntilOutput(output, matches: scene, in: dir, watch)
             let good = try Data(contentsOf: output)
             let renders = watch.renderLines.count
@@ -321,44 +332,33 @@ final class WatchProcess: @unchecked Sendable {
 
             try write(#"{"text": "Fixed", "size": 50}"#, to: scene)
             try await waitUntilOutput(output, matches: scene, in: dir, watch)
-            watch.process.interrupt()
-            try await watch.wait("exit") { !watch.process.isRunning }
+            try await stop(watch)
         }
     }
 
     @Test func aSceneNamingAFIFODoesNotBlockLaterRenders() async throws {
         try await CLI.withTemporaryDirectory { dir in
-            let scene = dir.appendingPathComponent("scene.json")
-            let output = dir.appendingPathComponent("title.png")
             #expect(mkfifo(dir.appendingPathComponent("p.png").path, 0o644) == 0)
             #expect(mkfifo(dir.appendingPathComponent("p.ttf").path, 0o644) == 0)
-            try write(#"{"mask": "p.png"}"#, to: scene)
-            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
+            let (watch, scene, output) = try startWatch(#"{"mask": "p.png"}"#, in: dir)
             try await watch.wait("the FIFO error") { watch.errorLines.contains { $0.contains("mask") && $0.contains("named pipe") } }
             try write(#"{"text": "Hi", "font": "p.ttf"}"#, to: scene)
             try await watch.wait("the font FIFO error") { watch.errorLines.contains { $0.contains("font") && $0.contains("named pipe") } }
             try write(#"{"text": "Unblocked", "size": 50}"#, to: scene)
             try await waitUntilOutput(output, matches: scene, in: dir, watch)
-            watch.process.interrupt()
-            try await watch.wait("exit") { !watch.process.isRunning }
-            #expect(watch.process.terminationStatus == 0)
+            try await stop(watch)
         }
     }
 
     @Test func aFullStandardOutputDoesNotStopTheWatch() async throws {
         try await CLI.withTemporaryDirectory { dir in
-            let scene = dir.appendingPathComponent("scene.json")
-            let output = dir.appendingPathComponent("title.png")
-            try write(#"{"text": "Full", "size": 50}"#, to: scene)
             let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir, standardOutput: full)
+            let (watch, scene, output) = try startWatch(#"{"text": "Full", "size": 50}"#, in: dir, standardOutput: full)
             try await waitUntilOutput(output, matches: scene, in: dir, watch)
             try write(#"{"text": "Still here", "size": 50}"#, to: scene)
             try await waitUntilOutput(output, matches: scene, in: dir, watch)
             #expect(watch.process.isRunning)
-            watch.process.interrupt()
-            try await watch.wait("exit") { !watch.process.isRunning }
-            #expect(watch.process.terminationReason == .exit && watch.process.terminationStatus == 0)
+            try await stop(watch)
         }
     }
 }
