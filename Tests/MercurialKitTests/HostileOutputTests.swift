@@ -7,7 +7,9 @@ import Glibc
 
 /// Hostile input that must succeed (issue 10): odd paths, devices, links, streams,
 /// closed or full standard streams, signals. The failures are rows of `CLIErrorCase`.
-@Suite(.serialized) struct HostileOutputTests {
+/// Nested in the serialized `CLIErrorTests`, so that its runs never overlap theirs
+/// (which are timed) on a small machine.
+extension CLIErrorTests { @Suite struct HostileOutputTests {
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     func isPNG(_ url: URL) -> Bool {
@@ -281,4 +283,4 @@ import Glibc
             #expect(left == [live, other], "a live process's, and another output's, are kept: \(left)")
         }
     }
-}
+} }

@@ -58,6 +58,7 @@ actor RenderLog {
 /// A running `mercurial watch`, its output collected line by line.
 final class WatchProcess: @unchecked Sendable {
     let process = Process()
+    private let stdout = Pipe(), stderr = Pipe()
     private let lock = NSLock()
     private var out = "", err = ""
 
@@ -66,16 +67,18 @@ final class WatchProcess: @unchecked Sendable {
         process.executableURL = try CLI.binary()
         process.arguments = ["watch"] + arguments
         process.currentDirectoryURL = directory
-        let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = standardOutput ?? stdout
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
-        stdout.fileHandleForReading.readabilityHandler = { [unowned self] h in
+        // Weak: the end of file may arrive after the test has let go of this object.
+        stdout.fileHandleForReading.readabilityHandler = { [weak self] h in
             let d = h.availableData
+            guard let self else { return }
             lock.withLock { out += String(decoding: d, as: UTF8.self) }
         }
-        stderr.fileHandleForReading.readabilityHandler = { [unowned self] h in
+        stderr.fileHandleForReading.readabilityHandler = { [weak self] h in
             let d = h.availableData
+            guard let self else { return }
             lock.withLock { err += String(decoding: d, as: UTF8.self) }
         }
         try process.run()
@@ -99,7 +102,11 @@ final class WatchProcess: @unchecked Sendable {
         try await wait("render \(count + 1)") { renderLines.count > count }
     }
 
-    deinit { if process.isRunning { process.terminate() } }
+    deinit {
+        if process.isRunning { process.terminate() }
+        stdout.fileHandleForReading.readabilityHandler = nil
+        stderr.fileHandleForReading.readabilityHandler = nil
+    }
 }
 
 @Suite(.serialized) struct WatchModeTests {
