@@ -102,8 +102,10 @@ public final class FileWatcher: @unchecked Sendable {
                         if folders.contains(path) || files.contains(where: { Self.parent($0) == path }) || files.contains(path) {
                             if !changed.contains(path) { changed.append(path) }
                         }
-                    } else if mask & UInt32(IN_CREATE) == 0, files.contains(path), !changed.contains(path) {
-                        // Creating a file is followed by its close-after-write: wait for that.
+                    } else if mask & UInt32(IN_CREATE) == 0 || Self.isSymbolicLink(path),
+                              files.contains(path), !changed.contains(path) {
+                        // Creating a file is followed by its close-after-write: wait for that
+                        // (a symbolic link has none: it is complete when created).
                         changed.append(path)
                     }
                 }
@@ -114,13 +116,16 @@ public final class FileWatcher: @unchecked Sendable {
     }
 
     public static func absolute(_ path: String) -> String {
-        let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return (full as NSString).standardizingPath
+        UserPath(checked: path).absolute
     }
 
     public static func parent(_ path: String) -> String {
-        let p = (path as NSString).deletingLastPathComponent
-        return p.isEmpty ? "/" : p
+        UserPath(checked: path).directory
+    }
+
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
     public static func isDirectory(_ path: String) -> Bool {

@@ -17,8 +17,8 @@ public struct BundledFont: Sendable, Equatable, Decodable {
 public enum FontLibrary {
     public static func bundled() throws(MercurialError) -> [BundledFont] {
         let folder = try DataDirectory.folder("fonts")
-        guard let data = FileManager.default.contents(atPath: folder + "/fonts.json"),
-              let fonts = try? JSONDecoder().decode([BundledFont].self, from: data) else {
+        guard let bytes = try? InputFile.read(folder + "/fonts.json", role: "font list", limit: 1 << 20),
+              let fonts = try? JSONDecoder().decode([BundledFont].self, from: Data(bytes)) else {
             throw MercurialError("the bundled font list '\(folder)/fonts.json' is missing or damaged; reinstall mercurial")
         }
         return fonts
@@ -36,16 +36,14 @@ public enum FontLibrary {
         if let font = fonts.first(where: { $0.name.lowercased() == trimmed.lowercased() }) {
             return try DataDirectory.folder("fonts") + "/" + font.file
         }
-        let looksLikePath = trimmed.contains("/") || [".ttf", ".otf", ".ttc", ".otc", ".woff", ".pfb"]
-            .contains { trimmed.lowercased().hasSuffix($0) }
-        if looksLikePath || FileManager.default.fileExists(atPath: trimmed) {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: trimmed, isDirectory: &isDirectory) else {
-                throw MercurialError("font file '\(trimmed)' does not exist; check the path, or use a bundled font (\(fonts.map(\.name).joined(separator: ", ")))")
+        let path = try UserPath(trimmed, role: "font")
+        var info = stat()
+        let exists = lstat(trimmed, &info) == 0
+        if UserPath.looksLikePath(trimmed) || exists {
+            guard exists else {
+                throw MercurialError("font file '\(path)' does not exist; check the path, or use a bundled font (\(fonts.map(\.name).joined(separator: ", ")))")
             }
-            guard !isDirectory.boolValue else {
-                throw MercurialError("font '\(trimmed)' is a directory; give a .ttf or .otf file")
-            }
+            // Reading the font checks what kind of file it is.
             return trimmed
         }
         if let installed = fontconfigMatch(trimmed) { return installed }

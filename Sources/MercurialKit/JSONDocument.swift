@@ -482,7 +482,7 @@ private struct JSONDocumentParser {
         if lower == "true" || lower == "false" || lower == "null" {
             throw error("\(word) is not valid JSON; did you mean \(lower)?", at: start)
         }
-        throw error("unexpected word '\(Self.abbreviate(word))'; strings must be in double quotes", at: start)
+        throw error("unexpected word '\(Self.abbreviate(word, limit: 20))'; strings must be in double quotes", at: start)
     }
 
     mutating func parseNumber() throws(JSONSyntaxError) -> Double {

@@ -36,6 +36,7 @@ public enum PNGFile {
         guard bytes.count >= 8, bytes[0] == 0x89, bytes[1] == 0x50, bytes[2] == 0x4E, bytes[3] == 0x47 else {
             throw fail(bytes.isEmpty ? "is empty" : "is not a PNG (wrong signature)")
         }
+        let bytes = try PNGChunks.screened(bytes, fail: fail)
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         defer { png_image_free(&image) }
@@ -175,41 +176,8 @@ public enum PNGFile {
         return text.isEmpty ? "unknown libpng error" : text
     }
 
-    /// Reads a whole regular file, refusing directories and files over `limit` before reading them.
+    /// Reads a whole regular file (see `InputFile.read`).
     static func readFile(_ path: String, role: String, limit: Int = maximumFileBytes) throws(MercurialError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let reason = errno
-            if reason == ENOENT || reason == ENOTDIR {
-                throw MercurialError("\(role) '\(path)' does not exist; check the path")
-            }
-            throw MercurialError("\(role) '\(path)' cannot be read (\(String(cString: strerror(reason)))); check its permissions")
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            throw MercurialError("\(role) '\(path)' cannot be read (\(String(cString: strerror(errno))))")
-        }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            throw MercurialError("\(role) '\(path)' is a directory; give a file")
-        }
-        guard Int(info.st_size) <= limit else {
-            throw MercurialError("\(role) '\(path)' is larger than \(limit / 1_048_576) MB; use a smaller file")
-        }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MercurialError("\(role) '\(path)' cannot be read (\(String(cString: strerror(errno))))")
-            }
-            bytes.append(contentsOf: chunk[0..<n])
-            guard bytes.count <= limit else {
-                throw MercurialError("\(role) '\(path)' is larger than \(limit / 1_048_576) MB; use a smaller file")
-            }
-        }
-        return bytes
+        try InputFile.read(path, role: role, limit: limit)
     }
 }

@@ -28,7 +28,8 @@ public enum SceneFile {
             guard case .string(let name) = member.value.value else {
                 throw typeError(path, member, expected: "a material name or path")
             }
-            try Materials.apply(resolvePath(name, relativeTo: path, onlyIfPathLike: true), to: &settings,
+            try Materials.apply(resolvePath(name, relativeTo: path, at: member.value.location, key: "material",
+                                            onlyIfPathLike: true), to: &settings,
                                 location: "\(path):\(member.value.location)")
         }
         try apply(members, from: path, kind: .scene, to: &settings)
@@ -62,7 +63,8 @@ public enum SceneFile {
             case "text":
                 settings.text = try string(node, file, key)
             case "font":
-                settings.font = resolvePath(try string(node, file, key), relativeTo: file, onlyIfPathLike: true)
+                settings.font = try resolvePath(try string(node, file, key), relativeTo: file, at: node.location,
+                                                key: key, onlyIfPathLike: true)
             case "size":
                 settings.size = try number(node, file, key, in: RenderSettings.sizeRange)
             case "width":
@@ -206,8 +208,8 @@ public enum SceneFile {
         guard case .string(let s) = node.value else {
             throw MercurialError("\(file):\(node.location): \"\(key)\" must be a string, not \(node.value.typeName)")
         }
-        guard s.utf8.count <= maximumStringLength * 4, s.count <= maximumStringLength else {
-            throw MercurialError("\(file):\(node.location): \"\(key)\" is \(s.count) characters long, over the limit of \(maximumStringLength); shorten it")
+        if let problem = RenderSettings.lengthProblem(of: s) {
+            throw MercurialError("\(file):\(node.location): \"\(key)\" is \(problem); shorten it")
         }
         return s
     }
@@ -235,7 +237,8 @@ public enum SceneFile {
 
     private static func optionalPath(_ node: JSONNode, _ file: String, _ key: String) throws(MercurialError) -> String? {
         if case .null = node.value { return nil }
-        return resolvePath(try string(node, file, key), relativeTo: file, onlyIfPathLike: false)
+        return try resolvePath(try string(node, file, key), relativeTo: file, at: node.location, key: key,
+                               onlyIfPathLike: false)
     }
 
     private static func typeError(_ file: String, _ member: JSONMember, expected: String) -> MercurialError {
@@ -244,12 +247,16 @@ public enum SceneFile {
 
     /// A path written in a scene file is relative to the scene file's folder.
     /// With `onlyIfPathLike`, a bare name (a bundled font or material) is kept as it is.
-    static func resolvePath(_ value: String, relativeTo file: String, onlyIfPathLike: Bool) -> String {
-        if value.hasPrefix("/") { return value }
-        let pathLike = value.contains("/") || [".ttf", ".otf", ".ttc", ".json", ".png"].contains { value.lowercased().hasSuffix($0) }
-        if onlyIfPathLike && !pathLike { return value }
-        let folder = (file as NSString).deletingLastPathComponent
-        return folder.isEmpty ? value : (folder as NSString).appendingPathComponent(value)
+    static func resolvePath(_ value: String, relativeTo file: String, at location: SourcePosition, key: String,
+                            onlyIfPathLike: Bool) throws(MercurialError) -> String {
+        let path: UserPath
+        do {
+            path = try UserPath(value, role: "\"\(key)\"")
+        } catch {
+            throw MercurialError("\(file):\(location): \(error.message)")
+        }
+        if onlyIfPathLike && !UserPath.looksLikePath(value) { return value }
+        return path.relative(to: file).string
     }
 }
 
@@ -280,10 +287,15 @@ public enum Materials {
     public static func apply(_ nameOrPath: String, to settings: inout RenderSettings,
                              location: String? = nil) throws(MercurialError) {
         let path: String
-        if nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") {
-            path = nameOrPath
+        if UserPath.looksLikePath(nameOrPath) {
+            path = try UserPath(nameOrPath, role: "material").string
         } else {
             let presets = try bundled()
+            var info = stat()
+            if !presets.contains(where: { $0.name == nameOrPath.lowercased() }), lstat(nameOrPath, &info) == 0 {
+                // Not a bundled name, but a file: read it as a material.
+                return try apply("./" + nameOrPath, to: &settings, location: location)
+            }
             guard let preset = presets.first(where: { $0.name == nameOrPath.lowercased() }) else {
                 let hint = closestMatch(to: nameOrPath, in: presets.map(\.name)).map { "did you mean '\($0)'? " } ?? ""
                 throw MercurialError("\(location.map { $0 + ": " } ?? "")unknown material '\(nameOrPath)'; \(hint)bundled: \(presets.map(\.name).joined(separator: ", "))")

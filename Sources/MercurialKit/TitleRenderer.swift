@@ -163,15 +163,20 @@ public enum TitleRenderer {
         if let size = settings.size { try check("size", size, RenderSettings.sizeRange) }
         try check("line spacing", settings.lineSpacing, RenderSettings.lineSpacingRange)
         try check("letter spacing", settings.letterSpacing, RenderSettings.letterSpacingRange)
-        if let text = settings.text, text.utf8.count > RenderSettings.maximumTextLength * 4
-            || text.count > RenderSettings.maximumTextLength {
-            throw MercurialError("the text is \(text.count) characters long, over the limit of \(RenderSettings.maximumTextLength); shorten it")
+        if let text = settings.text, let problem = RenderSettings.lengthProblem(of: text) {
+            throw MercurialError("the text is \(problem); shorten it")
         }
         if settings.mask != nil && (settings.width != nil || settings.height != nil) {
             throw MercurialError("--width/--height do not apply with --mask (the canvas is the mask's own size); leave them out")
         }
         if let w = settings.width { try PNGFile.checkCanvas(width: w, height: settings.height ?? 1, what: "the canvas") }
         if let h = settings.height { try PNGFile.checkCanvas(width: settings.width ?? 1, height: h, what: "the canvas") }
+        // A side not given is sized to the ink; a side given must leave room inside the margin.
+        for (name, side) in [("width", settings.width), ("height", settings.height)] {
+            if let side, side <= 2 * settings.margin {
+                throw MercurialError("--\(name) \(side) leaves no room for the text inside the margin of \(settings.margin) px a side (the radius plus 4); use a \(name) over \(2 * settings.margin) px or a smaller --radius")
+            }
+        }
     }
 
     /// A mask from a PNG: its alpha where it has any transparency, else its luminance.
@@ -181,6 +186,25 @@ public enum TitleRenderer {
             if hasAlpha { return Float(p.a) / 255 }
             return (0.2126 * Float(p.r) + 0.7152 * Float(p.g) + 0.0722 * Float(p.b)) / 255
         }
+    }
+}
+
+extension RenderSettings {
+    /// The longest text in UTF-8 bytes: a character may take many (an emoji sequence does).
+    public static var maximumTextBytes: Int { maximumTextLength * 4 }
+
+    /// Why `text` is too long to use ("12000 characters long, over the limit of 10000"),
+    /// or nil when it is not.
+    public static func lengthProblem(of text: String) -> String? {
+        let characters = text.count
+        if characters > maximumTextLength {
+            return "\(characters) characters long, over the limit of \(maximumTextLength)"
+        }
+        let bytes = text.utf8.count
+        if bytes > maximumTextBytes {
+            return "\(characters) characters but \(bytes) bytes of UTF-8, over the limit of \(maximumTextBytes) bytes"
+        }
+        return nil
     }
 }
 

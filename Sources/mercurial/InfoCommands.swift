@@ -22,6 +22,7 @@ struct Shading: ParsableCommand {
         }
         try OutputFile.validate(output)
         let settings = try materialOptions.settings()
+        try InputFiles.checkOutput(output, against: InputFiles.of(settings, sceneFile: materialOptions.sceneFile))
         let image = ShadingSphere.render(settings.scene, size: size, antialiasedRim: true)
         try OutputFile.write(try PNGFile.encode(image), to: output)
     }

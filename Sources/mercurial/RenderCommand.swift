@@ -23,11 +23,14 @@ struct Render: ParsableCommand {
         let compression = try options.pngCompression
         try OutputFile.validate(options.output)
         let settings = try options.resolvedSettings(text: text)
+        try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: options.materialOptions.sceneFile))
         let title = try TitleRenderer.render(settings)
         title.warnings.forEach(warn)
         try OutputFile.write(try title.pngData(compression: compression), to: options.output)
         if !options.quiet {
-            print("\(options.output) \(title.width)×\(title.height)")
+            // With the PNG on standard output, the summary goes with the diagnostics.
+            let line = "\(options.output) \(title.width)×\(title.height)"
+            if OutputFile.isStandardOutput(options.output) { Console.error(line) } else { Console.output(line) }
         }
     }
 }

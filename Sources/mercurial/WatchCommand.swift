@@ -28,7 +28,14 @@ struct Watch: ParsableCommand {
             throw MercurialError("watch takes the scene file as its argument; leave out --params")
         }
         let compression = try options.pngCompression
+        try InputFile.refuseIfNotRegular(scene, role: "scene file")
         try OutputFile.validate(options.output)
+        // Refuse up front an output that would overwrite the scene or what it uses
+        // (each render checks again, as the scene may change).
+        try InputFiles.checkOutput(options.output, against: [("scene file", scene)])
+        if let settings = try? options.resolvedSettings(sceneFile: scene) {
+            try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: scene))
+        }
         let session = try WatchSession(scene: scene, options: options, compression: compression)
         session.start()
         dispatchMain()
@@ -42,39 +49,31 @@ final class WatchSession: @unchecked Sendable {
     let compression: PNGFile.Compression
     private var watcher: FileWatcher?
     private var pipeline: RenderPipeline<String>?
-    private var signalSources: [DispatchSourceSignal] = []
     /// Files of the last scene that loaded, kept when a bad save cannot be read.
     private let lock = NSLock()
     private var lastGoodFiles: [String] = []
-    private let outputFolder: String
+    /// The folder the output is written in (nil for a stream such as `-`).
+    private let outputFolder: String?
 
     init(scene: String, options: RenderOptions, compression: PNGFile.Compression) throws {
         self.scene = scene
         self.options = options
         self.compression = compression
-        outputFolder = FileWatcher.absolute(OutputFile.directoryOf(options.output))
+        outputFolder = OutputFile.folder(of: options.output)
         pipeline = RenderPipeline { [unowned self] reason in self.renderOnce(reason) }
         watcher = try FileWatcher { [unowned self] path in
-            let name = (path as NSString).lastPathComponent
+            let name = UserPath(checked: path).lastComponent
             let what = FileWatcher.isDirectory(path) || path == self.outputFolder
                 ? "folder \(name) \(FileWatcher.isDirectory(path) ? "is back" : "is gone")"
                 : "\(name) \(FileManager.default.fileExists(atPath: path) ? "changed" : "is gone")"
             Task { await self.pipeline?.update(what) }
         }
-        watcher?.watch([scene], folders: [outputFolder])
+        watcher?.watch(UserPath(checked: scene).symlinkChain(), folders: outputFolder.map { [$0] } ?? [])
     }
 
     func start() {
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-            source.setEventHandler {
-                TemporaryFiles.shared.removeAll()
-                exit(0)
-            }
-            source.resume()
-            signalSources.append(source)
-        }
+        // Stopping a watch is its normal end: exit 0, the temporary file removed.
+        SignalCleanup.install(exitStatus: 0)
         Task { await pipeline?.update("started") }
     }
 
@@ -85,8 +84,10 @@ final class WatchSession: @unchecked Sendable {
         var files = [scene]
         do {
             let settings = try options.resolvedSettings(sceneFile: scene)
-            files += referencedFiles(settings)
+            let inputs = InputFiles.of(settings, sceneFile: scene)
+            files = inputs.map(\.path)
             lock.withLock { lastGoodFiles = files }
+            try InputFiles.checkOutput(options.output, against: inputs)
             let title = try TitleRenderer.render(settings)
             title.warnings.forEach(warn)
             try OutputFile.write(try title.pngData(compression: compression), to: options.output)
@@ -97,24 +98,19 @@ final class WatchSession: @unchecked Sendable {
             }
         } catch let error as MercurialError {
             files = lock.withLock { lastGoodFiles.isEmpty ? files : lastGoodFiles }
-            FileHandle.standardError.write(Data("error: \(error.message) (\(Self.timestamp()), still watching)\n".utf8))
+            Console.error("error: \(error.message) (\(Self.timestamp()), still watching)")
         } catch {
-            FileHandle.standardError.write(Data("error: \(error) (\(Self.timestamp()), still watching)\n".utf8))
+            Console.error("error: \(error) (\(Self.timestamp()), still watching)")
         }
-        watcher?.watch(files, folders: [outputFolder])
-    }
-
-    private func referencedFiles(_ settings: RenderSettings) -> [String] {
-        var files: [String] = []
-        if settings.material.contains("/") || settings.material.hasSuffix(".json") { files.append(settings.material) }
-        if let font = try? FontLibrary.resolve(settings.font) { files.append(font) }
-        if let path = settings.shadingImage { files.append(path) }
-        if let path = settings.mask { files.append(path) }
-        return files
+        // A symbolic link is watched with every file it leads to, so that editing
+        // its target and pointing it elsewhere are both seen.
+        let chains = files.flatMap { UserPath(checked: $0).symlinkChain() }
+        watcher?.watch(chains, folders: outputFolder.map { [$0] } ?? [])
     }
 
     private func say(_ line: String) {
-        FileHandle.standardOutput.write(Data(line.utf8))
+        // With the PNG on standard output, the render lines go with the diagnostics.
+        if OutputFile.isStandardOutput(options.output) { Console.error(line) } else { Console.output(line) }
     }
 
     static func timestamp() -> String {

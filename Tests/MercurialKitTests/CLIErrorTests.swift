@@ -25,6 +25,12 @@ struct CLIErrorCase: Sendable, CustomTestStringConvertible {
         case sparse(String, size: Int)
         /// `chmod` on something made by an earlier setup.
         case chmod(String, mode_t)
+        /// A named pipe (nobody writes to it or reads from it).
+        case fifo(String)
+        /// A symbolic link to `target` (which need not exist).
+        case symlink(String, to: String)
+        /// A second name for an existing file.
+        case hardLink(String, to: String)
     }
 
     /// Where the run must not have written.
@@ -38,6 +44,8 @@ struct CLIErrorCase: Sendable, CustomTestStringConvertible {
         case existingDirectory(String)
         /// The command writes no file (e.g. `params`).
         case none
+        /// The case gives `-o` naming this input, made by a setup step, which must be unchanged.
+        case unchanged(String)
     }
 
     var name: String
@@ -223,7 +231,7 @@ extension CLIErrorCase {
         CLIErrorCase(name: "--width 16384 --height 16385", arguments: ["render", "Hi", "--width", "16384", "--height", "16385", "--size", "8000"],
                      fragments: ["16384×16385 pixels, over the limit"]),
         CLIErrorCase(name: "text too large for a tiny canvas", arguments: ["render", "Hi", "--width", "10", "--height", "10"],
-                     fragments: ["does not fit a 10×10 canvas"]),
+                     fragments: ["--width 10 leaves no room for the text", "margin of 14 px"]),
         CLIErrorCase(name: "shading --size 0", arguments: ["shading", "--size", "0"], fragments: ["--size 0 is out of range 1…4096"]),
         CLIErrorCase(name: "shading --size 5000", arguments: ["shading", "--size", "5000"], fragments: ["--size 5000 is out of range 1…4096"]),
 
@@ -346,7 +354,7 @@ extension CLIErrorCase {
                      fragments: ["'1.5'"]),
         CLIErrorCase(name: "usage: two texts", arguments: ["render", "Hi", "there"], status: .usage,
                      fragments: ["there"]),
-    ]
+    ] + hostile
 }
 
 @Suite(.serialized) struct CLIErrorTests {
@@ -357,6 +365,8 @@ extension CLIErrorCase {
     func badInputGivesOneErrorLine(_ c: CLIErrorCase) async throws {
         try await CLI.withTemporaryDirectory { dir in
             try make(c.setup, in: dir)
+            var before: Data?
+            if case .unchanged(let path) = c.output { before = try Data(contentsOf: dir.appendingPathComponent(path)) }
             var arguments = c.arguments
             if case .appended = c.output { arguments += ["-o", "out.png"] }
             let r = try await CLI.run(arguments, in: dir)
@@ -381,6 +391,8 @@ extension CLIErrorCase {
                 #expect(!r.stderr.contains(crashSign), "crash report on stderr: \(r)")
             }
             #expect(r.stdout.isEmpty, "nothing on stdout for an error: \(r)")
+            #expect(!r.stderr.dropLast().unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) },
+                     "a control character reached stderr: \(r)")
 
             // No output and no temporary files left behind.
             switch c.output {
@@ -399,6 +411,9 @@ extension CLIErrorCase {
                 #expect((try? FileManager.default.contentsOfDirectory(atPath: url.path))?.isEmpty == true)
                 #expect(CLI.temporaryFiles(in: dir).isEmpty)
             case .none:
+                #expect(CLI.temporaryFiles(in: dir).isEmpty)
+            case .unchanged(let path):
+                #expect(try Data(contentsOf: dir.appendingPathComponent(path)) == before, "\(path) was overwritten")
                 #expect(CLI.temporaryFiles(in: dir).isEmpty)
             }
             #expect(!exists(dir.appendingPathComponent("title.png")), "the default output was written")
@@ -460,6 +475,12 @@ extension CLIErrorCase {
                 #expect(truncate(path, off_t(size)) == 0)
             case .chmod(let name, let mode):
                 #expect(chmod(dir.appendingPathComponent(name).path, mode) == 0)
+            case .fifo(let name):
+                #expect(mkfifo(dir.appendingPathComponent(name).path, 0o644) == 0)
+            case .symlink(let name, let target):
+                #expect(symlink(target, dir.appendingPathComponent(name).path) == 0)
+            case .hardLink(let name, let target):
+                #expect(link(dir.appendingPathComponent(target).path, dir.appendingPathComponent(name).path) == 0)
             }
         }
     }

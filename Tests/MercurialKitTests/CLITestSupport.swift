@@ -99,9 +99,10 @@ enum CLI {
     /// and closed), and kills it after `timeout`, recording a test failure if it had to.
     static func run(_ arguments: [String], in directory: URL, input: String? = nil,
                     environment: [String: String?] = [:], timeout: Duration = .seconds(20),
+                    executable: URL? = nil,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result {
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = try executable ?? binary()
         process.arguments = arguments
         process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment
@@ -170,6 +171,14 @@ enum CLI {
                          sourceLocation: sourceLocation)
         }
         return result
+    }
+
+    /// Runs a `/bin/sh` script in `directory` with `$M` set to the `mercurial` binary,
+    /// for redirections the test process cannot set up itself (`2>&-`, `>/dev/full`).
+    static func shell(_ script: String, in directory: URL, timeout: Duration = .seconds(20),
+                      sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result {
+        try await run(["-c", script], in: directory, environment: ["M": try binary().path], timeout: timeout,
+                      executable: URL(fileURLWithPath: "/bin/sh"), sourceLocation: sourceLocation)
     }
 
     private final class OutputCollector: @unchecked Sendable {

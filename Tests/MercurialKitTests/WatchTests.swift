@@ -58,23 +58,27 @@ actor RenderLog {
 /// A running `mercurial watch`, its output collected line by line.
 final class WatchProcess: @unchecked Sendable {
     let process = Process()
+    private let stdout = Pipe(), stderr = Pipe()
     private let lock = NSLock()
     private var out = "", err = ""
 
-    init(_ arguments: [String], in directory: URL) throws {
+    /// With `standardOutput`, stdout goes there (e.g. /dev/full) instead of being collected.
+    init(_ arguments: [String], in directory: URL, standardOutput: FileHandle? = nil) throws {
         process.executableURL = try CLI.binary()
         process.arguments = ["watch"] + arguments
         process.currentDirectoryURL = directory
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
+        process.standardOutput = standardOutput ?? stdout
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
-        stdout.fileHandleForReading.readabilityHandler = { [unowned self] h in
+        // Weak: the end of file may arrive after the test has let go of this object.
+        stdout.fileHandleForReading.readabilityHandler = { [weak self] h in
             let d = h.availableData
+            guard let self else { return }
             lock.withLock { out += String(decoding: d, as: UTF8.self) }
         }
-        stderr.fileHandleForReading.readabilityHandler = { [unowned self] h in
+        stderr.fileHandleForReading.readabilityHandler = { [weak self] h in
             let d = h.availableData
+            guard let self else { return }
             lock.withLock { err += String(decoding: d, as: UTF8.self) }
         }
         try process.run()
@@ -98,7 +102,11 @@ final class WatchProcess: @unchecked Sendable {
         try await wait("render \(count + 1)") { renderLines.count > count }
     }
 
-    deinit { if process.isRunning { process.terminate() } }
+    deinit {
+        if process.isRunning { process.terminate() }
+        stdout.fileHandleForReading.readabilityHandler = nil
+        stderr.fileHandleForReading.readabilityHandler = nil
+    }
 }
 
 @Suite(.serialized) struct WatchModeTests {
@@ -245,6 +253,119 @@ final class WatchProcess: @unchecked Sendable {
             try await watch.wait("exit") { !watch.process.isRunning }
             #expect(watch.process.terminationStatus == 0)
             #expect(CLI.temporaryFiles(in: outFolder).isEmpty)
+        }
+    }
+
+    // MARK: - Hostile input (issue 10)
+
+    /// Writes `json` to `scene.json` in `dir` and starts watching it into `output`.
+    func startWatch(_ json: String, in dir: URL, output: String = "title.png",
+                    standardOutput: FileHandle? = nil) throws -> (WatchProcess, scene: URL, output: URL) {
+        let scene = dir.appendingPathComponent("scene.json")
+        let outputURL = dir.appendingPathComponent(output)
+        try write(json, to: scene)
+        return (try WatchProcess([scene.path, "-o", outputURL.path], in: dir, standardOutput: standardOutput), scene, outputURL)
+    }
+
+    /// Ctrl-C: the watch exits with status 0.
+    func stop(_ watch: WatchProcess) async throws {
+        watch.process.interrupt()
+        try await watch.wait("exit") { !watch.process.isRunning }
+        #expect(watch.process.terminationReason == .exit && watch.process.terminationStatus == 0)
+    }
+
+    /// Points the symbolic link `link` at `target` the way `ln -sf` does: a new link
+    /// renamed over the old one (`atomically`), or the old one removed first.
+    func retarget(_ link: URL, to target: String, atomically: Bool) throws {
+        if atomically {
+            let temporary = link.deletingLastPathComponent().appendingPathComponent(".link-\(UUID().uuidString)")
+            #expect(symlink(target, temporary.path) == 0)
+            #expect(rename(temporary.path, link.path) == 0)
+        } else {
+            #expect(unlink(link.path) == 0)
+            #expect(symlink(target, link.path) == 0)
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aSymlinkedSceneIsFollowedWhenItIsPointedElsewhere(atomically: Bool) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = dir.appendingPathComponent("scene.json")
+            let b = dir.appendingPathComponent("b.json"), c = dir.appendingPathComponent("c.json")
+            let output = dir.appendingPathComponent("title.png")
+            try write(#"{"text": "Bee", "size": 50}"#, to: b)
+            try write(#"{"text": "Sea", "size": 50}"#, to: c)
+            #expect(symlink("b.json", scene.path) == 0)
+            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
+            try await waitUntilOutput(output, matches: b, in: dir, watch)
+
+            // Edits of the current target render.
+            try write(#"{"text": "Bee 2", "size": 50}"#, to: b)
+            try await waitUntilOutput(output, matches: b, in: dir, watch)
+
+            // Pointed at c.json: renders c, then follows c's edits.
+            try retarget(scene, to: "c.json", atomically: atomically)
+            try await waitUntilOutput(output, matches: c, in: dir, watch)
+            try write(#"{"text": "Sea 2", "size": 50}"#, to: c)
+            try await waitUntilOutput(output, matches: c, in: dir, watch)
+
+            // A chain of links: scene.json → d.json → c.json.
+            #expect(symlink("c.json", dir.appendingPathComponent("d.json").path) == 0)
+            try retarget(scene, to: "d.json", atomically: atomically)
+            try write(#"{"text": "Sea 3", "size": 50}"#, to: c)
+            try await waitUntilOutput(output, matches: c, in: dir, watch)
+            // (A save caught half-written may be reported; nothing else.)
+            #expect(watch.errorLines.allSatisfy { $0.hasPrefix("error: ") && !$0.contains("Fatal") }, "\(watch.errorLines)")
+
+            try await stop(watch)
+        }
+    }
+
+    @Test func aSceneThatComesToNameTheOutputIsRefusedNotLooped() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let (watch, scene, output) = try startWatch(#"{"text": "Logo", "size": 50}"#, in: dir, output: "logo.png")
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            let good = try Data(contentsOf: output)
+            let renders = watch.renderLines.count
+
+            for json in [#"{"mask": "logo.png"}"#, #"{"text": "x", "shadingImage": "./logo.png"}"#] {
+                try write(json, to: scene)
+                try await watch.wait("the refusal") { watch.errorLines.contains { $0.contains("is the ") && $0.contains("logo.png") } }
+                try await Task.sleep(for: .milliseconds(700))
+                #expect(watch.renderLines.count == renders, "no render, no loop: \(watch.renderLines)")
+                #expect(try Data(contentsOf: output) == good, "the output is untouched")
+                #expect(watch.errorLines.count <= 2, "one refusal per save, not a loop: \(watch.errorLines)")
+            }
+
+            try write(#"{"text": "Fixed", "size": 50}"#, to: scene)
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            try await stop(watch)
+        }
+    }
+
+    @Test func aSceneNamingAFIFODoesNotBlockLaterRenders() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            #expect(mkfifo(dir.appendingPathComponent("p.png").path, 0o644) == 0)
+            #expect(mkfifo(dir.appendingPathComponent("p.ttf").path, 0o644) == 0)
+            let (watch, scene, output) = try startWatch(#"{"mask": "p.png"}"#, in: dir)
+            try await watch.wait("the FIFO error") { watch.errorLines.contains { $0.contains("mask") && $0.contains("named pipe") } }
+            try write(#"{"text": "Hi", "font": "p.ttf"}"#, to: scene)
+            try await watch.wait("the font FIFO error") { watch.errorLines.contains { $0.contains("font") && $0.contains("named pipe") } }
+            try write(#"{"text": "Unblocked", "size": 50}"#, to: scene)
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            try await stop(watch)
+        }
+    }
+
+    @Test func aFullStandardOutputDoesNotStopTheWatch() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+            let (watch, scene, output) = try startWatch(#"{"text": "Full", "size": 50}"#, in: dir, standardOutput: full)
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            try write(#"{"text": "Still here", "size": 50}"#, to: scene)
+            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            #expect(watch.process.isRunning)
+            try await stop(watch)
         }
     }
 }
