@@ -99,76 +99,13 @@ final class NullSink: FrameSink {
     func abort() {}
 }
 
-/// A file written in pieces to a temporary file beside its destination, renamed
-/// over it when whole, and removed if anything goes wrong.
-final class StreamingFile {
-    let path: String
-    private let temporary: String
-    private var fd: Int32
-    private var done = false
-
-    init(path: String) throws(MercurialError) {
-        try OutputFile.validate(path)
-        self.path = path
-        let directory = OutputFile.directoryOf(path)
-        let base = (path as NSString).lastPathComponent
-        guard let (fd, temporary) = TemporaryFiles.shared.create("\(directory)/.\(base).tmp-XXXXXX") else {
-            throw MercurialError("cannot create a file in '\(directory)' (\(String(cString: strerror(errno)))); choose another path")
-        }
-        self.fd = fd
-        self.temporary = temporary
-        fchmod(fd, 0o644)
-    }
-
-    var temporaryPath: String { temporary }
-
-    func write(_ bytes: UnsafeRawBufferPointer) throws(MercurialError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else {
-                throw MercurialError("cannot write '\(path)' (\(String(cString: strerror(errno)))); check free space")
-            }
-        }
-    }
-
-    func write(_ bytes: [UInt8]) throws(MercurialError) {
-        let result = bytes.withUnsafeBytes { raw in Result { () throws(MercurialError) in try write(raw) } }
-        try result.get()
-    }
-
-    /// Closes the file and renames it into place.
-    func commit() throws(MercurialError) {
-        guard !done else { return }
-        done = true
-        defer { TemporaryFiles.shared.remove(temporary) }
-        let closed = close(fd) == 0
-        fd = -1
-        guard closed, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw MercurialError("cannot write '\(path)' (\(reason)); check free space and permissions")
-        }
-    }
-
-    func discard() {
-        guard !done else { return }
-        done = true
-        if fd >= 0 { close(fd) }
-        unlink(temporary)
-        TemporaryFiles.shared.remove(temporary)
-    }
-
-    deinit { discard() }
-}
-
 // MARK: - APNG
 
 /// An animated PNG: each frame is deflated by the PNG encoder (on every core) and
 /// its IDAT data re-framed as the APNG chunks acTL, fcTL and fdAT, which Debian's
 /// libpng cannot write. Frames stream to the file; only one is held at a time.
 final class APNGSink: FrameSink {
-    private let file: StreamingFile
+    private let file: OutputFile.Stream
     private let width: Int, height: Int
     private let delay: (numerator: UInt16, denominator: UInt16)
     private var sequence: UInt32 = 0
@@ -176,7 +113,7 @@ final class APNGSink: FrameSink {
     private let frameCount: Int
 
     init(path: String, width: Int, height: Int, fps: Double, frameCount: Int, loop: Bool) throws(MercurialError) {
-        file = try StreamingFile(path: path)
+        file = try OutputFile.Stream(path)
         self.width = width
         self.height = height
         self.frameCount = frameCount
@@ -255,7 +192,7 @@ final class PNGSequenceSink: FrameSink {
     private var written: [String] = []
 
     init(pattern: String) throws(MercurialError) {
-        directory = OutputFile.directoryOf(pattern)
+        directory = UserPath(checked: pattern).directory
         guard let format = AnimationFormat.frameNumberFormat((pattern as NSString).lastPathComponent) else {
             throw MercurialError("output pattern '\(shortQuote(pattern))' must hold one %d or %0Nd")
         }
@@ -293,7 +230,7 @@ final class FFmpegSink: FrameSink {
     private let process = Process()
     private let input: FileHandle
     private let log: URL
-    private let file: StreamingFile
+    private let file: OutputFile.Stream
     private let frameBytes: Int
     private var failed = false
 
@@ -328,14 +265,18 @@ final class FFmpegSink: FrameSink {
         guard let ffmpeg = Self.ffmpegPath() else {
             throw MercurialError("ffmpeg is not installed, and \(format) needs it; install Debian's package: apt-get install ffmpeg (or write .png for an APNG)")
         }
-        file = try StreamingFile(path: path)
+        file = try OutputFile.Stream(path, namedTemporary: true)
+        guard let temporary = file.temporaryPath else {
+            file.discard()
+            throw MercurialError("\(format) needs a file to write (its container is finished with seeks); give -o a file name such as title\(format == .webm ? ".webm" : format == .mp4 ? ".mp4" : ".mov")")
+        }
         frameBytes = width * height * 4
         log = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-ffmpeg-\(getpid())-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                              "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-r", formatNumber(fps),
-                             "-i", "pipe:0"] + Self.codecArguments(format) + [file.temporaryPath]
+                             "-i", "pipe:0"] + Self.codecArguments(format) + [temporary]
         let pipe = Pipe()
         process.standardInput = pipe
         process.standardOutput = FileHandle.nullDevice

@@ -47,14 +47,9 @@ public enum OutputFile {
 
     /// Writes `bytes` to `path`.
     public static func write(_ bytes: [UInt8], to path: String) throws(MercurialError) {
-        switch try destination(path) {
-        case .standardOutput:
-            try writeAll(bytes, to: STDOUT_FILENO, what: "standard output")
-        case .stream(let stream):
-            try writeStream(bytes, to: stream)
-        case .file(let given, let file):
-            try replace(file, with: bytes, given: given)
-        }
+        let output = try Stream(path)
+        try output.write(bytes)
+        try output.commit()
     }
 
     // MARK: - Where the output goes
@@ -110,25 +105,11 @@ public enum OutputFile {
 
     // MARK: - Writing
 
-    private static func writeStream(_ bytes: [UInt8], to stream: UserPath) throws(MercurialError) {
-        // Non-blocking, so that a FIFO nobody reads is an error, not a hang.
-        let fd = open(stream.string, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
-            if errno == ENXIO {
-                throw MercurialError("output '\(stream)' is a named pipe (FIFO) that nobody reads; start its reader first or choose a file")
-            }
-            throw MercurialError("cannot open output '\(stream)' (\(String(cString: strerror(errno)))); choose another path")
-        }
-        defer { close(fd) }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        try writeAll(bytes, to: fd, what: "'\(stream)'")
-    }
-
     /// Writes every byte, waiting out a full pipe; the error names `what`.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32, what: String) throws(MercurialError) {
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, what: String) throws(MercurialError) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n > 0 { offset += n; continue }
             let code = n < 0 ? errno : EIO
             if code == EINTR { continue }
@@ -141,7 +122,7 @@ public enum OutputFile {
         }
     }
 
-    private static func writeError(_ code: Int32, _ what: String) -> MercurialError {
+    static func writeError(_ code: Int32, _ what: String) -> MercurialError {
         let reason = String(cString: strerror(code))
         switch code {
         case ENOSPC, EDQUOT:
@@ -153,48 +134,132 @@ public enum OutputFile {
         }
     }
 
-    private static func replace(_ file: UserPath, with bytes: [UInt8], given: UserPath) throws(MercurialError) {
-        let directory = file.directory
-        let name = TemporaryName(for: file.lastComponent)
-        name.removeStale(in: directory)
-        let tempPath = directory + "/" + name.fresh()
-        // An unnamed file vanishes with the process, even on SIGKILL; it gets a
-        // (temporary) name only once it is complete.
-        // MERCURIAL_NO_TMPFILE forces the named temporary, as on file systems without O_TMPFILE.
-        var fd = getenv("MERCURIAL_NO_TMPFILE") == nil ? open(directory, oTmpFile | O_WRONLY | O_CLOEXEC, 0o666) : -1
-        let unnamed = fd >= 0
-        if !unnamed {
-            SignalCleanup.arm(tempPath)
-            fd = open(tempPath, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o666)
-            guard fd >= 0 else {
-                let code = errno
-                SignalCleanup.disarm()
-                throw MercurialError("cannot create a file in '\(UserPath(checked: directory))' (\(String(cString: strerror(code)))); choose another path")
-            }
-        }
-        var failure: MercurialError?
-        do {
-            try writeAll(bytes, to: fd, what: "'\(given)'")
-        } catch {
-            failure = error
-        }
-        if failure == nil && unnamed {
-            SignalCleanup.arm(tempPath)
-            if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, tempPath, AT_SYMLINK_FOLLOW) != 0 {
-                failure = writeError(errno, "'\(given)'")
-            }
-        }
-        close(fd)
-        if failure == nil && rename(tempPath, file.string) != 0 {
-            failure = writeError(errno, "'\(given)'")
-        }
-        if failure != nil { unlink(tempPath) }
-        SignalCleanup.disarm()
-        if let failure { throw failure }
-    }
-
     /// `O_TMPFILE`, which Swift does not import (it is a macro of macros).
-    private static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
+    static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
+}
+
+extension OutputFile {
+    /// An output written in pieces, by the same rules as `write`: it appears whole
+    /// at `commit`, and `discard` (or a failure, or SIGINT/SIGTERM/SIGHUP) leaves
+    /// nothing. A file goes to an unnamed temporary (`O_TMPFILE`) where the file
+    /// system allows, or else to a named one that the signal handler removes.
+    public final class Stream {
+        public let path: String
+        private let what: String
+        private var fd: Int32
+        private enum Kind { case standardOutput, device, file(target: UserPath, temporary: String, unnamed: Bool) }
+        private let kind: Kind
+        private var finished = false
+
+        /// `namedTemporary`: always give the temporary file a name (for a child
+        /// process such as ffmpeg to write to, by `temporaryPath`).
+        public init(_ path: String, namedTemporary: Bool = false) throws(MercurialError) {
+            self.path = path
+            switch try OutputFile.destination(path) {
+            case .standardOutput:
+                kind = .standardOutput
+                fd = STDOUT_FILENO
+                what = "standard output"
+            case .stream(let stream):
+                what = "'\(stream)'"
+                // Non-blocking, so that a FIFO nobody reads is an error, not a hang.
+                fd = open(stream.string, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
+                guard fd >= 0 else {
+                    if errno == ENXIO {
+                        throw MercurialError("output '\(stream)' is a named pipe (FIFO) that nobody reads; start its reader first or choose a file")
+                    }
+                    throw MercurialError("cannot open output '\(stream)' (\(String(cString: strerror(errno)))); choose another path")
+                }
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+                kind = .device
+            case .file(let given, let file):
+                what = "'\(given)'"
+                let directory = file.directory
+                let name = TemporaryName(for: file.lastComponent)
+                name.removeStale(in: directory)
+                let temporary = directory + "/" + name.fresh()
+                // An unnamed file vanishes with the process, even on SIGKILL; it gets a
+                // (temporary) name only once it is complete. MERCURIAL_NO_TMPFILE forces
+                // the named temporary, as on file systems without O_TMPFILE.
+                fd = namedTemporary || getenv("MERCURIAL_NO_TMPFILE") != nil
+                    ? -1 : open(directory, OutputFile.oTmpFile | O_WRONLY | O_CLOEXEC, 0o666)
+                let unnamed = fd >= 0
+                if !unnamed {
+                    SignalCleanup.arm(temporary)
+                    fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o666)
+                    guard fd >= 0 else {
+                        let code = errno
+                        SignalCleanup.disarm()
+                        throw MercurialError("cannot create a file in '\(UserPath(checked: directory))' (\(String(cString: strerror(code)))); choose another path")
+                    }
+                }
+                kind = .file(target: file, temporary: temporary, unnamed: unnamed)
+            }
+        }
+
+        /// The named temporary file, for a child process to write instead of us.
+        public var temporaryPath: String? {
+            if case .file(_, let temporary, false) = kind { return temporary }
+            return nil
+        }
+
+        public func write(_ bytes: UnsafeRawBufferPointer) throws(MercurialError) {
+            do {
+                try OutputFile.writeAll(bytes, to: fd, what: what)
+            } catch {
+                discard()
+                throw error
+            }
+        }
+
+        public func write(_ bytes: [UInt8]) throws(MercurialError) {
+            let result = bytes.withUnsafeBytes { raw in Result { () throws(MercurialError) in try write(raw) } }
+            try result.get()
+        }
+
+        /// Makes the output appear (renaming a file over its target).
+        public func commit() throws(MercurialError) {
+            guard !finished else { return }
+            finished = true
+            switch kind {
+            case .standardOutput:
+                return
+            case .device:
+                close(fd)
+            case let .file(target, temporary, unnamed):
+                var failure: MercurialError?
+                if unnamed {
+                    SignalCleanup.arm(temporary)
+                    if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) != 0 {
+                        failure = OutputFile.writeError(errno, what)
+                    }
+                }
+                close(fd)
+                if failure == nil && rename(temporary, target.string) != 0 {
+                    failure = OutputFile.writeError(errno, what)
+                }
+                if failure != nil { unlink(temporary) }
+                SignalCleanup.disarm()
+                if let failure { throw failure }
+            }
+        }
+
+        /// Drops the output: nothing is left (a device keeps what it was sent).
+        public func discard() {
+            guard !finished else { return }
+            finished = true
+            switch kind {
+            case .standardOutput: return
+            case .device: close(fd)
+            case let .file(_, temporary, unnamed):
+                close(fd)
+                if !unnamed { unlink(temporary) }
+                SignalCleanup.disarm()
+            }
+        }
+
+        deinit { discard() }
+    }
 }
 
 /// Names of temporary outputs: `.NAME.tmp-PID-RANDOM`, with NAME cut short so that
