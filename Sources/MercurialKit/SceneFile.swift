@@ -6,13 +6,17 @@ import Foundation
 public enum SceneFile {
     public enum Kind: Sendable { case scene, material }
 
-    /// Keys of a scene file; a material takes all but `text` and `material`.
-    public static let keys = [
-        "text", "font", "size", "width", "height", "align", "lineSpacing", "letterSpacing", "kerning",
-        "radius", "scale", "material", "background", "shininess", "reflectivity", "diffuse", "specular",
-        "ambient", "reflection", "lights", "shadingImage", "mask", "description",
-    ]
-    public static let lightKeys = ["hue", "brightness", "x", "y", "z"]
+    /// The keys that are not parameters: where the settings start from, the
+    /// reflection gradient, the lights as an array, and a comment.
+    static let structuralKeys = ["material", "reflection", "lights", "description"]
+
+    /// Keys of a scene file: every parameter's key and the structural keys; a
+    /// material takes all but `text` and `material`.
+    public static let keys = ParameterGroup.allParameters.map(\.key) + structuralKeys
+
+    /// The keys of one object in `lights`: the light parameters' keys without `lightN.`.
+    public static let lightKeys = ParameterGroup.allParameters
+        .filter { $0.key.hasPrefix("light1.") }.map { String($0.key.dropFirst("light1.".count)) }
 
     /// Reads a scene file: the material it names (or `material`, when the command
     /// line gives one), then its own keys on top.
@@ -49,7 +53,6 @@ public enum SceneFile {
                       to settings: inout RenderSettings) throws(MercurialError) {
         for member in members {
             let key = member.key
-            let at = "\(file):\(member.value.location)"
             guard keys.contains(key), !(kind == .material && (key == "text" || key == "material")) else {
                 let allowed = kind == .material ? keys.filter { $0 != "text" && $0 != "material" } : keys
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
@@ -59,47 +62,11 @@ public enum SceneFile {
             switch key {
             case "material", "description":
                 continue
-            case "text":
-                settings.text = try string(node, file, key)
-            case "font":
-                settings.font = resolvePath(try string(node, file, key), relativeTo: file, onlyIfPathLike: true)
-            case "size":
-                settings.size = try number(node, file, key, in: RenderSettings.sizeRange)
-            case "width":
-                settings.width = try integer(node, file, key)
-            case "height":
-                settings.height = try integer(node, file, key)
-            case "align":
-                let value = try string(node, file, key)
-                guard let alignment = TextLayout.Alignment(rawValue: value) else {
-                    throw MercurialError("\(at): \"align\" is \"\(value)\"; use left, center or right")
-                }
-                settings.alignment = alignment
-            case "lineSpacing":
-                settings.lineSpacing = try number(node, file, key, in: RenderSettings.lineSpacingRange)
-            case "letterSpacing":
-                settings.letterSpacing = try number(node, file, key, in: RenderSettings.letterSpacingRange)
-            case "kerning":
-                guard case .bool(let on) = node.value else { throw typeError(file, member, expected: "true or false") }
-                settings.kerning = on
-            case "background":
-                if case .null = node.value { settings.background = nil; continue }
-                let value = try string(node, file, key)
-                if value.lowercased() == "transparent" { settings.background = nil; continue }
-                guard let colour = RGBColor.parse(value) else {
-                    throw MercurialError("\(at): \"background\" is \"\(value)\", not a colour; use a name (e.g. black), #rrggbb or transparent")
-                }
-                settings.background = colour
             case "reflection":
                 settings.scene.material.reflection = try gradient(node, file)
             case "lights":
                 try applyLights(member, file, to: &settings)
-            case "shadingImage":
-                settings.shadingImage = try optionalPath(node, file, key)
-            case "mask":
-                settings.mask = try optionalPath(node, file, key)
             default:
-                // shininess, reflectivity, radius, scale, diffuse, specular, ambient.
                 try setParameter(key, node, file, &settings)
             }
         }
@@ -127,26 +94,51 @@ public enum SceneFile {
         }
     }
 
+    /// Reads `node` as the value of the parameter `key` and sets it; `null` unsets
+    /// a parameter that may be unset, and paths are relative to the scene file.
     private static func setParameter(_ key: String, _ node: JSONNode, _ file: String,
                                      _ settings: inout RenderSettings) throws(MercurialError) {
         let parameter = try ParameterGroup.parameter(forKey: key)
+        let at = "\(file):\(node.location)"
+        func mismatch() -> MercurialError {
+            MercurialError("\(at): \"\(key)\" must be \(parameter.kind.expectation)\(parameter.unset.map { " or \($0)" } ?? ""), not \(node.value.typeName)")
+        }
         let value: ParameterValue
-        switch (parameter.domain, node.value) {
-        case (.number, .number(let v)): value = .number(v)
-        case (.color, .string(let s)):
-            guard let c = RGBColor.parse(s) else {
-                throw MercurialError("\(file):\(node.location): \"\(key)\" is \"\(s)\", not a colour; use a name (e.g. gold) or #rrggbb")
+        switch (parameter.kind, node.value) {
+        case (_, .null) where parameter.unset != nil:
+            value = .unset
+        case (.number, .number(let v)):
+            value = .number(v)
+        case (.integer(let range), .number(let v)):
+            guard v >= Double(range.lowerBound) && v <= Double(range.upperBound) else {
+                throw MercurialError("\(at): \"\(key)\" is \(formatNumber(v)), out of range \(parameter.rangeDescription); give a whole number in that range")
             }
-            value = .color(c)
-        case (.number(let range), _):
-            throw MercurialError("\(file):\(node.location): \"\(key)\" must be a number in \(rangeText(range)), not \(node.value.typeName)")
-        case (.color, _):
-            throw MercurialError("\(file):\(node.location): \"\(key)\" must be a colour string (a name or #rrggbb), not \(node.value.typeName)")
+            guard v == v.rounded() else {
+                throw MercurialError("\(at): \"\(key)\" is \(v); give a whole number")
+            }
+            value = .integer(Int(v))
+        case (.bool, .bool(let on)):
+            value = .bool(on)
+        case (.choice, .string(let s)), (.color, .string(let s)):
+            do {
+                value = try parameter.parse(s, culprit: "\"\(key)\" is \"\(s)\", which")
+            } catch {
+                throw MercurialError("\(at): \(error.message)")
+            }
+        case (.text, .string), (.font, .string), (.path, .string):
+            let s = try string(node, file, key)
+            switch parameter.kind {
+            case .font: value = .text(resolvePath(s, relativeTo: file, onlyIfPathLike: true))
+            case .path: value = .text(resolvePath(s, relativeTo: file, onlyIfPathLike: false))
+            default: value = .text(s)
+            }
+        default:
+            throw mismatch()
         }
         do {
             try settings.set(parameter, to: value)
         } catch {
-            throw MercurialError("\(file):\(node.location): \(error.message)")
+            throw MercurialError("\(at): \(error.message)")
         }
     }
 
@@ -210,32 +202,6 @@ public enum SceneFile {
             throw MercurialError("\(file):\(node.location): \"\(key)\" is \(s.count) characters long, over the limit of \(maximumStringLength); shorten it")
         }
         return s
-    }
-
-    private static func number(_ node: JSONNode, _ file: String, _ key: String,
-                               in range: ClosedRange<Double>) throws(MercurialError) -> Double {
-        guard case .number(let v) = node.value else {
-            throw MercurialError("\(file):\(node.location): \"\(key)\" must be a number in \(rangeText(range)), not \(node.value.typeName)")
-        }
-        guard range.contains(v) else {
-            throw MercurialError("\(file):\(node.location): \"\(key)\" is \(formatNumber(v)), out of range \(rangeText(range)); give a number in that range")
-        }
-        return v
-    }
-
-    private static func integer(_ node: JSONNode, _ file: String, _ key: String) throws(MercurialError) -> Int? {
-        if case .null = node.value { return nil }
-        let limit = Double(PNGFile.maximumSide)
-        let v = try number(node, file, key, in: 1...limit)
-        guard v == v.rounded() else {
-            throw MercurialError("\(file):\(node.location): \"\(key)\" is \(v); give a whole number of pixels")
-        }
-        return Int(v)
-    }
-
-    private static func optionalPath(_ node: JSONNode, _ file: String, _ key: String) throws(MercurialError) -> String? {
-        if case .null = node.value { return nil }
-        return resolvePath(try string(node, file, key), relativeTo: file, onlyIfPathLike: false)
     }
 
     private static func typeError(_ file: String, _ member: JSONMember, expected: String) -> MercurialError {

@@ -46,11 +46,7 @@ public struct TextMaskResult: Sendable {
 
     /// The mask on the whole canvas.
     public var canvasMask: Mask {
-        var full = Mask(width: canvasWidth, height: canvasHeight, repeating: 0)
-        for y in 0..<mask.height {
-            for x in 0..<mask.width { full[originX + x, originY + y] = mask[x, y] }
-        }
-        return full
+        CanvasRegion(width: canvasWidth, height: canvasHeight, content: mask, originX: originX, originY: originY, fill: 0).image
     }
 }
 

@@ -3,57 +3,18 @@ import Foundation
 
 /// A rendered title and what happened on the way.
 ///
-/// Only the part of the canvas around the ink is drawn (`content`, at `originX`,
-/// `originY`); the rest of the canvas is `fill` (transparent, or the background).
-/// `image` puts the two together; `pngData` encodes them without doing so.
+/// Only the part of the canvas around the ink is drawn: `canvas` is that region
+/// placed in a canvas of the fill (transparent, or the background). A
+/// `CanvasEncoder` turns it into bytes without making the whole canvas.
 public struct RenderedTitle: Sendable {
-    public var width: Int, height: Int
-    public var content: Image<RGBA8>
-    public var originX: Int, originY: Int
-    public var fill: RGBA8
+    public var canvas: CanvasRegion<RGBA8>
     public var warnings: [MercurialWarning]
     public var timings: StageTimings
 
+    public var width: Int { canvas.width }
+    public var height: Int { canvas.height }
     /// The whole canvas.
-    public var image: Image<RGBA8> {
-        var full = Image<RGBA8>(width: width, height: height, repeating: fill)
-        full.withUnsafeMutableBufferPointer { out in
-            content.withUnsafeBufferPointer { part in
-                for y in 0..<content.height {
-                    let target = (originY + y) * width + originX
-                    for x in 0..<content.width { out[target + x] = part[y * content.width + x] }
-                }
-            }
-        }
-        return full
-    }
-
-    /// The PNG of the whole canvas; rows outside `content` all point at one row of `fill`.
-    public func pngData(compression: PNGFile.Compression = .fast) throws(MercurialError) -> [UInt8] {
-        let fillRow = [RGBA8](repeating: fill, count: width)
-        // The canvas rows that cross `content`: fill, then content, then fill.
-        var band = [RGBA8](repeating: fill, count: width * content.height)
-        band.withUnsafeMutableBufferPointer { out in
-            content.withUnsafeBufferPointer { part in
-                for y in 0..<content.height {
-                    for x in 0..<content.width { out[y * width + originX + x] = part[y * content.width + x] }
-                }
-            }
-        }
-        let result = fillRow.withUnsafeBytes { fillBytes in
-            band.withUnsafeBytes { bandBytes in
-                let rows = (0..<height).map { y -> UnsafePointer<UInt8> in
-                    let inside = y >= originY && y < originY + content.height
-                    let base = inside ? bandBytes.baseAddress! + (y - originY) * width * 4 : fillBytes.baseAddress!
-                    return base.assumingMemoryBound(to: UInt8.self)
-                }
-                return Result { () throws(MercurialError) in
-                    try PNGFile.encode(width: width, height: height, rows: rows, compression: compression)
-                }
-            }
-        }
-        return try result.get()
-    }
+    public var image: Image<RGBA8> { canvas.image }
 }
 
 /// Milliseconds spent in each stage of one render.
@@ -128,28 +89,19 @@ public enum TitleRenderer {
         let content = ShadedMaterial(inputScale: Float(settings.scale))
             .outputImage(heights: heights, coverage: mask, shading: shading, background: settings.background)
         timings.material = lap()
-        return RenderedTitle(width: canvas.width, height: canvas.height, content: content, originX: origin.x,
-                             originY: origin.y, fill: settings.background.map { RGBA8(opaque: $0) } ?? .clear,
+        let fill = settings.background.map { RGBA8(opaque: $0) } ?? .clear
+        return RenderedTitle(canvas: CanvasRegion(width: canvas.width, height: canvas.height, content: content,
+                                                  originX: origin.x, originY: origin.y, fill: fill),
                              warnings: warnings, timings: timings)
     }
 
-    /// Checks what the parameter model does not: layout numbers and option clashes.
+    /// Checks every parameter against its row, then what the rows cannot: option clashes.
     static func validate(_ settings: RenderSettings) throws(MercurialError) {
-        for parameter in ParameterGroup.allParameters {
-            try parameter.validate(parameter.parameterFunction.value(in: settings))
-        }
-        func check(_ name: String, _ v: Double, _ range: ClosedRange<Double>) throws(MercurialError) {
-            guard v.isFinite, range.contains(v) else {
-                throw MercurialError("\(name) is \(formatNumber(v)), out of range \(rangeText(range)); give a number in that range")
-            }
-        }
-        try check("size", settings.size, RenderSettings.sizeRange)
-        try check("line spacing", settings.lineSpacing, RenderSettings.lineSpacingRange)
-        try check("letter spacing", settings.letterSpacing, RenderSettings.letterSpacingRange)
         if let text = settings.text, text.utf8.count > RenderSettings.maximumTextLength * 4
             || text.count > RenderSettings.maximumTextLength {
             throw MercurialError("the text is \(text.count) characters long, over the limit of \(RenderSettings.maximumTextLength); shorten it")
         }
+        try settings.validateParameters()
         if settings.mask != nil && (settings.width != nil || settings.height != nil) {
             throw MercurialError("--width/--height do not apply with --mask (the canvas is the mask's own size); leave them out")
         }

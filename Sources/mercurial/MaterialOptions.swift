@@ -9,23 +9,24 @@ struct MaterialOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A bundled material or a material JSON file (default: mercurial; see 'mercurial materials').", valueName: "name|path"))
     var material: String?
 
-    @Option(help: ArgumentHelp("Highlight tightness (default: 0.02, range 0.001…0.25).", valueName: "value"))
+    @Option(help: .parameter("shininess"))
     var shininess: Double?
 
-    @Option(name: .customLong("set"), help: ArgumentHelp("Set any parameter, repeatable, e.g. --set light1.hue=0.6 (see 'mercurial params').", valueName: "key=value"))
+    @Option(name: .customLong("set"), help: ArgumentHelp("Set any parameter, repeatable, e.g. --set light1.hue=0.6 or --set align=left (see 'mercurial params').", valueName: "key=value"))
     var assignments: [String] = []
 
-    /// Settings from the material, then the scene file, then these options.
-    func settings(sceneFile override: String? = nil) throws -> RenderSettings {
+    /// Settings from the material, then the scene file, then the text argument,
+    /// then the parameter flags of these options and of `flags`, then `--set`.
+    func settings(sceneFile override: String? = nil, text: String? = nil,
+                  flags: [any ParsableArguments] = []) throws -> RenderSettings {
         var settings = RenderSettings()
         if let sceneFile = override ?? sceneFile {
             try SceneFile.load(sceneFile, into: &settings, materialOverride: material)
         } else if let material {
             try MercurialKit.Materials.apply(material, to: &settings)
         }
-        if let shininess {
-            try settings.set(try ParameterGroup.parameter(forKey: "shininess"), to: .number(shininess))
-        }
+        if let text { settings.text = text }
+        for arguments in [self] + flags { try applyParameterFlags(of: arguments, to: &settings) }
         for assignment in assignments { try settings.set(assignment: assignment) }
         return settings
     }

@@ -27,9 +27,8 @@ struct Watch: ParsableCommand {
         guard options.materialOptions.sceneFile == nil else {
             throw MercurialError("watch takes the scene file as its argument; leave out --params")
         }
-        let compression = try options.pngCompression
         try OutputFile.validate(options.output)
-        let session = try WatchSession(scene: scene, options: options, compression: compression)
+        let session = try WatchSession(scene: scene, options: options)
         session.start()
         dispatchMain()
     }
@@ -39,7 +38,7 @@ struct Watch: ParsableCommand {
 final class WatchSession: @unchecked Sendable {
     let scene: String
     let options: RenderOptions
-    let compression: PNGFile.Compression
+    let encoder: any CanvasEncoder
     private var watcher: FileWatcher?
     private var pipeline: RenderPipeline<String>?
     private var signalSources: [DispatchSourceSignal] = []
@@ -48,10 +47,10 @@ final class WatchSession: @unchecked Sendable {
     private var lastGoodFiles: [String] = []
     private let outputFolder: String
 
-    init(scene: String, options: RenderOptions, compression: PNGFile.Compression) throws {
+    init(scene: String, options: RenderOptions) throws {
         self.scene = scene
         self.options = options
-        self.compression = compression
+        encoder = options.encoder
         outputFolder = FileWatcher.absolute(OutputFile.directoryOf(options.output))
         pipeline = RenderPipeline { [unowned self] reason in self.renderOnce(reason) }
         watcher = try FileWatcher { [unowned self] path in
@@ -89,7 +88,7 @@ final class WatchSession: @unchecked Sendable {
             lock.withLock { lastGoodFiles = files }
             let title = try TitleRenderer.render(settings)
             title.warnings.forEach(warn)
-            try OutputFile.write(try title.pngData(compression: compression), to: options.output)
+            try OutputFile.write(try encoder.encode(title.canvas), to: options.output)
             let elapsed = clock.duration(to: .now)
             let ms = Int((Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15).rounded())
             if !options.quiet {
