@@ -100,7 +100,7 @@ public enum ParameterKind: Sendable, Equatable {
         switch self {
         case .number(let range): return "a number in \(rangeText(range))"
         case .integer(let range): return "a whole number in \(range.lowerBound)…\(range.upperBound)"
-        case .choice(let cases): return "one of \(cases.joined(separator: ", "))"
+        case .choice(let cases): return "one of \(orList(cases))"
         case .color: return "a colour (a name or #rrggbb)"
         case .text, .font, .path: return "a string"
         case .bool: return "true or false"
@@ -136,7 +136,8 @@ public struct Parameter: Sendable {
     public let group: String
     /// A short label, e.g. for an editor's control.
     public let name: String
-    public let function: ParameterFunction
+    /// What the parameter does, in the original app's vocabulary.
+    public let parameterFunction: ParameterFunction
     public let kind: ParameterKind
     /// The word that means "no value" (`auto`, `transparent`, `none`), for settings
     /// that may be nil; nil when a value is required.
@@ -153,7 +154,7 @@ public struct Parameter: Sendable {
         self.key = key
         self.group = group
         self.name = name
-        self.function = function
+        parameterFunction = function
         self.kind = kind
         self.unset = unset
         self.flag = flag
@@ -202,7 +203,7 @@ public struct Parameter: Sendable {
             }
         case (.choice(let cases), .choice(let s)):
             guard cases.contains(s) else {
-                throw MercurialError("\(key) is '\(s)', which is not known; use \(cases.joined(separator: ", "))")
+                throw MercurialError("\(key) is '\(s)', which is not known; use \(orList(cases))")
             }
         case (.text, .text(let s)), (.font, .text(let s)), (.path, .text(let s)):
             guard s.utf8.count <= RenderSettings.maximumTextLength * 4, s.count <= RenderSettings.maximumTextLength else {
@@ -235,7 +236,7 @@ public struct Parameter: Sendable {
             return .integer(v)
         case .choice(let cases):
             guard cases.contains(trimmed.lowercased()) else {
-                throw MercurialError("\(culprit) is not known; use \(cases.joined(separator: ", "))")
+                throw MercurialError("\(culprit) is not known; use \(orList(cases))")
             }
             return .choice(trimmed.lowercased())
         case .color:
@@ -423,7 +424,7 @@ extension ParameterGroup {
 
     /// The parameter that does `function`.
     public static func parameter(for function: ParameterFunction) -> Parameter? {
-        allParameters.first { $0.function == function }
+        allParameters.first { $0.parameterFunction == function }
     }
 
     /// The range of a number parameter (e.g. for a stage that checks its own input).
@@ -476,6 +477,11 @@ extension RenderSettings {
             try parameter.validate(parameter.value(in: self))
         }
     }
+}
+
+/// "a, b or c".
+func orList(_ words: [String]) -> String {
+    words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " or " + words.last!
 }
 
 func rangeText(_ range: ClosedRange<Double>) -> String {
