@@ -17,6 +17,28 @@ actor RenderLog {
     func end() { inFlight -= 1 }
 }
 
+/// Runs `wait`, but gives up after `seconds` with a recorded issue instead of hanging
+/// the test run (a continuation that is never resumed cannot be cancelled, so the
+/// wait runs in a task of its own that is left behind).
+func waitWithDeadline(_ what: String, seconds: Int = 20, sourceLocation: SourceLocation = #_sourceLocation,
+                      _ wait: @escaping @Sendable () async -> Void) async {
+    let finished = FinishedFlag()
+    Task { await wait(); await finished.set() }
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while await !finished.isSet {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("\(what) did not happen within \(seconds) s", sourceLocation: sourceLocation)
+            return
+        }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+private actor FinishedFlag {
+    var isSet = false
+    func set() { isSet = true }
+}
+
 @Suite struct RenderPipelineTests {
     @Test func updatesDuringARenderAreCoalescedAndTheLastIsNeverLost() async {
         let log = RenderLog()
@@ -29,7 +51,7 @@ actor RenderLog {
             await pipeline.update(state)
             if state % 25 == 0 { try? await Task.sleep(for: .milliseconds(60)) }
         }
-        await pipeline.waitUntilIdle()
+        await waitWithDeadline("the pipeline to go idle") { await pipeline.waitUntilIdle() }
         let rendered = await log.rendered
         #expect(await log.maximumInFlight == 1, "never two renders at once")
         #expect(rendered.first == 1)
@@ -47,9 +69,9 @@ actor RenderLog {
             await log.end()
         }
         await pipeline.update(7)
-        await pipeline.waitUntilIdle()
+        await waitWithDeadline("the first render") { await pipeline.waitUntilIdle() }
         await pipeline.update(8)
-        await pipeline.waitUntilIdle()
+        await waitWithDeadline("the second render") { await pipeline.waitUntilIdle() }
         #expect(await log.rendered == [7, 8])
         #expect(await pipeline.renderCount == 2)
     }
