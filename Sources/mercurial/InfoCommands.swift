@@ -11,14 +11,16 @@ struct Shading: ParsableCommand {
     @Option(name: [.short, .long], help: ArgumentHelp("The PNG to write.", valueName: "file"))
     var output: String = "shading.png"
 
-    @Option(help: ArgumentHelp("Width and height in pixels (default: 512, range 1…4096).", valueName: "px"))
+    static let sizeRange = 1...4096
+
+    @Option(help: ArgumentHelp("Width and height in pixels, \(sizeRange.lowerBound)…\(sizeRange.upperBound).", valueName: "px"))
     var size: Int = ShadingSphere.defaultSize
 
     @OptionGroup var materialOptions: MaterialOptions
 
     func run() throws {
-        guard (1...4096).contains(size) else {
-            throw MercurialError("--size \(size) is out of range 1…4096; give a size in that range")
+        guard Self.sizeRange.contains(size) else {
+            throw MercurialError("--size \(size) is out of range \(Self.sizeRange.lowerBound)…\(Self.sizeRange.upperBound); give a size in that range")
         }
         try OutputFile.validate(output)
         let settings = try materialOptions.settings()
