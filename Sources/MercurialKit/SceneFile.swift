@@ -101,7 +101,7 @@ public enum SceneFile {
         let parameter = try ParameterGroup.parameter(forKey: key)
         let at = "\(file):\(node.location)"
         func mismatch() -> MercurialError {
-            MercurialError("\(at): \"\(key)\" must be \(parameter.kind.expectation)\(parameter.unset.map { " or \($0)" } ?? ""), not \(node.value.typeName)")
+            MercurialError("\(at): \"\(key)\" must be \(parameter.kind.expectation)\(parameter.unset == nil ? "" : " or null"), not \(node.value.typeName)")
         }
         let value: ParameterValue
         switch (parameter.kind, node.value) {
