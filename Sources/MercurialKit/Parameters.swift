@@ -148,6 +148,10 @@ public struct Parameter: Sendable {
     fileprivate let read: @Sendable (RenderSettings) -> ParameterValue
     fileprivate let write: @Sendable (inout RenderSettings, ParameterValue) -> Void
 
+    /// A row: key, group, label, what it does, its kind, and the key path of the
+    /// setting it reads and writes (whose type must suit the kind: `Double` for a
+    /// number, `Int` for an integer, a `ParameterChoice` enum for a choice, an
+    /// optional for a row with an `unset` word).
     init<Value: ParameterStorable>(_ key: String, _ group: String, _ name: String, _ function: ParameterFunction,
                                    _ kind: ParameterKind, _ path: WritableKeyPath<RenderSettings, Value> & Sendable,
                                    unset: String? = nil, flag: String? = nil, help: String) {
