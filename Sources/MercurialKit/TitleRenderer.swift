@@ -11,6 +11,14 @@ public struct RenderedTitle: Sendable {
     public var warnings: [MercurialWarning]
     public var timings: StageTimings
 
+    /// `content` placed at `originX`, `originY` in a `width` × `height` canvas of `fill`.
+    public init(width: Int, height: Int, content: Image<RGBA8>, originX: Int, originY: Int, fill: RGBA8,
+                warnings: [MercurialWarning], timings: StageTimings) {
+        canvas = CanvasRegion(width: width, height: height, content: content, originX: originX, originY: originY, fill: fill)
+        self.warnings = warnings
+        self.timings = timings
+    }
+
     public var width: Int { canvas.width }
     public var height: Int { canvas.height }
     /// The whole canvas.
@@ -89,9 +97,8 @@ public enum TitleRenderer {
         let content = ShadedMaterial(inputScale: Float(settings.scale))
             .outputImage(heights: heights, coverage: mask, shading: shading, background: settings.background)
         timings.material = lap()
-        let fill = settings.background.map { RGBA8(opaque: $0) } ?? .clear
-        return RenderedTitle(canvas: CanvasRegion(width: canvas.width, height: canvas.height, content: content,
-                                                  originX: origin.x, originY: origin.y, fill: fill),
+        return RenderedTitle(width: canvas.width, height: canvas.height, content: content, originX: origin.x,
+                             originY: origin.y, fill: settings.background.map { RGBA8(opaque: $0) } ?? .clear,
                              warnings: warnings, timings: timings)
     }
 
