@@ -6,7 +6,7 @@ struct MaterialOptions: ParsableArguments {
     @Option(name: .customLong("params"), help: ArgumentHelp("A scene file (JSON); options given here override it.", valueName: "scene.json"))
     var sceneFile: String?
 
-    @Option(help: ArgumentHelp("A bundled material or a material JSON file (default: mercurial; see 'mercurial materials').", valueName: "name|path"))
+    @Option(help: ArgumentHelp("A bundled material or a material JSON file (default: \(RenderSettings().material); see 'mercurial materials').", valueName: "name|path"))
     var material: String?
 
     @Option(help: .parameter("shininess"))
