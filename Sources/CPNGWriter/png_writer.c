@@ -44,7 +44,7 @@ static void on_write(png_structp png, png_bytep data, size_t length) {
 
 static void on_flush(png_structp png) { (void)png; }
 
-int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t height, int fast,
+int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t height,
                          uint8_t **out, size_t *out_size, char *message, size_t message_size) {
     struct buffer b = {0};
     b.message = message;
@@ -65,14 +65,8 @@ int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t he
     png_set_write_fn(png, &b, on_write, on_flush);
     png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    if (fast) {
-        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
-        png_set_compression_level(png, 1);
-        png_set_compression_strategy(png, Z_RLE);
-    } else {
-        png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
-        png_set_compression_level(png, 9);
-    }
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
+    png_set_compression_level(png, 9);
     png_write_info(png, info);
     png_write_image(png, (png_bytepp)rows);
     png_write_end(png, info);

@@ -127,7 +127,7 @@ final class APNGSink: FrameSink {
 
     func write(_ frame: Image<RGBA8>) throws(MercurialError) {
         precondition(frame.width == width && frame.height == height, "APNG frames must all be \(width)×\(height)")
-        let png = try PNGFile.encode(frame, compression: .fast)
+        let png = try PNGEncoder(compression: .fast).encode(frame)
         let data = Self.imageData(of: png)
         var out: [UInt8] = []
         out.reserveCapacity(data.count + 64)
@@ -208,7 +208,7 @@ final class PNGSequenceSink: FrameSink {
 
     func write(_ frame: Image<RGBA8>) throws(MercurialError) {
         let path = path(for: written.count)
-        try OutputFile.write(try PNGFile.encode(frame, compression: .fast), to: path)
+        try OutputFile.write(try PNGEncoder(compression: .fast).encode(frame), to: path)
         written.append(path)
     }
 

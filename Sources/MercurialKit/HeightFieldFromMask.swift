@@ -31,7 +31,7 @@ public enum LoftProfile: String, Sendable, CaseIterable, Equatable {
 /// normals as clean as those inside; those pixels are drawn with their coverage
 /// as alpha, so the skirt never shows as a shape of its own.
 public struct HeightFieldFromMask: Sendable {
-    /// Bevel width in pixels. Default 10, range 0.5…200.
+    /// Bevel width in pixels (the `radius` parameter).
     public var inputRadius: Float = 10
     /// The shape of the loft across a stroke.
     public var inputProfile: LoftProfile = .liquid

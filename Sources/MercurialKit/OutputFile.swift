@@ -330,6 +330,46 @@ public enum SignalCleanup {
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
     }
 
+    /// The signal that asked a long job to stop (0: none), with `installDeferred`.
+    nonisolated(unsafe) private static let stopSignal: UnsafeMutablePointer<sig_atomic_t> = {
+        let p = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 1)
+        p.pointee = 0
+        return p
+    }()
+
+    /// For work done in steps (an animation's frames): SIGINT, SIGTERM and SIGHUP
+    /// remove the armed temporary file at once and set `stopRequested`, which the
+    /// work checks between steps to clean up the rest and then call `die()`.
+    public static func installDeferred() {
+        armed.pointee = 0
+        path.pointee = 0
+        stopSignal.pointee = 0
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { signalNumber in
+                if SignalCleanup.armed.pointee != 0 { unlink(SignalCleanup.path) }
+                SignalCleanup.stopSignal.pointee = signalNumber
+            }
+            sigemptyset(&action.sa_mask)
+            for blocked in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&action.sa_mask, blocked) }
+            sigaction(signalNumber, &action, nil)
+        }
+    }
+
+    /// The signal received since `installDeferred`, or nil.
+    public static var stopRequested: Int32? {
+        let s = stopSignal.pointee
+        return s == 0 ? nil : s
+    }
+
+    /// Ends the process by the signal that asked it to stop, as if it had not been caught.
+    public static func die() -> Never {
+        let s = stopSignal.pointee == 0 ? SIGTERM : stopSignal.pointee
+        signal(s, SIG_DFL)
+        raise(s)
+        _exit(128 + s)
+    }
+
     static func arm(_ newPath: String) {
         armed.pointee = 0
         let bytes = Array(newPath.utf8.prefix(Int(PATH_MAX)))

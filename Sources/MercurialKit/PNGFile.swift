@@ -5,8 +5,13 @@ import Foundation
 import Glibc
 #endif
 
-/// Reading and writing PNGs through libpng's simplified API (`png_image_*`),
-/// which reports errors through its return value and never longjmps into Swift.
+/// Reading and writing PNGs.
+///
+/// Reading goes through libpng's simplified API (`png_image_*`), which reports
+/// errors through its return value and never longjmps into Swift. Writing does
+/// not: `.small` uses libpng's full write API in the C shim CPNGWriter (which
+/// keeps libpng's longjmp inside C), and `.fast` deflates in parallel and writes
+/// the PNG framing here. `PNGEncoder` is the way in for a rendered canvas.
 public enum PNGFile {
     /// The largest canvas accepted on either side, in pixels.
     public static let maximumSide = 16_384
@@ -16,9 +21,9 @@ public enum PNGFile {
     public static let maximumFileBytes = 512 * 1024 * 1024
 
     public enum Compression: String, Sendable, CaseIterable {
-        /// libpng's `PNG_IMAGE_FLAG_FAST`: quicker to write, somewhat larger file.
+        /// Bands of rows deflated on every core, zlib level 1, RLE, no row filter: quick, somewhat larger file.
         case fast
-        /// libpng's default filters and zlib level: smaller file, slower to write.
+        /// libpng with every row filter and zlib level 9 on one thread: smaller file, slower to write.
         case small
     }
 
@@ -56,7 +61,9 @@ public enum PNGFile {
         return Image(width: width, height: height, pixels: pixels)
     }
 
-    /// Encodes `image` as an 8-bit RGBA PNG in memory.
+    /// Encodes `height` rows of `width` RGBA8 pixels as a PNG in memory; `rows[y]`
+    /// points at row y (rows may repeat, e.g. one empty row for all the canvas
+    /// around a title).
     ///
     /// `.small` goes through libpng's full write API (every row filter, zlib level 9)
     /// in the C shim CPNGWriter. `.fast` compresses bands of rows on every core at
@@ -64,20 +71,6 @@ public enum PNGFile {
     /// strategy (a title is mostly runs of transparent pixels) and no row filter, and
     /// joins them into one zlib stream as pigz does; the few bytes of PNG framing
     /// around it are written here.
-    public static func encode(_ image: Image<RGBA8>, compression: Compression = .fast) throws(MercurialError) -> [UInt8] {
-        let result = image.withUnsafeBufferPointer { pixels in
-            let rows = (0..<image.height).map { y in
-                UnsafeRawPointer(pixels.baseAddress! + y * image.width).assumingMemoryBound(to: UInt8.self)
-            }
-            return Result { () throws(MercurialError) in
-                try encode(width: image.width, height: image.height, rows: rows, compression: compression)
-            }
-        }
-        return try result.get()
-    }
-
-    /// Encodes `height` rows of `width` RGBA8 pixels; `rows[y]` points at row y
-    /// (rows may repeat, e.g. one empty row for all the canvas around a title).
     static func encode(width: Int, height: Int, rows: [UnsafePointer<UInt8>],
                        compression: Compression) throws(MercurialError) -> [UInt8] {
         precondition(rows.count == height, "\(rows.count) row pointers for \(height) rows")
@@ -92,7 +85,7 @@ public enum PNGFile {
         var size = 0
         var message = [CChar](repeating: 0, count: 256)
         let ok = rows.map(Optional.some).withUnsafeBufferPointer { rows in
-            mercurial_png_encode(rows.baseAddress, UInt32(width), UInt32(height), 0, &output, &size, &message, message.count)
+            mercurial_png_encode(rows.baseAddress, UInt32(width), UInt32(height), &output, &size, &message, message.count)
         }
         guard ok != 0, let output else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

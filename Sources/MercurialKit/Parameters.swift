@@ -1,12 +1,28 @@
-/// Every adjustable setting of a title, as the original app's `Parameter` model:
-/// one `ParameterFunction` per way a value changes the scene, `Parameter`s
-/// (name, function, value, range) in named `ParameterGroup`s. CLI flags,
-/// `--set KEY=VALUE`, scene files and materials all go through it.
+/// Every adjustable setting of a title, declared once.
+///
+/// As libvips declares each argument of an operation once (name, type, range,
+/// default, help) and derives its command line, bindings and docs from that, each
+/// `Parameter` row below says once what a setting is: its key, group, kind (with
+/// its range or cases), help text, and the key path through which it reads and
+/// writes `RenderSettings`. The original app's `ParameterFunction` names what each
+/// one does. Everything else is derived from the table: `--set KEY=VALUE`, the
+/// dedicated flags' help, scene-file and material keys and their errors,
+/// `mercurial params` (and `--json`), validation, and the README's table
+/// (`scripts/readme-parameters.sh`).
+///
+/// A row's default is the value `RenderSettings()` holds, read through the row's
+/// own key path, so the table and the renderer can never disagree about it.
+///
+/// A new parameter is one row (plus its `ParameterFunction` case) and the code
+/// that uses its value; a dedicated flag is one more `@Option` line in the CLI.
 public enum PositionAxis: String, Sendable, CaseIterable { case x, y, z }
 
 public enum MaterialColorRole: String, Sendable, CaseIterable { case diffuse, specular, ambient }
 
+public enum CanvasSide: String, Sendable, CaseIterable { case width, height }
+
 public enum ParameterFunction: Hashable, Sendable {
+    // The original app's:
     case adjustLightPosition(index: Int, axis: PositionAxis)
     case adjustLightHue(index: Int)
     case adjustLightBrightness(index: Int)
@@ -15,36 +31,170 @@ public enum ParameterFunction: Hashable, Sendable {
     case adjustMaterialColor(MaterialColorRole)
     case adjustMaterialReflectivity
     case adjustHeightFieldRadius
+    case adjustHeightFieldProfile
     case adjustShadedMaterialScale
+    case setText
+    case setFont
+    case adjustTextSize
+    case adjustCanvasSize(CanvasSide)
+    case setAlignment
+    case adjustLineSpacing
+    case adjustLetterSpacing
+    case setKerning
+    case adjustMaximumLines
+    case setBackground
+    case setMask
+    case setShadingImage
+    case adjustAmbientLightLevel
 }
 
-public enum ParameterValue: Sendable, Equatable, CustomStringConvertible {
-    case number(Double)
-    case color(RGBColor)
+/// What kind of value a parameter takes.
+public enum ParameterKind: Sendable, Equatable {
+    case number(ClosedRange<Double>)
+    case integer(ClosedRange<Int>)
+    /// One of these words (an enumeration's raw values).
+    case choice([String])
+    case color
+    /// Any string (up to `RenderSettings.maximumTextLength` characters).
+    case text
+    /// A bundled font name, a font file or a fontconfig name.
+    case font
+    /// A file; in a scene file, relative to the scene file's folder.
+    case path
+    case bool
 
-    public var description: String {
+    /// The cases of `E`, in declaration order.
+    public static func choice<E: CaseIterable & RawRepresentable>(of _: E.Type) -> ParameterKind where E.RawValue == String {
+        .choice(E.allCases.map(\.rawValue))
+    }
+
+    /// The name `params --json` gives the kind.
+    public var name: String {
         switch self {
-        case .number(let v): return formatNumber(v)
-        case .color(let c): return c.hex
+        case .number: return "number"
+        case .integer: return "integer"
+        case .choice: return "enum"
+        case .color: return "color"
+        case .text: return "text"
+        case .font: return "font"
+        case .path: return "path"
+        case .bool: return "bool"
+        }
+    }
+
+    /// The range or the choices, as `params` and the help show them.
+    public var rangeDescription: String {
+        switch self {
+        case .number(let range): return rangeText(range)
+        case .integer(let range): return "\(range.lowerBound)…\(range.upperBound)"
+        case .choice(let cases): return cases.joined(separator: ", ")
+        case .color: return "colour"
+        case .text: return "text"
+        case .font: return "font name or file"
+        case .path: return "file"
+        case .bool: return "true, false"
+        }
+    }
+
+    /// What a value of this kind must be, for "must be …" errors.
+    var expectation: String {
+        switch self {
+        case .number(let range): return "a number in \(rangeText(range))"
+        case .integer(let range): return "a whole number in \(range.lowerBound)…\(range.upperBound)"
+        case .choice(let cases): return "one of \(orList(cases))"
+        case .color: return "a colour (a name or #rrggbb)"
+        case .text, .font, .path: return "a string"
+        case .bool: return "true or false"
         }
     }
 }
 
-public struct Parameter: Sendable, Equatable {
-    public enum Domain: Sendable, Equatable {
-        case number(ClosedRange<Double>)
-        case color
+public enum ParameterValue: Sendable, Equatable, CustomStringConvertible {
+    case number(Double)
+    case integer(Int)
+    case choice(String)
+    case color(RGBColor)
+    case text(String)
+    case bool(Bool)
+    /// No value (`nil` in the settings); the row's `unset` word says what that means.
+    case unset
+
+    public var description: String {
+        switch self {
+        case .number(let v): return formatNumber(v)
+        case .integer(let v): return String(v)
+        case .choice(let s), .text(let s): return s
+        case .color(let c): return c.hex
+        case .bool(let on): return on ? "true" : "false"
+        case .unset: return "unset"
+        }
+    }
+}
+
+/// One row of the table.
+public struct Parameter: Sendable {
+    public let key: String
+    public let group: String
+    /// A short label, e.g. for an editor's control.
+    public let name: String
+    /// What the parameter does, in the original app's vocabulary.
+    public let parameterFunction: ParameterFunction
+    public let kind: ParameterKind
+    /// The word that means "no value" (`auto`, `transparent`, `none`), for settings
+    /// that may be nil; nil when a value is required.
+    public let unset: String?
+    public let help: String
+    /// The value name of the parameter's own CLI flag (`--size <px>`); nil when it is set with `--set` only.
+    public let flag: String?
+    fileprivate let read: @Sendable (RenderSettings) -> ParameterValue
+    fileprivate let write: @Sendable (inout RenderSettings, ParameterValue) -> Void
+
+    /// A row: key, group, label, what it does, its kind, and the key path of the
+    /// setting it reads and writes (whose type must suit the kind: `Double` for a
+    /// number, `Int` for an integer, a `ParameterChoice` enum for a choice, an
+    /// optional for a row with an `unset` word).
+    init<Value: ParameterStorable>(_ key: String, _ group: String, _ name: String, _ function: ParameterFunction,
+                                   _ kind: ParameterKind, _ path: WritableKeyPath<RenderSettings, Value> & Sendable,
+                                   unset: String? = nil, flag: String? = nil, help: String) {
+        self.key = key
+        self.group = group
+        self.name = name
+        parameterFunction = function
+        self.kind = kind
+        self.unset = unset
+        self.flag = flag
+        self.help = help
+        read = { $0[keyPath: path].parameterValue }
+        write = { settings, value in
+            guard let stored = Value(parameterValue: value) else {
+                preconditionFailure("\(value) is the wrong kind of value for \(key); validate it first")
+            }
+            settings[keyPath: path] = stored
+        }
     }
 
-    public let key: String
-    public let name: String
-    public let parameterFunction: ParameterFunction
-    public let domain: Domain
-    public let help: String
+    public func value(in settings: RenderSettings) -> ParameterValue { read(settings) }
 
-    /// Checks `value` against the domain: finite and in range, or a colour.
+    /// The value `RenderSettings()` starts with.
+    public var defaultValue: ParameterValue { read(RenderSettings()) }
+
+    /// `value` as a user writes it: the `unset` word for no value.
+    public func format(_ value: ParameterValue) -> String {
+        value == .unset ? (unset ?? "none") : value.description
+    }
+
+    /// The CLI flag's name: the key in kebab case (`lineSpacing` → `line-spacing`).
+    public var flagName: String {
+        "--" + key.reduce(into: "") { name, c in
+            if c.isUppercase { name += "-" + c.lowercased() } else { name.append(c) }
+        }
+    }
+
+    /// Checks `value` against the kind: finite and in range, one of the choices, not too long.
     public func validate(_ value: ParameterValue) throws(MercurialError) {
-        switch (domain, value) {
+        switch (kind, value) {
+        case (_, .unset):
+            guard unset != nil else { throw MercurialError("\(key) needs a value; give \(kind.expectation)") }
         case (.number(let range), .number(let v)):
             guard v.isFinite else {
                 throw MercurialError("\(key) is \(formatNumber(v)), not a finite number; give a number in \(rangeText(range))")
@@ -52,39 +202,135 @@ public struct Parameter: Sendable, Equatable {
             guard range.contains(v) else {
                 throw MercurialError("\(key) is \(formatNumber(v)), out of range \(rangeText(range)); give a number in that range")
             }
-        case (.color, .color):
+        case (.integer(let range), .integer(let v)):
+            guard range.contains(v) else {
+                throw MercurialError("\(key) is \(v), out of range \(kind.rangeDescription); give a whole number in that range")
+            }
+        case (.choice(let cases), .choice(let s)):
+            guard cases.contains(s) else {
+                throw MercurialError("\(key) is '\(s)', which is not known; use \(orList(cases))")
+            }
+        case (.text, .text(let s)), (.font, .text(let s)), (.path, .text(let s)):
+            guard s.utf8.count <= RenderSettings.maximumTextLength * 4, s.count <= RenderSettings.maximumTextLength else {
+                throw MercurialError("\(key) is \(s.count) characters long, over the limit of \(RenderSettings.maximumTextLength); shorten it")
+            }
+        case (.color, .color), (.bool, .bool):
             return
-        case (.number(let range), .color):
-            throw MercurialError("\(key) takes a number in \(rangeText(range)), not a colour")
-        case (.color, .number):
-            throw MercurialError("\(key) takes a colour (a name or #rrggbb), not a number")
+        default:
+            throw MercurialError("\(key) takes \(kind.expectation), not '\(value)'")
         }
     }
 
-    /// Reads `text` (from `--set` or a flag) as this parameter's kind of value.
-    public func parse(_ text: String) throws(MercurialError) -> ParameterValue {
+    /// Reads `text` (from `--set` or a flag) as this parameter's kind of value;
+    /// `culprit` names it in errors (by default `KEY = 'TEXT'`).
+    public func parse(_ text: String, culprit: String? = nil) throws(MercurialError) -> ParameterValue {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        switch domain {
+        let culprit = culprit ?? "\(key) = '\(text)'"
+        if let unset, trimmed.lowercased() == unset { return .unset }
+        let orUnset = unset.map { " or \($0)" } ?? ""
+        switch kind {
         case .number(let range):
             guard let v = Double(trimmed) else {
-                throw MercurialError("\(key) = '\(text)' is not a number; give a number in \(rangeText(range))")
+                throw MercurialError("\(culprit) is not a number; give a number in \(rangeText(range))\(orUnset)")
             }
             return .number(v)
+        case .integer:
+            guard let v = Int(trimmed) else {
+                throw MercurialError("\(culprit) is not a whole number; give one in \(kind.rangeDescription)\(orUnset)")
+            }
+            return .integer(v)
+        case .choice(let cases):
+            guard cases.contains(trimmed.lowercased()) else {
+                throw MercurialError("\(culprit) is not known; use \(orList(cases))")
+            }
+            return .choice(trimmed.lowercased())
         case .color:
             guard let c = RGBColor.parse(trimmed) else {
-                throw MercurialError("\(key) = '\(text)' is not a colour; give a name (e.g. gold) or #rrggbb")
+                throw MercurialError("\(culprit) is not a colour; use a name (e.g. gold), #rrggbb\(orUnset)")
             }
             return .color(c)
+        case .text, .font, .path:
+            return .text(text)
+        case .bool:
+            switch trimmed.lowercased() {
+            case "true", "on", "yes", "1": return .bool(true)
+            case "false", "off", "no", "0": return .bool(false)
+            default: throw MercurialError("\(culprit) is not true or false")
+            }
         }
     }
 
-    public var rangeDescription: String {
-        switch domain {
-        case .number(let range): return rangeText(range)
-        case .color: return "colour"
-        }
-    }
+    public var rangeDescription: String { kind.rangeDescription }
 }
+
+/// The Swift types a row's key path may lead to, and how they map to `ParameterValue`.
+protocol ParameterStorable: Sendable {
+    init?(parameterValue: ParameterValue)
+    var parameterValue: ParameterValue { get }
+}
+
+extension Double: ParameterStorable {
+    init?(parameterValue: ParameterValue) {
+        guard case .number(let v) = parameterValue else { return nil }
+        self = v
+    }
+    var parameterValue: ParameterValue { .number(self) }
+}
+
+extension Int: ParameterStorable {
+    init?(parameterValue: ParameterValue) {
+        guard case .integer(let v) = parameterValue else { return nil }
+        self = v
+    }
+    var parameterValue: ParameterValue { .integer(self) }
+}
+
+extension Bool: ParameterStorable {
+    init?(parameterValue: ParameterValue) {
+        guard case .bool(let v) = parameterValue else { return nil }
+        self = v
+    }
+    var parameterValue: ParameterValue { .bool(self) }
+}
+
+extension String: ParameterStorable {
+    init?(parameterValue: ParameterValue) {
+        guard case .text(let v) = parameterValue else { return nil }
+        self = v
+    }
+    var parameterValue: ParameterValue { .text(self) }
+}
+
+extension RGBColor: ParameterStorable {
+    init?(parameterValue: ParameterValue) {
+        guard case .color(let v) = parameterValue else { return nil }
+        self = v
+    }
+    var parameterValue: ParameterValue { .color(self) }
+}
+
+extension Optional: ParameterStorable where Wrapped: ParameterStorable {
+    init?(parameterValue: ParameterValue) {
+        if parameterValue == .unset { self = .none; return }
+        guard let v = Wrapped(parameterValue: parameterValue) else { return nil }
+        self = .some(v)
+    }
+    var parameterValue: ParameterValue { map(\.parameterValue) ?? .unset }
+}
+
+/// An enumeration stored by its raw value.
+protocol ParameterChoice: ParameterStorable, CaseIterable, RawRepresentable where RawValue == String {}
+
+extension ParameterChoice {
+    init?(parameterValue: ParameterValue) {
+        guard case .choice(let s) = parameterValue, let v = Self(rawValue: s) else { return nil }
+        self = v
+    }
+    var parameterValue: ParameterValue { .choice(rawValue) }
+}
+
+extension TextLayout.Alignment: ParameterChoice {}
+extension LoftProfile: ParameterChoice {}
 
 public struct ParameterGroup: Sendable {
     public let name: String
@@ -94,108 +340,125 @@ public struct ParameterGroup: Sendable {
 extension ParameterGroup {
     public static let lightCount = 4
 
-    /// Every parameter, grouped as `mercurial params` lists them.
-    public static let all: [ParameterGroup] = {
-        var groups = [
-            ParameterGroup(name: "Material", parameters: [
-                Parameter(key: "shininess", name: "Shininess", parameterFunction: .adjustMaterialShininess,
-                          domain: .number(0.001...0.25), help: "tightness of the highlights (Blinn–Phong exponent 1000×)"),
-                Parameter(key: "diffuse", name: "Diffuse colour", parameterFunction: .adjustMaterialColor(.diffuse),
-                          domain: .color, help: "colour the lights reveal"),
-                Parameter(key: "specular", name: "Specular colour", parameterFunction: .adjustMaterialColor(.specular),
-                          domain: .color, help: "colour of the highlights"),
-                Parameter(key: "ambient", name: "Ambient colour", parameterFunction: .adjustMaterialColor(.ambient),
-                          domain: .color, help: "colour added everywhere"),
-                Parameter(key: "reflectivity", name: "Reflectivity", parameterFunction: .adjustMaterialReflectivity,
-                          domain: .number(0...1), help: "share of the reflection gradient added"),
-            ]),
-            ParameterGroup(name: "Height field", parameters: [
-                Parameter(key: "radius", name: "Radius", parameterFunction: .adjustHeightFieldRadius,
-                          domain: .number(0.5...200), help: "bevel width in pixels"),
-                Parameter(key: "scale", name: "Scale", parameterFunction: .adjustShadedMaterialScale,
-                          domain: .number(0...100), help: "height multiplier: steeper bevel"),
-            ]),
+    /// The table: every parameter, in the order `mercurial params` lists them.
+    public static let allParameters: [Parameter] = {
+        var rows: [Parameter] = [
+            Parameter("shininess", "Material", "Shininess", .adjustMaterialShininess, .number(0.001...0.25),
+                      \.scene.material.shininess, flag: "value",
+                      help: "tightness of the highlights (Blinn–Phong exponent 1000×)"),
+            Parameter("diffuse", "Material", "Diffuse colour", .adjustMaterialColor(.diffuse), .color,
+                      \.scene.material.diffuse, help: "colour the lights reveal"),
+            Parameter("specular", "Material", "Specular colour", .adjustMaterialColor(.specular), .color,
+                      \.scene.material.specular, help: "colour of the highlights"),
+            Parameter("ambient", "Material", "Ambient colour", .adjustMaterialColor(.ambient), .color,
+                      \.scene.material.ambient, help: "colour added everywhere"),
+            Parameter("reflectivity", "Material", "Reflectivity", .adjustMaterialReflectivity, .number(0...1),
+                      \.scene.material.reflectivity, help: "share of the reflection gradient added"),
+            Parameter("radius", "Height field", "Radius", .adjustHeightFieldRadius, .number(0.5...200), \.radius,
+                      flag: "px", help: "bevel width in pixels, CIHeightFieldFromMask's inputRadius"),
+            Parameter("profile", "Height field", "Profile", .adjustHeightFieldProfile, .choice(of: LoftProfile.self),
+                      \.profile, flag: "shape",
+                      help: "the loft's shape across a stroke: liquid (soft tubes), chisel (crisp bevel) or round (fillet)"),
+            Parameter("scale", "Height field", "Scale", .adjustShadedMaterialScale, .number(0...100), \.scale,
+                      flag: "factor", help: "height multiplier, CIShadedMaterial's inputScale: steeper bevel"),
         ]
         for index in 0..<lightCount {
-            let prefix = "light\(index + 1)."
-            groups.append(ParameterGroup(name: "Light \(index + 1)", parameters: [
-                Parameter(key: prefix + "hue", name: "Hue", parameterFunction: .adjustLightHue(index: index),
-                          domain: .number(0...1), help: "colour of the light, HSB hue"),
-                Parameter(key: prefix + "brightness", name: "Brightness",
-                          parameterFunction: .adjustLightBrightness(index: index),
-                          domain: .number(0...1), help: "HSB brightness; 0 turns the light off"),
-                Parameter(key: prefix + "x", name: "X", parameterFunction: .adjustLightPosition(index: index, axis: .x),
-                          domain: .number(-50...50), help: "position, right is +"),
-                Parameter(key: prefix + "y", name: "Y", parameterFunction: .adjustLightPosition(index: index, axis: .y),
-                          domain: .number(-50...50), help: "position, up is +"),
-                Parameter(key: prefix + "z", name: "Z", parameterFunction: .adjustLightPosition(index: index, axis: .z),
-                          domain: .number(-10...50), help: "position, towards the viewer is +"),
-            ]))
+            let prefix = "light\(index + 1).", group = "Light \(index + 1)"
+            rows += [
+                Parameter(prefix + "hue", group, "Hue", .adjustLightHue(index: index), .number(0...1),
+                          \.scene.lights[index].hue, help: "colour of the light, HSB hue"),
+                Parameter(prefix + "brightness", group, "Brightness", .adjustLightBrightness(index: index),
+                          .number(0...1), \.scene.lights[index].brightness, help: "HSB brightness; 0 turns the light off"),
+                Parameter(prefix + "x", group, "X", .adjustLightPosition(index: index, axis: .x), .number(-50...50),
+                          \.scene.lights[index].position.x, help: "position, right is +"),
+                Parameter(prefix + "y", group, "Y", .adjustLightPosition(index: index, axis: .y), .number(-50...50),
+                          \.scene.lights[index].position.y, help: "position, up is +"),
+                Parameter(prefix + "z", group, "Z", .adjustLightPosition(index: index, axis: .z), .number(-10...50),
+                          \.scene.lights[index].position.z, help: "position, towards the viewer is +"),
+            ]
         }
-        return groups
+        let side = 1...PNGFile.maximumSide
+        rows += [
+            Parameter("text", "Layout", "Text", .setText, .text, \.text, unset: "none",
+                      help: "the title's text; \\n or a real newline starts a new line"),
+            Parameter("font", "Layout", "Font", .setFont, .font, \.font, flag: "font",
+                      help: "a bundled font (rounded, serif, display), a TTF/OTF file, or an installed font's fontconfig name such as \"DejaVu Sans:bold\""),
+            Parameter("size", "Layout", "Size", .adjustTextSize, .number(1...8192), \.size, unset: "auto", flag: "px",
+                      help: "em size in pixels; auto: 160, or as large as fits --width and --height"),
+            Parameter("width", "Layout", "Width", .adjustCanvasSize(.width), .integer(side), \.width, unset: "auto",
+                      flag: "px", help: "canvas width; the text is centred and shrunk to fit; auto: the ink plus a margin"),
+            Parameter("height", "Layout", "Height", .adjustCanvasSize(.height), .integer(side), \.height, unset: "auto",
+                      flag: "px", help: "canvas height; the text is centred and shrunk to fit; auto: the ink plus a margin"),
+            Parameter("align", "Layout", "Alignment", .setAlignment, .choice(of: TextLayout.Alignment.self), \.alignment,
+                      flag: "alignment", help: "alignment of the lines"),
+            Parameter("lineSpacing", "Layout", "Line spacing", .adjustLineSpacing, .number(0.1...10), \.lineSpacing,
+                      flag: "factor", help: "baseline distance as a multiple of the font's line height"),
+            Parameter("letterSpacing", "Layout", "Letter spacing", .adjustLetterSpacing, .number(-1000...1000),
+                      \.letterSpacing, flag: "px", help: "extra pixels after each character"),
+            Parameter("kerning", "Layout", "Kerning", .setKerning, .bool, \.kerning, flag: "on/off",
+                      help: "apply the font's kerning (GPOS kern)"),
+            Parameter("maxLines", "Layout", "Maximum lines", .adjustMaximumLines, .integer(1...100), \.maxLines,
+                      flag: "lines", help: "with --width/--height, wrap the text at spaces into at most this many lines"),
+            Parameter("background", "Images", "Background", .setBackground, .color, \.background, unset: "transparent",
+                      flag: "color", help: "composite onto a colour: a name, #rrggbb, or transparent"),
+            Parameter("shadingImage", "Images", "Shading image", .setShadingImage, .path, \.shadingImage,
+                      unset: "none", flag: "file", help: "use this hemisphere PNG instead of the ray-traced sphere"),
+            Parameter("mask", "Images", "Mask", .setMask, .path, \.mask, unset: "none", flag: "file",
+                      help: "emboss this grey or alpha PNG (a logo, line art) instead of text; the canvas is its size"),
+            Parameter("ambientLightLevel", "Point lights", "Ambient light level", .adjustAmbientLightLevel, .number(0...1),
+                      \.ambientLightLevel,
+                      help: "with pointLights in the scene, the level the title is darkened to where no point light reaches"),
+        ]
+        return rows
     }()
 
-    public static var allParameters: [Parameter] { all.flatMap(\.parameters) }
+    /// The rows grouped, in table order.
+    public static let all: [ParameterGroup] = allParameters.reduce(into: []) { groups, row in
+        if groups.last?.name == row.group {
+            groups[groups.count - 1] = ParameterGroup(name: row.group, parameters: groups[groups.count - 1].parameters + [row])
+        } else {
+            groups.append(ParameterGroup(name: row.group, parameters: [row]))
+        }
+    }
 
     /// The parameter with `key`, or an error that suggests the nearest key.
     public static func parameter(forKey key: String) throws(MercurialError) -> Parameter {
-        if let p = allParameters.first(where: { $0.key == key.lowercased() }) { return p }
+        if let p = allParameters.first(where: { $0.key == key }) ?? allParameters.first(where: { $0.key.lowercased() == key.lowercased() }) {
+            return p
+        }
         let suggestion = closestMatch(to: key, in: allParameters.map(\.key))
         throw MercurialError("unknown parameter '\(key)'\(suggestion.map { "; did you mean '\($0)'?" } ?? "") (see 'mercurial params')")
+    }
+
+    /// The parameter that does `function`.
+    public static func parameter(for function: ParameterFunction) -> Parameter? {
+        allParameters.first { $0.parameterFunction == function }
+    }
+
+    /// The range of a number parameter (e.g. for a stage that checks its own input).
+    public static func range(of key: String) -> ClosedRange<Double> {
+        guard let row = allParameters.first(where: { $0.key == key }), case .number(let range) = row.kind else {
+            preconditionFailure("'\(key)' is not a number parameter")
+        }
+        return range
     }
 }
 
 /// Reads and writes the value a parameter function controls, like the original's
-/// `updateSceneFromParameter`.
+/// `updateSceneFromParameter`, through the row that declares it.
 extension ParameterFunction {
     public func value(in settings: RenderSettings) -> ParameterValue {
-        switch self {
-        case let .adjustLightPosition(index, axis):
-            let p = settings.scene.lights[index].position
-            switch axis {
-            case .x: return .number(p.x)
-            case .y: return .number(p.y)
-            case .z: return .number(p.z)
-            }
-        case let .adjustLightHue(index): return .number(settings.scene.lights[index].hue)
-        case let .adjustLightBrightness(index): return .number(settings.scene.lights[index].brightness)
-        case .adjustMaterialShininess: return .number(settings.scene.material.shininess)
-        case let .adjustMaterialColor(role):
-            switch role {
-            case .diffuse: return .color(settings.scene.material.diffuse)
-            case .specular: return .color(settings.scene.material.specular)
-            case .ambient: return .color(settings.scene.material.ambient)
-            }
-        case .adjustMaterialReflectivity: return .number(settings.scene.material.reflectivity)
-        case .adjustHeightFieldRadius: return .number(settings.radius)
-        case .adjustShadedMaterialScale: return .number(settings.scale)
-        }
+        row.value(in: settings)
     }
 
     /// Stores `value` (already validated) in `settings`.
     public func apply(_ value: ParameterValue, to settings: inout RenderSettings) {
-        switch (self, value) {
-        case let (.adjustLightPosition(index, axis), .number(v)):
-            switch axis {
-            case .x: settings.scene.lights[index].position.x = v
-            case .y: settings.scene.lights[index].position.y = v
-            case .z: settings.scene.lights[index].position.z = v
-            }
-        case let (.adjustLightHue(index), .number(v)): settings.scene.lights[index].hue = v
-        case let (.adjustLightBrightness(index), .number(v)): settings.scene.lights[index].brightness = v
-        case let (.adjustMaterialShininess, .number(v)): settings.scene.material.shininess = v
-        case let (.adjustMaterialColor(role), .color(c)):
-            switch role {
-            case .diffuse: settings.scene.material.diffuse = c
-            case .specular: settings.scene.material.specular = c
-            case .ambient: settings.scene.material.ambient = c
-            }
-        case let (.adjustMaterialReflectivity, .number(v)): settings.scene.material.reflectivity = v
-        case let (.adjustHeightFieldRadius, .number(v)): settings.radius = v
-        case let (.adjustShadedMaterialScale, .number(v)): settings.scale = v
-        default:
-            preconditionFailure("\(value) is the wrong kind of value for \(self); validate it first")
-        }
+        row.write(&settings, value)
+    }
+
+    private var row: Parameter {
+        guard let row = ParameterGroup.parameter(for: self) else { preconditionFailure("no parameter does \(self)") }
+        return row
     }
 }
 
@@ -203,7 +466,7 @@ extension RenderSettings {
     /// Validates and applies one parameter value.
     public mutating func set(_ parameter: Parameter, to value: ParameterValue) throws(MercurialError) {
         try parameter.validate(value)
-        parameter.parameterFunction.apply(value, to: &self)
+        parameter.write(&self, value)
     }
 
     /// `--set KEY=VALUE`.
@@ -215,6 +478,18 @@ extension RenderSettings {
         let parameter = try ParameterGroup.parameter(forKey: key)
         try set(parameter, to: try parameter.parse(String(assignment[assignment.index(after: equals)...])))
     }
+
+    /// Checks every parameter's value against its row.
+    public func validateParameters() throws(MercurialError) {
+        for parameter in ParameterGroup.allParameters {
+            try parameter.validate(parameter.value(in: self))
+        }
+    }
+}
+
+/// "a, b or c".
+func orList(_ words: [String]) -> String {
+    words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " or " + words.last!
 }
 
 func rangeText(_ range: ClosedRange<Double>) -> String {

@@ -1,6 +1,7 @@
 /// Everything that decides how a title looks: text and layout, the two filters'
 /// inputs, the shading sphere, and where a mask or shading image comes from.
-/// The defaults are the original app's (the `mercurial` material).
+/// The defaults are the original app's (the `mercurial` material); the ranges,
+/// help and keys of these fields are declared in `ParameterGroup.allParameters`.
 public struct RenderSettings: Sendable, Equatable {
     public var text: String? = nil
     /// A bundled font name, a font file, or a fontconfig name.
@@ -40,9 +41,6 @@ public struct RenderSettings: Sendable, Equatable {
     /// for the bevel's skirt and some air.
     public var margin: Int { Int(radius.rounded(.up)) + 4 }
 
-    public static let sizeRange: ClosedRange<Double> = 1...8192
-    public static let lineSpacingRange: ClosedRange<Double> = 0.1...10
-    public static let letterSpacingRange: ClosedRange<Double> = -1000...1000
     /// The longest text a title may have, in characters.
     public static let maximumTextLength = 10_000
 }

@@ -6,18 +6,24 @@ import Foundation
 public enum SceneFile {
     public enum Kind: Sendable { case scene, material }
 
-    /// Keys of a scene file; a material takes all but `text` and `material`.
-    public static let keys = [
-        "text", "font", "size", "width", "height", "align", "lineSpacing", "letterSpacing", "kerning",
-        "radius", "scale", "material", "background", "shininess", "reflectivity", "diffuse", "specular",
-        "ambient", "reflection", "lights", "shadingImage", "mask", "description",
-    ]
-    public static let lightKeys = ["hue", "brightness", "x", "y", "z"]
+    /// The keys that are not parameters: where the settings start from, the
+    /// reflection gradient, the lights as an array, a comment, and the point lights,
+    /// gradient backdrop and animation (`SceneAnimation`).
+    static let structuralKeys = ["material", "reflection", "lights", "description"] + SceneAnimation.keys
+
+    /// Keys of a scene file: every parameter's key and the structural keys; a
+    /// material takes all but `text` and `material`.
+    public static let keys = ParameterGroup.allParameters.map(\.key) + structuralKeys
+
+    /// The keys of one object in `lights`: the light parameters' keys without `lightN.`.
+    public static let lightKeys = ParameterGroup.allParameters
+        .filter { $0.key.hasPrefix("light1.") }.map { String($0.key.dropFirst("light1.".count)) }
 
     /// Reads a scene file: the material it names (or `material`, when the command
-    /// line gives one), then its own keys on top.
+    /// line gives one), then its own keys on top. Returns its animation, if it has one.
+    @discardableResult
     public static func load(_ path: String, into settings: inout RenderSettings,
-                            materialOverride: String? = nil) throws(MercurialError) {
+                            materialOverride: String? = nil) throws(MercurialError) -> Timeline? {
         let root = try parse(path, role: "scene file")
         guard case .object(let members) = root.value else {
             throw MercurialError("\(path):\(root.location): a scene file must be a JSON object {…}, not \(root.value.typeName)")
@@ -33,6 +39,8 @@ public enum SceneFile {
                                 location: "\(path):\(member.value.location)")
         }
         try apply(members, from: path, kind: .scene, to: &settings)
+        guard let animation = members.first(where: { $0.key == "animation" }) else { return nil }
+        return try SceneAnimation.Reader(file: path).timeline(animation.value, settings: settings)
     }
 
     /// Parses a JSON file into a node, with `file:line:column` on syntax errors.
@@ -50,58 +58,25 @@ public enum SceneFile {
                       to settings: inout RenderSettings) throws(MercurialError) {
         for member in members {
             let key = member.key
-            let at = "\(file):\(member.value.location)"
-            guard keys.contains(key), !(kind == .material && (key == "text" || key == "material")) else {
-                let allowed = kind == .material ? keys.filter { $0 != "text" && $0 != "material" } : keys
+            let sceneOnly = ["text", "material", "animation"]
+            guard keys.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
+                let allowed = kind == .material ? keys.filter { !sceneOnly.contains($0) } : keys
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
                 throw MercurialError("\(file):\(member.keyLocation): unknown key \"\(key)\"\(hint)")
             }
             let node = member.value
             switch key {
-            case "material", "description":
+            case "material", "description", "animation":
                 continue
-            case "text":
-                settings.text = try string(node, file, key)
-            case "font":
-                settings.font = try resolvePath(try string(node, file, key), relativeTo: file, at: node.location,
-                                                key: key, onlyIfPathLike: true)
-            case "size":
-                settings.size = try number(node, file, key, in: RenderSettings.sizeRange)
-            case "width":
-                settings.width = try integer(node, file, key)
-            case "height":
-                settings.height = try integer(node, file, key)
-            case "align":
-                let value = try string(node, file, key)
-                guard let alignment = TextLayout.Alignment(rawValue: value) else {
-                    throw MercurialError("\(at): \"align\" is \"\(value)\"; use left, center or right")
-                }
-                settings.alignment = alignment
-            case "lineSpacing":
-                settings.lineSpacing = try number(node, file, key, in: RenderSettings.lineSpacingRange)
-            case "letterSpacing":
-                settings.letterSpacing = try number(node, file, key, in: RenderSettings.letterSpacingRange)
-            case "kerning":
-                guard case .bool(let on) = node.value else { throw typeError(file, member, expected: "true or false") }
-                settings.kerning = on
-            case "background":
-                if case .null = node.value { settings.background = nil; continue }
-                let value = try string(node, file, key)
-                if value.lowercased() == "transparent" { settings.background = nil; continue }
-                guard let colour = RGBColor.parse(value) else {
-                    throw MercurialError("\(at): \"background\" is \"\(value)\", not a colour; use a name (e.g. black), #rrggbb or transparent")
-                }
-                settings.background = colour
+            case "pointLights":
+                settings.pointLights = try SceneAnimation.Reader(file: file).pointLights(node)
+            case "backgroundGradient":
+                settings.backgroundGradient = try SceneAnimation.Reader(file: file).backgroundGradient(node)
             case "reflection":
                 settings.scene.material.reflection = try gradient(node, file)
             case "lights":
                 try applyLights(member, file, to: &settings)
-            case "shadingImage":
-                settings.shadingImage = try optionalPath(node, file, key)
-            case "mask":
-                settings.mask = try optionalPath(node, file, key)
             default:
-                // shininess, reflectivity, radius, scale, diffuse, specular, ambient.
                 try setParameter(key, node, file, &settings)
             }
         }
@@ -129,26 +104,51 @@ public enum SceneFile {
         }
     }
 
+    /// Reads `node` as the value of the parameter `key` and sets it; `null` unsets
+    /// a parameter that may be unset, and paths are relative to the scene file.
     private static func setParameter(_ key: String, _ node: JSONNode, _ file: String,
                                      _ settings: inout RenderSettings) throws(MercurialError) {
         let parameter = try ParameterGroup.parameter(forKey: key)
+        let at = "\(file):\(node.location)"
+        func mismatch() -> MercurialError {
+            MercurialError("\(at): \"\(key)\" must be \(parameter.kind.expectation)\(parameter.unset == nil ? "" : " or null"), not \(node.value.typeName)")
+        }
         let value: ParameterValue
-        switch (parameter.domain, node.value) {
-        case (.number, .number(let v)): value = .number(v)
-        case (.color, .string(let s)):
-            guard let c = RGBColor.parse(s) else {
-                throw MercurialError("\(file):\(node.location): \"\(key)\" is \"\(s)\", not a colour; use a name (e.g. gold) or #rrggbb")
+        switch (parameter.kind, node.value) {
+        case (_, .null) where parameter.unset != nil:
+            value = .unset
+        case (.number, .number(let v)):
+            value = .number(v)
+        case (.integer(let range), .number(let v)):
+            guard v >= Double(range.lowerBound) && v <= Double(range.upperBound) else {
+                throw MercurialError("\(at): \"\(key)\" is \(formatNumber(v)), out of range \(parameter.rangeDescription); give a whole number in that range")
             }
-            value = .color(c)
-        case (.number(let range), _):
-            throw MercurialError("\(file):\(node.location): \"\(key)\" must be a number in \(rangeText(range)), not \(node.value.typeName)")
-        case (.color, _):
-            throw MercurialError("\(file):\(node.location): \"\(key)\" must be a colour string (a name or #rrggbb), not \(node.value.typeName)")
+            guard v == v.rounded() else {
+                throw MercurialError("\(at): \"\(key)\" is \(v); give a whole number")
+            }
+            value = .integer(Int(v))
+        case (.bool, .bool(let on)):
+            value = .bool(on)
+        case (.choice, .string(let s)), (.color, .string(let s)):
+            do {
+                value = try parameter.parse(s, culprit: "\"\(key)\" is \"\(s)\", which")
+            } catch {
+                throw MercurialError("\(at): \(error.message)")
+            }
+        case (.text, .string), (.font, .string), (.path, .string):
+            let s = try string(node, file, key)
+            switch parameter.kind {
+            case .font: value = .text(try resolvePath(s, relativeTo: file, at: node.location, key: key, onlyIfPathLike: true))
+            case .path: value = .text(try resolvePath(s, relativeTo: file, at: node.location, key: key, onlyIfPathLike: false))
+            default: value = .text(s)
+            }
+        default:
+            throw mismatch()
         }
         do {
             try settings.set(parameter, to: value)
         } catch {
-            throw MercurialError("\(file):\(node.location): \(error.message)")
+            throw MercurialError("\(at): \(error.message)")
         }
     }
 
@@ -212,33 +212,6 @@ public enum SceneFile {
             throw MercurialError("\(file):\(node.location): \"\(key)\" is \(problem); shorten it")
         }
         return s
-    }
-
-    private static func number(_ node: JSONNode, _ file: String, _ key: String,
-                               in range: ClosedRange<Double>) throws(MercurialError) -> Double {
-        guard case .number(let v) = node.value else {
-            throw MercurialError("\(file):\(node.location): \"\(key)\" must be a number in \(rangeText(range)), not \(node.value.typeName)")
-        }
-        guard range.contains(v) else {
-            throw MercurialError("\(file):\(node.location): \"\(key)\" is \(formatNumber(v)), out of range \(rangeText(range)); give a number in that range")
-        }
-        return v
-    }
-
-    private static func integer(_ node: JSONNode, _ file: String, _ key: String) throws(MercurialError) -> Int? {
-        if case .null = node.value { return nil }
-        let limit = Double(PNGFile.maximumSide)
-        let v = try number(node, file, key, in: 1...limit)
-        guard v == v.rounded() else {
-            throw MercurialError("\(file):\(node.location): \"\(key)\" is \(v); give a whole number of pixels")
-        }
-        return Int(v)
-    }
-
-    private static func optionalPath(_ node: JSONNode, _ file: String, _ key: String) throws(MercurialError) -> String? {
-        if case .null = node.value { return nil }
-        return try resolvePath(try string(node, file, key), relativeTo: file, at: node.location, key: key,
-                               onlyIfPathLike: false)
     }
 
     private static func typeError(_ file: String, _ member: JSONMember, expected: String) -> MercurialError {

@@ -8,9 +8,8 @@
 /// the mask's coverage, colour un-premultiplied; with a background colour the
 /// result is composited onto it and opaque.
 public struct ShadedMaterial: Sendable {
-    /// Multiplies the heights before the normals are taken. Default 10, range 0…100.
+    /// Multiplies the heights before the normals are taken (the `scale` parameter).
     public var inputScale: Float = 10
-    public static let scaleRange: ClosedRange<Float> = 0...100
 
     public init(inputScale: Float = 10) {
         self.inputScale = inputScale

@@ -48,11 +48,7 @@ public struct TextMaskResult: Sendable {
 
     /// The mask on the whole canvas.
     public var canvasMask: Mask {
-        var full = Mask(width: canvasWidth, height: canvasHeight, repeating: 0)
-        for y in 0..<mask.height {
-            for x in 0..<mask.width { full[originX + x, originY + y] = mask[x, y] }
-        }
-        return full
+        CanvasRegion(width: canvasWidth, height: canvasHeight, content: mask, originX: originX, originY: originY, fill: 0).image
     }
 }
 
@@ -62,8 +58,8 @@ public enum TextMask {
     public static let maximumFontBytes = 64 * 1024 * 1024
     /// The em size when none is asked for and there is no canvas to fill.
     public static let defaultSize: Double = 160
-    /// The largest em size, in pixels.
-    public static let maximumSize: Double = 8192
+    /// The largest em size, in pixels: the `size` parameter's upper bound.
+    public static var maximumSize: Double { ParameterGroup.range(of: "size").upperBound }
 
     /// Renders `layout` onto a canvas of the ink bounds plus `margin` on every
     /// side, or, when `width`/`height` are given, centred on a canvas of that size

@@ -43,6 +43,17 @@ public struct Timeline: Sendable, Equatable {
 /// One keyframed value and what it drives.
 public struct Track: Sendable, Equatable {
     public enum Target: Sendable, Equatable {
+        public static func == (a: Target, b: Target) -> Bool {
+            switch (a, b) {
+            case let (.parameter(p), .parameter(q)): return p.key == q.key
+            case (.ambientLightLevel, .ambientLightLevel): return true
+            case let (.pointLight(i, f), .pointLight(j, g)): return i == j && f == g
+            case let (.gradientColor(i), .gradientColor(j)): return i == j
+            case let (.gradientPoint(e, a), .gradientPoint(f, b)): return e == f && a == b
+            default: return false
+            }
+        }
+
         /// A parameter of the table (`light1.hue`, `radius`, …).
         case parameter(Parameter)
         case ambientLightLevel
@@ -136,7 +147,7 @@ extension RenderSettings {
 extension Parameter {
     /// `value` held inside this parameter's range.
     func clamped(_ value: ParameterValue) -> ParameterValue {
-        if case .number(let range) = domain, case .number(let v) = value {
+        if case .number(let range) = kind, case .number(let v) = value {
             return .number(min(max(v, range.lowerBound), range.upperBound))
         }
         return value
@@ -145,18 +156,21 @@ extension Parameter {
     /// Whether the parameter changes the mask, the height field or the normals.
     var changesGeometry: Bool {
         switch parameterFunction {
-        case .adjustHeightFieldRadius, .adjustShadedMaterialScale: return true
-        default: return false
+        case .adjustLightPosition, .adjustLightHue, .adjustLightBrightness, .adjustMaterialShininess,
+             .adjustMaterialColor, .adjustMaterialReflectivity, .setBackground, .setShadingImage, .adjustAmbientLightLevel:
+            return false
+        default:
+            return true
         }
     }
 }
 
 // MARK: - Reading the animation parts of a scene file
 
-/// The scene-file keys this file reads: `animation`, `pointLights`,
-/// `ambientLightLevel`, `backgroundGradient`.
+/// The scene-file keys this file reads: `animation`, `pointLights` and
+/// `backgroundGradient` (`ambientLightLevel` is a row of the parameter table).
 public enum SceneAnimation {
-    public static let keys = ["animation", "pointLights", "ambientLightLevel", "backgroundGradient"]
+    public static let keys = ["animation", "pointLights", "backgroundGradient"]
     static let pointLightKeys = ["x", "y", "color", "intensity", "range", "constantIntensityOverRange", "orbit"]
     static let gradientKeys = ["colors", "locations", "startPoint", "endPoint"]
     static let animationKeys = ["duration", "fps", "loop", "tracks"]
@@ -166,24 +180,6 @@ public enum SceneAnimation {
     public static let maximumPointLights = 64
     /// At most this many keyframes in one track.
     public static let maximumKeyframes = 10_000
-
-    /// Applies `pointLights`, `ambientLightLevel` and `backgroundGradient` from `members`
-    /// to `settings`, and returns the timeline when there is an `animation`. Tracks are
-    /// read after everything else, so they may name the point lights and gradient.
-    public static func read(_ members: [JSONMember], file: String,
-                            into settings: inout RenderSettings) throws(MercurialError) -> Timeline? {
-        var reader = Reader(file: file)
-        for member in members {
-            switch member.key {
-            case "pointLights": settings.pointLights = try reader.pointLights(member.value)
-            case "ambientLightLevel": settings.ambientLightLevel = try reader.number(member.value, "ambientLightLevel", in: 0...1)
-            case "backgroundGradient": settings.backgroundGradient = try reader.backgroundGradient(member.value)
-            default: continue
-            }
-        }
-        guard let animation = members.first(where: { $0.key == "animation" }) else { return nil }
-        return try reader.timeline(animation.value, settings: settings)
-    }
 
     struct Reader {
         let file: String
@@ -350,17 +346,16 @@ public enum SceneAnimation {
 
         /// What a track's key drives, and what kind of value it takes.
         func target(_ member: JSONMember, settings: RenderSettings) throws(MercurialError)
-            -> (Track.Target, Parameter.Domain) {
+            -> (Track.Target, ParameterKind) {
             let key = member.key
             let at = "\(file):\(member.keyLocation)"
-            if key == "ambientLightLevel" { return (.ambientLightLevel, .number(0...1)) }
-            if key.hasPrefix("pointLight"), let dot = key.firstIndex(of: "."),
+                if key.hasPrefix("pointLight"), let dot = key.firstIndex(of: "."),
                let n = Int(key[key.index(key.startIndex, offsetBy: 10)..<dot]),
                let field = Track.PointLightField(rawValue: String(key[key.index(after: dot)...])) {
                 guard n >= 1 && n <= settings.pointLights.count else {
                     throw MercurialError("\(at): track \"\(key)\" names point light \(n), but the scene has \(settings.pointLights.count); add it to \"pointLights\"")
                 }
-                let domain: Parameter.Domain
+                let domain: ParameterKind
                 switch field {
                 case .color: domain = .color
                 case .intensity: domain = .number(0...10)
@@ -383,11 +378,14 @@ public enum SceneAnimation {
                     return (.gradientColor(index: n - 1), .color)
                 }
             }
-            do {
-                let parameter = try ParameterGroup.parameter(forKey: key)
-                return (.parameter(parameter), parameter.domain)
-            } catch {
-                var known = ParameterGroup.allParameters.map(\.key) + ["ambientLightLevel"]
+            if let parameter = try? ParameterGroup.parameter(forKey: key) {
+                switch parameter.kind {
+                case .number, .color: return (.parameter(parameter), parameter.kind)
+                default:
+                    throw MercurialError("\(at): track \"\(key)\" is \(parameter.kind.expectation.replacingOccurrences(of: "a ", with: "", options: .anchored)); only numbers and colours can be keyframed")
+                }
+            } else {
+                var known = ParameterGroup.allParameters.map(\.key)
                 known += settings.pointLights.indices.flatMap { i in Track.PointLightField.allCases.map { "pointLight\(i + 1).\($0.rawValue)" } }
                 if let g = settings.backgroundGradient {
                     known += ["backgroundGradient.startX", "backgroundGradient.startY", "backgroundGradient.endX", "backgroundGradient.endY"]
@@ -421,6 +419,7 @@ public enum SceneAnimation {
                 switch domain {
                 case .number(let range): value = .number(try number(v.value, name, in: range))
                 case .color: value = .color(try color(v.value, name))
+                default: throw fail(v.value, "\"\(name)\" cannot be keyframed")
                 }
                 var timing = TimingFunction.linear
                 if let tm = fields.first(where: { $0.key == "timing" }) {

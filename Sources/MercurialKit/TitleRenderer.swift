@@ -3,57 +3,26 @@ import Foundation
 
 /// A rendered title and what happened on the way.
 ///
-/// Only the part of the canvas around the ink is drawn (`content`, at `originX`,
-/// `originY`); the rest of the canvas is `fill` (transparent, or the background).
-/// `image` puts the two together; `pngData` encodes them without doing so.
+/// Only the part of the canvas around the ink is drawn: `canvas` is that region
+/// placed in a canvas of the fill (transparent, or the background). A
+/// `CanvasEncoder` turns it into bytes without making the whole canvas.
 public struct RenderedTitle: Sendable {
-    public var width: Int, height: Int
-    public var content: Image<RGBA8>
-    public var originX: Int, originY: Int
-    public var fill: RGBA8
+    public var canvas: CanvasRegion<RGBA8>
     public var warnings: [MercurialWarning]
     public var timings: StageTimings
 
-    /// The whole canvas.
-    public var image: Image<RGBA8> {
-        var full = Image<RGBA8>(width: width, height: height, repeating: fill)
-        full.withUnsafeMutableBufferPointer { out in
-            content.withUnsafeBufferPointer { part in
-                for y in 0..<content.height {
-                    let target = (originY + y) * width + originX
-                    for x in 0..<content.width { out[target + x] = part[y * content.width + x] }
-                }
-            }
-        }
-        return full
+    /// `content` placed at `originX`, `originY` in a `width` × `height` canvas of `fill`.
+    public init(width: Int, height: Int, content: Image<RGBA8>, originX: Int, originY: Int, fill: RGBA8,
+                warnings: [MercurialWarning], timings: StageTimings) {
+        canvas = CanvasRegion(width: width, height: height, content: content, originX: originX, originY: originY, fill: fill)
+        self.warnings = warnings
+        self.timings = timings
     }
 
-    /// The PNG of the whole canvas; rows outside `content` all point at one row of `fill`.
-    public func pngData(compression: PNGFile.Compression = .fast) throws(MercurialError) -> [UInt8] {
-        let fillRow = [RGBA8](repeating: fill, count: width)
-        // The canvas rows that cross `content`: fill, then content, then fill.
-        var band = [RGBA8](repeating: fill, count: width * content.height)
-        band.withUnsafeMutableBufferPointer { out in
-            content.withUnsafeBufferPointer { part in
-                for y in 0..<content.height {
-                    for x in 0..<content.width { out[y * width + originX + x] = part[y * content.width + x] }
-                }
-            }
-        }
-        let result = fillRow.withUnsafeBytes { fillBytes in
-            band.withUnsafeBytes { bandBytes in
-                let rows = (0..<height).map { y -> UnsafePointer<UInt8> in
-                    let inside = y >= originY && y < originY + content.height
-                    let base = inside ? bandBytes.baseAddress! + (y - originY) * width * 4 : fillBytes.baseAddress!
-                    return base.assumingMemoryBound(to: UInt8.self)
-                }
-                return Result { () throws(MercurialError) in
-                    try PNGFile.encode(width: width, height: height, rows: rows, compression: compression)
-                }
-            }
-        }
-        return try result.get()
-    }
+    public var width: Int { canvas.width }
+    public var height: Int { canvas.height }
+    /// The whole canvas.
+    public var image: Image<RGBA8> { canvas.image }
 }
 
 /// Milliseconds spent in each stage of one render.
@@ -150,22 +119,12 @@ public enum TitleRenderer {
         return (result.mask, (result.originX, result.originY), (result.canvasWidth, result.canvasHeight), result.warnings)
     }
 
-    /// Checks what the parameter model does not: layout numbers and option clashes.
+    /// Checks every parameter against its row, then what the rows cannot: option clashes.
     static func validate(_ settings: RenderSettings) throws(MercurialError) {
-        for parameter in ParameterGroup.allParameters {
-            try parameter.validate(parameter.parameterFunction.value(in: settings))
-        }
-        func check(_ name: String, _ v: Double, _ range: ClosedRange<Double>) throws(MercurialError) {
-            guard v.isFinite, range.contains(v) else {
-                throw MercurialError("\(name) is \(formatNumber(v)), out of range \(rangeText(range)); give a number in that range")
-            }
-        }
-        if let size = settings.size { try check("size", size, RenderSettings.sizeRange) }
-        try check("line spacing", settings.lineSpacing, RenderSettings.lineSpacingRange)
-        try check("letter spacing", settings.letterSpacing, RenderSettings.letterSpacingRange)
         if let text = settings.text, let problem = RenderSettings.lengthProblem(of: text) {
             throw MercurialError("the text is \(problem); shorten it")
         }
+        try settings.validateParameters()
         if settings.mask != nil && (settings.width != nil || settings.height != nil) {
             throw MercurialError("--width/--height do not apply with --mask (the canvas is the mask's own size); leave them out")
         }

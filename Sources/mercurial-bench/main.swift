@@ -31,6 +31,7 @@ func peakMemoryMB() -> Double {
 
 let arguments = CommandLine.arguments.dropFirst()
 let runs = arguments.compactMap { Int($0) }.first ?? 15
+let encoder: any CanvasEncoder = PNGEncoder(compression: .fast)
 let cases: [(String, Int, Int, Double)] = [("1920×1080", 1920, 1080, 260), ("3840×2160", 3840, 2160, 520)]
     + (arguments.contains("--8k") ? [("7680×4320", 7680, 4320, 1040)] : [])
 
@@ -47,7 +48,7 @@ do {
         var material: [Double] = [], total: [Double] = [], encode: [Double] = []
         for run in 0...runs {
             let title = try TitleRenderer.render(settings)
-            let (_, encodeTime) = try time { try title.pngData() }
+            let (_, encodeTime) = try time { try encoder.encode(title.canvas) }
             let (_, traceTime) = time { ShadingLookup(ShadingSphere.render(settings.scene, size: ShadingSphere.lookupSize, antialiasedRim: false)) }
             guard run > 0 else { continue }
             mask.append(title.timings.mask)

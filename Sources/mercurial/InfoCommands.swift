@@ -11,39 +11,60 @@ struct Shading: ParsableCommand {
     @Option(name: [.short, .long], help: ArgumentHelp("The PNG to write.", valueName: "file"))
     var output: String = "shading.png"
 
-    @Option(help: ArgumentHelp("Width and height in pixels (default: 512, range 1…4096).", valueName: "px"))
+    static let sizeRange = 1...4096
+
+    @Option(help: ArgumentHelp("Width and height in pixels, \(sizeRange.lowerBound)…\(sizeRange.upperBound).", valueName: "px"))
     var size: Int = ShadingSphere.defaultSize
 
     @OptionGroup var materialOptions: MaterialOptions
 
     func run() throws {
-        guard (1...4096).contains(size) else {
-            throw MercurialError("--size \(size) is out of range 1…4096; give a size in that range")
+        guard Self.sizeRange.contains(size) else {
+            throw MercurialError("--size \(size) is out of range \(Self.sizeRange.lowerBound)…\(Self.sizeRange.upperBound); give a size in that range")
         }
         try OutputFile.validate(output)
         let settings = try materialOptions.settings()
         try InputFiles.checkOutput(output, against: InputFiles.of(settings, sceneFile: materialOptions.sceneFile))
         let image = ShadingSphere.render(settings.scene, size: size, antialiasedRim: true)
-        try OutputFile.write(try PNGFile.encode(image), to: output)
+        try OutputFile.write(try PNGEncoder().encode(image), to: output)
     }
 }
 
 struct Params: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List every parameter: group, key, range and value (the mercurial material's, or the one given).",
-        discussion: "Example: mercurial params --material chrome"
+        discussion: """
+        --json prints the whole table for programs: every key with its group, kind,
+        range or cases, default, value and help. --markdown prints the README's table.
+
+        Example: mercurial params --material chrome
+        """
     )
 
     @OptionGroup var materialOptions: MaterialOptions
 
+    @Flag(help: "Print the table as JSON.")
+    var json = false
+
+    @Flag(help: "Print the table as the README's Markdown table.")
+    var markdown = false
+
+    func validate() throws {
+        if json && markdown { throw ValidationError("--json and --markdown are two formats; give one") }
+    }
+
     func run() throws {
         let settings = try materialOptions.settings()
-        let rows = ParameterGroup.all.flatMap { group in
-            group.parameters.map { p in
-                [group.name, p.key, p.rangeDescription, p.parameterFunction.value(in: settings).description, p.help]
+        if json {
+            print(ParameterGroup.json(values: settings))
+        } else if markdown {
+            print(ParameterGroup.markdown, terminator: "")
+        } else {
+            let rows = ParameterGroup.allParameters.map { p in
+                [p.group, p.key, p.rangeDescription, p.format(p.value(in: settings)), p.help]
             }
+            printTable(header: ["group", "key", "range", "value", "meaning"], rows: rows)
         }
-        printTable(header: ["group", "key", "range", "value", "meaning"], rows: rows)
     }
 }
 

@@ -6,27 +6,35 @@ struct MaterialOptions: ParsableArguments {
     @Option(name: .customLong("params"), help: ArgumentHelp("A scene file (JSON); options given here override it.", valueName: "scene.json"))
     var sceneFile: String?
 
-    @Option(help: ArgumentHelp("A bundled material or a material JSON file (default: mercurial; see 'mercurial materials').", valueName: "name|path"))
+    @Option(help: ArgumentHelp("A bundled material or a material JSON file (default: \(RenderSettings().material); see 'mercurial materials').", valueName: "name|path"))
     var material: String?
 
-    @Option(help: ArgumentHelp("Highlight tightness (default: 0.02, range 0.001…0.25).", valueName: "value"))
+    @Option(help: .parameter("shininess"))
     var shininess: Double?
 
-    @Option(name: .customLong("set"), help: ArgumentHelp("Set any parameter, repeatable, e.g. --set light1.hue=0.6 (see 'mercurial params').", valueName: "key=value"))
+    @Option(name: .customLong("set"), help: ArgumentHelp("Set any parameter, repeatable, e.g. --set light1.hue=0.6 or --set align=left (see 'mercurial params').", valueName: "key=value"))
     var assignments: [String] = []
 
-    /// Settings from the material, then the scene file, then these options.
-    func settings(sceneFile override: String? = nil) throws -> RenderSettings {
+    /// Settings from the material, then the scene file, then the text argument,
+    /// then the parameter flags of these options and of `flags`, then `--set`.
+    func settings(sceneFile override: String? = nil, text: String? = nil,
+                  flags: [any ParsableArguments] = []) throws -> RenderSettings {
+        try settingsAndTimeline(sceneFile: override, text: text, flags: flags).settings
+    }
+
+    /// The same, with the scene file's animation when it has one.
+    func settingsAndTimeline(sceneFile override: String? = nil, text: String? = nil,
+                             flags: [any ParsableArguments] = []) throws -> (settings: RenderSettings, timeline: Timeline?) {
         var settings = RenderSettings()
+        var timeline: Timeline?
         if let sceneFile = override ?? sceneFile {
-            try SceneFile.load(sceneFile, into: &settings, materialOverride: material)
+            timeline = try SceneFile.load(sceneFile, into: &settings, materialOverride: material)
         } else if let material {
             try MercurialKit.Materials.apply(material, to: &settings)
         }
-        if let shininess {
-            try settings.set(try ParameterGroup.parameter(forKey: "shininess"), to: .number(shininess))
-        }
+        if let text { settings.text = text }
+        for arguments in [self] + flags { try applyParameterFlags(of: arguments, to: &settings) }
         for assignment in assignments { try settings.set(assignment: assignment) }
-        return settings
+        return (settings, timeline)
     }
 }

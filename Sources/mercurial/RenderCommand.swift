@@ -10,6 +10,7 @@ struct Render: ParsableCommand {
           mercurial render "Flex Monkey Mercurial Text"
           mercurial render "Gold\\nStandard" --material gold --size 200 -o gold.png
           mercurial render --params scene.json --set light2.hue=0.6 -o title.png
+          mercurial render "Chisel" --profile chisel --set size=200 --set align=left
           mercurial render --mask logo.png --material chrome -o logo-metal.png
         """
     )
@@ -20,13 +21,12 @@ struct Render: ParsableCommand {
     @OptionGroup var options: RenderOptions
 
     func run() throws {
-        let compression = try options.pngCompression
         try OutputFile.validate(options.output)
         let settings = try options.resolvedSettings(text: text)
         try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: options.materialOptions.sceneFile))
         let title = try TitleRenderer.render(settings)
         title.warnings.forEach(warn)
-        try OutputFile.write(try title.pngData(compression: compression), to: options.output)
+        try OutputFile.write(try options.encoder.encode(title.canvas), to: options.output)
         if !options.quiet {
             // With the PNG on standard output, the summary goes with the diagnostics.
             let line = "\(options.output) \(title.width)×\(title.height)"

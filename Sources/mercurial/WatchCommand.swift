@@ -27,7 +27,6 @@ struct Watch: ParsableCommand {
         guard options.materialOptions.sceneFile == nil else {
             throw MercurialError("watch takes the scene file as its argument; leave out --params")
         }
-        let compression = try options.pngCompression
         try InputFile.refuseIfNotRegular(scene, role: "scene file")
         try OutputFile.validate(options.output)
         // Refuse up front an output that would overwrite the scene or what it uses
@@ -36,7 +35,7 @@ struct Watch: ParsableCommand {
         if let settings = try? options.resolvedSettings(sceneFile: scene) {
             try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: scene))
         }
-        let session = try WatchSession(scene: scene, options: options, compression: compression)
+        let session = try WatchSession(scene: scene, options: options)
         session.start()
         dispatchMain()
     }
@@ -46,7 +45,7 @@ struct Watch: ParsableCommand {
 final class WatchSession: @unchecked Sendable {
     let scene: String
     let options: RenderOptions
-    let compression: PNGFile.Compression
+    let encoder: any CanvasEncoder
     private var watcher: FileWatcher?
     private var pipeline: RenderPipeline<String>?
     /// Files of the last scene that loaded, kept when a bad save cannot be read.
@@ -55,10 +54,10 @@ final class WatchSession: @unchecked Sendable {
     /// The folder the output is written in (nil for a stream such as `-`).
     private let outputFolder: String?
 
-    init(scene: String, options: RenderOptions, compression: PNGFile.Compression) throws {
+    init(scene: String, options: RenderOptions) throws {
         self.scene = scene
         self.options = options
-        self.compression = compression
+        encoder = options.encoder
         outputFolder = OutputFile.folder(of: options.output)
         pipeline = RenderPipeline { [unowned self] reason in self.renderOnce(reason) }
         watcher = try FileWatcher { [unowned self] path in
@@ -90,7 +89,7 @@ final class WatchSession: @unchecked Sendable {
             try InputFiles.checkOutput(options.output, against: inputs)
             let title = try TitleRenderer.render(settings)
             title.warnings.forEach(warn)
-            try OutputFile.write(try title.pngData(compression: compression), to: options.output)
+            try OutputFile.write(try encoder.encode(title.canvas), to: options.output)
             let elapsed = clock.duration(to: .now)
             let ms = Int((Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15).rounded())
             if !options.quiet {

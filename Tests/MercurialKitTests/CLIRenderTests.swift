@@ -144,7 +144,9 @@ import Testing
             let r = try await CLI.run(["params"], in: dir)
             expectSuccess(r)
             let words = Set(r.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
-            var expected = ["shininess", "diffuse", "specular", "ambient", "reflectivity", "radius", "scale"]
+            var expected = ["shininess", "diffuse", "specular", "ambient", "reflectivity", "radius", "scale", "profile",
+                            "text", "font", "size", "width", "height", "align", "lineSpacing", "letterSpacing",
+                            "kerning", "maxLines", "background", "shadingImage", "mask", "ambientLightLevel"]
             for light in 1...4 {
                 expected += ["hue", "brightness", "x", "y", "z"].map { "light\(light).\($0)" }
             }
@@ -226,17 +228,73 @@ import Testing
         }
     }
 
-    @Test func renderHelpShowsDefaultsAndRanges() async throws {
+    /// Every flag's help shows its row's real default and range.
+    @Test func renderHelpShowsDefaultsAndRangesFromTheTable() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let r = try await CLI.run(["render", "--help"], in: dir)
             expectSuccess(r)
             // Help text is wrapped to the terminal: compare with whitespace collapsed.
             let help = r.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-            #expect(help.contains("--radius <px>"), "\(help)")
-            #expect(help.contains("(default: 10, range 0.5…200)"), "\(help)")
-            #expect(help.contains("--size <px> Em size in pixels (default: 160, range 1…8192)"), "\(help)")
-            #expect(help.contains("--scale <factor>") && help.contains("(default: 10, range 0…100)"), "\(help)")
+            #expect(help.contains("--size <px> Em size in pixels; auto: 160, or as large as fits --width and --height (default: auto, range 1…8192)."), "\(help)")
+            let rows = ParameterGroup.allParameters.filter { $0.flag != nil }
+            #expect(rows.count >= 15)
+            for row in rows {
+                let name: String, defaultText: String
+                if case .bool(let on) = row.defaultValue {
+                    name = "\(row.flagName)/--no-\(row.flagName.dropFirst(2))"
+                    defaultText = on ? "on" : "off"
+                } else {
+                    name = "\(row.flagName) <\(row.flag ?? "")>"
+                    defaultText = row.format(row.defaultValue)
+                }
+                guard let start = help.range(of: name + " ") else {
+                    Issue.record("--help has no \(name): \(help)")
+                    continue
+                }
+                // This flag's text runs to the end of its "(default: …)." note.
+                let text = help[start.upperBound...].prefix { _ in true }
+                let own = text.range(of: ").").map { text[..<$0.upperBound] } ?? text
+                #expect(own.contains("(default: \(defaultText)"), "\(name): \(own)")
+                switch row.kind {
+                case .number, .integer:
+                    #expect(own.contains("range \(row.rangeDescription))."), "\(name): \(own)")
+                case .choice(let cases):
+                    #expect(help.contains(own + " (values: \(cases.joined(separator: ", ")))"), "\(name): \(own)")
+                default:
+                    break
+                }
+            }
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        }
+    }
+
+    /// Layout settings are parameters like any other: `--set` gives what their flags give.
+    @Test func setWorksForLayoutKeysAsTheirFlagsDo() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let viaSet = try await CLI.run(["render", "Hi", "--set", "size=200", "--set", "align=left",
+                                            "--set", "profile=chisel", "-o", "set.png"], in: dir)
+            expectSuccess(viaSet)
+            let viaFlags = try await CLI.run(["render", "Hi", "--size", "200", "--align", "left",
+                                              "--profile", "chisel", "-o", "flags.png"], in: dir)
+            expectSuccess(viaFlags)
+            let liquid = try await CLI.run(["render", "Hi", "--size", "200", "-o", "liquid.png"], in: dir)
+            expectSuccess(liquid)
+            let a = try CLI.readPNG(dir.appendingPathComponent("set.png"))
+            let b = try CLI.readPNG(dir.appendingPathComponent("flags.png"))
+            let c = try CLI.readPNG(dir.appendingPathComponent("liquid.png"))
+            #expect(a.width == b.width && a.height == b.height)
+            #expect(a.pixels == b.pixels, "--set and the flags give different titles")
+            #expect(a.width == c.width && a.height == c.height, "size=200 took effect")
+
+            let json = try await CLI.run(["params", "--json", "--set", "size=200", "--set", "profile=chisel"], in: dir)
+            expectSuccess(json)
+            let root = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            let rows = root?["parameters"] as? [[String: Any]] ?? []
+            #expect(rows.count == ParameterGroup.allParameters.count)
+            let size = rows.first { $0["key"] as? String == "size" }
+            #expect(size?["value"] as? Double == 200 && size?["default"] is NSNull)
+            let profile = rows.first { $0["key"] as? String == "profile" }
+            #expect(profile?["value"] as? String == "chisel" && profile?["default"] as? String == "liquid")
         }
     }
 

@@ -95,12 +95,31 @@ enum CLI {
 
     // MARK: - Running
 
+    /// At most this many `mercurial` processes run at once, so that tests running in
+    /// parallel do not starve each other (each run is timed from its own launch).
+    private static let slots = ProcessSlots(ProcessInfo.processInfo.activeProcessorCount * 2)
+
     /// Runs `mercurial` with `arguments` in `directory`, stdin at end of file (or fed `input`
     /// and closed), and kills it after `timeout`, recording a test failure if it had to.
     static func run(_ arguments: [String], in directory: URL, input: String? = nil,
                     environment: [String: String?] = [:], timeout: Duration = .seconds(20),
                     executable: URL? = nil,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result {
+        await slots.acquire()
+        do {
+            let result = try await runNow(arguments, in: directory, input: input, environment: environment,
+                                          timeout: timeout, executable: executable, sourceLocation: sourceLocation)
+            await slots.release()
+            return result
+        } catch {
+            await slots.release()
+            throw error
+        }
+    }
+
+    private static func runNow(_ arguments: [String], in directory: URL, input: String?,
+                               environment: [String: String?], timeout: Duration, executable: URL?,
+                               sourceLocation: SourceLocation) async throws -> Result {
         let process = Process()
         process.executableURL = try executable ?? binary()
         process.arguments = arguments
@@ -179,6 +198,23 @@ enum CLI {
                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result {
         try await run(["-c", script], in: directory, environment: ["M": try binary().path], timeout: timeout,
                       executable: URL(fileURLWithPath: "/bin/sh"), sourceLocation: sourceLocation)
+    }
+
+    /// A counting semaphore for async code.
+    actor ProcessSlots {
+        private var free: Int
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        init(_ count: Int) { free = max(count, 1) }
+
+        func acquire() async {
+            if free > 0 { free -= 1; return }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func release() {
+            if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+        }
     }
 
     private final class OutputCollector: @unchecked Sendable {

@@ -41,14 +41,14 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         var image = Image<RGBA8>(width: 37, height: 11, repeating: .clear)
         for y in 0..<11 { for x in 0..<37 { image[x, y] = RGBA8(r: UInt8(x * 7), g: UInt8(y * 23), b: UInt8((x * y) % 256), a: UInt8((x + y) * 5)) } }
         for compression in PNGFile.Compression.allCases {
-            let bytes = try PNGFile.encode(image, compression: compression)
+            let bytes = try PNGEncoder(compression: compression).encode(image)
             let back = try PNGFile.decode(bytes, name: "memory", role: "test")
             #expect(back.pixels == image.pixels, "\(compression)")
         }
     }
 
     @Test func headerClaimingAHugeCanvasIsRefusedBeforeDecoding() throws {
-        var bytes = try PNGFile.encode(Image(width: 4, height: 4, repeating: RGBA8.clear))
+        var bytes = try PNGEncoder().encode(Image(width: 4, height: 4, repeating: RGBA8.clear))
         // IHDR width at offset 16, height at 20 (big-endian): claim 100000 × 100000.
         for (offset, value) in [(16, UInt32(100_000)), (20, UInt32(100_000))] {
             for k in 0..<4 { bytes[offset + k] = UInt8((value >> (24 - 8 * UInt32(k))) & 0xff) }

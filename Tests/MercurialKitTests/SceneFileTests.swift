@@ -31,8 +31,10 @@ func sceneError(_ json: String) -> String {
          "background": "#102030", "shininess": 0.1, "reflectivity": 0.5, "diffuse": "gold",
          "specular": "#ff0000", "ambient": "black",
          "reflection": {"colors": ["white", "black"], "locations": [0.2, 0.8]},
-         "lights": [{"hue": 0.5}, {"x": -10, "y": 5, "z": 40, "brightness": 0.25}]}
+         "lights": [{"hue": 0.5}, {"x": -10, "y": 5, "z": 40, "brightness": 0.25}],
+         "profile": "chisel", "maxLines": 3, "light3.hue": 0.125, "mask": null}
         """)
+        #expect(s.profile == .chisel && s.maxLines == 3 && s.scene.lights[2].hue == 0.125 && s.mask == nil)
         #expect(s.text == "Hi" && s.font == "serif" && s.size == 90 && s.width == 640 && s.height == 200)
         #expect(s.alignment == .left && s.lineSpacing == 1.5 && s.letterSpacing == 3 && !s.kerning)
         #expect(s.radius == 7 && s.scale == 12 && s.background == RGBColor.parse("#102030"))
@@ -41,6 +43,12 @@ func sceneError(_ json: String) -> String {
         #expect(s.scene.lights[0].hue == 0.5 && s.scene.lights[0].position == [0, 25, 0])
         #expect(s.scene.lights[1].position == [-10, 5, 40] && s.scene.lights[1].brightness == 0.25)
         #expect(s.scene.lights[3] == Light.originalDefaults[3], "untouched lights keep the material's values")
+    }
+
+    @Test func nullAndTheUnsetWordClearAValue() throws {
+        let s = try loadScene(#"{"background": "red", "width": 300}"#)
+        #expect(s.background == RGBColor.parse("red") && s.width == 300)
+        #expect(try loadScene(#"{"background": "transparent", "width": null}"#) == RenderSettings())
     }
 
     @Test func emptySceneIsTheMercurialMaterial() throws {
@@ -63,9 +71,12 @@ func sceneError(_ json: String) -> String {
         (#"{"lights": [3]}"#, "light 1 must be an object"),
         ("[1, 2]", "must be a JSON object"),
         (#"{"radius": NaN}"#, "NaN is not valid JSON"),
-        (#"{"size": 0}"#, "\"size\" is 0, out of range 1…8192"),
-        (#"{"width": 12.5}"#, "whole number of pixels"),
-        (#"{"align": "middle"}"#, "use left, center or right"),
+        (#"{"size": 0}"#, "scene.json:1:10: size is 0, out of range 1…8192"),
+        (#"{"width": 12.5}"#, "\"width\" is 12.5; give a whole number"),
+        (#"{"align": "middle"}"#, "\"align\" is \"middle\", which is not known; use left, center or right"),
+        (#"{"profile": 2}"#, "\"profile\" must be one of liquid, chisel or round, not a number"),
+        (#"{"maxLines": 0}"#, "\"maxLines\" is 0, out of range 1…100"),
+        (#"{"width": 1e300}"#, "\"width\" is 1e+300, out of range 1…16384"),
         (#"{"background": "blurple"}"#, "not a colour"),
         (#"{"material": "unobtainium"}"#, "unknown material 'unobtainium'"),
         (#"{"reflection": {"colors": ["red"], "locations": [0, 1]}}"#, "1 colors but 2 locations"),

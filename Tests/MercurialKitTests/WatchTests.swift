@@ -17,6 +17,28 @@ actor RenderLog {
     func end() { inFlight -= 1 }
 }
 
+/// Runs `wait`, but gives up after `seconds` with a recorded issue instead of hanging
+/// the test run (a continuation that is never resumed cannot be cancelled, so the
+/// wait runs in a task of its own that is left behind).
+func waitWithDeadline(_ what: String, seconds: Int = 20, sourceLocation: SourceLocation = #_sourceLocation,
+                      _ wait: @escaping @Sendable () async -> Void) async {
+    let finished = FinishedFlag()
+    Task { await wait(); await finished.set() }
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while await !finished.isSet {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("\(what) did not happen within \(seconds) s", sourceLocation: sourceLocation)
+            return
+        }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+private actor FinishedFlag {
+    var isSet = false
+    func set() { isSet = true }
+}
+
 @Suite struct RenderPipelineTests {
     @Test func updatesDuringARenderAreCoalescedAndTheLastIsNeverLost() async {
         let log = RenderLog()
@@ -29,7 +51,7 @@ actor RenderLog {
             await pipeline.update(state)
             if state % 25 == 0 { try? await Task.sleep(for: .milliseconds(60)) }
         }
-        await pipeline.waitUntilIdle()
+        await waitWithDeadline("the pipeline to go idle") { await pipeline.waitUntilIdle() }
         let rendered = await log.rendered
         #expect(await log.maximumInFlight == 1, "never two renders at once")
         #expect(rendered.first == 1)
@@ -47,45 +69,66 @@ actor RenderLog {
             await log.end()
         }
         await pipeline.update(7)
-        await pipeline.waitUntilIdle()
+        await waitWithDeadline("the first render") { await pipeline.waitUntilIdle() }
         await pipeline.update(8)
-        await pipeline.waitUntilIdle()
+        await waitWithDeadline("the second render") { await pipeline.waitUntilIdle() }
         #expect(await log.rendered == [7, 8])
         #expect(await pipeline.renderCount == 2)
     }
 }
 
-/// A running `mercurial watch`, its output collected line by line.
-final class WatchProcess: @unchecked Sendable {
-    let process = Process()
-    private let stdout = Pipe(), stderr = Pipe()
+/// What a `mercurial watch` has printed so far. The pipes' handlers hold this, not
+/// the `WatchProcess`, so a handler that runs late never reads a freed object.
+private final class WatchOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var out = "", err = ""
 
+    func append(_ data: Data, stdout: Bool) {
+        let text = String(decoding: data, as: UTF8.self)
+        lock.withLock { if stdout { out += text } else { err += text } }
+    }
+
+    func lines(stdout: Bool) -> [String] {
+        lock.withLock { (stdout ? out : err).split(separator: "\n").map(String.init) }
+    }
+}
+
+/// A running `mercurial watch`, its output collected line by line. Use it through
+/// `WatchProcess.run`, which stops the process however the test ends.
+final class WatchProcess: @unchecked Sendable {
+    let process = Process()
+    private let output = WatchOutput()
+    private let pipes = (stdout: Pipe(), stderr: Pipe())
+
     /// With `standardOutput`, stdout goes there (e.g. /dev/full) instead of being collected.
+    /// Prefer `WatchProcess.run`; a process started here is stopped when this object goes.
     init(_ arguments: [String], in directory: URL, standardOutput: FileHandle? = nil) throws {
         process.executableURL = try CLI.binary()
         process.arguments = ["watch"] + arguments
         process.currentDirectoryURL = directory
-        process.standardOutput = standardOutput ?? stdout
-        process.standardError = stderr
+        process.standardOutput = standardOutput ?? pipes.stdout
+        process.standardError = pipes.stderr
         process.standardInput = FileHandle.nullDevice
-        // Weak: the end of file may arrive after the test has let go of this object.
-        stdout.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
-            guard let self else { return }
-            lock.withLock { out += String(decoding: d, as: UTF8.self) }
-        }
-        stderr.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
-            guard let self else { return }
-            lock.withLock { err += String(decoding: d, as: UTF8.self) }
+        for (pipe, isStdout) in [(pipes.stdout, true), (pipes.stderr, false)] {
+            pipe.fileHandleForReading.readabilityHandler = { [output] handle in
+                let data = handle.availableData
+                if data.isEmpty { handle.readabilityHandler = nil } else { output.append(data, stdout: isStdout) }
+            }
         }
         try process.run()
     }
 
-    var renderLines: [String] { lock.withLock { out.split(separator: "\n").map(String.init) } }
-    var errorLines: [String] { lock.withLock { err.split(separator: "\n").map(String.init) } }
+    /// Starts `mercurial watch arguments`, runs `body`, and stops the process
+    /// afterwards, also when `body` throws.
+    static func run<R>(_ arguments: [String], in directory: URL,
+                       _ body: (WatchProcess) async throws -> R) async throws -> R {
+        let watch = try WatchProcess(arguments, in: directory)
+        defer { watch.stop() }
+        return try await body(watch)
+    }
+
+    var renderLines: [String] { output.lines(stdout: true) }
+    var errorLines: [String] { output.lines(stdout: false) }
 
     /// Waits (up to 20 s) until `condition` holds.
     func wait(_ what: String, until condition: () -> Bool) async throws {
@@ -102,11 +145,20 @@ final class WatchProcess: @unchecked Sendable {
         try await wait("render \(count + 1)") { renderLines.count > count }
     }
 
-    deinit {
-        if process.isRunning { process.terminate() }
-        stdout.fileHandleForReading.readabilityHandler = nil
-        stderr.fileHandleForReading.readabilityHandler = nil
+    /// Ends the process if it still runs: SIGTERM, then SIGKILL after 2 s; never waits longer than 4 s.
+    func stop() {
+        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        process.terminate()
+        for _ in 0..<2 {
+            let deadline = Date(timeIntervalSinceNow: 2)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            guard process.isRunning else { return }
+            kill(pid, SIGKILL)
+        }
     }
+
+    deinit { stop() }
 }
 
 @Suite(.serialized) struct WatchModeTests {
@@ -134,51 +186,52 @@ final class WatchProcess: @unchecked Sendable {
             let scene = dir.appendingPathComponent("scene.json")
             let output = dir.appendingPathComponent("title.png")
             try write(#"{"text": "One", "size": 60}"#, to: scene)
-            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
-            try await watch.waitForRender(after: 0)
-            try await waitUntilOutput(output, matches: scene, in: dir, watch)
-            #expect(watch.renderLines[0].contains("started → ") && watch.renderLines[0].contains(" ms"))
+            try await WatchProcess.run([scene.path, "-o", output.path], in: dir) { watch in
+                try await watch.waitForRender(after: 0)
+                try await waitUntilOutput(output, matches: scene, in: dir, watch)
+                #expect(watch.renderLines[0].contains("started → ") && watch.renderLines[0].contains(" ms"))
 
-            // A plain write.
-            try write(#"{"text": "Two", "size": 60, "material": "mercurial", "shininess": 0.1}"#, to: scene)
-            try await watch.waitForRender(after: 1)
-            #expect(watch.renderLines[1].contains("scene.json changed → "), "\(watch.renderLines)")
-            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+                // A plain write.
+                try write(#"{"text": "Two", "size": 60, "material": "mercurial", "shininess": 0.1}"#, to: scene)
+                try await watch.waitForRender(after: 1)
+                #expect(watch.renderLines[1].contains("scene.json changed → "), "\(watch.renderLines)")
+                try await waitUntilOutput(output, matches: scene, in: dir, watch)
 
-            // A rename-style save, as vim and VS Code do.
-            let temporary = dir.appendingPathComponent(".scene.json.swp")
-            try write(#"{"text": "Three", "size": 60, "radius": 4}"#, to: temporary)
-            #expect(rename(temporary.path, scene.path) == 0)
-            try await watch.waitForRender(after: 2)
-            try await waitUntilOutput(output, matches: scene, in: dir, watch)
-            let good = try Data(contentsOf: output)
+                // A rename-style save, as vim and VS Code do.
+                let temporary = dir.appendingPathComponent(".scene.json.swp")
+                try write(#"{"text": "Three", "size": 60, "radius": 4}"#, to: temporary)
+                #expect(rename(temporary.path, scene.path) == 0)
+                try await watch.waitForRender(after: 2)
+                try await waitUntilOutput(output, matches: scene, in: dir, watch)
+                let good = try Data(contentsOf: output)
 
-            // A bad edit: reported, and the last good PNG is left alone.
-            try write("{\"text\": \"Four\",\n \"radius\": }", to: scene)
-            try await watch.wait("the error") { watch.errorLines.contains { $0.contains("scene.json:2:12") } }
-            #expect(watch.errorLines.allSatisfy { $0.hasPrefix("error: ") }, "\(watch.errorLines)")
-            #expect(try Data(contentsOf: output) == good)
+                // A bad edit: reported, and the last good PNG is left alone.
+                try write("{\"text\": \"Four\",\n \"radius\": }", to: scene)
+                try await watch.wait("the error") { watch.errorLines.contains { $0.contains("scene.json:2:12") } }
+                #expect(watch.errorLines.allSatisfy { $0.hasPrefix("error: ") }, "\(watch.errorLines)")
+                #expect(try Data(contentsOf: output) == good)
 
-            // Then a good one.
-            try write(#"{"text": "Five", "size": 60}"#, to: scene)
-            try await watch.waitForRender(after: 3)
-            try await waitUntilOutput(output, matches: scene, in: dir, watch)
+                // Then a good one.
+                try write(#"{"text": "Five", "size": 60}"#, to: scene)
+                try await watch.waitForRender(after: 3)
+                try await waitUntilOutput(output, matches: scene, in: dir, watch)
 
-            // Deleted, then created again.
-            try FileManager.default.removeItem(at: scene)
-            try await watch.wait("the missing-file error") { watch.errorLines.contains { $0.contains("does not exist") } }
-            try write(#"{"text": "Six", "size": 60, "background": "black"}"#, to: scene)
-            try await watch.waitForRender(after: 4)
-            try await waitUntilOutput(output, matches: scene, in: dir, watch)
-            #expect(watch.process.isRunning)
+                // Deleted, then created again.
+                try FileManager.default.removeItem(at: scene)
+                try await watch.wait("the missing-file error") { watch.errorLines.contains { $0.contains("does not exist") } }
+                try write(#"{"text": "Six", "size": 60, "background": "black"}"#, to: scene)
+                try await watch.waitForRender(after: 4)
+                try await waitUntilOutput(output, matches: scene, in: dir, watch)
+                #expect(watch.process.isRunning)
 
-            // Ctrl-C: exit status 0, promptly, no temporary files left.
-            let stopped = ContinuousClock.now
-            watch.process.interrupt()
-            try await watch.wait("exit") { !watch.process.isRunning }
-            #expect(stopped.duration(to: .now) < .seconds(2))
-            #expect(watch.process.terminationReason == .exit && watch.process.terminationStatus == 0)
-            #expect(CLI.temporaryFiles(in: dir).isEmpty)
+                // Ctrl-C: exit status 0, promptly, no temporary files left.
+                let stopped = ContinuousClock.now
+                watch.process.interrupt()
+                try await watch.wait("exit") { !watch.process.isRunning }
+                #expect(stopped.duration(to: .now) < .seconds(2))
+                #expect(watch.process.terminationReason == .exit && watch.process.terminationStatus == 0)
+                #expect(CLI.temporaryFiles(in: dir).isEmpty)
+            }
         }
     }
 
@@ -189,15 +242,16 @@ final class WatchProcess: @unchecked Sendable {
             let output = dir.appendingPathComponent("title.png")
             try write(#"{"description": "test", "shininess": 0.05}"#, to: material)
             try write(#"{"text": "Mat", "size": 50, "material": "mine.json"}"#, to: scene)
-            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
-            try await watch.waitForRender(after: 0)
-            try write(#"{"description": "test", "shininess": 0.2, "diffuse": "red"}"#, to: material)
-            try await watch.waitForRender(after: 1)
-            #expect(watch.renderLines[1].contains("mine.json changed"), "\(watch.renderLines)")
-            try await waitUntilOutput(output, matches: scene, in: dir, watch)
-            watch.process.terminate()
-            try await watch.wait("exit") { !watch.process.isRunning }
-            #expect(watch.process.terminationStatus == 0, "SIGTERM exits with 0")
+            try await WatchProcess.run([scene.path, "-o", output.path], in: dir) { watch in
+                try await watch.waitForRender(after: 0)
+                try write(#"{"description": "test", "shininess": 0.2, "diffuse": "red"}"#, to: material)
+                try await watch.waitForRender(after: 1)
+                #expect(watch.renderLines[1].contains("mine.json changed"), "\(watch.renderLines)")
+                try await waitUntilOutput(output, matches: scene, in: dir, watch)
+                watch.process.terminate()
+                try await watch.wait("exit") { !watch.process.isRunning }
+                #expect(watch.process.terminationStatus == 0, "SIGTERM exits with 0")
+            }
         }
     }
 
@@ -208,51 +262,52 @@ final class WatchProcess: @unchecked Sendable {
             try FileManager.default.createDirectory(at: outFolder, withIntermediateDirectories: false)
             let output = outFolder.appendingPathComponent("title.png")
             try write(#"{"text": "Fault", "size": 50}"#, to: scene)
-            let watch = try WatchProcess([scene.path, "-o", output.path], in: dir)
-            try await watch.waitForRender(after: 0)
-            func errors(containing text: String) -> Bool { watch.errorLines.contains { $0.contains(text) } }
+            try await WatchProcess.run([scene.path, "-o", output.path], in: dir) { watch in
+                try await watch.waitForRender(after: 0)
+                func errors(containing text: String) -> Bool { watch.errorLines.contains { $0.contains(text) } }
 
-            // The scene replaced by a directory.
-            try FileManager.default.removeItem(at: scene)
-            try FileManager.default.createDirectory(at: scene, withIntermediateDirectories: false)
-            try await watch.wait("the directory error") { errors(containing: "is a directory") }
-            try FileManager.default.removeItem(at: scene)
+                // The scene replaced by a directory.
+                try FileManager.default.removeItem(at: scene)
+                try FileManager.default.createDirectory(at: scene, withIntermediateDirectories: false)
+                try await watch.wait("the directory error") { errors(containing: "is a directory") }
+                try FileManager.default.removeItem(at: scene)
 
-            // Filled with garbage.
-            try Data([0xff, 0x00, 0x7b, 0x42, 0x13]).write(to: scene)
-            try await watch.wait("the garbage error") { errors(containing: "scene.json:1:") }
-            #expect(watch.process.isRunning)
+                // Filled with garbage.
+                try Data([0xff, 0x00, 0x7b, 0x42, 0x13]).write(to: scene)
+                try await watch.wait("the garbage error") { errors(containing: "scene.json:1:") }
+                #expect(watch.process.isRunning)
 
-            // Made unreadable (root reads it anyway, so there it simply renders).
-            try write(#"{"text": "Locked", "size": 50}"#, to: scene)
-            try await watch.waitForRender(after: 1)
-            chmod(scene.path, 0o000)
-            if CLI.isRoot {
-                try await watch.waitForRender(after: 2)
-            } else {
-                try await watch.wait("the permission error") { errors(containing: "cannot be read") }
+                // Made unreadable (root reads it anyway, so there it simply renders).
+                try write(#"{"text": "Locked", "size": 50}"#, to: scene)
+                try await watch.waitForRender(after: 1)
+                chmod(scene.path, 0o000)
+                if CLI.isRoot {
+                    try await watch.waitForRender(after: 2)
+                } else {
+                    try await watch.wait("the permission error") { errors(containing: "cannot be read") }
+                }
+                chmod(scene.path, 0o644)
+                try write(#"{"text": "Again", "size": 50}"#, to: scene)
+                // (Restoring the permissions may itself cause a render of the old text first.)
+                let again = try await oneShot(scene, in: dir)
+                try await watch.wait("the title of the good save") { (try? CLI.readPNG(output).pixels) == again }
+
+                // The output folder removed while watching: reported at once, and the
+                // title is written again as soon as the folder is back, with no edit.
+                try FileManager.default.removeItem(at: outFolder)
+                try await watch.wait("the missing-folder error") { errors(containing: "output directory") }
+                let rendersWithoutFolder = watch.renderLines.count
+                try FileManager.default.createDirectory(at: outFolder, withIntermediateDirectories: false)
+                try await watch.waitForRender(after: rendersWithoutFolder)
+                #expect(watch.renderLines.last?.contains("folder out is back") == true, "\(watch.renderLines)")
+                try await waitUntilOutput(output, matches: scene, in: dir, watch)
+                #expect(watch.errorLines.allSatisfy { $0.hasPrefix("error: ") && !$0.contains("Fatal") })
+
+                watch.process.interrupt()
+                try await watch.wait("exit") { !watch.process.isRunning }
+                #expect(watch.process.terminationStatus == 0)
+                #expect(CLI.temporaryFiles(in: outFolder).isEmpty)
             }
-            chmod(scene.path, 0o644)
-            try write(#"{"text": "Again", "size": 50}"#, to: scene)
-            // (Restoring the permissions may itself cause a render of the old text first.)
-            let again = try await oneShot(scene, in: dir)
-            try await watch.wait("the title of the good save") { (try? CLI.readPNG(output).pixels) == again }
-
-            // The output folder removed while watching: reported at once, and the
-            // title is written again as soon as the folder is back, with no edit.
-            try FileManager.default.removeItem(at: outFolder)
-            try await watch.wait("the missing-folder error") { errors(containing: "output directory") }
-            let rendersWithoutFolder = watch.renderLines.count
-            try FileManager.default.createDirectory(at: outFolder, withIntermediateDirectories: false)
-            try await watch.waitForRender(after: rendersWithoutFolder)
-            #expect(watch.renderLines.last?.contains("folder out is back") == true, "\(watch.renderLines)")
-            try await waitUntilOutput(output, matches: scene, in: dir, watch)
-            #expect(watch.errorLines.allSatisfy { $0.hasPrefix("error: ") && !$0.contains("Fatal") })
-
-            watch.process.interrupt()
-            try await watch.wait("exit") { !watch.process.isRunning }
-            #expect(watch.process.terminationStatus == 0)
-            #expect(CLI.temporaryFiles(in: outFolder).isEmpty)
         }
     }
 

@@ -4,12 +4,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Encodes 8-bit RGBA rows (`rows[y]` points at row y, width*4 bytes) as a PNG in memory with libpng's full
-/// write API: `fast` uses no row filter, zlib level 1 and the RLE strategy (most of
-/// a title is runs of transparent pixels); otherwise every filter and level 9.
+/// Encodes 8-bit RGBA rows (`rows[y]` points at row y, width*4 bytes) as a PNG in
+/// memory with libpng's full write API, every row filter and zlib level 9 (the
+/// `small` compression; `fast` is deflated in parallel with mercurial_deflate_rows).
 /// Returns 1 and a malloc'd buffer in *out (free with mercurial_png_free), or 0 and
 /// libpng's message. libpng's longjmp never leaves this function.
-int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t height, int fast,
+int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t height,
                          uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
 void mercurial_png_free(uint8_t *buffer);

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import MercurialKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension AnimationFormat.MovCodec: ExpressibleByArgument {}
+
+struct Animate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a scene's animation to video, an animated PNG or a PNG sequence.",
+        discussion: """
+        The scene's "animation" object gives the duration, the frame rate and the
+        keyframed tracks; frame i is the scene at t = i / fps. The output's name
+        chooses its form:
+          .webm  VP9 with alpha (ffmpeg, libvpx-vp9, yuva420p)
+          .mov   ProRes 4444 with alpha (ffmpeg, prores_ks), or --codec qtrle
+          .mp4   H.264, opaque, on the background (black when there is none)
+          .png   an animated PNG (APNG), looping when the animation loops
+          a pattern such as frames/title-%04d.png: one PNG per frame
+        Video needs Debian's ffmpeg package. Ctrl-C stops at once and leaves no output.
+
+        Examples:
+          mercurial animate examples/light-sweep.json -o sweep.webm
+          mercurial animate examples/gold-rise.json -o rise.mov --background black
+          mercurial animate examples/light-sweep.json -o sweep.png
+        """
+    )
+
+    @Argument(help: "The scene file (JSON) with an \"animation\".")
+    var scene: String
+
+    @OptionGroup var options: RenderOptions
+
+    @Option(help: ArgumentHelp("The QuickTime codec for .mov: prores (ProRes 4444) or qtrle (Animation).", valueName: "codec"))
+    var codec: AnimationFormat.MovCodec = .prores
+
+    func run() throws {
+        guard options.materialOptions.sceneFile == nil else {
+            throw MercurialError("animate takes the scene file as its argument; leave out --params")
+        }
+        try InputFile.refuseIfNotRegular(scene, role: "scene file")
+        let format = try AnimationFormat.forPath(options.output, movCodec: codec)
+        var (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
+        guard let timeline else {
+            throw MercurialError("scene '\(scene)' has no \"animation\"; add one, e.g. \"animation\": {\"duration\": 2, \"tracks\": {\"light1.hue\": [{\"t\": 0, \"value\": 0}, {\"t\": 2, \"value\": 1}]}}")
+        }
+        if format == .mp4 && settings.background == nil && settings.backgroundGradient == nil {
+            settings.background = .black   // H.264 has no alpha
+        }
+        if case .pngSequence = format {} else if format != .null {
+            try OutputFile.validate(options.output)
+            try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: scene))
+        }
+        SignalCleanup.installDeferred()
+        let renderer = try FrameRenderer(base: settings, timeline: timeline)
+        renderer.warnings.forEach(warn)
+        let frameCount = timeline.frameCount
+        let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
+                                   fps: timeline.fps, frameCount: frameCount, loop: timeline.loop)
+        let progress = Progress(frames: frameCount, enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
+        let start = ContinuousClock.now
+        do {
+            for index in 0..<frameCount {
+                if SignalCleanup.stopRequested != nil { break }
+                try sink.write(try renderer.frame(index))
+                progress.update(done: index + 1, since: start)
+            }
+            if SignalCleanup.stopRequested != nil {
+                sink.abort()
+                progress.clear()
+                SignalCleanup.die()
+            }
+            try sink.finish()
+        } catch {
+            sink.abort()
+            progress.clear()
+            throw error
+        }
+        progress.clear()
+        let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+            + Double((ContinuousClock.now - start).components.seconds)
+        if !options.quiet {
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            let line = String(format: "%@: %d frames %d×%d, %@, in %.2f s (%.1f frames/s), peak memory %.0f MB",
+                              options.output, frameCount, renderer.width, renderer.height, format.description,
+                              seconds, Double(frameCount) / max(seconds, 1e-9), Double(usage.ru_maxrss) / 1024)
+            if OutputFile.isStandardOutput(options.output) { Console.error(line) } else { Console.output(line) }
+        }
+    }
+}
+
+/// A one-line progress bar on standard error (a terminal only): frame, frames per
+/// second and time left, redrawn at most ten times a second.
+final class Progress {
+    let frames: Int
+    let enabled: Bool
+    private var lastDraw = ContinuousClock.now - .seconds(1)
+
+    init(frames: Int, enabled: Bool) {
+        self.frames = frames
+        self.enabled = enabled
+    }
+
+    func update(done: Int, since start: ContinuousClock.Instant) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        guard done == frames || now - lastDraw >= .milliseconds(100) else { return }
+        lastDraw = now
+        let elapsed = Double((now - start).components.seconds) + Double((now - start).components.attoseconds) / 1e18
+        let rate = Double(done) / max(elapsed, 1e-9)
+        let left = Double(frames - done) / max(rate, 1e-9)
+        let width = 30, filled = width * done / max(frames, 1)
+        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+        let text = String(format: "\r%@ frame %d/%d  %.1f frames/s  %.0f s left ", bar, done, frames, rate, left)
+        _ = text.withCString { Glibc.write(STDERR_FILENO, $0, strlen($0)) }
+    }
+
+    func clear() {
+        guard enabled else { return }
+        let blank = "\r" + String(repeating: " ", count: 80) + "\r"
+        _ = blank.withCString { Glibc.write(STDERR_FILENO, $0, strlen($0)) }
+    }
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import MercurialKit
+
+// Dedicated flags for rows of the parameter table.
+//
+// swift-argument-parser needs each flag declared as a stored property, so a
+// parameter's flag is one line, named as the row's key:
+//
+//     @Option(help: .parameter("size")) var size: Double?
+//
+// Everything else comes from the row: the help text with the default and range
+// (`ArgumentHelp.parameter`), the value name, the validation and its messages.
+// `applyParameterFlags` finds every such property by reflection (the labels of
+// swift-argument-parser's property wrappers are `_` + the property's name) and
+// sets the row with that key, so there is no list of flags to keep in step.
+// `ParameterFlagTests` checks that the rows that declare a flag and these
+// properties match one to one.
+
+extension ArgumentHelp {
+    /// Help for the flag of the parameter `key`: the row's help, default and range.
+    static func parameter(_ key: String) -> ArgumentHelp {
+        guard let row = ParameterGroup.allParameters.first(where: { $0.key == key }), let valueName = row.flag else {
+            preconditionFailure("the parameter table has no row '\(key)' with a flag")
+        }
+        return ArgumentHelp(flagHelp(row), valueName: valueName)
+    }
+
+    static func flagHelp(_ row: Parameter) -> String {
+        var text = row.help.prefix(1).uppercased() + row.help.dropFirst()
+        let defaultText: String
+        switch (row.kind, row.defaultValue) {
+        case (.bool, .bool(let on)): defaultText = on ? "on" : "off"
+        default: defaultText = row.format(row.defaultValue)
+        }
+        var notes = ["default: \(defaultText)"]
+        switch row.kind {
+        case .number(let range):
+            notes.append("range \(row.rangeDescription)")
+            if range.lowerBound < 0 { text += "; write negative values as \(row.flagName)=-4" }
+        case .integer:
+            notes.append("range \(row.rangeDescription)")
+        default:
+            break
+        }
+        return "\(text) (\(notes.joined(separator: ", ")))."
+    }
+}
+
+/// A flag's value, turned into the value its row takes.
+protocol ParameterFlagValue {
+    func parameterValue(for row: Parameter) throws(MercurialError) -> ParameterValue
+}
+
+extension Double: ParameterFlagValue {
+    func parameterValue(for row: Parameter) throws(MercurialError) -> ParameterValue { .number(self) }
+}
+
+extension Int: ParameterFlagValue {
+    func parameterValue(for row: Parameter) throws(MercurialError) -> ParameterValue { .integer(self) }
+}
+
+extension Bool: ParameterFlagValue {
+    func parameterValue(for row: Parameter) throws(MercurialError) -> ParameterValue { .bool(self) }
+}
+
+/// Text (a colour, a path) is read as the row reads `--set`, with the flag named in errors.
+extension String: ParameterFlagValue {
+    func parameterValue(for row: Parameter) throws(MercurialError) -> ParameterValue {
+        try row.parse(self, culprit: "\(row.flagName) '\(self)'")
+    }
+}
+
+/// The table's enumerations, as swift-argument-parser takes them.
+protocol ChoiceFlag: ParameterFlagValue, ExpressibleByArgument, CaseIterable, RawRepresentable where RawValue == String {}
+
+extension ChoiceFlag {
+    func parameterValue(for row: Parameter) throws(MercurialError) -> ParameterValue { .choice(rawValue) }
+}
+
+extension TextLayout.Alignment: ExpressibleByArgument, ChoiceFlag {}
+extension LoftProfile: ExpressibleByArgument, ChoiceFlag {}
+extension PNGFile.Compression: ExpressibleByArgument {}
+
+/// An `@Option` or `@Flag` of an optional parameter value: nil when it was not given.
+protocol GivenParameterFlag {
+    var given: (any ParameterFlagValue)? { get }
+}
+
+protocol OptionalParameterFlagValue {
+    var wrapped: (any ParameterFlagValue)? { get }
+}
+
+extension Optional: OptionalParameterFlagValue where Wrapped: ParameterFlagValue {
+    var wrapped: (any ParameterFlagValue)? { map { $0 } }
+}
+
+extension Option: GivenParameterFlag where Value: OptionalParameterFlagValue {
+    var given: (any ParameterFlagValue)? { wrappedValue.wrapped }
+}
+
+extension Flag: GivenParameterFlag where Value: OptionalParameterFlagValue {
+    var given: (any ParameterFlagValue)? { wrappedValue.wrapped }
+}
+
+/// The parameter flags `arguments` declares: each property named as a row's key, with its value if given.
+func parameterFlags(of arguments: any ParsableArguments) -> [(key: String, value: (any ParameterFlagValue)?)] {
+    let keys = Set(ParameterGroup.allParameters.map(\.key))
+    return Mirror(reflecting: arguments).children.compactMap { child in
+        guard let label = child.label, label.hasPrefix("_"), keys.contains(String(label.dropFirst())),
+              let flag = child.value as? any GivenParameterFlag else { return nil }
+        return (String(label.dropFirst()), flag.given)
+    }
+}
+
+/// Sets the row of every parameter flag given in `arguments`, in declaration order.
+func applyParameterFlags(of arguments: any ParsableArguments, to settings: inout RenderSettings) throws {
+    for (key, value) in parameterFlags(of: arguments) {
+        guard let value else { continue }
+        let row = try ParameterGroup.parameter(forKey: key)
+        try settings.set(row, to: try value.parameterValue(for: row))
+    }
+}
