@@ -80,6 +80,8 @@ final class WatchSession: @unchecked Sendable {
     /// save prints the error and leaves the last good PNG alone.
     private func renderOnce(_ reason: String) {
         let clock = ContinuousClock.now
+        var started = timespec()
+        clock_gettime(CLOCK_REALTIME, &started)
         var files = [scene]
         do {
             let settings = try options.resolvedSettings(sceneFile: scene)
@@ -105,6 +107,19 @@ final class WatchSession: @unchecked Sendable {
         // its target and pointing it elsewhere are both seen.
         let chains = files.flatMap { UserPath(checked: $0).symlinkChain() }
         watcher?.watch(chains, folders: outputFolder.map { [$0] } ?? [])
+        // A file that changed after this render began, while it may not yet have been
+        // watched (a link pointed elsewhere mid-render), is rendered again.
+        for path in chains {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            let changed = info.st_mtim.tv_sec > started.tv_sec
+                || (info.st_mtim.tv_sec == started.tv_sec && info.st_mtim.tv_nsec >= started.tv_nsec)
+            if changed {
+                let name = UserPath(checked: path).lastComponent
+                Task { await self.pipeline?.update("\(name) changed") }
+                break
+            }
+        }
     }
 
     private func say(_ line: String) {

@@ -373,8 +373,11 @@ extension CLIErrorCase {
 /// The cases run in parallel, each in its own temporary folder; `CLI.run` keeps
 /// only a few processes running at once.
 @Suite struct CLIErrorTests {
-    /// How long an error may take: they are all found before or early in the render.
-    static let answerWithin: Duration = .seconds(5)
+    /// How long an error may take: they are all found before or early in the render
+    /// (each answers in well under 0.1 s in a release build on a quiet machine; the
+    /// limit is wide because the debug binary shares two cores with the whole suite,
+    /// and a hang is what it is for).
+    static let answerWithin: Duration = .seconds(15)
 
     @Test(arguments: CLIErrorCase.all)
     func badInputGivesOneErrorLine(_ c: CLIErrorCase) async throws {
