@@ -2,7 +2,7 @@
 # Installs the Debian packages MercurialText builds and tests with, when missing.
 set -euo pipefail
 packages=(pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev
-          fonts-dejavu-core fonts-lohit-deva strace)
+          fonts-dejavu-core fonts-lohit-deva strace ffmpeg)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+
+/// A scene with an animation whose `tracks` (and other keys) are `extra`, one key a line
+/// so that errors have predictable line numbers.
+func animatedScene(_ animation: String, extra: String = "") -> String {
+    "{\n  \"text\": \"Hi\",\n  \"size\": 40,\n\(extra)  \"animation\": \(animation)\n}\n"
+}
+
+extension CLIErrorCase {
+    /// Bad timelines: `file:line:column` errors before any frame is rendered.
+    static let animation: [CLIErrorCase] = {
+        func bad(_ name: String, _ animation: String, extra: String = "", _ fragments: [String],
+                 output: String = "out.webm") -> CLIErrorCase {
+            CLIErrorCase(name: "animate: " + name, arguments: ["animate", "scene.json", "-o", output],
+                         setup: [.text("scene.json", animatedScene(animation, extra: extra))], fragments: fragments,
+                         output: .mustNotExist(output))
+        }
+        let track = { (body: String) in "{\"duration\": 2, \"tracks\": {\(body)}}" }
+        return [
+            bad("keyframes out of order", track(#""light1.hue": [{"t": 1, "value": 0.5}, {"t": 0.5, "value": 0}]"#),
+                ["scene.json:4:", "out of order", "t = 0.5 comes after t = 1"]),
+            bad("value out of range", track(#""light1.hue": [{"t": 0, "value": 1.5}]"#),
+                ["scene.json:4:", "1.5, out of range 0…1"]),
+            bad("unknown track", track(#""light1.hew": [{"t": 0, "value": 0}]"#),
+                ["scene.json:4:", "unknown track \"light1.hew\"", "did you mean \"light1.hue\"?"]),
+            bad("negative duration", "{\"duration\": -1}", ["scene.json:4:", "duration", "out of range"]),
+            bad("fps 0", "{\"duration\": 1, \"fps\": 0}", ["scene.json:4:", "fps", "is 0, out of range 1…240"]),
+            bad("no duration", "{\"fps\": 30}", ["scene.json:4:", "needs \"duration\""]),
+            bad("keyframe after the end", track(#""radius": [{"t": 3, "value": 4}]"#), ["scene.json:4:", "3, out of range 0…2"]),
+            bad("unknown timing", track(#""radius": [{"t": 0, "value": 4, "timing": "bounce"}]"#),
+                ["scene.json:4:", "timing 'bounce' is not known"]),
+            bad("text cannot be keyframed", track(#""align": [{"t": 0, "value": "left"}]"#),
+                ["scene.json:4:", "only numbers and colours can be keyframed"]),
+            bad("colour track given a number", track(#""diffuse": [{"t": 0, "value": 3}]"#),
+                ["scene.json:4:", "not a colour"]),
+            bad("point light that is not there", track(#""pointLight2.x": [{"t": 0, "value": 3}]"#),
+                extra: "  \"pointLights\": [{\"x\": 1, \"y\": 2}],\n",
+                ["scene.json:5:", "point light 2", "the scene has 1"]),
+            bad("gradient track without a gradient", track(#""backgroundGradient.color1": [{"t": 0, "value": "red"}]"#),
+                ["scene.json:4:", "needs a \"backgroundGradient\""]),
+            bad("too many frames", "{\"duration\": 3600, \"fps\": 240}", ["scene.json:4:", "over the limit of 216000"]),
+            bad("unknown output form", track(#""radius": [{"t": 0, "value": 4}]"#), ["out.gif", "no known form"],
+                output: "out.gif"),
+            bad("pattern without a number", track(#""radius": [{"t": 0, "value": 4}]"#), ["one %d or %0Nd"],
+                output: "frames-%s.png"),
+            CLIErrorCase(name: "animate: scene without animation", arguments: ["animate", "scene.json", "-o", "a.png"],
+                         setup: [.text("scene.json", "{\"text\": \"Hi\"}")], fragments: ["has no \"animation\""],
+                         output: .mustNotExist("a.png")),
+            CLIErrorCase(name: "animate: canvas that changes size", arguments: ["animate", "scene.json", "-o", "a.png"],
+                         setup: [.text("scene.json", "{\"text\": \"Hi\", \"size\": 30, \"animation\": {\"duration\": 1, \"fps\": 2, \"tracks\": {\"radius\": [{\"t\": 0, \"value\": 2}, {\"t\": 1, \"value\": 30}]}}}")],
+                         fragments: ["the canvas changes from", "give \"width\" and \"height\""], output: .mustNotExist("a.png")),
+            CLIErrorCase(name: "animate: video to standard output", arguments: ["animate", "scene.json", "-o", "/dev/stdout"],
+                         setup: [.text("scene.json", animatedScene("{\"duration\": 0.1}"))], fragments: ["no known form"],
+                         output: .none),
+        ]
+    }()
+}
+
+@Suite(.serialized) struct AnimateCommandTests {
+    func expectSuccess(_ r: CLI.Result, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(r.termination == .exit && r.status == 0 && r.stderr.isEmpty, "\(r)", sourceLocation: sourceLocation)
+    }
+
+    static let sweep = """
+    {"text": "Hi", "size": 40, "width": 160, "height": 64,
+     "pointLights": [{"x": 0, "y": 32, "color": "orange", "range": 80}],
+     "animation": {"duration": 1, "fps": 10, "loop": true, "tracks": {
+        "pointLight1.x": [{"t": 0, "value": 0, "timing": "easeInEaseOut"}, {"t": 1, "value": 160}],
+        "light1.hue": [{"t": 0, "value": 0.9}, {"t": 1, "value": 0.1}]}}}
+    """
+
+    @Test func anAPNGIsDeterministicAndLoops() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let a = try await CLI.run(["animate", "s.json", "-o", "a.png"], in: dir)
+            let b = try await CLI.run(["animate", "s.json", "-o", "b.png", "--quiet"], in: dir)
+            expectSuccess(a)
+            expectSuccess(b)
+            #expect(a.stdout.contains("a.png: 10 frames 160×64, APNG"), "\(a.stdout)")
+            #expect(b.stdout.isEmpty)
+            let first = try Data(contentsOf: dir.appendingPathComponent("a.png"))
+            #expect(first == (try Data(contentsOf: dir.appendingPathComponent("b.png"))), "two runs, identical bytes")
+            // acTL right after IHDR: 10 frames, 0 = loop forever.
+            let actl = [UInt8](first[(8 + 25 + 8)..<(8 + 25 + 16)])
+            #expect(actl == [0, 0, 0, 10, 0, 0, 0, 0])
+            #expect(CLI.temporaryFiles(in: dir).isEmpty)
+        }
+    }
+
+    @Test func aPNGSequenceWritesOneFilePerFrame() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("frames"), withIntermediateDirectories: true)
+            let r = try await CLI.run(["animate", "s.json", "-o", "frames/f-%03d.png"], in: dir)
+            expectSuccess(r)
+            let names = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("frames").path).sorted()
+            #expect(names == (0..<10).map { String(format: "f-%03d.png", $0) })
+            // Frame 5 is the still title of the scene at t = 0.5.
+            let frame = try CLI.readPNG(dir.appendingPathComponent("frames/f-005.png"))
+            #expect(frame.width == 160 && frame.height == 64)
+        }
+    }
+
+    @Test(arguments: [("t.webm", "vp9"), ("t.mov", "prores"), ("t.mp4", "h264")])
+    func videoFormsThroughTheCommand(_ name: String, _ codec: String) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let r = try await CLI.run(["animate", "s.json", "-o", name], in: dir, timeout: .seconds(60))
+            expectSuccess(r)
+            let info = try probe(dir.appendingPathComponent(name).path)
+            #expect(info["codec_name"] == codec && info["nb_read_frames"] == "10", "\(info)")
+            #expect(CLI.temporaryFiles(in: dir).isEmpty)
+        }
+    }
+
+    /// Frames stream to the sink: ten times the frames, the same memory.
+    @Test func memoryDoesNotGrowWithTheFrameCount() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            func scene(_ seconds: Int) -> String {
+                """
+                {"text": "Mercurial", "width": 960, "height": 540,
+                 "animation": {"duration": \(seconds), "fps": 30, "tracks": {
+                    "light1.hue": [{"t": 0, "value": 0}, {"t": \(seconds), "value": 1}]}}}
+                """
+            }
+            func peak(_ seconds: Int) async throws -> Double {
+                try Data(scene(seconds).utf8).write(to: dir.appendingPathComponent("m.json"))
+                let r = try await CLI.run(["animate", "m.json", "-o", "m.png"], in: dir, timeout: .seconds(240))
+                expectSuccess(r)
+                let words = r.stdout.split(separator: " ")
+                guard let i = words.firstIndex(of: "memory"), i + 1 < words.count, let mb = Double(words[i + 1]) else {
+                    Issue.record("no peak memory in \(r.stdout)")
+                    return 0
+                }
+                return mb
+            }
+            let short = try await peak(1), long = try await peak(10)
+            #expect(short > 0 && long <= short * 1.10, "30 frames: \(short) MB, 300 frames: \(long) MB")
+        }
+    }
+
+    /// Ctrl-C (or SIGTERM) stops at once and leaves no output, no temporary file and no ffmpeg.
+    @Test(arguments: [("long.webm", SIGINT), ("long.png", SIGTERM), ("frames-%04d.png", SIGINT)])
+    func stoppingLeavesNothing(_ output: String, _ signalNumber: Int32) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let long = Self.sweep.replacingOccurrences(of: "\"duration\": 1,", with: "\"duration\": 60,")
+            try Data(long.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let process = Process()
+            process.executableURL = try CLI.binary()
+            process.arguments = ["animate", "s.json", "-o", output]
+            process.currentDirectoryURL = dir
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            // Let it get going: some frames written.
+            try await Task.sleep(for: .seconds(2))
+            #expect(process.isRunning, "still rendering a minute of frames")
+            let sent = ContinuousClock.now
+            kill(process.processIdentifier, signalNumber)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(!process.isRunning, "stopped")
+            #expect(ContinuousClock.now - sent < .seconds(3), "at once")
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signalNumber)
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0 != "s.json" }
+            #expect(left.isEmpty, "left behind: \(left)")
+            // No ffmpeg still writing into this folder.
+            let ps = Process()
+            ps.executableURL = URL(fileURLWithPath: "/bin/ps")
+            ps.arguments = ["-eo", "args"]
+            let pipe = Pipe()
+            ps.standardOutput = pipe
+            try ps.run()
+            let listing = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            ps.waitUntilExit()
+            #expect(!listing.contains(dir.path), "a process still names the folder")
+        }
+    }
+}
