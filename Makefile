@@ -57,12 +57,12 @@ $(STAGE)/settings: FORCE
 	@echo '$(STAGE_SETTINGS)' | cmp -s - '$@' || echo '$(STAGE_SETTINGS)' >'$@'
 
 define STAGE_COMMANDS
+@command -v '$(SWIFT)' >/dev/null || { echo "error: '$(SWIFT)' is not on PATH (sudo's PATH often lacks it); run 'make' as yourself first, then 'sudo make install'" >&2; exit 1; }
 $(if $(BIN),,$(BUILD) --product mercurial)
 $(BUILD) --product generate-manual
-bash scripts/install.sh stage '$(or $(BIN),$(BIN_DIR)/mercurial)' '$(BIN_DIR)/generate-manual' '$(STAGE)/tree'
+bin_dir="$$($(BUILD) --show-bin-path)" && bash scripts/install.sh stage "$(or $(BIN),$$bin_dir/mercurial)" "$$bin_dir/generate-manual" '$(STAGE)/tree'
 @touch '$(STAGE)/staged'
 endef
-BIN_DIR = $(shell $(BUILD) --show-bin-path)
 
 install: $(STAGE)/staged
 	bash scripts/install.sh install '$(STAGE)/tree' '$(DESTDIR)' '$(PREFIX)'
