@@ -86,6 +86,9 @@ stage() {
         --date "$date" --output-directory "$stage/share/man/man1" >/dev/null \
         || fail "the manual generator '$generate_manual' failed"
     [ -s "$stage/share/man/man1/mercurial.1" ] || fail "the manual generator wrote no mercurial.1"
+    # It also keeps a help text's blank lines, which mdoc warns about ("Empty input
+    # line") each time the page is shown; .Pp is mdoc's paragraph break.
+    sed -i 's/^$/.Pp/' "$stage/share/man/man1/mercurial.1"
 }
 
 # Prints the manifest's entries, checked to lie under PREFIX.
