@@ -78,12 +78,25 @@ int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t he
 
 void mercurial_png_free(uint8_t *buffer) { free(buffer); }
 
+/* The Paeth predictor of PNG's filter type 4. */
+static inline uint8_t paeth(uint8_t a, uint8_t b, uint8_t c) {
+    int p = (int)a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+    return (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
+}
+
 int mercurial_deflate_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
                            int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler,
                            size_t *raw_size) {
+    return mercurial_deflate_filtered_rows(rows, width, row_begin, row_end, last, level, 0, out, out_size, adler,
+                                           raw_size);
+}
+
+int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
+                                    int last, int level, int paeth_filter, uint8_t **out, size_t *out_size,
+                                    uint32_t *adler, size_t *raw_size) {
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return 0;
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, paeth_filter ? Z_DEFAULT_STRATEGY : Z_RLE) != Z_OK) return 0;
     size_t row_bytes = (size_t)width * 4;
     size_t raw = (row_bytes + 1) * (row_end - row_begin);
     size_t capacity = deflateBound(&z, raw) + 64;
@@ -95,7 +108,29 @@ int mercurial_deflate_rows(const uint8_t *const *rows, uint32_t width, uint32_t 
     static const uint8_t filter_none = 0;
     const uint8_t *previous = NULL;
     uint32_t previous_adler = 0;
-    for (uint32_t y = row_begin; y < row_end; y++) {
+    uint8_t *filtered = NULL;
+    if (paeth_filter) {
+        /* Filter byte 4, then each byte minus the Paeth prediction from the left,
+           upper and upper-left pixels (the row above the band counts: a band's
+           filtered bytes do not depend on where the bands are cut). */
+        filtered = malloc(row_bytes + 1);
+        if (!filtered) { deflateEnd(&z); free(buffer); return 0; }
+    }
+    for (uint32_t y = row_begin; y < row_end && paeth_filter; y++) {
+        const uint8_t *row = rows[y], *up = y > 0 ? rows[y - 1] : NULL;
+        filtered[0] = 4;
+        for (size_t i = 0; i < row_bytes; i++) {
+            uint8_t left = i >= 4 ? row[i - 4] : 0, above = up ? up[i] : 0, corner = (up && i >= 4) ? up[i - 4] : 0;
+            filtered[i + 1] = (uint8_t)(row[i] - paeth(left, above, corner));
+        }
+        a = adler32_combine(a, adler32(adler32(0, NULL, 0), filtered, (uInt)(row_bytes + 1)), (z_off_t)(row_bytes + 1));
+        z.next_in = filtered;
+        z.avail_in = (uInt)(row_bytes + 1);
+        int flush = (y + 1 == row_end) ? (last ? Z_FINISH : Z_SYNC_FLUSH) : Z_NO_FLUSH;
+        int status = deflate(&z, flush);
+        if (status != Z_OK && !(status == Z_STREAM_END && flush == Z_FINISH)) goto fail;
+    }
+    for (uint32_t y = row_begin; y < row_end && !paeth_filter; y++) {
         const uint8_t *row = rows[y];
         /* A repeated row (the empty canvas around a title) reuses its checksum. */
         if (row != previous) {
@@ -122,8 +157,10 @@ int mercurial_deflate_rows(const uint8_t *const *rows, uint32_t width, uint32_t 
     *adler = a;
     *raw_size = raw;
     deflateEnd(&z);
+    free(filtered);
     return 1;
 fail:
+    free(filtered);
     deflateEnd(&z);
     free(buffer);
     return 0;

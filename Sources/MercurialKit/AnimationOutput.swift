@@ -101,9 +101,9 @@ final class NullSink: FrameSink {
 
 // MARK: - APNG
 
-/// An animated PNG: each frame is deflated by the PNG encoder (on every core) and
-/// its IDAT data re-framed as the APNG chunks acTL, fcTL and fdAT, which Debian's
-/// libpng cannot write. Frames stream to the file; only one is held at a time.
+/// An animated PNG, which Debian's libpng cannot write: each frame's image data is
+/// deflated on every core (Paeth-filtered, see `PNGFile.imageData`) and framed as
+/// the APNG chunks acTL, fcTL and fdAT. Frames stream to the file; one is held at a time.
 final class APNGSink: FrameSink {
     private let file: OutputFile.Stream
     private let width: Int, height: Int
@@ -127,8 +127,14 @@ final class APNGSink: FrameSink {
 
     func write(_ frame: Image<RGBA8>) throws(MercurialError) {
         precondition(frame.width == width && frame.height == height, "APNG frames must all be \(width)×\(height)")
-        let png = try PNGEncoder(compression: .fast).encode(frame)
-        let data = Self.imageData(of: png)
+        let result = frame.withUnsafeBufferPointer { pixels in
+            Result { () throws(MercurialError) in
+                try PNGFile.imageData(width: width, height: height, rows: (0..<height).map { y in
+                    UnsafeRawPointer(pixels.baseAddress! + y * width).assumingMemoryBound(to: UInt8.self)
+                }, picture: true)
+            }
+        }
+        let data = try result.get()
         var out: [UInt8] = []
         out.reserveCapacity(data.count + 64)
         // fcTL: sequence, size, offset 0, delay, dispose none, blend source.
@@ -157,19 +163,6 @@ final class APNGSink: FrameSink {
     }
 
     func abort() { file.discard() }
-
-    /// The concatenated IDAT data of a PNG written by `PNGFile.encode`.
-    static func imageData(of png: [UInt8]) -> [UInt8] {
-        var data: [UInt8] = []
-        var i = 8
-        while i + 12 <= png.count {
-            let length = Int(png[i]) << 24 | Int(png[i + 1]) << 16 | Int(png[i + 2]) << 8 | Int(png[i + 3])
-            let type = String(decoding: png[(i + 4)..<(i + 8)], as: UTF8.self)
-            if type == "IDAT" { data.append(contentsOf: png[(i + 8)..<(i + 8 + length)]) }
-            i += 12 + length
-        }
-        return data
-    }
 
     static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
         png.append(contentsOf: bigEndian(UInt32(data.count)))
@@ -272,7 +265,7 @@ final class FFmpegSink: FrameSink {
         }
         frameBytes = width * height * 4
         log = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-ffmpeg-\(getpid())-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                              "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-r", formatNumber(fps),

@@ -26,6 +26,13 @@ int mercurial_deflate_rows(const uint8_t *const *rows, uint32_t width, uint32_t 
                            int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler,
                            size_t *raw_size);
 
+/// The same with `paeth_filter` set: every row filtered with PNG's Paeth filter
+/// (type 4) and deflated with zlib's default strategy, for pictures (gradients,
+/// shaded metal) rather than mostly empty canvases.
+int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
+                                    int last, int level, int paeth_filter, uint8_t **out, size_t *out_size,
+                                    uint32_t *adler, size_t *raw_size);
+
 /// zlib's adler32_combine and crc32, for assembling the bands.
 uint32_t mercurial_adler32_combine(uint32_t first, uint32_t second, size_t second_length);
 uint32_t mercurial_crc32(uint32_t crc, const uint8_t *bytes, size_t length);
