@@ -13,6 +13,8 @@ struct Watch: ParsableCommand {
         Watches the scene file and its material, font, shading image and mask with
         inotify; editors that save by renaming (vim, VS Code, sed -i) are caught.
         A bad save prints its error and leaves the last good PNG alone. Ctrl-C stops.
+        A scene with an "animation" renders all its frames on every save, to the form
+        the output's name chooses (as 'mercurial animate' does; a .png is an APNG).
 
         Example: mercurial watch scene.json -o title.png --background black
         """
@@ -84,18 +86,28 @@ final class WatchSession: @unchecked Sendable {
         clock_gettime(CLOCK_REALTIME, &started)
         var files = [scene]
         do {
-            let settings = try options.resolvedSettings(sceneFile: scene)
+            let (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
             let inputs = InputFiles.of(settings, sceneFile: scene)
             files = inputs.map(\.path)
             lock.withLock { lastGoodFiles = files }
             try InputFiles.checkOutput(options.output, against: inputs)
-            let title = try TitleRenderer.render(settings)
-            title.warnings.forEach(warn)
-            try OutputFile.write(try encoder.encode(title.canvas), to: options.output)
+            let summary: String
+            if let timeline {
+                // An animated scene renders its whole animation on every save.
+                summary = try renderAnimation(settings, timeline)
+            } else {
+                if let format = try? AnimationFormat.forPath(options.output), format != .apng {
+                    throw MercurialError("output '\(options.output)' is \(format), which needs an \"animation\" in the scene; add one or write a .png")
+                }
+                let title = try TitleRenderer.render(settings)
+                title.warnings.forEach(warn)
+                try OutputFile.write(try encoder.encode(title.canvas), to: options.output)
+                summary = "\(title.width)×\(title.height)"
+            }
             let elapsed = clock.duration(to: .now)
             let ms = Int((Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15).rounded())
             if !options.quiet {
-                say("\(Self.timestamp()) \(reason) → \(options.output) \(title.width)×\(title.height) in \(ms) ms\n")
+                say("\(Self.timestamp()) \(reason) → \(options.output) \(summary) in \(ms) ms\n")
             }
         } catch let error as MercurialError {
             files = lock.withLock { lastGoodFiles.isEmpty ? files : lastGoodFiles }
@@ -120,6 +132,26 @@ final class WatchSession: @unchecked Sendable {
                 break
             }
         }
+    }
+
+    /// Renders every frame of `timeline` to the output (its form chosen by its name,
+    /// a .png being an APNG); returns what to report.
+    private func renderAnimation(_ base: RenderSettings, _ timeline: Timeline) throws(MercurialError) -> String {
+        var settings = base
+        let format = try AnimationFormat.forPath(options.output)
+        if format == .mp4 && settings.background == nil && settings.backgroundGradient == nil { settings.background = .black }
+        let renderer = try FrameRenderer(base: settings, timeline: timeline)
+        renderer.warnings.forEach(warn)
+        let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
+                                   fps: timeline.fps, frameCount: timeline.frameCount, loop: timeline.loop)
+        do {
+            for index in 0..<timeline.frameCount { try sink.write(try renderer.frame(index)) }
+            try sink.finish()
+        } catch {
+            sink.abort()
+            throw error
+        }
+        return "\(timeline.frameCount) frames \(renderer.width)×\(renderer.height)"
     }
 
     private func say(_ line: String) {

@@ -235,6 +235,34 @@ final class WatchProcess: @unchecked Sendable {
         }
     }
 
+    /// The number of frames an APNG's acTL announces (nil: not an APNG).
+    func apngFrames(_ url: URL) -> Int? {
+        guard let d = try? Data(contentsOf: url), d.count > 49,
+              String(decoding: d[(8 + 25 + 4)..<(8 + 25 + 8)], as: UTF8.self) == "acTL" else { return nil }
+        let b = [UInt8](d[(8 + 25 + 8)..<(8 + 25 + 12)])
+        return Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])
+    }
+
+    @Test func anAnimatedSceneRendersItsAnimationOnEverySave() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = dir.appendingPathComponent("scene.json")
+            let output = dir.appendingPathComponent("title.png")
+            func animation(_ seconds: Double) -> String {
+                #"{"text": "Go", "size": 40, "animation": {"duration": \#(seconds), "fps": 10, "tracks": {"light1.hue": [{"t": 0, "value": 0}, {"t": \#(seconds), "value": 0.5}]}}}"#
+            }
+            try write(animation(0.5), to: scene)
+            try await WatchProcess.run([scene.path, "-o", output.path], in: dir) { watch in
+                try await watch.wait("a 5-frame APNG") { apngFrames(output) == 5 }
+                #expect(watch.renderLines.first?.contains("5 frames") == true, "\(watch.renderLines)")
+                try write(animation(0.8), to: scene)
+                try await watch.wait("an 8-frame APNG") { apngFrames(output) == 8 }
+                // Without the animation, the same output is a still PNG again.
+                try write(#"{"text": "Go", "size": 40}"#, to: scene)
+                try await watch.wait("a still PNG") { apngFrames(output) == nil && (try? CLI.readPNG(output)) != nil }
+            }
+        }
+    }
+
     @Test func editingTheMaterialFileItUsesRendersAgain() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let scene = dir.appendingPathComponent("scene.json")
