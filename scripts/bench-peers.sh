@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 rounds=${1:-15}
 
 need=()
-command -v convert >/dev/null || need+=(imagemagick)
+convert -version 2>/dev/null | grep -q ImageMagick || need+=(imagemagick)
 command -v vips >/dev/null || need+=(libvips-tools)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need+=(fonts-dejavu-core)
 if [ ${#need[@]} -gt 0 ]; then

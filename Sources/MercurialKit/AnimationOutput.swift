@@ -201,7 +201,7 @@ final class PNGSequenceSink: FrameSink {
 
     func write(_ frame: Image<RGBA8>) throws(MercurialError) {
         let path = path(for: written.count)
-        try OutputFile.write(try PNGEncoder(compression: .fast).encode(frame), to: path)
+        try OutputFile.write(try PNGFile.encodePicture(frame), to: path)
         written.append(path)
     }
 

@@ -101,8 +101,9 @@ public enum PNGFile {
         var adler: UInt32 = 1
     }
 
-    private static func encodeInParallel(width: Int, height: Int, rows: [UnsafePointer<UInt8>]) throws(MercurialError) -> [UInt8] {
-        let zlib = try imageData(width: width, height: height, rows: rows, picture: false)
+    private static func encodeInParallel(width: Int, height: Int, rows: [UnsafePointer<UInt8>],
+                                         picture: Bool = false) throws(MercurialError) -> [UInt8] {
+        let zlib = try imageData(width: width, height: height, rows: rows, picture: picture)
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         png.reserveCapacity(zlib.count + 64)
         // IHDR: width, height, bit depth 8, colour type 6 (RGBA), deflate, adaptive filtering, no interlace.
@@ -110,6 +111,19 @@ public enum PNGFile {
         appendChunk("IDAT", zlib, to: &png)
         appendChunk("IEND", [], to: &png)
         return png
+    }
+
+    /// A whole-canvas picture (an animation's frame over a gradient) as a PNG, its rows
+    /// Paeth-filtered (see `imageData`).
+    static func encodePicture(_ image: Image<RGBA8>) throws(MercurialError) -> [UInt8] {
+        let result = image.withUnsafeBufferPointer { pixels in
+            Result { () throws(MercurialError) in
+                try encodeInParallel(width: image.width, height: image.height, rows: (0..<image.height).map { y in
+                    UnsafeRawPointer(pixels.baseAddress! + y * image.width).assumingMemoryBound(to: UInt8.self)
+                }, picture: true)
+            }
+        }
+        return try result.get()
     }
 
     /// The zlib stream of a PNG's image data for `height` rows of `width` RGBA8 pixels,

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Renders the README's pictures that are not material previews (those are
+# scripts/contact-sheet.sh's):
+#   materials/previews/profiles.png        the same size in the three loft profiles
+#   materials/previews/original-scene.png  the original app's scene, liquid beside chisel
+#   materials/previews/light-sweep.png     an APNG of examples/light-sweep.json at half size
+#   materials/previews/gold-rise.png       first, middle and last frames of examples/gold-rise.json
+# Every title is drawn by mercurial; ffmpeg (a dependency for video anyway) only
+# stacks and scales the pictures. Environment: MERCURIAL_BIN=path to use a built binary.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/release-binary.sh"
+OUT="$ROOT/materials/previews"
+BG="#1b1b1f"
+
+for p in liquid chisel round; do
+    "$BIN" render "${p^} profile" --profile "$p" --size 120 --width 900 --height 190 --background "$BG" -q \
+        -o "$TMP/$p.png"
+done
+ffmpeg -v error -y -i "$TMP/liquid.png" -i "$TMP/chisel.png" -i "$TMP/round.png" \
+    -filter_complex vstack=inputs=3 "$OUT/profiles.png"
+
+"$BIN" render "Flex Monkey Mercurial Text" --width 1060 --height 765 --background black -q -o "$TMP/a.png"
+"$BIN" render "Flex Monkey Mercurial Text" --width 1060 --height 765 --background black --profile chisel -q -o "$TMP/b.png"
+ffmpeg -v error -y -i "$TMP/a.png" -i "$TMP/b.png" -filter_complex "hstack=inputs=2,scale=1060:-1:flags=lanczos" \
+    "$OUT/original-scene.png"
+
+# The light sweep at half size: positions and ranges halved.
+sed -e 's/"width": 1280/"width": 640/; s/"height": 400/"height": 200/; s/"fps": 30/"fps": 15/' \
+    -e 's/-250/-125/g; s/1530/765/g; s/"y": 170/"y": 85/; s/"y": 230/"y": 115/' \
+    -e 's/"range": 420/"range": 210/; s/"range": 360/"range": 180/' examples/light-sweep.json > "$TMP/sweep.json"
+"$BIN" animate "$TMP/sweep.json" -q -o "$OUT/light-sweep.png"
+
+"$BIN" animate examples/gold-rise.json -q -o "$TMP/rise-%03d.png"
+ffmpeg -v error -y -i "$TMP/rise-000.png" -i "$TMP/rise-045.png" -i "$TMP/rise-089.png" \
+    -filter_complex "vstack=inputs=3,scale=640:-1:flags=lanczos" "$OUT/gold-rise.png"
+ls -l "$OUT"/profiles.png "$OUT"/original-scene.png "$OUT"/light-sweep.png "$OUT"/gold-rise.png
