@@ -59,6 +59,9 @@ extension CLIErrorCase {
 }
 
 @Suite(.serialized) struct AnimateCommandTests {
+    /// A hang detector: the debug binary shares two cores with the whole suite.
+    static let deadline: Duration = .seconds(120)
+
     func expectSuccess(_ r: CLI.Result, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(r.termination == .exit && r.status == 0 && r.stderr.isEmpty, "\(r)", sourceLocation: sourceLocation)
     }
@@ -74,8 +77,8 @@ extension CLIErrorCase {
     @Test func anAPNGIsDeterministicAndLoops() async throws {
         try await CLI.withTemporaryDirectory { dir in
             try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
-            let a = try await CLI.run(["animate", "s.json", "-o", "a.png"], in: dir)
-            let b = try await CLI.run(["animate", "s.json", "-o", "b.png", "--quiet"], in: dir)
+            let a = try await CLI.run(["animate", "s.json", "-o", "a.png"], in: dir, timeout: Self.deadline)
+            let b = try await CLI.run(["animate", "s.json", "-o", "b.png", "--quiet"], in: dir, timeout: Self.deadline)
             expectSuccess(a)
             expectSuccess(b)
             #expect(a.stdout.contains("a.png: 10 frames 160×64, APNG"), "\(a.stdout)")
@@ -93,7 +96,7 @@ extension CLIErrorCase {
         try await CLI.withTemporaryDirectory { dir in
             try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
             try FileManager.default.createDirectory(at: dir.appendingPathComponent("frames"), withIntermediateDirectories: true)
-            let r = try await CLI.run(["animate", "s.json", "-o", "frames/f-%03d.png"], in: dir)
+            let r = try await CLI.run(["animate", "s.json", "-o", "frames/f-%03d.png"], in: dir, timeout: Self.deadline)
             expectSuccess(r)
             let names = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("frames").path).sorted()
             #expect(names == (0..<10).map { String(format: "f-%03d.png", $0) })
@@ -107,7 +110,7 @@ extension CLIErrorCase {
     func videoFormsThroughTheCommand(_ name: String, _ codec: String) async throws {
         try await CLI.withTemporaryDirectory { dir in
             try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
-            let r = try await CLI.run(["animate", "s.json", "-o", name], in: dir, timeout: .seconds(60))
+            let r = try await CLI.run(["animate", "s.json", "-o", name], in: dir, timeout: Self.deadline)
             expectSuccess(r)
             let info = try probe(dir.appendingPathComponent(name).path)
             #expect(info["codec_name"] == codec && info["nb_read_frames"] == "10", "\(info)")
@@ -120,7 +123,7 @@ extension CLIErrorCase {
         try await CLI.withTemporaryDirectory { dir in
             func scene(_ seconds: Int) -> String {
                 """
-                {"text": "Mercurial", "width": 960, "height": 540,
+                {"text": "Mercurial", "width": 640, "height": 360,
                  "animation": {"duration": \(seconds), "fps": 30, "tracks": {
                     "light1.hue": [{"t": 0, "value": 0}, {"t": \(seconds), "value": 1}]}}}
                 """

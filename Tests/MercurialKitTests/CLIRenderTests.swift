@@ -91,6 +91,32 @@ import Testing
         }
     }
 
+    /// `profile` works wherever a parameter does: flag, --set, scene file and material.
+    @Test func theProfileCanBeChosenEverywhere() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data(#"{"profile": "chisel", "description": "a bevelled material"}"#.utf8)
+                .write(to: dir.appendingPathComponent("bevel.json"))
+            try Data(#"{"text": "Ab", "size": 60, "profile": "chisel"}"#.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let runs: [(String, [String])] = [
+                ("flag.png", ["render", "Ab", "--size", "60", "--profile", "chisel"]),
+                ("set.png", ["render", "Ab", "--size", "60", "--set", "profile=chisel"]),
+                ("scene.png", ["render", "--params", "s.json"]),
+                ("material.png", ["render", "Ab", "--size", "60", "--material", "bevel.json"]),
+                ("liquid.png", ["render", "Ab", "--size", "60"]),
+            ]
+            var pixels: [String: [RGBA8]] = [:]
+            for (name, arguments) in runs {
+                let r = try await CLI.run(arguments + ["-o", name, "--quiet"], in: dir)
+                expectSuccess(r)
+                pixels[name] = try CLI.readPNG(dir.appendingPathComponent(name)).pixels
+            }
+            for name in ["set.png", "scene.png", "material.png"] {
+                #expect(pixels[name] == pixels["flag.png"], "\(name) differs from --profile chisel")
+            }
+            #expect(pixels["liquid.png"] != pixels["flag.png"], "liquid is the default and looks different")
+        }
+    }
+
     @Test func sceneFileRendersAndFlagsOverrideIt() async throws {
         try await CLI.withTemporaryDirectory { dir in
             try Data("""
