@@ -46,6 +46,13 @@ static void on_flush(png_structp png) { (void)png; }
 
 int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t height,
                          uint8_t **out, size_t *out_size, char *message, size_t message_size) {
+    return mercurial_png_encode_format(rows, width, height, 8, PNG_COLOR_TYPE_RGB_ALPHA, 9, out, out_size,
+                                       message, message_size);
+}
+
+int mercurial_png_encode_format(const uint8_t *const *rows, uint32_t width, uint32_t height, int bit_depth,
+                                int color_type, int level, uint8_t **out, size_t *out_size, char *message,
+                                size_t message_size) {
     struct buffer b = {0};
     b.message = message;
     b.message_size = message_size;
@@ -63,10 +70,10 @@ int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t he
     }
 
     png_set_write_fn(png, &b, on_write, on_flush);
-    png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+    png_set_IHDR(png, info, width, height, bit_depth, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
-    png_set_compression_level(png, 9);
+    png_set_compression_level(png, level);
     png_write_info(png, info);
     png_write_image(png, (png_bytepp)rows);
     png_write_end(png, info);

@@ -81,11 +81,19 @@ public enum PNGFile {
     }
 
     private static func encodeWithLibpng(width: Int, height: Int, rows: [UnsafePointer<UInt8>]) throws(MercurialError) -> [UInt8] {
+        try encode(width: width, height: height, rows: rows, bitDepth: 8, colorType: 6, level: 9)
+    }
+
+    /// Encodes rows already in PNG's byte order with libpng (every filter): `colorType`
+    /// 0 grey, 2 RGB or 6 RGBA, `bitDepth` 8 or 16 (16-bit samples big-endian).
+    static func encode(width: Int, height: Int, rows: [UnsafePointer<UInt8>], bitDepth: Int, colorType: Int,
+                       level: Int) throws(MercurialError) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: 256)
         let ok = rows.map(Optional.some).withUnsafeBufferPointer { rows in
-            mercurial_png_encode(rows.baseAddress, UInt32(width), UInt32(height), &output, &size, &message, message.count)
+            mercurial_png_encode_format(rows.baseAddress, UInt32(width), UInt32(height), Int32(bitDepth), Int32(colorType),
+                                        Int32(level), &output, &size, &message, message.count)
         }
         guard ok != 0, let output else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

@@ -20,17 +20,80 @@ struct Render: ParsableCommand {
 
     @OptionGroup var options: RenderOptions
 
+    @Option(help: ArgumentHelp("What to write, comma-separated: color (the title), height (a 16-bit grey height map), normal (a tangent-space normal map). With more than one, height and normal go to NAME-height.png and NAME-normal.png beside -o.", valueName: "maps"))
+    var emit: MapList = MapList(maps: [.color])
+
+    @Option(help: ArgumentHelp("The normal map's green channel: opengl (+Y up) or directx (+Y down).", valueName: "convention"))
+    var normalConvention: NormalConvention = .opengl
+
+    @Option(help: ArgumentHelp("Bits a channel of the normal map: 8 or 16.", valueName: "bits"))
+    var normalDepth: NormalDepth = .eight
+
     func run() throws {
-        try OutputFile.validate(options.output)
+        let outputs = emit.maps.map { ($0, emit.maps.count == 1 ? options.output : Self.output(options.output, for: $0)) }
+        for (_, path) in outputs { try OutputFile.validate(path) }
         let settings = try options.resolvedSettings(text: text)
-        try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: options.materialOptions.sceneFile))
-        let title = try TitleRenderer.render(settings)
-        title.warnings.forEach(warn)
-        try OutputFile.write(try options.encoder.encode(title.canvas), to: options.output)
+        let inputs = InputFiles.of(settings, sceneFile: options.materialOptions.sceneFile)
+        for (_, path) in outputs { try InputFiles.checkOutput(path, against: inputs) }
+        var lines: [String] = []
+        if emit.maps.contains(.color) {
+            let title = try TitleRenderer.render(settings)
+            title.warnings.forEach(warn)
+            let path = outputs.first { $0.0 == .color }!.1
+            try OutputFile.write(try options.encoder.encode(title.canvas), to: path)
+            lines.append("\(path) \(title.width)×\(title.height)")
+        }
+        if emit.maps.contains(where: { $0 != .color }) {
+            let surface = try TitleSurface.make(settings)
+            for (map, path) in outputs where map != .color {
+                let bytes = map == .height ? try surface.heightMapPNG()
+                    : try surface.normalMapPNG(convention: normalConvention, bitDepth: normalDepth.bits)
+                try OutputFile.write(bytes, to: path)
+                lines.append("\(path) \(surface.width)×\(surface.height) \(map.rawValue) map")
+            }
+        }
         if !options.quiet {
-            // With the PNG on standard output, the summary goes with the diagnostics.
-            let line = "\(options.output) \(title.width)×\(title.height)"
-            if OutputFile.isStandardOutput(options.output) { Console.error(line) } else { Console.output(line) }
+            // With a PNG on standard output, the summary goes with the diagnostics.
+            for line in lines {
+                if outputs.contains(where: { OutputFile.isStandardOutput($0.1) }) { Console.error(line) } else { Console.output(line) }
+            }
         }
     }
+
+    /// `title.png` → `title-height.png` for the height map (the colour title keeps the name).
+    static func output(_ path: String, for map: SurfaceMap) -> String {
+        guard map != .color, path != "-" else { return path }
+        let name = UserPath(checked: path).lastComponent
+        let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+        let stem = dot.map { String(name[..<$0]) } ?? name, ext = dot.map { String(name[$0...]) } ?? ".png"
+        let folder = path.hasSuffix(name) ? String(path.dropLast(name.utf8.count)) : ""
+        return folder + stem + "-" + map.rawValue + ext
+    }
+}
+
+extension NormalConvention: ExpressibleByArgument {}
+
+enum NormalDepth: String, ExpressibleByArgument, CaseIterable {
+    case eight = "8", sixteen = "16"
+    var bits: Int { self == .eight ? 8 : 16 }
+}
+
+/// `color,height,normal`: which maps `render` writes.
+struct MapList: ExpressibleByArgument {
+    var maps: [SurfaceMap]
+
+    init(maps: [SurfaceMap]) { self.maps = maps }
+
+    init?(argument: String) {
+        var maps: [SurfaceMap] = []
+        for word in argument.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let map = SurfaceMap(rawValue: word.trimmingCharacters(in: .whitespaces).lowercased()) else { return nil }
+            if !maps.contains(map) { maps.append(map) }
+        }
+        guard !maps.isEmpty else { return nil }
+        self.maps = maps
+    }
+
+    var defaultValueDescription: String { maps.map(\.rawValue).joined(separator: ",") }
+    static var allValueStrings: [String] { SurfaceMap.allCases.map(\.rawValue) }
 }

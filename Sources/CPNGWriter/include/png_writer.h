@@ -12,6 +12,12 @@
 int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t height,
                          uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
+/// The same for any bit depth (8 or 16; 16-bit samples big-endian, as PNG stores
+/// them) and colour type (0 grey, 2 RGB, 6 RGBA) at zlib `level`.
+int mercurial_png_encode_format(const uint8_t *const *rows, uint32_t width, uint32_t height, int bit_depth,
+                                int color_type, int level, uint8_t **out, size_t *out_size, char *message,
+                                size_t message_size);
+
 void mercurial_png_free(uint8_t *buffer);
 
 #endif
