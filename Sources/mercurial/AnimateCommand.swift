@@ -76,6 +76,8 @@ struct Animate: ParsableCommand {
         } catch {
             sink.abort()
             progress.clear()
+            // Ctrl-C on a terminal reaches ffmpeg too, whose end then fails the write: a stop, not an error.
+            if SignalCleanup.stopRequested != nil { SignalCleanup.die() }
             throw error
         }
         progress.clear()
