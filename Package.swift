@@ -19,6 +19,9 @@ let package = Package(
                        providers: [.apt(["libfontconfig-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // SHA-256 of font files, for the recipe each title carries.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
         .target(
             name: "CPNGWriter",
             dependencies: ["CPNG"],
@@ -26,7 +29,7 @@ let package = Package(
         ),
         .target(
             name: "MercurialKit",
-            dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter"]
+            dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL"]
         ),
         .executableTarget(
             name: "mercurial",

@@ -180,3 +180,45 @@ uint32_t mercurial_adler32_combine(uint32_t first, uint32_t second, size_t secon
 uint32_t mercurial_crc32(uint32_t crc, const uint8_t *bytes, size_t length) {
     return (uint32_t)crc32(crc, bytes, (uInt)length);
 }
+
+int mercurial_zlib_compress(const uint8_t *bytes, size_t length, uint8_t **out, size_t *out_size) {
+    uLongf bound = compressBound((uLong)length);
+    uint8_t *buffer = malloc(bound);
+    if (!buffer) return 0;
+    if (compress2(buffer, &bound, bytes, (uLong)length, 9) != Z_OK) { free(buffer); return 0; }
+    *out = buffer;
+    *out_size = bound;
+    return 1;
+}
+
+int mercurial_zlib_uncompress(const uint8_t *bytes, size_t length, size_t limit, uint8_t **out, size_t *out_size) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) return 0;
+    size_t capacity = length * 4 + 1024;
+    if (capacity > limit + 1) capacity = limit + 1;
+    uint8_t *buffer = malloc(capacity);
+    if (!buffer) { inflateEnd(&z); return 0; }
+    z.next_in = (Bytef *)bytes;
+    z.avail_in = (uInt)length;
+    int status;
+    do {
+        if (z.total_out == capacity) {
+            if (capacity > limit) break;   /* more than the limit: refuse */
+            size_t grown = capacity * 2 > limit + 1 ? limit + 1 : capacity * 2;
+            uint8_t *bigger = realloc(buffer, grown);
+            if (!bigger) break;
+            buffer = bigger;
+            capacity = grown;
+        }
+        z.next_out = buffer + z.total_out;
+        z.avail_out = (uInt)(capacity - z.total_out);
+        status = inflate(&z, Z_NO_FLUSH);
+    } while (status == Z_OK);
+    size_t produced = z.total_out;
+    inflateEnd(&z);
+    if (status != Z_STREAM_END || produced > limit) { free(buffer); return 0; }
+    *out = buffer;
+    *out_size = produced;
+    return 1;
+}

@@ -202,7 +202,7 @@ public enum PNGFile {
     }
 
     /// Reads a whole regular file (see `InputFile.read`).
-    static func readFile(_ path: String, role: String, limit: Int = maximumFileBytes) throws(MercurialError) -> [UInt8] {
+    public static func readFile(_ path: String, role: String, limit: Int = maximumFileBytes) throws(MercurialError) -> [UInt8] {
         try InputFile.read(path, role: role, limit: limit)
     }
 }

@@ -10,6 +10,7 @@ public enum SceneFile {
     /// reflection gradient, the lights as an array, a comment, and the point lights,
     /// gradient backdrop and animation (`SceneAnimation`).
     static let structuralKeys = ["material", "reflection", "lights", "description"] + SceneAnimation.keys
+        + ["generator", "fontSHA256"]
 
     /// Keys of a scene file: every parameter's key and the structural keys; a
     /// material takes all but `text` and `material`.
@@ -24,7 +25,25 @@ public enum SceneFile {
     @discardableResult
     public static func load(_ path: String, into settings: inout RenderSettings,
                             materialOverride: String? = nil) throws(MercurialError) -> Timeline? {
-        let root = try parse(path, role: "scene file")
+        try load(root: try parse(path, role: "scene file"), path: path, into: &settings, materialOverride: materialOverride)
+    }
+
+    /// Reads a scene given as JSON text; `name` stands for its file in messages and
+    /// relative paths.
+    @discardableResult
+    public static func load(json bytes: [UInt8], name: String, into settings: inout RenderSettings,
+                            materialOverride: String? = nil) throws(MercurialError) -> Timeline? {
+        let root: JSONNode
+        do {
+            root = try JSONDocument.parse(bytes)
+        } catch {
+            throw MercurialError("\(name):\(error.location): \(error.reason)")
+        }
+        return try load(root: root, path: name, into: &settings, materialOverride: materialOverride)
+    }
+
+    private static func load(root: JSONNode, path: String, into settings: inout RenderSettings,
+                             materialOverride: String?) throws(MercurialError) -> Timeline? {
         guard case .object(let members) = root.value else {
             throw MercurialError("\(path):\(root.location): a scene file must be a JSON object {…}, not \(root.value.typeName)")
         }
@@ -66,7 +85,7 @@ public enum SceneFile {
             }
             let node = member.value
             switch key {
-            case "material", "description", "animation":
+            case "material", "description", "animation", "generator", "fontSHA256":
                 continue
             case "pointLights":
                 settings.pointLights = try SceneAnimation.Reader(file: file).pointLights(node)

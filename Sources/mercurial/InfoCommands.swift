@@ -98,3 +98,28 @@ func printTable(header: [String], rows: [[String]]) {
         print(cells.joined(separator: "  "))
     }
 }
+
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the recipe a title carries, as a scene file.",
+        discussion: """
+        Every PNG that mercurial writes carries its fully resolved scene (unless
+        written with --no-metadata). Save it to edit it, or render it again:
+          mercurial inspect title.png > scene.json
+          mercurial render --from title.png --set light1.hue=0.6 -o again.png
+        """
+    )
+
+    @Argument(help: "A PNG written by mercurial.")
+    var title: String
+
+    func run() throws {
+        try InputFile.refuseIfNotRegular(title, role: "title")
+        let bytes = try PNGFile.readFile(title, role: "title")
+        guard let recipe = try SceneRecipe.read(fromPNG: bytes, name: title) else {
+            throw MercurialError("'\(title)' carries no recipe (it was written with --no-metadata, or not by mercurial)")
+        }
+        // The recipe is JSON we wrote: printed as it is (control characters are escaped inside its strings).
+        Console.output(recipe, escaping: false)
+    }
+}

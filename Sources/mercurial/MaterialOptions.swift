@@ -24,10 +24,14 @@ struct MaterialOptions: ParsableArguments {
 
     /// The same, with the scene file's animation when it has one.
     func settingsAndTimeline(sceneFile override: String? = nil, text: String? = nil,
-                             flags: [any ParsableArguments] = []) throws -> (settings: RenderSettings, timeline: Timeline?) {
+                             flags: [any ParsableArguments] = [],
+                             recipe: (name: String, json: String)? = nil) throws -> (settings: RenderSettings, timeline: Timeline?) {
         var settings = RenderSettings()
         var timeline: Timeline?
-        if let sceneFile = override ?? sceneFile {
+        if let recipe {
+            timeline = try SceneFile.load(json: Array(recipe.json.utf8), name: recipe.name, into: &settings,
+                                          materialOverride: material)
+        } else if let sceneFile = override ?? sceneFile {
             timeline = try SceneFile.load(sceneFile, into: &settings, materialOverride: material)
         } else if let material {
             try MercurialKit.Materials.apply(material, to: &settings)

@@ -20,6 +20,9 @@ struct Render: ParsableCommand {
 
     @OptionGroup var options: RenderOptions
 
+    @Option(help: ArgumentHelp("Render the title again from the recipe a PNG written by mercurial carries (see 'mercurial inspect'); options given here override it.", valueName: "title.png"))
+    var from: String?
+
     @Option(help: ArgumentHelp("What to write, comma-separated: color (the title), height (a 16-bit grey height map), normal (a tangent-space normal map). With more than one, height and normal go to NAME-height.png and NAME-normal.png beside -o.", valueName: "maps"))
     var emit: MapList = MapList(maps: [.color])
 
@@ -32,15 +35,28 @@ struct Render: ParsableCommand {
     func run() throws {
         let outputs = emit.maps.map { ($0, emit.maps.count == 1 ? options.output : Self.output(options.output, for: $0)) }
         for (_, path) in outputs { try OutputFile.validate(path) }
-        let settings = try options.resolvedSettings(text: text)
-        let inputs = InputFiles.of(settings, sceneFile: options.materialOptions.sceneFile)
+        let recipe = try from.map { path throws -> (name: String, json: String) in
+            guard options.materialOptions.sceneFile == nil else {
+                throw MercurialError("--from and --params both give a scene; use one of them")
+            }
+            try InputFile.refuseIfNotRegular(path, role: "title")
+            let bytes = try PNGFile.readFile(path, role: "title")
+            guard let json = try SceneRecipe.read(fromPNG: bytes, name: path) else {
+                throw MercurialError("'\(path)' carries no recipe (it was written with --no-metadata, or not by mercurial); give it as --mask to emboss it instead")
+            }
+            return (path, json)
+        }
+        let settings = try options.materialOptions.settingsAndTimeline(text: text, flags: [options], recipe: recipe).settings
+        if let recipe { Self.checkFont(settings, recipe: recipe.json) }
+        var inputs = InputFiles.of(settings, sceneFile: options.materialOptions.sceneFile)
+        if let from { inputs.append((role: "title the recipe comes from", path: from)) }
         for (_, path) in outputs { try InputFiles.checkOutput(path, against: inputs) }
         var lines: [String] = []
         if emit.maps.contains(.color) {
             let title = try TitleRenderer.render(settings)
             title.warnings.forEach(warn)
             let path = outputs.first { $0.0 == .color }!.1
-            try OutputFile.write(try options.encoder.encode(title.canvas), to: path)
+            try OutputFile.write(try options.png(title.canvas, settings: settings), to: path)
             lines.append("\(path) \(title.width)×\(title.height)")
         }
         if emit.maps.contains(where: { $0 != .color }) {
@@ -57,6 +73,16 @@ struct Render: ParsableCommand {
             for line in lines {
                 if outputs.contains(where: { OutputFile.isStandardOutput($0.1) }) { Console.error(line) } else { Console.output(line) }
             }
+        }
+    }
+
+    /// Warns when the font a recipe names is not the file it was made with.
+    static func checkFont(_ settings: RenderSettings, recipe: String) {
+        guard let range = recipe.range(of: "\"fontSHA256\": \""),
+              let end = recipe[range.upperBound...].firstIndex(of: "\"") else { return }
+        let made = String(recipe[range.upperBound..<end])
+        if let now = try? SceneRecipe.fontSHA256(settings.font), now != made {
+            warn(MercurialWarning("font '\(settings.font)' is not the file this title was made with (its SHA-256 differs), so the title may look different"))
         }
     }
 

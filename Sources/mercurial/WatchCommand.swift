@@ -101,7 +101,7 @@ final class WatchSession: @unchecked Sendable {
                 }
                 let title = try TitleRenderer.render(settings)
                 title.warnings.forEach(warn)
-                try OutputFile.write(try encoder.encode(title.canvas), to: options.output)
+                try OutputFile.write(try options.png(title.canvas, settings: settings), to: options.output)
                 summary = "\(title.width)×\(title.height)"
             }
             let elapsed = clock.duration(to: .now)

@@ -20,6 +20,11 @@ int mercurial_png_encode_format(const uint8_t *const *rows, uint32_t width, uint
 
 void mercurial_png_free(uint8_t *buffer);
 
+/// zlib streams (compress2 at level 9; inflate refusing more than `limit` bytes of
+/// output). Return 1 and a malloc'd buffer (free with mercurial_png_free), or 0.
+int mercurial_zlib_compress(const uint8_t *bytes, size_t length, uint8_t **out, size_t *out_size);
+int mercurial_zlib_uncompress(const uint8_t *bytes, size_t length, size_t limit, uint8_t **out, size_t *out_size);
+
 #endif
 
 /// One band of a PNG's image data for parallel compression: rows [row_begin,

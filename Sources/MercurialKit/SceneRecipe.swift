@@ -1,0 +1,166 @@
+import COpenSSL
+import CPNGWriter
+import Foundation
+
+/// Every title carries its recipe: the fully resolved scene (every parameter, the
+/// lights, the reflection, point lights and backdrop, the font by name and by the
+/// SHA-256 of its file, and the tool's version) as a scene file, in a compressed
+/// PNG `iTXt` chunk with the keyword `MercurialText scene`. `mercurial inspect`
+/// prints it; `render --from` renders it again.
+public enum SceneRecipe {
+    public static let keyword = "MercurialText scene"
+    /// The most bytes a recipe may inflate to when read.
+    public static let maximumBytes = 1 << 20
+
+    /// The recipe of `settings` as scene-file JSON. Paths are made absolute so that
+    /// the title can be rendered again from anywhere.
+    public static func json(for settings: RenderSettings) -> String {
+        var lines: [String] = []
+        func add(_ key: String, _ value: String) { lines.append("  \(quote(key)): \(value)") }
+        add("description", quote("The recipe of a title made by mercurial \(MercurialVersion.string); render it again with: mercurial render --from TITLE.png"))
+        add("generator", quote("mercurial \(MercurialVersion.string)"))
+        for row in ParameterGroup.allParameters {
+            var value = row.value(in: settings)
+            if case .text(let s) = value, row.kind == .path || (row.kind == .font && UserPath.looksLikePath(s)) {
+                value = .text(UserPath(checked: s).absolute)
+            }
+            add(row.key, json(value))
+        }
+        if let hash = try? fontSHA256(settings.font) { add("fontSHA256", quote(hash)) }
+        add("reflection", settings.scene.material.reflection.map(json) ?? "null")
+        if !settings.pointLights.isEmpty {
+            add("pointLights", "[" + settings.pointLights.map(json).joined(separator: ", ") + "]")
+        }
+        if let g = settings.backgroundGradient {
+            add("backgroundGradient", "{\"colors\": [\(g.gradient.stops.map { quote($0.color.hex) }.joined(separator: ", "))], "
+                + "\"locations\": [\(g.gradient.stops.map { formatNumber(Double($0.location)) }.joined(separator: ", "))], "
+                + "\"startPoint\": [\(formatNumber(g.startPoint.x)), \(formatNumber(g.startPoint.y))], "
+                + "\"endPoint\": [\(formatNumber(g.endPoint.x)), \(formatNumber(g.endPoint.y))]}")
+        }
+        return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
+    }
+
+    /// The SHA-256 of the font file `font` names (a bundled name, a file or a fontconfig name), in hex.
+    public static func fontSHA256(_ font: String) throws(MercurialError) -> String {
+        let bytes = try PNGFile.readFile(try FontLibrary.resolve(font), role: "font", limit: TextMask.maximumFontBytes)
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        bytes.withUnsafeBufferPointer { _ = SHA256($0.baseAddress, $0.count, &digest) }
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: In PNG files
+
+    /// `png` with the recipe in a compressed iTXt chunk right after IHDR.
+    public static func embedding(_ recipe: String, in png: [UInt8]) throws(MercurialError) -> [UInt8] {
+        let text = Array(recipe.utf8)
+        var compressed: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        guard mercurial_zlib_compress(text, text.count, &compressed, &size) != 0, let compressed else {
+            throw MercurialError("cannot compress the title's recipe (out of memory)")
+        }
+        defer { mercurial_png_free(compressed) }
+        // iTXt: keyword, 0, compressed (1), method (0), language tag "", 0, translated keyword "", 0, text.
+        let data = Array(keyword.utf8) + [0, 1, 0, 0, 0] + Array(UnsafeBufferPointer(start: compressed, count: size))
+        var chunk = bigEndian(UInt32(data.count))
+        let typeAndData = Array("iTXt".utf8) + data
+        chunk += typeAndData
+        chunk += bigEndian(typeAndData.withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress, $0.count) })
+        let afterIHDR = 8 + 8 + 13 + 4
+        guard png.count > afterIHDR else { return png }
+        return Array(png[..<afterIHDR]) + chunk + Array(png[afterIHDR...])
+    }
+
+    /// The recipe a PNG carries, or nil if it has none.
+    public static func read(fromPNG bytes: [UInt8], name: String) throws(MercurialError) -> String? {
+        guard bytes.count >= 8, Array(bytes[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
+            throw MercurialError("'\(name)' is not a PNG file; give a title written by mercurial")
+        }
+        var i = 8
+        while i + 12 <= bytes.count {
+            let length = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            guard length >= 0, length <= bytes.count - i - 12 else {
+                throw MercurialError("'\(name)' is truncated or damaged: a chunk claims \(length) bytes but the file has \(bytes.count - i - 12) left")
+            }
+            let type = String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self)
+            let data = bytes[(i + 8)..<(i + 8 + length)]
+            i += 12 + length
+            guard type == "iTXt", let zero = data.firstIndex(of: 0),
+                  String(decoding: data[data.startIndex..<zero], as: UTF8.self) == keyword else {
+                if type == "IEND" { break }
+                continue
+            }
+            // Compressed flag, method, then the language tag and translated keyword, each NUL-ended.
+            var p = zero + 1
+            guard p + 2 <= data.endIndex else { break }
+            let isCompressed = data[p] == 1
+            p += 2
+            for _ in 0..<2 {
+                guard let end = data[p...].firstIndex(of: 0) else { p = data.endIndex; break }
+                p = end + 1
+            }
+            let body = Array(data[min(p, data.endIndex)...])
+            guard isCompressed else { return String(decoding: body, as: UTF8.self) }
+            var out: UnsafeMutablePointer<UInt8>?
+            var size = 0
+            guard mercurial_zlib_uncompress(body, body.count, maximumBytes, &out, &size) != 0, let out else {
+                throw MercurialError("'\(name)' carries a recipe that is damaged or over \(maximumBytes / 1024) KB; render it without --from")
+            }
+            defer { mercurial_png_free(out) }
+            return String(decoding: UnsafeBufferPointer(start: out, count: size), as: UTF8.self)
+        }
+        return nil
+    }
+
+    // MARK: JSON text
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    static func json(_ value: ParameterValue) -> String {
+        switch value {
+        case .number(let v): return formatNumber(v)
+        case .integer(let v): return String(v)
+        case .bool(let on): return on ? "true" : "false"
+        case .color(let c): return quote(c.hex)
+        case .choice(let s), .text(let s): return quote(s)
+        case .unset: return "null"
+        }
+    }
+
+    static func json(_ g: Gradient) -> String {
+        "{\"colors\": [\(g.stops.map { quote($0.color.hex) }.joined(separator: ", "))], "
+            + "\"locations\": [\(g.stops.map { formatNumber(Double($0.location)) }.joined(separator: ", "))]}"
+    }
+
+    static func json(_ l: PointLight) -> String {
+        var s = "{\"x\": \(formatNumber(l.x)), \"y\": \(formatNumber(l.y)), \"color\": \(quote(l.color.hex)), "
+            + "\"intensity\": \(formatNumber(l.intensity)), \"range\": \(formatNumber(l.range)), "
+            + "\"constantIntensityOverRange\": \(l.constantIntensityOverRange)"
+        if let o = l.orbit {
+            s += ", \"orbit\": {\"cx\": \(formatNumber(o.cx)), \"cy\": \(formatNumber(o.cy)), \"r\": \(formatNumber(o.r)), "
+                + "\"period\": \(formatNumber(o.period)), \"phase\": \(formatNumber(o.phase))}"
+        }
+        return s + "}"
+    }
+
+    private static func bigEndian(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xff), UInt8((v >> 8) & 0xff), UInt8(v & 0xff)]
+    }
+}
