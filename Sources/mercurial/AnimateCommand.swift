@@ -95,8 +95,9 @@ struct Animate: ParsableCommand {
 }
 
 /// A one-line progress bar on standard error (a terminal only): frame, frames per
-/// second and time left, redrawn at most ten times a second.
-final class Progress {
+/// second and time left, redrawn at most ten times a second. Not thread-safe: callers
+/// on several threads hold a lock around it (hence unchecked).
+final class Progress: @unchecked Sendable {
     let frames: Int
     let enabled: Bool
     private var lastDraw = ContinuousClock.now - .seconds(1)

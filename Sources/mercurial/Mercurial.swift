@@ -11,7 +11,7 @@ struct Mercurial: ParsableCommand {
         commandName: "mercurial",
         abstract: "Renders a line of text as an embossed liquid-metal PNG title, lit by four coloured lights.",
         version: MercurialVersion.string,
-        subcommands: [Render.self, Watch.self, Animate.self, Inspect.self, Shading.self, Params.self, Materials.self, Fonts.self],
+        subcommands: [Render.self, Watch.self, Animate.self, Batch.self, Inspect.self, Shading.self, Params.self, Materials.self, Fonts.self],
         defaultSubcommand: Render.self
     )
 
@@ -33,6 +33,9 @@ struct Mercurial: ParsableCommand {
             try command.run()
         } catch let error as MercurialError {
             fail(error.message, status: 1)
+        } catch let code as ExitCode {
+            // The command has said what went wrong itself (batch: one line per failed row).
+            Foundation.exit(code.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
