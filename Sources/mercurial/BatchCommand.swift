@@ -87,7 +87,7 @@ struct Batch: ParsableCommand {
                 try OutputFile.validate(path)
                 planned.append((row, settings, path))
             } catch {
-                failures.append((row.line, (error as? MercurialError)?.message ?? "\(error)"))
+                failures.append((row.line, error.message))
             }
         }
 
