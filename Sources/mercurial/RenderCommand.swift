@@ -33,6 +33,10 @@ struct Render: ParsableCommand {
     var normalDepth: NormalDepth = .eight
 
     func run() throws {
+        if emit.maps.count > 1 && (OutputFile.isStandardOutput(options.output) || !UserPath.looksLikePath(options.output)
+                                   && options.output.hasPrefix("/dev/")) {
+            throw MercurialError("--emit with \(emit.maps.count) maps writes \(emit.maps.count) files, so -o must name a file (the maps go beside it), not standard output")
+        }
         let outputs = emit.maps.map { ($0, emit.maps.count == 1 ? options.output : Self.output(options.output, for: $0)) }
         for (_, path) in outputs { try OutputFile.validate(path) }
         let recipe = try from.map { path throws -> (name: String, json: String) in

@@ -89,6 +89,8 @@ extension CLIErrorCase {
                      setup: [.text("t.csv", "text\nA\n")], fragments: ["output folder 'nowhere' does not exist"], output: .none),
         CLIErrorCase(name: "batch: neither csv nor jsonl", arguments: ["batch", "t.txt"],
                      setup: [.text("t.txt", "text\nA\n")], fragments: ["neither .csv nor .jsonl"], output: .none),
+        CLIErrorCase(name: "render: several maps to standard output", arguments: ["render", "Hi", "--emit", "color,normal", "-o", "-"],
+                     fragments: ["-o must name a file"], output: .none),
         CLIErrorCase(name: "batch: bad shard", arguments: ["batch", "t.csv", "--shard", "4/3"],
                      setup: [.text("t.csv", "text\nA\n")], status: .usage, fragments: ["--shard"], output: .none),
     ]
