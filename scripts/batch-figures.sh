@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Batch against a shell loop, same 200 titles at 1920×1080: `mercurial batch` on a
-# 200-row CSV, then one `mercurial render` process per row. Prints titles per second
+# Batch against a shell loop, same 200 titles at 1920×1080 (a series: "Episode N"
+# at 200 px, one material): `mercurial batch` on a 200-row CSV, then one
+# `mercurial render` process per row. Prints titles per second
 # for each and the ratio. Environment: MERCURIAL_BIN=path to use a built binary.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/release-binary.sh"
 rows=${1:-200}
 {
-    echo "text,light1.hue,width,height"
-    for i in $(seq 1 "$rows"); do echo "Episode $i,0.$((i % 10)),1920,1080"; done
+    echo "text,size,width,height"
+    for i in $(seq 1 "$rows"); do echo "Episode $i,200,1920,1080"; done
 } > "$TMP/titles.csv"
 mkdir -p "$TMP/batch" "$TMP/loop"
 start=$(date +%s.%N)
@@ -15,7 +16,7 @@ start=$(date +%s.%N)
 batch=$(echo "$(date +%s.%N) - $start" | bc)
 start=$(date +%s.%N)
 for i in $(seq 1 "$rows"); do
-    "$BIN" render "Episode $i" --set "light1.hue=0.$((i % 10))" --width 1920 --height 1080 -q -o "$TMP/loop/$i.png"
+    "$BIN" render "Episode $i" --size 200 --width 1920 --height 1080 -q -o "$TMP/loop/$i.png"
 done
 loop=$(echo "$(date +%s.%N) - $start" | bc)
 echo "batch: $rows titles in $batch s ($(echo "scale=1; $rows / $batch" | bc) titles/s)"
