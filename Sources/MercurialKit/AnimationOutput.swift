@@ -82,13 +82,17 @@ public protocol FrameSink: AnyObject {
 
 extension AnimationFormat {
     /// A sink writing `frameCount` frames of `width` × `height` at `fps` to `path`.
+    /// `recipe`: the scene, carried in an APNG's iTXt chunk or a video's `comment` tag.
     public func sink(path: String, width: Int, height: Int, fps: Double, frameCount: Int,
-                     loop: Bool) throws(MercurialError) -> FrameSink {
+                     loop: Bool, recipe: String? = nil) throws(MercurialError) -> FrameSink {
         switch self {
         case .null: return NullSink()
-        case .apng: return try APNGSink(path: path, width: width, height: height, fps: fps, frameCount: frameCount, loop: loop)
+        case .apng:
+            return try APNGSink(path: path, width: width, height: height, fps: fps, frameCount: frameCount, loop: loop,
+                                recipe: recipe)
         case .pngSequence(let pattern): return try PNGSequenceSink(pattern: pattern)
-        case .webm, .mov, .mp4: return try FFmpegSink(format: self, path: path, width: width, height: height, fps: fps)
+        case .webm, .mov, .mp4:
+            return try FFmpegSink(format: self, path: path, width: width, height: height, fps: fps, recipe: recipe)
         }
     }
 }
@@ -112,7 +116,8 @@ final class APNGSink: FrameSink {
     private var written = 0
     private let frameCount: Int
 
-    init(path: String, width: Int, height: Int, fps: Double, frameCount: Int, loop: Bool) throws(MercurialError) {
+    init(path: String, width: Int, height: Int, fps: Double, frameCount: Int, loop: Bool,
+         recipe: String?) throws(MercurialError) {
         file = try OutputFile.Stream(path)
         self.width = width
         self.height = height
@@ -122,6 +127,7 @@ final class APNGSink: FrameSink {
         var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         Self.appendChunk("IHDR", Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, 6, 0, 0, 0], to: &head)
         Self.appendChunk("acTL", Self.bigEndian(UInt32(frameCount)) + Self.bigEndian(loop ? 0 : 1), to: &head)
+        if let recipe { head = try SceneRecipe.embedding(recipe, in: head) }
         try file.write(head)
     }
 
@@ -254,7 +260,8 @@ final class FFmpegSink: FrameSink {
         }
     }
 
-    init(format: AnimationFormat, path: String, width: Int, height: Int, fps: Double) throws(MercurialError) {
+    init(format: AnimationFormat, path: String, width: Int, height: Int, fps: Double,
+         recipe: String?) throws(MercurialError) {
         guard let ffmpeg = Self.ffmpegPath() else {
             throw MercurialError("ffmpeg is not installed, and \(format) needs it; install Debian's package: apt-get install ffmpeg (or write .png for an APNG)")
         }
@@ -269,7 +276,9 @@ final class FFmpegSink: FrameSink {
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                              "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-r", formatNumber(fps),
-                             "-i", "pipe:0"] + Self.codecArguments(format) + [temporary]
+                             "-i", "pipe:0"] + Self.codecArguments(format)
+            + (recipe.map { ["-metadata", "comment=\($0)"] } ?? [])
+            + [temporary]
         let pipe = Pipe()
         process.standardInput = pipe
         process.standardOutput = FileHandle.nullDevice

@@ -14,7 +14,7 @@ public enum SceneRecipe {
 
     /// The recipe of `settings` as scene-file JSON. Paths are made absolute so that
     /// the title can be rendered again from anywhere.
-    public static func json(for settings: RenderSettings) -> String {
+    public static func json(for settings: RenderSettings, timeline: Timeline? = nil) -> String {
         var lines: [String] = []
         func add(_ key: String, _ value: String) { lines.append("  \(quote(key)): \(value)") }
         add("description", quote("The recipe of a title made by mercurial \(MercurialVersion.string); render it again with: mercurial render --from TITLE.png"))
@@ -33,9 +33,18 @@ public enum SceneRecipe {
         }
         if let g = settings.backgroundGradient {
             add("backgroundGradient", "{\"colors\": [\(g.gradient.stops.map { quote($0.color.hex) }.joined(separator: ", "))], "
-                + "\"locations\": [\(g.gradient.stops.map { formatNumber(Double($0.location)) }.joined(separator: ", "))], "
+                + "\"locations\": [\(g.gradient.stops.map { String(describing: $0.location) }.joined(separator: ", "))], "
                 + "\"startPoint\": [\(formatNumber(g.startPoint.x)), \(formatNumber(g.startPoint.y))], "
                 + "\"endPoint\": [\(formatNumber(g.endPoint.x)), \(formatNumber(g.endPoint.y))]}")
+        }
+        if let timeline {
+            let tracks = timeline.tracks.map { track in
+                "\(quote(track.key)): [" + track.keyframes.frames.map { k in
+                    "{\"t\": \(formatNumber(k.time)), \"value\": \(json(k.value)), \"timing\": \(quote(k.timing.description))}"
+                }.joined(separator: ", ") + "]"
+            }
+            add("animation", "{\"duration\": \(formatNumber(timeline.duration)), \"fps\": \(formatNumber(timeline.fps)), "
+                + "\"loop\": \(timeline.loop), \"tracks\": {\(tracks.joined(separator: ", "))}}")
         }
         return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
     }
@@ -146,7 +155,7 @@ public enum SceneRecipe {
 
     static func json(_ g: Gradient) -> String {
         "{\"colors\": [\(g.stops.map { quote($0.color.hex) }.joined(separator: ", "))], "
-            + "\"locations\": [\(g.stops.map { formatNumber(Double($0.location)) }.joined(separator: ", "))]}"
+            + "\"locations\": [\(g.stops.map { String(describing: $0.location) }.joined(separator: ", "))]}"
     }
 
     static func json(_ l: PointLight) -> String {

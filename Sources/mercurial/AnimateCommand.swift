@@ -58,7 +58,8 @@ struct Animate: ParsableCommand {
         renderer.warnings.forEach(warn)
         let frameCount = timeline.frameCount
         let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
-                                   fps: timeline.fps, frameCount: frameCount, loop: timeline.loop)
+                                   fps: timeline.fps, frameCount: frameCount, loop: timeline.loop,
+                                   recipe: options.noMetadata ? nil : SceneRecipe.json(for: settings, timeline: timeline))
         let progress = Progress(frames: frameCount, enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
         let start = ContinuousClock.now
         do {

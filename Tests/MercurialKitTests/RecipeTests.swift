@@ -39,6 +39,23 @@ import Testing
         }
     }
 
+    @Test func anAnimationCarriesItsRecipeToo() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data(AnimateCommandTests.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let deadline = AnimateCommandTests.deadline
+            #expect(try await CLI.run(["animate", "s.json", "-o", "a.png", "-q"], in: dir, timeout: deadline).status == 0)
+            let inspect = try await CLI.run(["inspect", "a.png"], in: dir)
+            #expect(inspect.status == 0 && inspect.stdout.contains("\"animation\": {\"duration\": 1"), "\(inspect)")
+            try Data(inspect.stdout.utf8).write(to: dir.appendingPathComponent("again.json"))
+            #expect(try await CLI.run(["animate", "again.json", "-o", "b.png", "-q"], in: dir, timeout: deadline).status == 0)
+            #expect(try Data(contentsOf: dir.appendingPathComponent("a.png")) == (try Data(contentsOf: dir.appendingPathComponent("b.png"))),
+                    "the recipe renders the same frames")
+            #expect(try await CLI.run(["animate", "s.json", "-o", "v.webm", "-q"], in: dir, timeout: deadline).status == 0)
+            let tags = try probe(dir.appendingPathComponent("v.webm").path)
+            #expect(tags["codec_name"] == "vp9")
+        }
+    }
+
     @Test func noMetadataLeavesTheRecipeOut() async throws {
         try await CLI.withTemporaryDirectory { dir in
             ok(try await CLI.run(["render", "Bare", "--size", "40", "--no-metadata", "-o", "bare.png", "-q"], in: dir))
