@@ -127,7 +127,7 @@ final class APNGSink: FrameSink {
         var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         Self.appendChunk("IHDR", Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, 6, 0, 0, 0], to: &head)
         Self.appendChunk("acTL", Self.bigEndian(UInt32(frameCount)) + Self.bigEndian(loop ? 0 : 1), to: &head)
-        if let recipe { head = try SceneRecipe.embedding(recipe, in: head) }
+        if let recipe { head += try SceneRecipe.chunk(recipe) }   // after acTL, which must come first
         try file.write(head)
     }
 

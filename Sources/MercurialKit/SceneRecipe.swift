@@ -61,6 +61,14 @@ public enum SceneRecipe {
 
     /// `png` with the recipe in a compressed iTXt chunk right after IHDR.
     public static func embedding(_ recipe: String, in png: [UInt8]) throws(MercurialError) -> [UInt8] {
+        let afterIHDR = 8 + 8 + 13 + 4
+        guard png.count > afterIHDR else { return png }
+        return Array(png[..<afterIHDR]) + (try chunk(recipe)) + Array(png[afterIHDR...])
+    }
+
+    /// The recipe as a whole iTXt chunk: keyword, 0, compressed (1), method (0), an
+    /// empty language tag and translated keyword (each ended by 0), then the zlib text.
+    public static func chunk(_ recipe: String) throws(MercurialError) -> [UInt8] {
         let text = Array(recipe.utf8)
         var compressed: UnsafeMutablePointer<UInt8>?
         var size = 0
@@ -68,15 +76,10 @@ public enum SceneRecipe {
             throw MercurialError("cannot compress the title's recipe (out of memory)")
         }
         defer { mercurial_png_free(compressed) }
-        // iTXt: keyword, 0, compressed (1), method (0), language tag "", 0, translated keyword "", 0, text.
         let data = Array(keyword.utf8) + [0, 1, 0, 0, 0] + Array(UnsafeBufferPointer(start: compressed, count: size))
-        var chunk = bigEndian(UInt32(data.count))
         let typeAndData = Array("iTXt".utf8) + data
-        chunk += typeAndData
-        chunk += bigEndian(typeAndData.withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress, $0.count) })
-        let afterIHDR = 8 + 8 + 13 + 4
-        guard png.count > afterIHDR else { return png }
-        return Array(png[..<afterIHDR]) + chunk + Array(png[afterIHDR...])
+        return bigEndian(UInt32(data.count)) + typeAndData
+            + bigEndian(typeAndData.withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress, $0.count) })
     }
 
     /// The recipe a PNG carries, or nil if it has none.
