@@ -55,7 +55,7 @@ public enum TitleRenderer {
 
         let shading: ShadingLookup
         if let path = settings.shadingImage {
-            shading = ShadingLookup(try PNGFile.read(path, role: "shading image"))
+            shading = try ShadingLookup.read(path)
         } else {
             shading = sphere?.wait() ?? ShadingSphere.lookup(settings.scene)
         }
@@ -168,7 +168,7 @@ extension RenderSettings {
 }
 
 /// `ShadingSphere.lookup` started on another thread; `wait()` returns its result.
-private final class SphereInBackground: @unchecked Sendable {
+final class SphereInBackground: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var result: ShadingLookup?
 

@@ -24,13 +24,51 @@ struct Render: ParsableCommand {
         try OutputFile.validate(options.output)
         let settings = try options.resolvedSettings(text: text)
         try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: options.materialOptions.sceneFile))
-        let title = try TitleRenderer.render(settings)
-        title.warnings.forEach(warn)
-        try OutputFile.write(try options.encoder.encode(title.canvas), to: options.output)
+        let size: (width: Int, height: Int)
+        // A large mask is rendered in bands straight into the output (opened at its first
+        // bytes); anything else in memory.
+        let output = LazyOutput(options.output)
+        do {
+            if let streamed = try TitleRenderer.renderStreaming(settings, compression: options.compression,
+                                                                output: output.write) {
+                try output.commit()
+                streamed.warnings.forEach(warn)
+                size = (streamed.width, streamed.height)
+            } else {
+                let title = try TitleRenderer.render(settings)
+                title.warnings.forEach(warn)
+                try OutputFile.write(try options.encoder.encode(title.canvas), to: options.output)
+                size = (title.width, title.height)
+            }
+        } catch {
+            output.discard()
+            throw error
+        }
         if !options.quiet {
             // With the PNG on standard output, the summary goes with the diagnostics.
-            let line = "\(options.output) \(title.width)×\(title.height)"
+            let line = "\(options.output) \(size.width)×\(size.height)"
             if OutputFile.isStandardOutput(options.output) { Console.error(line) } else { Console.output(line) }
         }
     }
+}
+
+/// An output opened when its first bytes are written.
+final class LazyOutput {
+    private let path: String
+    private var stream: OutputFile.Stream?
+
+    init(_ path: String) { self.path = path }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(MercurialError) {
+        if let stream {
+            try stream.write(bytes)
+        } else {
+            let stream = try OutputFile.Stream(path)
+            self.stream = stream
+            try stream.write(bytes)
+        }
+    }
+
+    func commit() throws(MercurialError) { try stream?.commit() }
+    func discard() { stream?.discard() }
 }
