@@ -229,13 +229,21 @@ mercurial_png_rows *mercurial_png_rows_open(const uint8_t *bytes, size_t size, u
         return NULL;
     }
     png_set_read_fn(r->png, r, on_read);
-    png_set_user_limits(r->png, 16384, 16384);
+    /* libpng's own limit; the canvas limit is checked by the caller, with its message. */
+    png_set_user_limits(r->png, 1000000, 1000000);
     png_set_chunk_cache_max(r->png, 128);
     png_set_chunk_malloc_max(r->png, 8 * 1024 * 1024);
     png_read_info(r->png, r->info);
     png_uint_32 w = 0, h = 0;
     int depth = 0, colour = 0, interlace = 0;
     png_get_IHDR(r->png, r->info, &w, &h, &depth, &colour, &interlace, NULL, NULL);
+    *width = w;
+    *height = h;
+    if (w > 16384 || h > 16384 || (uint64_t)w * h > 268435456u) {
+        *interlaced = 2;
+        mercurial_png_rows_close(r);
+        return NULL;
+    }
     if (interlace != PNG_INTERLACE_NONE) {
         *interlaced = 1;
         mercurial_png_rows_close(r);

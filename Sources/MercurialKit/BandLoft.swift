@@ -35,7 +35,7 @@ final class BandLoft {
 
     /// Calls `emit` with each band of rows of the shaded title (`width` pixels a row)
     /// from the top, `source` giving the mask's rows in order.
-    func render(source: MaskRowSource, shading: ShadingLookup, background: RGBColor?,
+    func render(source: some CoverageRowSource, shading: ShadingLookup, background: RGBColor?,
                 emit: (Int, UnsafeBufferPointer<RGBA8>) throws(MercurialError) -> Void) throws(MercurialError) {
         let liquid = profile == .liquid
         let blur = GaussianBlur(sigma: HeightFieldFromMask.liquidSigma * radius)

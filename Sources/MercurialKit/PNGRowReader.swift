@@ -18,6 +18,7 @@ final class PNGRowReader {
         let opened = mercurial_png_rows_open(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
                                              &w, &h, &interlaced, &message, message.count)
         guard let opened else {
+            if interlaced == 2 { try PNGFile.checkCanvas(width: Int(w), height: Int(h), what: "\(role) '\(name)'") }
             if interlaced != 0 { return nil }
             throw MercurialError("\(role) '\(name)' cannot be read (\(Self.text(message))); give a valid PNG file")
         }

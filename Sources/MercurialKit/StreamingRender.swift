@@ -16,39 +16,92 @@ extension TitleRenderer {
 
     /// Renders `settings` in horizontal bands and writes the PNG through `output`
     /// as the bands are finished, so that memory grows with the canvas's width, not
-    /// its area: the mask PNG is decoded row by row (twice: once to find its ink and
-    /// whether it has transparency, once to render), each band's loft is made from
+    /// its area: a mask PNG is decoded row by row (twice: once to find its ink and
+    /// whether it has transparency, once to render), a text's glyphs are kept as
+    /// FreeType made them and drawn a row at a time; each band's loft is made from
     /// the mask rows it needs plus the halo its profile reaches, shaded, and deflated.
-    /// The pixels are those of `render`.
+    /// The pixels are those of `render` (see `BandLoft`).
     ///
-    /// Returns nil, having written nothing, when the render is not one that streams:
-    /// text, point lights or a background gradient, an interlaced mask, or a mask of
-    /// at most `streamingThreshold` pixels (unless `force`); render those with `render`.
+    /// Renders in memory instead, writing nothing, when the region drawn (the ink plus
+    /// the margin) has at most `streamingThreshold` pixels (unless `force`), and for
+    /// what does not stream: point lights, a background gradient, an interlaced mask.
+    public static func renderOrStream(_ settings: RenderSettings, compression: PNGFile.Compression,
+                                      bandHeight: Int = streamingBandHeight, force: Bool = false,
+                                      output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
+        throws(MercurialError) -> TitleOutcome {
+        guard settings.pointLights.isEmpty, settings.backgroundGradient == nil else { return .rendered(try render(settings)) }
+        try validate(settings)
+        let band = max(bandHeight, 1)
+        let fill = settings.background.map { RGBA8(opaque: $0) } ?? .clear
+        if let maskPath = settings.mask {
+            let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")
+            // Pass 1: the ink, under both readings of the mask (alpha, or luminance).
+            let scan: MaskScan? = try PNGRowReader.with(bytes, name: maskPath, role: "mask") { reader throws(MercurialError) in
+                guard let reader, force || reader.width * reader.height > streamingThreshold else { return nil }
+                return try MaskScan(reader)
+            }
+            guard let scan else { return .rendered(try render(settings)) }
+            let writer = StreamingPNGWriter(width: scan.width, height: scan.height, compression: compression, sink: output)
+            let canvas = CanvasBands(width: scan.width, fill: fill, writer: writer, bandHeight: band)
+            guard let ink = scan.ink else {
+                try canvas.appendFill(rows: scan.height)
+                try writer.finish()
+                return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: [
+                    MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank")]))
+            }
+            // The crop of `titleMask`: the ink plus the margin.
+            let m = settings.margin
+            let crop = PixelBounds(minX: max(ink.minX - m, 0), minY: max(ink.minY - m, 0),
+                                   maxX: min(ink.maxX + m, scan.width - 1), maxY: min(ink.maxY + m, scan.height - 1))
+            let inkInCrop = PixelBounds(minX: ink.minX - crop.minX, minY: ink.minY - crop.minY,
+                                        maxX: ink.maxX - crop.minX, maxY: ink.maxY - crop.minY)
+            try PNGRowReader.with(bytes, name: maskPath, role: "mask") { reader throws(MercurialError) in
+                guard let reader else { throw MercurialError("mask '\(maskPath)' changed while it was read; try again") }
+                try streamRegion(settings, source: MaskRowSource(reader: reader, crop: crop, alpha: scan.hasAlpha),
+                                 crop: crop, ink: inkInCrop, canvasHeight: scan.height, canvas: canvas, bandHeight: band)
+            }
+            try writer.finish()
+            return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: []))
+        }
+        guard let text = settings.text else { return .rendered(try render(settings)) }
+        let placement = try TextMask.place(textLayout(settings, text: text), width: settings.width,
+                                           height: settings.height, margin: settings.margin)
+        let p = placement
+        guard force || p.regionWidth * p.regionHeight > streamingThreshold else {
+            let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
+            return .rendered(try render(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
+                                                            p.warnings)))
+        }
+        let writer = StreamingPNGWriter(width: p.canvasWidth, height: p.canvasHeight, compression: compression, sink: output)
+        let canvas = CanvasBands(width: p.canvasWidth, fill: fill, writer: writer, bandHeight: band)
+        let crop = PixelBounds(minX: p.originX, minY: p.originY, maxX: p.originX + p.regionWidth - 1,
+                               maxY: p.originY + p.regionHeight - 1)
+        if let ink = p.run.drawnInkBounds(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY) {
+            try streamRegion(settings, source: GlyphRowSource(placement), crop: crop, ink: ink,
+                             canvasHeight: p.canvasHeight, canvas: canvas, bandHeight: band)
+        } else {
+            try canvas.appendFill(rows: p.canvasHeight)
+        }
+        try writer.finish()
+        return .streamed(StreamedTitle(width: p.canvasWidth, height: p.canvasHeight, warnings: p.warnings))
+    }
+
+    /// `renderOrStream`'s streamed result, or nil (having written nothing) for a render that did not stream.
     public static func renderStreaming(_ settings: RenderSettings, compression: PNGFile.Compression,
                                        bandHeight: Int = streamingBandHeight, force: Bool = false,
                                        output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
         throws(MercurialError) -> StreamedTitle? {
-        guard let maskPath = settings.mask, settings.pointLights.isEmpty, settings.backgroundGradient == nil else {
-            return nil
+        if case .streamed(let title) = try renderOrStream(settings, compression: compression, bandHeight: bandHeight,
+                                                          force: force, output: output) {
+            return title
         }
-        try validate(settings)
-        let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")
-        // Pass 1: the ink, under both readings of the mask (alpha, or luminance).
-        let scan: MaskScan? = try PNGRowReader.with(bytes, name: maskPath, role: "mask") { reader throws(MercurialError) in
-            guard let reader, force || reader.width * reader.height > streamingThreshold else { return nil }
-            return try MaskScan(reader)
-        }
-        guard let scan else { return nil }
-        let width = scan.width, height = scan.height
-        let fill = settings.background.map { RGBA8(opaque: $0) } ?? .clear
-        let writer = StreamingPNGWriter(width: width, height: height, compression: compression, sink: output)
-        let canvas = CanvasBands(width: width, fill: fill, writer: writer, bandHeight: max(bandHeight, 1))
-        guard let ink = scan.ink else {
-            try canvas.appendFill(rows: height)
-            try writer.finish()
-            return StreamedTitle(width: width, height: height, warnings: [
-                MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank")])
-        }
+        return nil
+    }
+
+    /// The canvas: fill above `crop`, its rows shaded band by band, fill below.
+    private static func streamRegion(_ settings: RenderSettings, source: some CoverageRowSource, crop: PixelBounds,
+                                     ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands,
+                                     bandHeight: Int) throws(MercurialError) {
         let sphere = settings.shadingImage == nil ? SphereInBackground(settings.scene) : nil
         let shading: ShadingLookup
         if let path = settings.shadingImage {
@@ -56,25 +109,41 @@ extension TitleRenderer {
         } else {
             shading = sphere?.wait() ?? ShadingSphere.lookup(settings.scene)
         }
-        // The crop of `titleMask`: the ink plus the margin.
-        let m = settings.margin
-        let x0 = max(ink.minX - m, 0), y0 = max(ink.minY - m, 0)
-        let x1 = min(ink.maxX + m, width - 1), y1 = min(ink.maxY + m, height - 1)
-        let crop = PixelBounds(minX: x0, minY: y0, maxX: x1, maxY: y1)
-        let inkInCrop = PixelBounds(minX: ink.minX - x0, minY: ink.minY - y0, maxX: ink.maxX - x0, maxY: ink.maxY - y0)
-        try PNGRowReader.with(bytes, name: maskPath, role: "mask") { reader throws(MercurialError) in
-            guard let reader else { throw MercurialError("mask '\(maskPath)' changed while it was read; try again") }
-            let source = MaskRowSource(reader: reader, crop: crop, alpha: scan.hasAlpha)
-            try canvas.appendFill(rows: y0)
-            let loft = BandLoft(settings: settings, cropWidth: crop.width, cropHeight: crop.height, ink: inkInCrop,
-                                bandHeight: max(bandHeight, 1))
-            try loft.render(source: source, shading: shading, background: settings.background) { rows, pixels throws(MercurialError) in
-                try canvas.append(rows: rows, content: pixels, originX: x0, contentWidth: crop.width)
-            }
-            try canvas.appendFill(rows: height - 1 - y1)
+        try canvas.appendFill(rows: crop.minY)
+        let loft = BandLoft(settings: settings, cropWidth: crop.width, cropHeight: crop.height, ink: ink,
+                            bandHeight: bandHeight)
+        try loft.render(source: source, shading: shading, background: settings.background) { rows, pixels throws(MercurialError) in
+            try canvas.append(rows: rows, content: pixels, originX: crop.minX, contentWidth: crop.width)
         }
-        try writer.finish()
-        return StreamedTitle(width: width, height: height, warnings: [])
+        try canvas.appendFill(rows: canvasHeight - 1 - crop.maxY)
+    }
+}
+
+/// What `renderOrStream` did.
+public enum TitleOutcome: Sendable {
+    /// The PNG went to the output as it was made.
+    case streamed(StreamedTitle)
+    /// Rendered in memory; nothing was written.
+    case rendered(RenderedTitle)
+}
+
+/// The mask's rows, one after another, as coverage.
+protocol CoverageRowSource: AnyObject {
+    /// The next row's coverage (the crop's width of values).
+    func read(into out: UnsafeMutablePointer<Float>) throws(MercurialError)
+}
+
+/// The rows of a laid-out text's mask, drawn from its glyphs a row at a time.
+final class GlyphRowSource: CoverageRowSource {
+    private let placement: TextPlacement
+    private var next = 0
+
+    init(_ placement: TextPlacement) { self.placement = placement }
+
+    func read(into out: UnsafeMutablePointer<Float>) throws(MercurialError) {
+        let p = placement
+        p.run.drawRow(next, width: p.regionWidth, offsetX: p.offsetX, offsetY: p.offsetY, into: out)
+        next += 1
     }
 }
 
@@ -118,7 +187,7 @@ struct MaskScan {
 }
 
 /// Pass 2: the coverage of the crop's rows, in order.
-final class MaskRowSource {
+final class MaskRowSource: CoverageRowSource {
     private let reader: PNGRowReader
     private let crop: PixelBounds
     private let alpha: Bool

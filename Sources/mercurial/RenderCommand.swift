@@ -29,13 +29,12 @@ struct Render: ParsableCommand {
         // bytes); anything else in memory.
         let output = LazyOutput(options.output)
         do {
-            if let streamed = try TitleRenderer.renderStreaming(settings, compression: options.compression,
-                                                                output: output.write) {
+            switch try TitleRenderer.renderOrStream(settings, compression: options.compression, output: output.write) {
+            case .streamed(let streamed):
                 try output.commit()
                 streamed.warnings.forEach(warn)
                 size = (streamed.width, streamed.height)
-            } else {
-                let title = try TitleRenderer.render(settings)
+            case .rendered(let title):
                 title.warnings.forEach(warn)
                 try OutputFile.write(try options.encoder.encode(title.canvas), to: options.output)
                 size = (title.width, title.height)

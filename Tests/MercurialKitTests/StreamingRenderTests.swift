@@ -86,6 +86,28 @@ import Testing
         }
     }
 
+    /// Text drawn a row at a time from its glyphs, sized to the ink and on a larger canvas.
+    @Test(arguments: [LoftProfile.liquid, .round])
+    func textBandsEqualTheWholeImage(_ profile: LoftProfile) throws {
+        var settings = RenderSettings()
+        settings.text = "Hg\\nwave"
+        settings.size = 48
+        settings.radius = 5
+        settings.profile = profile
+        for canvas in [nil, (260, 190)] as [(Int, Int)?] {
+            settings.width = canvas?.0
+            settings.height = canvas?.1
+            let whole = try TitleRenderer.render(settings).image
+            for band in [1, 13, 500] {
+                let (image, title) = try Self.streamed(settings, bandHeight: band)
+                #expect(title.width == whole.width && title.height == whole.height)
+                #expect(image.pixels.count == whole.pixels.count
+                        && zip(image.pixels, whole.pixels).allSatisfy { Self.levels($0, $1) <= (profile == .liquid ? 0 : 1) },
+                        "\(profile), band \(band), canvas \(String(describing: canvas))")
+            }
+        }
+    }
+
     /// A radius wider than the ink and the bands, and an empty mask.
     @Test func wideRadiusAndEmptyMask() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")

@@ -46,7 +46,8 @@ typedef struct mercurial_png_rows mercurial_png_rows;
 /// Opens the PNG in `bytes` (which must outlive the reader). Returns NULL and a
 /// message on failure. *interlaced is set when the file is interlaced (Adam7),
 /// which cannot be read row by row: the reader is then closed and NULL returned
-/// with an empty message.
+/// with an empty message. A file over 16384 px a side or 268 M pixels is not
+/// decoded: *interlaced is 2, *width and *height its size, and NULL is returned.
 mercurial_png_rows *mercurial_png_rows_open(const uint8_t *bytes, size_t size, uint32_t *width, uint32_t *height,
                                             int *interlaced, char *message, size_t message_size);
 
