@@ -9,18 +9,32 @@ import CPNGWriter
 /// `.fast` deflates unfiltered rows at level 1 with the RLE strategy, as the
 /// in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
 /// adaptive filtering needs the whole image at once; the file is close in size).
+/// A PNG chunk: its four-letter type and its data (length and CRC are added when written).
+public struct PNGChunk: Sendable, Equatable {
+    public var type: String
+    public var data: [UInt8]
+    public init(type: String, data: [UInt8]) {
+        precondition(type.utf8.count == 4, "a chunk type has four letters, not '\(type)'")
+        self.type = type
+        self.data = data
+    }
+}
+
 final class StreamingPNGWriter {
     let width: Int, height: Int
     private let compression: PNGFile.Compression
     private let sink: (UnsafeRawBufferPointer) throws(MercurialError) -> Void
+    /// Chunks written after IHDR, before the image data (e.g. an iTXt recipe).
+    private let ancillary: [PNGChunk]
     private var adler: UInt32 = 1
     private var rowsWritten = 0
     private var started = false
     /// The last row of the previous band (the Paeth filter reads the row above).
     private let previousRow: UnsafeMutableBufferPointer<UInt8>
 
-    init(width: Int, height: Int, compression: PNGFile.Compression,
+    init(width: Int, height: Int, compression: PNGFile.Compression, ancillary: [PNGChunk] = [],
          sink: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void) {
+        self.ancillary = ancillary
         self.width = width
         self.height = height
         self.compression = compression
@@ -103,6 +117,7 @@ final class StreamingPNGWriter {
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         try send(signature)
         try chunk("IHDR", Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, 6, 0, 0, 0])
+        for extra in ancillary { try chunk(extra.type, extra.data) }
         try chunk("IDAT", [0x78, 0x01])   // the zlib header: deflate, 32 KiB window
     }
 

@@ -25,7 +25,9 @@ extension TitleRenderer {
     /// Renders in memory instead, writing nothing, when the region drawn (the ink plus
     /// the margin) has at most `streamingThreshold` pixels (unless `force`), and for
     /// what does not stream: point lights, a background gradient, an interlaced mask.
+    /// `ancillary` chunks (a recipe) go after the streamed PNG's header.
     public static func renderOrStream(_ settings: RenderSettings, compression: PNGFile.Compression,
+                                      ancillary: [PNGChunk] = [],
                                       bandHeight: Int = streamingBandHeight, force: Bool = false,
                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
         throws(MercurialError) -> TitleOutcome {
@@ -41,7 +43,8 @@ extension TitleRenderer {
                 return try MaskScan(reader)
             }
             guard let scan else { return .rendered(try render(settings)) }
-            let writer = StreamingPNGWriter(width: scan.width, height: scan.height, compression: compression, sink: output)
+            let writer = StreamingPNGWriter(width: scan.width, height: scan.height, compression: compression,
+                                            ancillary: ancillary, sink: output)
             let canvas = CanvasBands(width: scan.width, fill: fill, writer: writer, bandHeight: band)
             guard let ink = scan.ink else {
                 try canvas.appendFill(rows: scan.height)
@@ -72,7 +75,8 @@ extension TitleRenderer {
             return .rendered(try render(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
                                                             p.warnings)))
         }
-        let writer = StreamingPNGWriter(width: p.canvasWidth, height: p.canvasHeight, compression: compression, sink: output)
+        let writer = StreamingPNGWriter(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
+                                        ancillary: ancillary, sink: output)
         let canvas = CanvasBands(width: p.canvasWidth, fill: fill, writer: writer, bandHeight: band)
         let crop = PixelBounds(minX: p.originX, minY: p.originY, maxX: p.originX + p.regionWidth - 1,
                                maxY: p.originY + p.regionHeight - 1)

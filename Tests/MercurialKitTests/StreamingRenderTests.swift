@@ -36,6 +36,13 @@ import Testing
         max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)), abs(Int(a.a) - Int(b.a)))
     }
 
+    /// A new empty directory for a test's files (the caller removes it).
+    static func scratchDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
     static func write(_ image: Image<RGBA8>, to url: URL) throws {
         try Data(try PNGEncoder().encode(image)).write(to: url)
     }
@@ -55,8 +62,7 @@ import Testing
     /// Band heights either side of the halo, one row, and more than the canvas.
     @Test(arguments: [LoftProfile.liquid, .chisel, .round])
     func bandsEqualTheWholeImage(_ profile: LoftProfile) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         for (alpha, background) in [(true, nil), (false, RGBColor(r: 0.1, g: 0.2, b: 0.3))] as [(Bool, RGBColor?)] {
             let url = dir.appendingPathComponent("m.png")
@@ -110,8 +116,7 @@ import Testing
 
     /// A radius wider than the ink and the bands, and an empty mask.
     @Test func wideRadiusAndEmptyMask() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("m.png")
         try Self.write(Self.maskImage(width: 90, height: 70, alpha: true), to: url)
@@ -132,10 +137,30 @@ import Testing
         #expect(title.warnings.count == 1)
     }
 
+    /// Ancillary chunks (a recipe) follow the header of a streamed PNG, which libpng reads.
+    @Test func ancillaryChunksFollowTheHeader() throws {
+        let dir = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("m.png")
+        try Self.write(Self.maskImage(width: 60, height: 50, alpha: true), to: url)
+        var settings = RenderSettings()
+        settings.mask = url.path
+        final class Sink: @unchecked Sendable { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        let chunk = PNGChunk(type: "tEXt", data: Array("Comment\u{0}streamed".utf8))
+        let outcome = try TitleRenderer.renderOrStream(settings, compression: .fast, ancillary: [chunk], force: true) {
+            bytes throws(MercurialError) in sink.bytes.append(contentsOf: bytes)
+        }
+        guard case .streamed = outcome else { Issue.record("not streamed"); return }
+        // Signature 8, IHDR 25, then the chunk: length, type, data.
+        #expect(Array(sink.bytes[33..<41]) == [0, 0, 0, UInt8(chunk.data.count)] + Array("tEXt".utf8))
+        #expect(Array(sink.bytes[41..<(41 + chunk.data.count)]) == chunk.data)
+        #expect(try PNGFile.decode(sink.bytes, name: "s", role: "output").pixels == TitleRenderer.render(settings).image.pixels)
+    }
+
     /// A large shading image is box-filtered to a small lookup as it is read.
     @Test func largeShadingImageIsDownsampled() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("s.png")
         let image = Image(width: 2050, height: 1500, pixels: [RGBA8](repeating: RGBA8(r: 250, g: 20, b: 30, a: 255), count: 2050 * 750)
