@@ -121,35 +121,53 @@ final class BandLoft {
     }
 
     /// The vertical pass and the liquid curve for height rows `rows` (0 outside the region).
+    ///
+    /// The pass runs over tiles of `verticalTile` columns, each tile through all the
+    /// band's rows: the rows within reach (2·reach + 1 of them, 801 at radius 200) are
+    /// then read from cache, not from memory once for every output row. Each pixel's
+    /// sum is taken in the same order as `GaussianBlur.blurred`'s.
     private func liquidHeights(rows: Range<Int>, blur: GaussianBlur, curve: LiquidCurve, region: PixelBounds,
                                capacity: Int, across: UnsafeMutableBufferPointer<Float>,
                                blurred: UnsafeMutableBufferPointer<Float>, heights: UnsafeMutableBufferPointer<Float>) {
         let rw = region.width, reach = blur.reach, width = self.width, ink = self.ink
+        let tiles = (rw + Self.verticalTile - 1) / Self.verticalTile
         blur.weights.withUnsafeBufferPointer { w in
-            curve.table.withUnsafeBufferPointer { table in
-                curve.tail.withUnsafeBufferPointer { tail in
-                    parallelBands(rows.count, minimumBand: 8) { band in
-                        for r in band {
-                            let y = r + rows.lowerBound
-                            let h = heights.baseAddress! + r * width
-                            h.update(repeating: 0, count: width)
-                            guard y >= region.minY && y <= region.maxY else { continue }
-                            let target = blurred.baseAddress! + r * rw
-                            target.update(repeating: 0, count: rw)
-                            let first = max(y - reach, ink.minY), last = min(y + reach, ink.maxY)
-                            if first <= last {
-                                for sy in first...last {
-                                    let wk = w[sy - y + reach], source = across.baseAddress! + (sy % capacity) * rw
-                                    for x in 0..<rw { target[x] += wk * source[x] }
-                                }
-                            }
-                            for i in 0..<rw { h[region.minX + i] = curve.height(table, tail, blurred: target[i]) }
+            parallelBands(tiles, minimumBand: 1) { tileRange in
+                for t in tileRange {
+                    let x0 = t * Self.verticalTile, n = min(Self.verticalTile, rw - x0)
+                    for r in 0..<rows.count {
+                        let y = r + rows.lowerBound
+                        guard y >= region.minY && y <= region.maxY else { continue }
+                        let target = blurred.baseAddress! + r * rw + x0
+                        target.update(repeating: 0, count: n)
+                        let first = max(y - reach, ink.minY), last = min(y + reach, ink.maxY)
+                        guard first <= last else { continue }
+                        for sy in first...last {
+                            let wk = w[sy - y + reach], source = across.baseAddress! + (sy % capacity) * rw + x0
+                            for x in 0..<n { target[x] += wk * source[x] }
                         }
                     }
                 }
             }
         }
+        curve.table.withUnsafeBufferPointer { table in
+            curve.tail.withUnsafeBufferPointer { tail in
+                parallelBands(rows.count, minimumBand: 8) { band in
+                    for r in band {
+                        let y = r + rows.lowerBound
+                        let h = heights.baseAddress! + r * width
+                        h.update(repeating: 0, count: width)
+                        guard y >= region.minY && y <= region.maxY else { continue }
+                        let b = blurred.baseAddress! + r * rw
+                        for i in 0..<rw { h[region.minX + i] = curve.height(table, tail, blurred: b[i]) }
+                    }
+                }
+            }
+        }
     }
+
+    /// Columns in a tile of the vertical pass.
+    static let verticalTile = 256
 
     /// The chisel or round heights of rows `rows`, from the distance field of a window around them.
     private func distanceHeights(rows: Range<Int>, capacity: Int, loaded: Int,
