@@ -6,19 +6,24 @@
 #include <string.h>
 #include <zlib.h>
 
-struct buffer {
-    uint8_t *data;
-    size_t size, capacity;
-    int failed;
+/* Where libpng's error message goes: the first member of every libpng error pointer here. */
+struct error_sink {
     char *message;
     size_t message_size;
 };
 
+struct buffer {
+    struct error_sink sink;
+    uint8_t *data;
+    size_t size, capacity;
+    int failed;
+};
+
 static void on_error(png_structp png, png_const_charp text) {
-    struct buffer *b = png_get_error_ptr(png);
-    if (b->message && b->message_size) {
-        strncpy(b->message, text, b->message_size - 1);
-        b->message[b->message_size - 1] = 0;
+    struct error_sink *e = png_get_error_ptr(png);
+    if (e->message && e->message_size) {
+        strncpy(e->message, text, e->message_size - 1);
+        e->message[e->message_size - 1] = 0;
     }
     png_longjmp(png, 1);
 }
@@ -47,8 +52,8 @@ static void on_flush(png_structp png) { (void)png; }
 int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t height,
                          uint8_t **out, size_t *out_size, char *message, size_t message_size) {
     struct buffer b = {0};
-    b.message = message;
-    b.message_size = message_size;
+    b.sink.message = message;
+    b.sink.message_size = message_size;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &b, on_error, on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
@@ -177,22 +182,12 @@ uint32_t mercurial_crc32(uint32_t crc, const uint8_t *bytes, size_t length) {
 /* MARK: Reading row by row */
 
 struct mercurial_png_rows {
+    struct error_sink sink;
     png_structp png;
     png_infop info;
     const uint8_t *bytes;
     size_t size, offset;
-    char *message;
-    size_t message_size;
 };
-
-static void on_read_error(png_structp png, png_const_charp text) {
-    struct mercurial_png_rows *r = png_get_error_ptr(png);
-    if (r->message && r->message_size) {
-        strncpy(r->message, text, r->message_size - 1);
-        r->message[r->message_size - 1] = 0;
-    }
-    png_longjmp(png, 1);
-}
 
 static void on_read(png_structp png, png_bytep data, size_t length) {
     struct mercurial_png_rows *r = png_get_io_ptr(png);
@@ -215,9 +210,9 @@ mercurial_png_rows *mercurial_png_rows_open(const uint8_t *bytes, size_t size, u
     if (!r) return NULL;
     r->bytes = bytes;
     r->size = size;
-    r->message = message;
-    r->message_size = message_size;
-    r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, r, on_read_error, on_warning);
+    r->sink.message = message;
+    r->sink.message_size = message_size;
+    r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, r, on_error, on_warning);
     r->info = r->png ? png_create_info_struct(r->png) : NULL;
     if (!r->png || !r->info) {
         if (message && message_size) strncpy(message, "cannot start libpng", message_size - 1);
@@ -264,8 +259,8 @@ mercurial_png_rows *mercurial_png_rows_open(const uint8_t *bytes, size_t size, u
 }
 
 int mercurial_png_rows_read(mercurial_png_rows *r, uint8_t *row, char *message, size_t message_size) {
-    r->message = message;
-    r->message_size = message_size;
+    r->sink.message = message;
+    r->sink.message_size = message_size;
     if (setjmp(png_jmpbuf(r->png))) return 0;
     png_read_row(r->png, row, NULL);
     return 1;
