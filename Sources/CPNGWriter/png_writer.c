@@ -6,19 +6,24 @@
 #include <string.h>
 #include <zlib.h>
 
-struct buffer {
-    uint8_t *data;
-    size_t size, capacity;
-    int failed;
+/* Where libpng's error message goes: the first member of every libpng error pointer here. */
+struct error_sink {
     char *message;
     size_t message_size;
 };
 
+struct buffer {
+    struct error_sink sink;
+    uint8_t *data;
+    size_t size, capacity;
+    int failed;
+};
+
 static void on_error(png_structp png, png_const_charp text) {
-    struct buffer *b = png_get_error_ptr(png);
-    if (b->message && b->message_size) {
-        strncpy(b->message, text, b->message_size - 1);
-        b->message[b->message_size - 1] = 0;
+    struct error_sink *e = png_get_error_ptr(png);
+    if (e->message && e->message_size) {
+        strncpy(e->message, text, e->message_size - 1);
+        e->message[e->message_size - 1] = 0;
     }
     png_longjmp(png, 1);
 }
@@ -54,8 +59,8 @@ int mercurial_png_encode_format(const uint8_t *const *rows, uint32_t width, uint
                                 int color_type, int level, uint8_t **out, size_t *out_size, char *message,
                                 size_t message_size) {
     struct buffer b = {0};
-    b.message = message;
-    b.message_size = message_size;
+    b.sink.message = message;
+    b.sink.message_size = message_size;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &b, on_error, on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
@@ -220,5 +225,92 @@ int mercurial_zlib_uncompress(const uint8_t *bytes, size_t length, size_t limit,
     if (status != Z_STREAM_END || produced > limit) { free(buffer); return 0; }
     *out = buffer;
     *out_size = produced;
+    return 1;
+}
+
+/* MARK: Reading row by row */
+
+struct mercurial_png_rows {
+    struct error_sink sink;
+    png_structp png;
+    png_infop info;
+    const uint8_t *bytes;
+    size_t size, offset;
+};
+
+static void on_read(png_structp png, png_bytep data, size_t length) {
+    struct mercurial_png_rows *r = png_get_io_ptr(png);
+    if (length > r->size - r->offset) png_error(png, "unexpected end of file");
+    memcpy(data, r->bytes + r->offset, length);
+    r->offset += length;
+}
+
+void mercurial_png_rows_close(mercurial_png_rows *r) {
+    if (!r) return;
+    png_destroy_read_struct(&r->png, r->info ? &r->info : NULL, NULL);
+    free(r);
+}
+
+mercurial_png_rows *mercurial_png_rows_open(const uint8_t *bytes, size_t size, uint32_t *width, uint32_t *height,
+                                            int *interlaced, char *message, size_t message_size) {
+    if (message && message_size) message[0] = 0;
+    *interlaced = 0;
+    struct mercurial_png_rows *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->bytes = bytes;
+    r->size = size;
+    r->sink.message = message;
+    r->sink.message_size = message_size;
+    r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, r, on_error, on_warning);
+    r->info = r->png ? png_create_info_struct(r->png) : NULL;
+    if (!r->png || !r->info) {
+        if (message && message_size) strncpy(message, "cannot start libpng", message_size - 1);
+        mercurial_png_rows_close(r);
+        return NULL;
+    }
+    if (setjmp(png_jmpbuf(r->png))) {
+        mercurial_png_rows_close(r);
+        return NULL;
+    }
+    png_set_read_fn(r->png, r, on_read);
+    /* libpng's own limit; the canvas limit is checked by the caller, with its message. */
+    png_set_user_limits(r->png, 1000000, 1000000);
+    png_set_chunk_cache_max(r->png, 128);
+    png_set_chunk_malloc_max(r->png, 8 * 1024 * 1024);
+    png_read_info(r->png, r->info);
+    png_uint_32 w = 0, h = 0;
+    int depth = 0, colour = 0, interlace = 0;
+    png_get_IHDR(r->png, r->info, &w, &h, &depth, &colour, &interlace, NULL, NULL);
+    *width = w;
+    *height = h;
+    if (w > 16384 || h > 16384 || (uint64_t)w * h > 268435456u) {
+        *interlaced = 2;
+        mercurial_png_rows_close(r);
+        return NULL;
+    }
+    if (interlace != PNG_INTERLACE_NONE) {
+        *interlaced = 1;
+        mercurial_png_rows_close(r);
+        return NULL;
+    }
+    if (colour == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(r->png);
+    if (colour == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(r->png);
+    if (png_get_valid(r->png, r->info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(r->png);
+    if (depth == 16) png_set_scale_16(r->png);
+    if (colour == PNG_COLOR_TYPE_GRAY || colour == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(r->png);
+    if (!(colour & PNG_COLOR_MASK_ALPHA) && !png_get_valid(r->png, r->info, PNG_INFO_tRNS))
+        png_set_filler(r->png, 0xff, PNG_FILLER_AFTER);
+    png_read_update_info(r->png, r->info);
+    if (png_get_rowbytes(r->png, r->info) != (size_t)w * 4) png_error(r->png, "unexpected row layout");
+    *width = w;
+    *height = h;
+    return r;
+}
+
+int mercurial_png_rows_read(mercurial_png_rows *r, uint8_t *row, char *message, size_t message_size) {
+    r->sink.message = message;
+    r->sink.message_size = message_size;
+    if (setjmp(png_jmpbuf(r->png))) return 0;
+    png_read_row(r->png, row, NULL);
     return 1;
 }

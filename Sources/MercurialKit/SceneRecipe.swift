@@ -66,9 +66,17 @@ public enum SceneRecipe {
         return Array(png[..<afterIHDR]) + (try chunk(recipe)) + Array(png[afterIHDR...])
     }
 
-    /// The recipe as a whole iTXt chunk: keyword, 0, compressed (1), method (0), an
-    /// empty language tag and translated keyword (each ended by 0), then the zlib text.
+    /// The recipe as a whole iTXt chunk (length, type, data, CRC).
     public static func chunk(_ recipe: String) throws(MercurialError) -> [UInt8] {
+        let data = try chunkData(recipe)
+        let typeAndData = Array("iTXt".utf8) + data
+        return bigEndian(UInt32(data.count)) + typeAndData
+            + bigEndian(typeAndData.withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress, $0.count) })
+    }
+
+    /// The iTXt chunk's data: keyword, 0, compressed (1), method (0), an empty
+    /// language tag and translated keyword (each ended by 0), then the zlib text.
+    public static func chunkData(_ recipe: String) throws(MercurialError) -> [UInt8] {
         let text = Array(recipe.utf8)
         var compressed: UnsafeMutablePointer<UInt8>?
         var size = 0
@@ -76,10 +84,7 @@ public enum SceneRecipe {
             throw MercurialError("cannot compress the title's recipe (out of memory)")
         }
         defer { mercurial_png_free(compressed) }
-        let data = Array(keyword.utf8) + [0, 1, 0, 0, 0] + Array(UnsafeBufferPointer(start: compressed, count: size))
-        let typeAndData = Array("iTXt".utf8) + data
-        return bigEndian(UInt32(data.count)) + typeAndData
-            + bigEndian(typeAndData.withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress, $0.count) })
+        return Array(keyword.utf8) + [0, 1, 0, 0, 0] + Array(UnsafeBufferPointer(start: compressed, count: size))
     }
 
     /// The recipe a PNG carries, or nil if it has none.

@@ -66,6 +66,15 @@ public enum TextMask {
     /// and shrunk to fit (keeping `margin` free) if too large.
     public static func render(_ layout: TextLayout, width: Int? = nil, height: Int? = nil,
                               margin: Int) throws(MercurialError) -> TextMaskResult {
+        let p = try place(layout, width: width, height: height, margin: margin)
+        return TextMaskResult(mask: p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY),
+                              originX: p.originX, originY: p.originY, canvasWidth: p.canvasWidth,
+                              canvasHeight: p.canvasHeight, warnings: p.warnings, size: p.size)
+    }
+
+    /// Where `render` draws the glyphs, without drawing them.
+    static func place(_ layout: TextLayout, width: Int? = nil, height: Int? = nil,
+                      margin: Int) throws(MercurialError) -> TextPlacement {
         guard !layout.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
               layout.text.replacingOccurrences(of: "\\n", with: "").contains(where: { !$0.isWhitespace }) else {
             throw MercurialError("the text is empty or only whitespace; give the title's text")
@@ -126,14 +135,14 @@ public enum TextMask {
                 let originX = max(inkX - margin, 0), originY = max(inkY - margin, 0)
                 let regionWidth = min(ink.width + 2 * margin, canvasWidth - originX)
                 let regionHeight = min(ink.height + 2 * margin, canvasHeight - originY)
-                let mask = run.draw(width: regionWidth, height: regionHeight,
-                                    offsetX: inkX - ink.minX - originX, offsetY: inkY - ink.minY - originY)
                 if !run.missing.isEmpty {
                     let list = run.missing.map { "'\($0)' (U+\(String(format: "%04X", $0.unicodeScalars.first!.value)))" }
                     warnings.insert(MercurialWarning("font '\((layout.fontPath as NSString).lastPathComponent)' has no glyph for \(list.joined(separator: ", ")); they are left blank"), at: 0)
                 }
-                return TextMaskResult(mask: mask, originX: originX, originY: originY, canvasWidth: canvasWidth,
-                                      canvasHeight: canvasHeight, warnings: warnings, size: size)
+                return TextPlacement(run: run, regionWidth: regionWidth, regionHeight: regionHeight,
+                                     offsetX: inkX - ink.minX - originX, offsetY: inkY - ink.minY - originY,
+                                     originX: originX, originY: originY, canvasWidth: canvasWidth,
+                                     canvasHeight: canvasHeight, warnings: warnings, size: size)
             }
             guard room.0 > 0, room.1 > 0 else { break }
             grown = true
@@ -308,11 +317,25 @@ final class FontFace {
 }
 
 /// Rasterised glyphs at whole-pixel offsets, ready to be drawn onto a canvas.
+/// A laid-out text's glyphs and where they go: the region of the canvas drawn
+/// (`regionWidth` × `regionHeight` at `originX`, `originY`), and the glyphs' offset in it.
+struct TextPlacement {
+    var run: GlyphRun
+    var regionWidth: Int, regionHeight: Int
+    var offsetX: Int, offsetY: Int
+    var originX: Int, originY: Int
+    var canvasWidth: Int, canvasHeight: Int
+    var warnings: [MercurialWarning]
+    var size: Double
+}
+
 struct GlyphRun {
     /// `coverage` is empty for a glyph too large to draw (see `add`): only its bounds are known.
     struct Bitmap { var left: Int; var top: Int; var width: Int; var height: Int; var coverage: [UInt8] }
     var bitmaps: [Bitmap] = []
     var missing: [Character]
+    /// Glyphs of more pixels than this are rasterised into their own array directly.
+    static let directRenderPixels = 16_777_216
     /// Bytes of glyph coverage held so far, capped at `PNGFile.maximumPixels`.
     private var coverageBytes = 0
 
@@ -352,6 +375,33 @@ struct GlyphRun {
                                   width: boxRight - boxLeft, height: boxTop - boxBottom, coverage: []))
             return
         }
+        let boxWidth = boxRight - boxLeft, boxHeight = boxTop - boxBottom
+        if boxWidth * boxHeight > Self.directRenderPixels {
+            // A huge glyph: rasterised straight into its coverage array, not into FreeType's
+            // bitmap first and then copied (which would hold it twice).
+            coverageBytes += boxWidth * boxHeight
+            guard coverageBytes <= PNGFile.maximumPixels else {
+                throw MercurialError("the text's glyphs need more than \(PNGFile.maximumPixels / 1_048_576) M pixels at this size; use a smaller --size or shorter text")
+            }
+            var coverage = [UInt8](repeating: 0, count: boxWidth * boxHeight)
+            FT_Outline_Translate(&slot.pointee.outline, -FT_Pos(boxLeft * 64), -FT_Pos(boxBottom * 64))
+            let status = coverage.withUnsafeMutableBufferPointer { c -> FT_Error in
+                var target = FT_Bitmap()
+                target.rows = UInt32(boxHeight)
+                target.width = UInt32(boxWidth)
+                target.pitch = Int32(boxWidth)
+                target.buffer = c.baseAddress
+                target.num_grays = 256
+                target.pixel_mode = UInt8(FT_PIXEL_MODE_GRAY.rawValue)
+                return FT_Outline_Get_Bitmap(slot.pointee.library, &slot.pointee.outline, &target)
+            }
+            guard status == 0 else {
+                throw MercurialError("font '\(path)' has a glyph FreeType cannot draw (\(FontFace.describe(status))); use another font")
+            }
+            bitmaps.append(Bitmap(left: Int(wholeX) + boxLeft, top: Int(wholeY) - boxTop,
+                                  width: boxWidth, height: boxHeight, coverage: coverage))
+            return
+        }
         let renderError = FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL)
         guard renderError == 0 else {
             throw MercurialError("font '\(path)' has a glyph FreeType cannot draw (\(FontFace.describe(renderError))); use another font")
@@ -371,6 +421,40 @@ struct GlyphRun {
         bitmaps.append(Bitmap(left: Int(wholeX) + Int(slot.pointee.bitmap_left),
                               top: Int(wholeY) - Int(slot.pointee.bitmap_top),
                               width: w, height: h, coverage: coverage))
+    }
+
+    /// Row `y` of what `draw` makes, into `out` (`width` values).
+    func drawRow(_ y: Int, width: Int, offsetX: Int, offsetY: Int, into out: UnsafeMutablePointer<Float>) {
+        out.update(repeating: 0, count: width)
+        for bitmap in bitmaps where !bitmap.coverage.isEmpty {
+            let row = y - bitmap.top - offsetY
+            guard row >= 0 && row < bitmap.height else { continue }
+            let first = max(0, -(bitmap.left + offsetX)), last = min(bitmap.width, width - bitmap.left - offsetX)
+            guard first < last else { continue }
+            bitmap.coverage.withUnsafeBufferPointer { c in
+                let source = c.baseAddress! + row * bitmap.width, target = out + bitmap.left + offsetX
+                for column in first..<last { target[column] = max(target[column], Float(source[column]) / 255) }
+            }
+        }
+    }
+
+    /// The ink bounds (pixels over 0) of what `draw` makes, without making it.
+    func drawnInkBounds(width: Int, height: Int, offsetX: Int, offsetY: Int) -> PixelBounds? {
+        var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
+        for bitmap in bitmaps where !bitmap.coverage.isEmpty {
+            bitmap.coverage.withUnsafeBufferPointer { c in
+                for row in 0..<bitmap.height {
+                    let y = bitmap.top + offsetY + row
+                    guard y >= 0 && y < height else { continue }
+                    for column in 0..<bitmap.width where c[row * bitmap.width + column] > 0 {
+                        let x = bitmap.left + offsetX + column
+                        guard x >= 0 && x < width else { continue }
+                        minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+                    }
+                }
+            }
+        }
+        return maxX < 0 ? nil : PixelBounds(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
     }
 
     /// Draws the glyphs, moved by the offset; overlapping glyphs take the larger coverage.

@@ -35,6 +35,14 @@ public struct StageTimings: Sendable {
 /// material, with the shading sphere (or a shading image) → RGBA image.
 public enum TitleRenderer {
     public static func render(_ settings: RenderSettings) throws(MercurialError) -> RenderedTitle {
+        try render(settings, premade: nil)
+    }
+
+    /// The title mask as `titleMask` makes it.
+    typealias TitleMask = (mask: Mask, origin: (x: Int, y: Int), canvas: (width: Int, height: Int), warnings: [MercurialWarning])
+
+    /// `render`, from a title mask already made (`premade`) or made here.
+    static func render(_ settings: RenderSettings, premade: TitleMask?) throws(MercurialError) -> RenderedTitle {
         var timings = StageTimings()
         var clock = ContinuousClock.now
         func lap() -> Double {
@@ -47,7 +55,9 @@ public enum TitleRenderer {
         // Trace the shading sphere (when it is not cached yet) while the mask is made.
         let sphere = settings.shadingImage == nil ? SphereInBackground(settings.scene) : nil
 
-        let (mask, origin, canvas, warnings) = try titleMask(settings)
+        let made: TitleMask
+        if let premade { made = premade } else { made = try titleMask(settings) }
+        let (mask, origin, canvas, warnings) = made
         timings.mask = lap()
 
         let heights = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile).outputImage(mask)
@@ -55,7 +65,7 @@ public enum TitleRenderer {
 
         let shading: ShadingLookup
         if let path = settings.shadingImage {
-            shading = ShadingLookup(try PNGFile.read(path, role: "shading image"))
+            shading = try ShadingLookup.read(path)
         } else {
             shading = sphere?.wait() ?? ShadingSphere.lookup(settings.scene)
         }
@@ -108,6 +118,13 @@ public enum TitleRenderer {
         guard let text = settings.text else {
             throw MercurialError("there is no text to render; give it as an argument, as \"text\" in the scene file, or use --mask")
         }
+        let result = try TextMask.render(try textLayout(settings, text: text), width: settings.width,
+                                         height: settings.height, margin: settings.margin)
+        return (result.mask, (result.originX, result.originY), (result.canvasWidth, result.canvasHeight), result.warnings)
+    }
+
+    /// The text's layout as the settings ask.
+    static func textLayout(_ settings: RenderSettings, text: String) throws(MercurialError) -> TextLayout {
         var layout = TextLayout(text: text, fontPath: try FontLibrary.resolve(settings.font))
         layout.size = settings.size
         layout.alignment = settings.alignment
@@ -115,8 +132,7 @@ public enum TitleRenderer {
         layout.letterSpacing = settings.letterSpacing
         layout.kerning = settings.kerning
         layout.maxLines = settings.maxLines
-        let result = try TextMask.render(layout, width: settings.width, height: settings.height, margin: settings.margin)
-        return (result.mask, (result.originX, result.originY), (result.canvasWidth, result.canvasHeight), result.warnings)
+        return layout
     }
 
     /// Checks every parameter against its row, then what the rows cannot: option clashes.
@@ -168,7 +184,7 @@ extension RenderSettings {
 }
 
 /// `ShadingSphere.lookup` started on another thread; `wait()` returns its result.
-private final class SphereInBackground: @unchecked Sendable {
+final class SphereInBackground: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var result: ShadingLookup?
 

@@ -56,12 +56,27 @@ struct Render: ParsableCommand {
         if let from { inputs.append((role: "title the recipe comes from", path: from)) }
         for (_, path) in outputs { try InputFiles.checkOutput(path, against: inputs) }
         var lines: [String] = []
-        if emit.maps.contains(.color) {
-            let title = try TitleRenderer.render(settings)
-            title.warnings.forEach(warn)
-            let path = outputs.first { $0.0 == .color }!.1
-            try OutputFile.write(try options.png(title.canvas, settings: settings), to: path)
-            lines.append("\(path) \(title.width)×\(title.height)")
+        if let path = outputs.first(where: { $0.0 == .color })?.1 {
+            // A large title is rendered in bands straight into the output (opened at its
+            // first bytes); anything else in memory.
+            let output = LazyOutput(path)
+            let recipe = options.noMetadata ? [] : [PNGChunk(type: "iTXt", data: try SceneRecipe.chunkData(SceneRecipe.json(for: settings)))]
+            do {
+                switch try TitleRenderer.renderOrStream(settings, compression: options.compression, ancillary: recipe,
+                                                        output: output.write) {
+                case .streamed(let streamed):
+                    try output.commit()
+                    streamed.warnings.forEach(warn)
+                    lines.append("\(path) \(streamed.width)×\(streamed.height)")
+                case .rendered(let title):
+                    title.warnings.forEach(warn)
+                    try OutputFile.write(try options.png(title.canvas, settings: settings), to: path)
+                    lines.append("\(path) \(title.width)×\(title.height)")
+                }
+            } catch {
+                output.discard()
+                throw error
+            }
         }
         if emit.maps.contains(where: { $0 != .color }) {
             let surface = try TitleSurface.make(settings)
@@ -126,4 +141,25 @@ struct MapList: ExpressibleByArgument {
 
     var defaultValueDescription: String { maps.map(\.rawValue).joined(separator: ",") }
     static var allValueStrings: [String] { SurfaceMap.allCases.map(\.rawValue) }
+}
+
+/// An output opened when its first bytes are written.
+final class LazyOutput {
+    private let path: String
+    private var stream: OutputFile.Stream?
+
+    init(_ path: String) { self.path = path }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(MercurialError) {
+        if let stream {
+            try stream.write(bytes)
+        } else {
+            let stream = try OutputFile.Stream(path)
+            self.stream = stream
+            try stream.write(bytes)
+        }
+    }
+
+    func commit() throws(MercurialError) { try stream?.commit() }
+    func discard() { stream?.discard() }
 }

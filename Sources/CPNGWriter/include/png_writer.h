@@ -47,3 +47,22 @@ int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, 
 /// zlib's adler32_combine and crc32, for assembling the bands.
 uint32_t mercurial_adler32_combine(uint32_t first, uint32_t second, size_t second_length);
 uint32_t mercurial_crc32(uint32_t crc, const uint8_t *bytes, size_t length);
+
+/// A PNG read one row at a time with libpng's row API, as 8-bit RGBA (palettes,
+/// grey, low bit depths and tRNS expanded, 16-bit scaled to 8), so that a large
+/// image never needs to be whole in memory. libpng's longjmp never leaves these
+/// functions; its size limits (16384 px a side) and chunk limits are set.
+typedef struct mercurial_png_rows mercurial_png_rows;
+
+/// Opens the PNG in `bytes` (which must outlive the reader). Returns NULL and a
+/// message on failure. *interlaced is set when the file is interlaced (Adam7),
+/// which cannot be read row by row: the reader is then closed and NULL returned
+/// with an empty message. A file over 16384 px a side or 268 M pixels is not
+/// decoded: *interlaced is 2, *width and *height its size, and NULL is returned.
+mercurial_png_rows *mercurial_png_rows_open(const uint8_t *bytes, size_t size, uint32_t *width, uint32_t *height,
+                                            int *interlaced, char *message, size_t message_size);
+
+/// Reads the next row (width*4 bytes) into `row`. Returns 1, or 0 and a message.
+int mercurial_png_rows_read(mercurial_png_rows *reader, uint8_t *row, char *message, size_t message_size);
+
+void mercurial_png_rows_close(mercurial_png_rows *reader);

@@ -1,0 +1,231 @@
+/// The loft and the shaded material of a mask, made a band of rows at a time from
+/// a stream of mask rows, with the pixels of `HeightFieldFromMask` and
+/// `ShadedMaterial` over the whole mask.
+///
+/// Each band of output rows needs the heights of its rows and one row either side
+/// (the Sobel normals), and those need the mask rows within the profile's reach:
+/// - liquid: the blur's 4σ. Mask rows are blurred across once, as they arrive, into
+///   a ring of rows; each height row gathers the rows within reach, as the whole
+///   mask's vertical pass does.
+/// - chisel and round: the signed distance field reaches radius + 1 inside and a few
+///   pixels outside; it is computed over a window of the band's rows plus
+///   `distanceHalo` rows either side, beyond which no row can change a distance.
+/// The ring of mask rows (and, for liquid, of blurred-across rows) holds a band plus
+/// twice the halo, so memory grows with the width and the radius, not the height.
+final class BandLoft {
+    let width: Int, height: Int
+    let ink: PixelBounds
+    let bandHeight: Int
+    let radius: Float
+    let profile: LoftProfile
+    let halfScale: Float
+
+    init(settings: RenderSettings, cropWidth: Int, cropHeight: Int, ink: PixelBounds, bandHeight: Int) {
+        width = cropWidth
+        height = cropHeight
+        self.ink = ink
+        self.bandHeight = bandHeight
+        radius = Float(settings.radius)
+        profile = settings.profile
+        halfScale = Float(settings.scale) * 0.5
+    }
+
+    /// Rows either side of a band that the distance field of its rows can depend on.
+    var distanceHalo: Int { Int((radius + 1).rounded(.up)) + 8 }
+
+    /// Calls `emit` with each band of rows of the shaded title (`width` pixels a row)
+    /// from the top, `source` giving the mask's rows in order.
+    func render(source: some CoverageRowSource, shading: ShadingLookup, background: RGBColor?,
+                emit: (Int, UnsafeBufferPointer<RGBA8>) throws(MercurialError) -> Void) throws(MercurialError) {
+        let liquid = profile == .liquid
+        let blur = GaussianBlur(sigma: HeightFieldFromMask.liquidSigma * radius)
+        let halo = liquid ? blur.reach : distanceHalo
+        let B = bandHeight
+        let capacity = min(B + 2 * halo + 4, height)
+        // The region of the liquid loft: the ink and the pixel around it.
+        let region = PixelBounds(minX: max(ink.minX - 1, 0), minY: max(ink.minY - 1, 0),
+                                 maxX: min(ink.maxX + 1, width - 1), maxY: min(ink.maxY + 1, height - 1))
+        let rw = region.width
+        let coverage = UnsafeMutableBufferPointer<Float>.allocate(capacity: capacity * width)
+        defer { coverage.deallocate() }
+        let across = UnsafeMutableBufferPointer<Float>.allocate(capacity: liquid ? capacity * rw : 0)
+        defer { across.deallocate() }
+        let heights = UnsafeMutableBufferPointer<Float>.allocate(capacity: (B + 2) * width)
+        defer { heights.deallocate() }
+        let blurred = UnsafeMutableBufferPointer<Float>.allocate(capacity: liquid ? (B + 2) * rw : 0)
+        defer { blurred.deallocate() }
+        let out = UnsafeMutableBufferPointer<RGBA8>.allocate(capacity: B * width)
+        defer { out.deallocate() }
+        let curve = LiquidCurve(radius: radius)
+        let empty = background.map { RGBA8(opaque: $0) } ?? .clear
+        @inline(__always) func slot(_ y: Int) -> Int { y % capacity }
+
+        var loaded = 0
+        var b0 = 0
+        while b0 < height {
+            let b1 = min(b0 + B, height)
+            let hyLo = max(b0 - 1, 0), hyHi = min(b1 + 1, height)
+            let needed = min(height, max(b1, hyHi + halo))
+            // Read the new mask rows; for liquid, blur them across.
+            let firstNew = loaded
+            while loaded < needed {
+                try source.read(into: coverage.baseAddress! + slot(loaded) * width)
+                loaded += 1
+            }
+            if liquid { blurAcross(rows: firstNew..<loaded, blur: blur, region: region, capacity: capacity,
+                                   coverage: coverage, across: across) }
+            // The heights of rows hyLo..<hyHi.
+            if liquid {
+                liquidHeights(rows: hyLo..<hyHi, blur: blur, curve: curve, region: region, capacity: capacity,
+                              across: across, blurred: blurred, heights: heights)
+            } else {
+                distanceHeights(rows: hyLo..<hyHi, capacity: capacity, loaded: loaded, coverage: coverage, heights: heights)
+            }
+            // Shade rows b0..<b1.
+            shade(rows: b0..<b1, heightsFrom: hyLo, capacity: capacity, coverage: coverage, heights: heights,
+                  shading: shading, background: background, empty: empty, out: out)
+            try emit(b1 - b0, UnsafeBufferPointer(rebasing: out[0..<((b1 - b0) * width)]))
+            b0 = b1
+        }
+    }
+
+    /// The horizontal pass of `GaussianBlur.blurred` for mask rows `rows` (those in the ink).
+    private func blurAcross(rows: Range<Int>, blur: GaussianBlur, region: PixelBounds, capacity: Int,
+                            coverage: UnsafeMutableBufferPointer<Float>, across: UnsafeMutableBufferPointer<Float>) {
+        let lower = max(rows.lowerBound, ink.minY), upper = min(rows.upperBound, ink.maxY + 1)
+        guard lower < upper else { return }
+        let inkRows = lower..<upper
+        let rw = region.width, reach = blur.reach, width = self.width, ink = self.ink
+        let padded = rw + 2 * reach
+        blur.weights.withUnsafeBufferPointer { w in
+            parallelBands(inkRows.count, minimumBand: 8) { band in
+                var line = [Float](repeating: 0, count: padded)
+                line.withUnsafeMutableBufferPointer { line in
+                    let from = max(region.minX - reach, ink.minX), to = min(region.maxX + reach, ink.maxX)
+                    for r in band {
+                        let y = r + inkRows.lowerBound
+                        let source = coverage.baseAddress! + (y % capacity) * width
+                        if from <= to {
+                            for x in from...to { line[x - (region.minX - reach)] = source[x] }
+                        }
+                        let target = across.baseAddress! + (y % capacity) * rw
+                        target.update(repeating: 0, count: rw)
+                        for k in 0..<w.count {
+                            let wk = w[k], s = line.baseAddress! + k
+                            for x in 0..<rw { target[x] += wk * s[x] }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The vertical pass and the liquid curve for height rows `rows` (0 outside the region).
+    ///
+    /// The pass runs over tiles of `verticalTile` columns, each tile through all the
+    /// band's rows: the rows within reach (2·reach + 1 of them, 801 at radius 200) are
+    /// then read from cache, not from memory once for every output row. Each pixel's
+    /// sum is taken in the same order as `GaussianBlur.blurred`'s.
+    private func liquidHeights(rows: Range<Int>, blur: GaussianBlur, curve: LiquidCurve, region: PixelBounds,
+                               capacity: Int, across: UnsafeMutableBufferPointer<Float>,
+                               blurred: UnsafeMutableBufferPointer<Float>, heights: UnsafeMutableBufferPointer<Float>) {
+        let rw = region.width, reach = blur.reach, width = self.width, ink = self.ink
+        let tiles = (rw + Self.verticalTile - 1) / Self.verticalTile
+        blur.weights.withUnsafeBufferPointer { w in
+            parallelBands(tiles, minimumBand: 1) { tileRange in
+                for t in tileRange {
+                    let x0 = t * Self.verticalTile, n = min(Self.verticalTile, rw - x0)
+                    for r in 0..<rows.count {
+                        let y = r + rows.lowerBound
+                        guard y >= region.minY && y <= region.maxY else { continue }
+                        let target = blurred.baseAddress! + r * rw + x0
+                        target.update(repeating: 0, count: n)
+                        let first = max(y - reach, ink.minY), last = min(y + reach, ink.maxY)
+                        guard first <= last else { continue }
+                        for sy in first...last {
+                            let wk = w[sy - y + reach], source = across.baseAddress! + (sy % capacity) * rw + x0
+                            for x in 0..<n { target[x] += wk * source[x] }
+                        }
+                    }
+                }
+            }
+        }
+        curve.table.withUnsafeBufferPointer { table in
+            curve.tail.withUnsafeBufferPointer { tail in
+                parallelBands(rows.count, minimumBand: 8) { band in
+                    for r in band {
+                        let y = r + rows.lowerBound
+                        let h = heights.baseAddress! + r * width
+                        h.update(repeating: 0, count: width)
+                        guard y >= region.minY && y <= region.maxY else { continue }
+                        let b = blurred.baseAddress! + r * rw
+                        for i in 0..<rw { h[region.minX + i] = curve.height(table, tail, blurred: b[i]) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Columns in a tile of the vertical pass.
+    static let verticalTile = 256
+
+    /// The chisel or round heights of rows `rows`, from the distance field of a window around them.
+    private func distanceHeights(rows: Range<Int>, capacity: Int, loaded: Int,
+                                 coverage: UnsafeMutableBufferPointer<Float>, heights: UnsafeMutableBufferPointer<Float>) {
+        let width = self.width, halo = distanceHalo
+        let wLo = max(rows.lowerBound - halo, 0), wHi = min(rows.upperBound + halo, loaded)
+        var window = Mask(width: width, height: wHi - wLo, repeating: 0)
+        window.withUnsafeMutableBufferPointer { w in
+            for y in wLo..<wHi {
+                (w.baseAddress! + (y - wLo) * width).update(from: coverage.baseAddress! + (y % capacity) * width, count: width)
+            }
+        }
+        heights.baseAddress!.update(repeating: 0, count: rows.count * width)
+        let distances = SignedDistanceField(mask: window, reachInside: radius + 1,
+                                            reachOutside: HeightFieldFromMask.skirtWidth + 1)
+        guard let region = distances.region else { return }
+        let radius = self.radius, round = profile == .round
+        distances.values.withUnsafeBufferPointer { dist in
+            parallelBands(rows.count, minimumBand: 8) { band in
+                for r in band {
+                    let wy = r + rows.lowerBound - wLo
+                    guard wy >= region.minY && wy <= region.maxY else { continue }
+                    let source = (wy - region.minY) * region.width, target = r * width + region.minX
+                    for i in 0..<region.width {
+                        let d = dist[source + i]
+                        heights[target + i] = round ? HeightFieldFromMask.roundHeight(signedDistance: d, radius: radius)
+                            : HeightFieldFromMask.chiselHeight(signedDistance: d, radius: radius)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `ShadedMaterial.outputImage` for rows `rows`; `heights` holds rows from `heightsFrom`.
+    private func shade(rows: Range<Int>, heightsFrom: Int, capacity: Int, coverage: UnsafeMutableBufferPointer<Float>,
+                       heights: UnsafeMutableBufferPointer<Float>, shading: ShadingLookup, background: RGBColor?,
+                       empty: RGBA8, out: UnsafeMutableBufferPointer<RGBA8>) {
+        let width = self.width, height = self.height, ink = self.ink, k = halfScale
+        let h = UnsafeBufferPointer(heights)
+        shading.withSampler { shading in
+            parallelBands(rows.count, minimumBand: 8) { band in
+                for r in band {
+                    let y = r + rows.lowerBound
+                    let target = out.baseAddress! + r * width
+                    target.update(repeating: empty, count: width)
+                    guard y >= ink.minY && y <= ink.maxY else { continue }
+                    let a = coverage.baseAddress! + (y % capacity) * width
+                    let row = (y - heightsFrom) * width
+                    let up = (max(y - 1, 0) - heightsFrom) * width, down = (min(y + 1, height - 1) - heightsFrom) * width
+                    for x in ink.minX...ink.maxX {
+                        let alpha = a[x]
+                        guard alpha > 0 else { continue }
+                        let n = ShadedMaterial.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
+                        let colour = shading.color(normalX: n.x, normalY: n.y)
+                        target[x] = RGBA8(colour, alpha: min(alpha, 1), over: background)
+                    }
+                }
+            }
+        }
+    }
+}

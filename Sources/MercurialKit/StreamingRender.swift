@@ -1,0 +1,273 @@
+import Dispatch
+
+/// What a streamed render reports (its pixels went straight to the output).
+public struct StreamedTitle: Sendable {
+    public var width: Int, height: Int
+    public var warnings: [MercurialWarning]
+}
+
+extension TitleRenderer {
+    /// Masks of more pixels than this are rendered in bands (`renderStreaming`);
+    /// smaller ones in memory, which is quicker at ordinary sizes.
+    public static let streamingThreshold = 4_194_304
+
+    /// The default number of canvas rows in a band.
+    public static let streamingBandHeight = 128
+
+    /// Renders `settings` in horizontal bands and writes the PNG through `output`
+    /// as the bands are finished, so that memory grows with the canvas's width, not
+    /// its area: a mask PNG is decoded row by row (twice: once to find its ink and
+    /// whether it has transparency, once to render), a text's glyphs are kept as
+    /// FreeType made them and drawn a row at a time; each band's loft is made from
+    /// the mask rows it needs plus the halo its profile reaches, shaded, and deflated.
+    /// The pixels are those of `render` (see `BandLoft`).
+    ///
+    /// Renders in memory instead, writing nothing, when the region drawn (the ink plus
+    /// the margin) has at most `streamingThreshold` pixels (unless `force`), and for
+    /// what does not stream: point lights, a background gradient, an interlaced mask.
+    /// `ancillary` chunks (a recipe) go after the streamed PNG's header.
+    public static func renderOrStream(_ settings: RenderSettings, compression: PNGFile.Compression,
+                                      ancillary: [PNGChunk] = [],
+                                      bandHeight: Int = streamingBandHeight, force: Bool = false,
+                                      output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
+        throws(MercurialError) -> TitleOutcome {
+        guard settings.pointLights.isEmpty, settings.backgroundGradient == nil else { return .rendered(try render(settings)) }
+        try validate(settings)
+        let band = max(bandHeight, 1)
+        let fill = settings.background.map { RGBA8(opaque: $0) } ?? .clear
+        if let maskPath = settings.mask {
+            let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")
+            // Pass 1: the ink, under both readings of the mask (alpha, or luminance).
+            let scan: MaskScan? = try PNGRowReader.with(bytes, name: maskPath, role: "mask") { reader throws(MercurialError) in
+                guard let reader, force || reader.width * reader.height > streamingThreshold else { return nil }
+                return try MaskScan(reader)
+            }
+            guard let scan else { return .rendered(try render(settings)) }
+            let writer = StreamingPNGWriter(width: scan.width, height: scan.height, compression: compression,
+                                            ancillary: ancillary, sink: output)
+            let canvas = CanvasBands(width: scan.width, fill: fill, writer: writer, bandHeight: band)
+            guard let ink = scan.ink else {
+                try canvas.appendFill(rows: scan.height)
+                try writer.finish()
+                return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: [
+                    MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank")]))
+            }
+            // The crop of `titleMask`: the ink plus the margin.
+            let m = settings.margin
+            let crop = PixelBounds(minX: max(ink.minX - m, 0), minY: max(ink.minY - m, 0),
+                                   maxX: min(ink.maxX + m, scan.width - 1), maxY: min(ink.maxY + m, scan.height - 1))
+            let inkInCrop = PixelBounds(minX: ink.minX - crop.minX, minY: ink.minY - crop.minY,
+                                        maxX: ink.maxX - crop.minX, maxY: ink.maxY - crop.minY)
+            try PNGRowReader.with(bytes, name: maskPath, role: "mask") { reader throws(MercurialError) in
+                guard let reader else { throw MercurialError("mask '\(maskPath)' changed while it was read; try again") }
+                try streamRegion(settings, source: MaskRowSource(reader: reader, crop: crop, alpha: scan.hasAlpha),
+                                 crop: crop, ink: inkInCrop, canvasHeight: scan.height, canvas: canvas, bandHeight: band)
+            }
+            try writer.finish()
+            return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: []))
+        }
+        guard let text = settings.text else { return .rendered(try render(settings)) }
+        let placement = try TextMask.place(textLayout(settings, text: text), width: settings.width,
+                                           height: settings.height, margin: settings.margin)
+        let p = placement
+        guard force || p.regionWidth * p.regionHeight > streamingThreshold else {
+            let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
+            return .rendered(try render(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
+                                                            p.warnings)))
+        }
+        let writer = StreamingPNGWriter(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
+                                        ancillary: ancillary, sink: output)
+        let canvas = CanvasBands(width: p.canvasWidth, fill: fill, writer: writer, bandHeight: band)
+        let crop = PixelBounds(minX: p.originX, minY: p.originY, maxX: p.originX + p.regionWidth - 1,
+                               maxY: p.originY + p.regionHeight - 1)
+        if let ink = p.run.drawnInkBounds(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY) {
+            try streamRegion(settings, source: GlyphRowSource(placement), crop: crop, ink: ink,
+                             canvasHeight: p.canvasHeight, canvas: canvas, bandHeight: band)
+        } else {
+            try canvas.appendFill(rows: p.canvasHeight)
+        }
+        try writer.finish()
+        return .streamed(StreamedTitle(width: p.canvasWidth, height: p.canvasHeight, warnings: p.warnings))
+    }
+
+    /// `renderOrStream`'s streamed result, or nil (having written nothing) for a render that did not stream.
+    public static func renderStreaming(_ settings: RenderSettings, compression: PNGFile.Compression,
+                                       bandHeight: Int = streamingBandHeight, force: Bool = false,
+                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
+        throws(MercurialError) -> StreamedTitle? {
+        if case .streamed(let title) = try renderOrStream(settings, compression: compression, bandHeight: bandHeight,
+                                                          force: force, output: output) {
+            return title
+        }
+        return nil
+    }
+
+    /// The canvas: fill above `crop`, its rows shaded band by band, fill below.
+    private static func streamRegion(_ settings: RenderSettings, source: some CoverageRowSource, crop: PixelBounds,
+                                     ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands,
+                                     bandHeight: Int) throws(MercurialError) {
+        let sphere = settings.shadingImage == nil ? SphereInBackground(settings.scene) : nil
+        let shading: ShadingLookup
+        if let path = settings.shadingImage {
+            shading = try ShadingLookup.read(path)
+        } else {
+            shading = sphere?.wait() ?? ShadingSphere.lookup(settings.scene)
+        }
+        try canvas.appendFill(rows: crop.minY)
+        let loft = BandLoft(settings: settings, cropWidth: crop.width, cropHeight: crop.height, ink: ink,
+                            bandHeight: bandHeight)
+        try loft.render(source: source, shading: shading, background: settings.background) { rows, pixels throws(MercurialError) in
+            try canvas.append(rows: rows, content: pixels, originX: crop.minX, contentWidth: crop.width)
+        }
+        try canvas.appendFill(rows: canvasHeight - 1 - crop.maxY)
+    }
+}
+
+/// What `renderOrStream` did.
+public enum TitleOutcome: Sendable {
+    /// The PNG went to the output as it was made.
+    case streamed(StreamedTitle)
+    /// Rendered in memory; nothing was written.
+    case rendered(RenderedTitle)
+}
+
+/// The mask's rows, one after another, as coverage.
+protocol CoverageRowSource: AnyObject {
+    /// The next row's coverage (the crop's width of values).
+    func read(into out: UnsafeMutablePointer<Float>) throws(MercurialError)
+}
+
+/// The rows of a laid-out text's mask, drawn from its glyphs a row at a time.
+final class GlyphRowSource: CoverageRowSource {
+    private let placement: TextPlacement
+    private var next = 0
+
+    init(_ placement: TextPlacement) { self.placement = placement }
+
+    func read(into out: UnsafeMutablePointer<Float>) throws(MercurialError) {
+        let p = placement
+        p.run.drawRow(next, width: p.regionWidth, offsetX: p.offsetX, offsetY: p.offsetY, into: out)
+        next += 1
+    }
+}
+
+/// Pass 1 over a mask PNG: its size, whether any pixel is translucent, and the ink
+/// under the reading `TitleRenderer.coverage(of:)` will choose.
+struct MaskScan {
+    let width: Int, height: Int
+    let hasAlpha: Bool
+    let ink: PixelBounds?
+
+    init(_ reader: PNGRowReader) throws(MercurialError) {
+        width = reader.width
+        height = reader.height
+        let row = UnsafeMutablePointer<RGBA8>.allocate(capacity: width)
+        defer { row.deallocate() }
+        var alpha = (minX: width, minY: height, maxX: -1, maxY: -1)
+        var light = alpha
+        var translucent = false
+        func widen(_ b: inout (minX: Int, minY: Int, maxX: Int, maxY: Int), _ first: Int, _ last: Int, _ y: Int) {
+            b.minX = min(b.minX, first); b.maxX = max(b.maxX, last)
+            b.minY = min(b.minY, y); b.maxY = y
+        }
+        let raw = UnsafeRawPointer(row).assumingMemoryBound(to: UInt32.self)
+        for y in 0..<height {
+            try reader.read(into: row)
+            // A pixel is inked under alpha when a > 0, under luminance when any of r, g, b is.
+            var firstA = -1, lastA = -1, firstL = -1, lastL = -1
+            for x in 0..<width {
+                let bits = raw[x]   // r, g, b, a in memory order
+                if bits & 0xFF00_0000 != 0 { if firstA < 0 { firstA = x }; lastA = x }
+                if bits & 0x00FF_FFFF != 0 { if firstL < 0 { firstL = x }; lastL = x }
+                if bits & 0xFF00_0000 != 0xFF00_0000 { translucent = true }
+            }
+            if firstA >= 0 { widen(&alpha, firstA, lastA, y) }
+            if firstL >= 0 { widen(&light, firstL, lastL, y) }
+        }
+        hasAlpha = translucent
+        let b = translucent ? alpha : light
+        ink = b.maxX < 0 ? nil : PixelBounds(minX: b.minX, minY: b.minY, maxX: b.maxX, maxY: b.maxY)
+    }
+}
+
+/// Pass 2: the coverage of the crop's rows, in order.
+final class MaskRowSource: CoverageRowSource {
+    private let reader: PNGRowReader
+    private let crop: PixelBounds
+    private let alpha: Bool
+    private let row: UnsafeMutablePointer<RGBA8>
+    private var next = 0
+
+    init(reader: PNGRowReader, crop: PixelBounds, alpha: Bool) {
+        self.reader = reader
+        self.crop = crop
+        self.alpha = alpha
+        row = .allocate(capacity: reader.width)
+    }
+
+    deinit { row.deallocate() }
+
+    /// The next crop row's coverage (`crop.width` values), as `TitleRenderer.coverage(of:)` computes it.
+    func read(into out: UnsafeMutablePointer<Float>) throws(MercurialError) {
+        while reader.rowsRead < crop.minY + next { try reader.read(into: row) }
+        try reader.read(into: row)
+        next += 1
+        for i in 0..<crop.width {
+            let p = row[crop.minX + i]
+            out[i] = alpha ? Float(p.a) / 255 : (0.2126 * Float(p.r) + 0.7152 * Float(p.g) + 0.0722 * Float(p.b)) / 255
+        }
+    }
+}
+
+/// The canvas's rows on their way to the writer: fill rows, and bands of content
+/// rows placed at `originX` in rows of fill.
+final class CanvasBands {
+    let width: Int
+    let fill: RGBA8
+    let writer: StreamingPNGWriter
+    let bandHeight: Int
+    private let fillRow: UnsafeMutableBufferPointer<RGBA8>
+    private var band: UnsafeMutableBufferPointer<RGBA8>
+
+    init(width: Int, fill: RGBA8, writer: StreamingPNGWriter, bandHeight: Int) {
+        self.width = width
+        self.fill = fill
+        self.writer = writer
+        self.bandHeight = bandHeight
+        fillRow = .allocate(capacity: width)
+        fillRow.initialize(repeating: fill)
+        band = .allocate(capacity: 0)
+    }
+
+    deinit {
+        fillRow.deallocate()
+        band.deallocate()
+    }
+
+    func appendFill(rows: Int) throws(MercurialError) {
+        var left = rows
+        let pointer = UnsafeRawPointer(fillRow.baseAddress!).assumingMemoryBound(to: UInt8.self)
+        while left > 0 {
+            let n = min(left, 1024)
+            try writer.append(rows: [UnsafePointer<UInt8>](repeating: pointer, count: n))
+            left -= n
+        }
+    }
+
+    /// `rows` rows of `contentWidth` pixels (`content`, row after row) placed at `originX`.
+    func append(rows: Int, content: UnsafeBufferPointer<RGBA8>, originX: Int, contentWidth: Int) throws(MercurialError) {
+        if band.count < rows * width {
+            band.deallocate()
+            band = .allocate(capacity: rows * width)
+            band.initialize(repeating: fill)
+        }
+        var pointers: [UnsafePointer<UInt8>] = []
+        pointers.reserveCapacity(rows)
+        for r in 0..<rows {
+            let target = band.baseAddress! + r * width + originX
+            target.update(from: content.baseAddress! + r * contentWidth, count: contentWidth)
+            pointers.append(UnsafeRawPointer(band.baseAddress! + r * width).assumingMemoryBound(to: UInt8.self))
+        }
+        try writer.append(rows: pointers)
+    }
+}
