@@ -80,13 +80,7 @@ func checkAnimate(_ command: Animate) throws {
         try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: command.scene))
     }
     try TitleRenderer.validate(settings)
-    let frames = timeline.frameCount
-    for index in Set([0, frames / 2, frames - 1]).sorted() {
-        let frame = timeline.settings(at: timeline.time(ofFrame: index), base: settings)
-        try TitleRenderer.validate(frame)
-        _ = frame.pointLighting
-    }
-    _ = timeline.changesGeometry
+    try checkTimeline(timeline, base: settings)
 }
 
 /// The checks a render makes on its settings before drawing.

@@ -20,15 +20,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do {
         let timeline = try SceneFile.load(scenePath, into: &settings)
         try TitleRenderer.validate(settings)
-        if let timeline {
-            let frames = timeline.frameCount
-            for index in Set([0, frames / 2, frames - 1]).sorted() {
-                let frame = timeline.settings(at: timeline.time(ofFrame: index), base: settings)
-                try TitleRenderer.validate(frame)
-                _ = frame.pointLighting
-            }
-            _ = timeline.changesGeometry
-        }
+        if let timeline { try checkTimeline(timeline, base: settings) }
         if settings.mask == nil { _ = try FontLibrary.resolve(settings.font) }
         _ = TextLayout(text: settings.text ?? "", fontPath: settings.font).lines
         _ = settings.margin
