@@ -3,7 +3,11 @@
 # AddressSanitizer and LeakSanitizer and runs it for SECONDS on a copy of its
 # seed corpus (scripts/fuzz/corpus/TARGET).
 #
-#   bash scripts/fuzz.sh scene|png|font SECONDS [extra libFuzzer flags...]
+#   bash scripts/fuzz.sh scene|png|font|cli SECONDS [extra libFuzzer flags...]
+#
+# The cli target also compiles the front end (Sources/mercurial) and
+# swift-argument-parser: its sources are taken from $ARGUMENT_PARSER_DIR, else
+# from .build/checkouts/swift-argument-parser (run `swift package resolve` once).
 #
 # Everything goes to .build-fuzz/ (ignored by git): the binary and the corpus
 # it grows in .build-fuzz/TARGET/, and crash-*, leak-*, timeout-*, oom-* files
@@ -11,7 +15,7 @@
 # when it found something. See scripts/fuzz/README.md.
 set -euo pipefail
 
-usage() { echo "usage: bash scripts/fuzz.sh scene|png|font SECONDS [libFuzzer flags...]" >&2; exit 2; }
+usage() { echo "usage: bash scripts/fuzz.sh scene|png|font|cli SECONDS [libFuzzer flags...]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 target=$1 seconds=$2
 shift 2
@@ -22,6 +26,7 @@ case $target in
     scene) max_len=8192 ;;
     png) max_len=16384 ;;
     font) max_len=32768 ;;
+    cli) max_len=4096 ;;
     *) usage ;;
 esac
 
@@ -37,9 +42,21 @@ done
 
 # --- build --------------------------------------------------------------------
 binary=$out/fuzz-$target
-sources=(Sources/MercurialKit/*.swift scripts/fuzz/targets/common.swift "scripts/fuzz/targets/$target.swift")
-inputs=("${sources[@]}" Sources/CPNGWriter/png_writer.c Sources/CPNGWriter/include/png_writer.h
-        scripts/fuzz/targets/feedback.c scripts/fuzz.sh)
+if [[ $target == cli ]]; then
+    parser=${ARGUMENT_PARSER_DIR:-$root/.build/checkouts/swift-argument-parser}
+    [[ -d $parser/Sources/ArgumentParser ]] || {
+        echo "error: no swift-argument-parser sources in $parser; run 'swift package resolve' or set ARGUMENT_PARSER_DIR" >&2; exit 1; }
+    # (Its folders have spaces in their names.)
+    mapfile -d '' parser_sources < <(find "$parser/Sources/ArgumentParser" -name '*.swift' -print0 | sort -z)
+    kit_sources=(Sources/MercurialKit/*.swift)
+    sources=(Sources/mercurial/*.swift scripts/fuzz/targets/common.swift scripts/fuzz/targets/cli.swift)
+    inputs=("${kit_sources[@]}" "${sources[@]}" Sources/CPNGWriter/png_writer.c Sources/CPNGWriter/include/png_writer.h
+            scripts/fuzz/targets/feedback.c scripts/fuzz.sh)
+else
+    sources=(Sources/MercurialKit/*.swift scripts/fuzz/targets/common.swift "scripts/fuzz/targets/$target.swift")
+    inputs=("${sources[@]}" Sources/CPNGWriter/png_writer.c Sources/CPNGWriter/include/png_writer.h
+            scripts/fuzz/targets/feedback.c scripts/fuzz.sh)
+fi
 
 # Rebuild when the binary is missing or older than any input.
 stale=0
@@ -76,15 +93,37 @@ if [[ $stale == 1 ]]; then
         -c "$snapshot/Sources/CPNGWriter/png_writer.c" -o "$out/obj/png_writer.o"
     # libFuzzer's extra counters, fed by the targets (see the file).
     clang -O1 -g -c "$snapshot/scripts/fuzz/targets/feedback.c" -o "$out/obj/feedback.o"
-    # The library's sources and the target in one module, so the target can use
-    # internal API (TitleRenderer.validate) without @testable.
-    swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g \
-        -module-name MercurialFuzz -debug-prefix-map "$snapshot=$root" \
-        -I Sources/CFreeType -I Sources/CHarfBuzz -I Sources/CFontconfig -I Sources/CPNG \
-        -I "$out/modules/CPNGWriter" "${xcc[@]}" \
-        "${sources[@]/#/$snapshot/}" "$out/obj/png_writer.o" "$out/obj/feedback.o" \
-        -lfreetype -lharfbuzz -lfontconfig -lpng16 -lz \
-        -o "$binary.tmp"
+    swift_flags=(-sanitize=fuzzer,address -parse-as-library -O -g -debug-prefix-map "$snapshot=$root"
+                 -I Sources/CFreeType -I Sources/CHarfBuzz -I Sources/CFontconfig -I Sources/CPNG
+                 -I "$out/modules/CPNGWriter" -I "$out/modules" "${xcc[@]}")
+    if [[ $target == cli ]]; then
+        # Three modules as SwiftPM builds them: ArgumentParser (with its
+        # ArgumentParserToolInfo), MercurialKit, and the front end with the target.
+        # The front end's @main becomes `mercurial_main` (as SwiftPM does for
+        # tests), so libFuzzer's main runs. All of it instrumented.
+        module() {  # NAME SWIFT_VERSION [FLAGS] SOURCES...
+            local name=$1 version=$2; shift 2
+            swiftc "${swift_flags[@]}" -swift-version "$version" -module-name "$name" -wmo \
+                -emit-module -emit-module-path "$out/modules/$name.swiftmodule" -c "$@" -o "$out/obj/$name.o"
+        }
+        module ArgumentParserToolInfo 5 "$parser"/Sources/ArgumentParserToolInfo/*.swift
+        module ArgumentParser 5 "${parser_sources[@]}"
+        # -enable-testing: the target reaches TitleRenderer.validate with @testable.
+        module MercurialKit 6 -enable-testing "${kit_sources[@]/#/$snapshot/}"
+        swiftc "${swift_flags[@]}" -swift-version 6 -module-name MercurialFuzzCLI \
+            -Xfrontend -entry-point-function-name -Xfrontend mercurial_main \
+            "${sources[@]/#/$snapshot/}" "$out/obj/ArgumentParserToolInfo.o" "$out/obj/ArgumentParser.o" \
+            "$out/obj/MercurialKit.o" "$out/obj/png_writer.o" "$out/obj/feedback.o" \
+            -lfreetype -lharfbuzz -lfontconfig -lpng16 -lz \
+            -o "$binary.tmp"
+    else
+        # The library's sources and the target in one module, so the target can use
+        # internal API (TitleRenderer.validate) without @testable.
+        swiftc "${swift_flags[@]}" -swift-version 6 -module-name MercurialFuzz \
+            "${sources[@]/#/$snapshot/}" "$out/obj/png_writer.o" "$out/obj/feedback.o" \
+            -lfreetype -lharfbuzz -lfontconfig -lpng16 -lz \
+            -o "$binary.tmp"
+    fi
     mv "$binary.tmp" "$binary"
 fi
 

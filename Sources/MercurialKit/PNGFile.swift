@@ -45,20 +45,31 @@ public enum PNGFile {
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         defer { png_image_free(&image) }
-        let began = bytes.withUnsafeBytes { raw in
-            png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count)
+        // libpng keeps the pointer that begin_read is given and reads the rest of the
+        // file through it in finish_read, so both calls run inside one withUnsafeBytes:
+        // the pointer is not valid after it, and once nothing else used `bytes` (the
+        // copy `screened` makes when it drops chunks) it was freed before finish_read
+        // (a use-after-free the png fuzzer found; Fixtures/fuzz/png-uaf-dropped-chunk.png).
+        let decoded: Result<Image<RGBA8>, MercurialError> = bytes.withUnsafeBytes { raw in
+            guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
+                return .failure(fail("cannot be read (\(message(of: image)))"))
+            }
+            let width = Int(image.width), height = Int(image.height)
+            guard width > 0, height > 0 else { return .failure(fail("has no pixels (\(width)×\(height))")) }
+            do throws(MercurialError) {
+                try checkCanvas(width: width, height: height, what: "\(role) '\(name)'")
+            } catch {
+                return .failure(error)
+            }
+            image.format = UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
+            var pixels = [RGBA8](repeating: .clear, count: width * height)
+            let finished = pixels.withUnsafeMutableBytes { out in
+                png_image_finish_read(&image, nil, out.baseAddress, Int32(width * 4), nil)
+            }
+            guard finished != 0 else { return .failure(fail("is damaged (\(message(of: image)))")) }
+            return .success(Image(width: width, height: height, pixels: pixels))
         }
-        guard began != 0 else { throw fail("cannot be read (\(message(of: image)))") }
-        let width = Int(image.width), height = Int(image.height)
-        guard width > 0, height > 0 else { throw fail("has no pixels (\(width)×\(height))") }
-        try checkCanvas(width: width, height: height, what: "\(role) '\(name)'")
-        image.format = UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
-        var pixels = [RGBA8](repeating: .clear, count: width * height)
-        let finished = pixels.withUnsafeMutableBytes { raw in
-            png_image_finish_read(&image, nil, raw.baseAddress, Int32(width * 4), nil)
-        }
-        guard finished != 0 else { throw fail("is damaged (\(message(of: image)))") }
-        return Image(width: width, height: height, pixels: pixels)
+        return try decoded.get()
     }
 
     /// Encodes `height` rows of `width` RGBA8 pixels as a PNG in memory; `rows[y]`

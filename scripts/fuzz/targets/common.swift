@@ -4,6 +4,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+// The cli target has the library as a module of its own (scene, png and font compile it in).
+#if canImport(MercurialKit)
+@testable import MercurialKit
+#endif
 
 /// A per-process scratch folder in /dev/shm (RAM), so parallel fuzzers
 /// (-jobs/-workers) never share a file. Removed at a normal exit (the end of
@@ -62,4 +66,17 @@ func feedbackValue(_ parts: String...) -> UInt64 {
 /// A size's order of magnitude (0, 1, 2–3, 4–7, …), for feedback.
 func sizeClass(_ n: Int) -> String {
     n <= 0 ? "0" : String(repeating: "x", count: Int.bitWidth - n.leadingZeroBitCount)
+}
+
+/// A scene's animation as `animate` checks it: the frame settings at the first,
+/// middle and last frames (keyframes, timing functions, point lights, the
+/// background gradient), each validated as a render does.
+func checkTimeline(_ timeline: Timeline, base: RenderSettings) throws(MercurialError) {
+    let frames = timeline.frameCount
+    for index in Set([0, frames / 2, frames - 1]).sorted() {
+        let frame = timeline.settings(at: timeline.time(ofFrame: index), base: base)
+        try TitleRenderer.validate(frame)
+        _ = frame.pointLighting
+    }
+    _ = timeline.changesGeometry
 }

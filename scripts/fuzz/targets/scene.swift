@@ -5,8 +5,11 @@
 // RenderSettings through the parameter model), then checked with
 // TitleRenderer.validate, the checks a render makes before drawing, and the
 // font named is looked up as a render does it (FontLibrary.resolve: a bundled
-// name, a path, or an installed font through fontconfig). Errors are expected;
-// crashes, leaks and hangs are findings. Nothing is rendered.
+// name, a path, or an installed font through fontconfig). A scene with an
+// "animation" has its timeline evaluated at the first, middle and last frames
+// (keyframes, timing functions, point lights, the background gradient), each
+// frame's settings validated as `animate` does. Errors are expected; crashes,
+// leaks and hangs are findings. Nothing is rendered.
 
 let scenePath = fuzzScratchFolder + "/scene.json"
 
@@ -15,8 +18,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     writeFuzzInput(data, size, to: scenePath)
     var settings = RenderSettings()
     do {
-        try SceneFile.load(scenePath, into: &settings)
+        let timeline = try SceneFile.load(scenePath, into: &settings)
         try TitleRenderer.validate(settings)
+        if let timeline { try checkTimeline(timeline, base: settings) }
         if settings.mask == nil { _ = try FontLibrary.resolve(settings.font) }
         _ = TextLayout(text: settings.text ?? "", fontPath: settings.font).lines
         _ = settings.margin
@@ -24,7 +28,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = parameter.parameterFunction.value(in: settings).description
         }
     } catch {
-        _ = error.message
+        let message = error.message
+        if fuzzVerbose { print("fuzz: error:", message) }
     }
     return 0
 }
