@@ -56,7 +56,8 @@ extension ParameterGroup {
         }
     }
 
-    private static func jsonString(_ s: String) -> String {
+    /// `s` as a JSON string literal (also used for the recipe each title carries).
+    static func jsonString(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -65,7 +66,7 @@ extension ParameterGroup {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += String(format: "\\u%04x", scalar.value)
             default: out.unicodeScalars.append(scalar)
             }
         }

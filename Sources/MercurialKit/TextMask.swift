@@ -195,7 +195,8 @@ final class FontFace {
 
     /// Shapes and rasterises every glyph of `layout` at `size`, positioned in pixels
     /// with the first baseline at y = 0.
-    func layOut(_ layout: TextLayout, size: Double) throws(MercurialError) -> GlyphRun {
+    /// The face set to `size` px and a HarfBuzz font over it (destroy it with hb_font_destroy).
+    private func scaled(to size: Double) throws(MercurialError) -> (face: FT_Face, font: OpaquePointer) {
         guard let face else { throw MercurialError("font '\(path)' is not open") }
         let error = FT_Set_Char_Size(face, 0, FT_F26Dot6((size * 64).rounded()), 72, 72)
         guard error == 0 else {
@@ -204,9 +205,16 @@ final class FontFace {
         guard let hbFont = hb_ft_font_create_referenced(face) else {
             throw MercurialError("HarfBuzz could not open font '\(path)'")
         }
+        hb_ft_font_set_load_flags(hbFont, Self.loadFlags)
+        return (face, hbFont)
+    }
+
+    static let loadFlags = Int32(FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP)
+
+    func layOut(_ layout: TextLayout, size: Double) throws(MercurialError) -> GlyphRun {
+        let (face, hbFont) = try scaled(to: size)
         defer { hb_font_destroy(hbFont) }
-        let loadFlags = Int32(FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP)
-        hb_ft_font_set_load_flags(hbFont, loadFlags)
+        let loadFlags = Self.loadFlags
 
         let lineHeight = Double(face.pointee.size.pointee.metrics.height) / 64 * layout.lineSpacing
         let features = Self.features(layout)
@@ -294,16 +302,8 @@ final class FontFace {
     /// The advance of each word and of a space at `size`, and the line height and
     /// the font's ascent plus descent, for choosing line breaks.
     func measure(words: [String], layout: TextLayout, size: Double) throws(MercurialError) -> WordMetrics {
-        guard let face else { throw MercurialError("font '\(path)' is not open") }
-        let error = FT_Set_Char_Size(face, 0, FT_F26Dot6((size * 64).rounded()), 72, 72)
-        guard error == 0 else {
-            throw MercurialError("font '\(path)' cannot be scaled to \(size) px (\(Self.describe(error))); use another font or size")
-        }
-        guard let hbFont = hb_ft_font_create_referenced(face) else {
-            throw MercurialError("HarfBuzz could not open font '\(path)'")
-        }
+        let (face, hbFont) = try scaled(to: size)
         defer { hb_font_destroy(hbFont) }
-        hb_ft_font_set_load_flags(hbFont, Int32(FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP))
         let features = Self.features(layout)
         let advance = { (text: String) in
             self.shape(text, hbFont: hbFont, features: features, letterSpacing: layout.letterSpacing).advance
