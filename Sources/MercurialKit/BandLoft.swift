@@ -95,25 +95,16 @@ final class BandLoft {
         let lower = max(rows.lowerBound, ink.minY), upper = min(rows.upperBound, ink.maxY + 1)
         guard lower < upper else { return }
         let inkRows = lower..<upper
-        let rw = region.width, reach = blur.reach, width = self.width, ink = self.ink
-        let padded = rw + 2 * reach
+        let rw = region.width, width = self.width, ink = self.ink
         blur.weights.withUnsafeBufferPointer { w in
             parallelBands(inkRows.count, minimumBand: 8) { band in
-                var line = [Float](repeating: 0, count: padded)
+                var line = [Float](repeating: 0, count: rw + 2 * blur.reach)
                 line.withUnsafeMutableBufferPointer { line in
-                    let from = max(region.minX - reach, ink.minX), to = min(region.maxX + reach, ink.maxX)
                     for r in band {
                         let y = r + inkRows.lowerBound
-                        let source = coverage.baseAddress! + (y % capacity) * width
-                        if from <= to {
-                            for x in from...to { line[x - (region.minX - reach)] = source[x] }
-                        }
-                        let target = across.baseAddress! + (y % capacity) * rw
-                        target.update(repeating: 0, count: rw)
-                        for k in 0..<w.count {
-                            let wk = w[k], s = line.baseAddress! + k
-                            for x in 0..<rw { target[x] += wk * s[x] }
-                        }
+                        blur.blurRow(coverage.baseAddress! + (y % capacity) * width,
+                                     into: across.baseAddress! + (y % capacity) * rw,
+                                     region: region, ink: ink, line: line, weights: w)
                     }
                 }
             }

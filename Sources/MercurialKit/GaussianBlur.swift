@@ -32,27 +32,15 @@ struct GaussianBlur: Sendable {
         // Horizontal pass over the rows that hold ink, into `across` (one row per ink row).
         let inkRows = ink.minY...ink.maxY
         var across = [Float](repeating: 0, count: inkRows.count * rw)
-        // The ink columns a region column can reach.
-        let padded = rw + 2 * reach
         mask.withUnsafeBufferPointer { coverage in
             weights.withUnsafeBufferPointer { w in
                 across.withUnsafeMutableBufferPointer { out in
                     parallelBands(inkRows.count, minimumBand: 8) { rows in
-                        // The row's coverage from region.minX − reach to region.maxX + reach,
-                        // zero outside the ink.
-                        var line = [Float](repeating: 0, count: padded)
+                        var line = [Float](repeating: 0, count: rw + 2 * reach)
                         line.withUnsafeMutableBufferPointer { line in
-                            let from = max(region.minX - reach, ink.minX), to = min(region.maxX + reach, ink.maxX)
                             for row in rows {
-                                let y = row + ink.minY
-                                if from <= to {
-                                    for x in from...to { line[x - (region.minX - reach)] = coverage[y * width + x] }
-                                }
-                                let target = out.baseAddress! + row * rw
-                                for k in 0..<w.count {
-                                    let wk = w[k], source = line.baseAddress! + k
-                                    for x in 0..<rw { target[x] += wk * source[x] }
-                                }
+                                blurRow(coverage.baseAddress! + (row + ink.minY) * width, into: out.baseAddress! + row * rw,
+                                        region: region, ink: ink, line: line, weights: w)
                             }
                         }
                     }
@@ -80,6 +68,27 @@ struct GaussianBlur: Sendable {
             }
         }
         return result
+    }
+}
+
+extension GaussianBlur {
+    /// The horizontal pass for one mask row: `source` is the row (zero outside the
+    /// columns of `ink`), `target` receives `region.width` blurred values, and `line`
+    /// (`region.width + 2·reach` floats, kept zero outside the ink's columns between
+    /// calls) holds the row's coverage from `region.minX − reach` on.
+    @inline(__always)
+    func blurRow(_ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>, region: PixelBounds,
+                 ink: PixelBounds, line: UnsafeMutableBufferPointer<Float>, weights w: UnsafeBufferPointer<Float>) {
+        let rw = region.width, start = region.minX - reach
+        let from = max(start, ink.minX), to = min(region.maxX + reach, ink.maxX)
+        if from <= to {
+            for x in from...to { line[x - start] = source[x] }
+        }
+        target.update(repeating: 0, count: rw)
+        for k in 0..<w.count {
+            let wk = w[k], s = line.baseAddress! + k
+            for x in 0..<rw { target[x] += wk * s[x] }
+        }
     }
 }
 
