@@ -33,9 +33,6 @@ public enum AnimationFormat: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Whether the output keeps the alpha channel.
-    public var hasAlpha: Bool { self != .mp4 }
-
     /// The format for an output path, or an error naming the forms that exist.
     public static func forPath(_ path: String, movCodec: MovCodec = .prores) throws(MercurialError) -> AnimationFormat {
         if path == "/dev/null" || path == "null:" { return .null }
@@ -231,7 +228,6 @@ final class FFmpegSink: FrameSink {
     private let log: URL
     private let file: OutputFile.Stream
     private let frameBytes: Int
-    private var failed = false
 
     static func ffmpegPath() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
@@ -307,7 +303,6 @@ final class FFmpegSink: FrameSink {
             return true
         }
         guard ok else {
-            failed = true
             try? input.close()
             process.waitUntilExit()
             let reason = ffmpegError() ?? "it stopped reading frames"

@@ -26,10 +26,11 @@ public enum LoftProfile: String, Sendable, CaseIterable, Equatable {
 ///   pixels inside, flat beyond: a bevel with crisp mitred corners.
 /// - **round**: as chisel, with a quarter-circle fillet instead of the sine.
 ///
-/// Just outside the edge every profile goes on falling with the edge's slope for
-/// `skirtWidth` pixels (heights below 0) so that the anti-aliased edge pixels get
-/// normals as clean as those inside; those pixels are drawn with their coverage
-/// as alpha, so the skirt never shows as a shape of its own.
+/// Just outside the edge every profile goes on falling with the edge's slope
+/// (heights below 0: for chisel and round for `skirtWidth` pixels, for liquid
+/// without end) so that the anti-aliased edge pixels get normals as clean as those
+/// inside; those pixels are drawn with their coverage as alpha, so the skirt never
+/// shows as a shape of its own.
 public struct HeightFieldFromMask: Sendable {
     /// Bevel width in pixels (the `radius` parameter).
     public var inputRadius: Float = 10

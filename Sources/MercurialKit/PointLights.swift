@@ -24,15 +24,6 @@ public struct PointLight: Sendable, Equatable {
         self.range = range
         self.constantIntensityOverRange = constantIntensityOverRange
     }
-
-    /// The gradient's weight at distance `d`: from 1 at the centre (or held at 1 out
-    /// to `range` when the intensity is constant over it) falling linearly to 0 at `range`.
-    @inline(__always)
-    func weight(atDistance d: Float) -> Float {
-        let outer = Float(range)
-        if d >= outer { return constantIntensityOverRange && d == outer ? 1 : 0 }
-        return constantIntensityOverRange ? 1 : 1 - d / outer
-    }
 }
 
 public struct PointLighting: Sendable, Equatable {

@@ -38,63 +38,62 @@ public struct TitleSurface: Sendable {
     /// The 16-bit grey height map as a PNG.
     public func heightMapPNG() throws(MercurialError) -> [UInt8] {
         let scale = 65535 / plateau
-        return try encode(bytesPerPixel: 2, bitDepth: 16, colorType: 0, fill: [0, 0]) { i, out in
-            let v = mask.pixels[i] > 0 ? UInt16(min(max(heights.pixels[i] * scale, 0), 65535).rounded()) : 0
-            out[0] = UInt8(v >> 8)
-            out[1] = UInt8(v & 0xff)
-        }
+        let content = Image(width: mask.width, height: mask.height, pixels: zip(mask.pixels, heights.pixels).map { c, h in
+            Grey16(c > 0 ? UInt16(min(max(h * scale, 0), 65535).rounded()) : 0)
+        })
+        return try encode(content, fill: Grey16(0), bitDepth: 16, colorType: 0)
     }
 
     /// The tangent-space normal map as a PNG, 8 or 16 bits a channel.
     public func normalMapPNG(convention: NormalConvention, bitDepth: Int) throws(MercurialError) -> [UInt8] {
         let green: Float = convention == .opengl ? 1 : -1
-        let top: Float = bitDepth == 16 ? 65535 : 255
-        func sample(_ v: Float) -> UInt16 { UInt16(((v + 1) / 2 * top).rounded()) }
-        let flat = [sample(0), sample(0), sample(1)]
-        let bytes = bitDepth == 16 ? 6 : 3
-        func put(_ values: [UInt16], _ out: UnsafeMutablePointer<UInt8>) {
-            for (k, v) in values.enumerated() {
-                if bitDepth == 16 { out[2 * k] = UInt8(v >> 8); out[2 * k + 1] = UInt8(v & 0xff) } else { out[k] = UInt8(v) }
-            }
+        // (n + 1) / 2 of the unit normal, flat outside the mask.
+        let unit = zip(mask.pixels, normals.xy).map { c, n -> SIMD3<Float> in
+            guard c > 0 else { return SIMD3(0, 0, 1) }
+            return SIMD3(n.x, n.y * green, max(0, 1 - n.x * n.x - n.y * n.y).squareRoot())
         }
-        var fill = [UInt8](repeating: 0, count: bytes)
-        fill.withUnsafeMutableBufferPointer { put(flat, $0.baseAddress!) }
-        return try encode(bytesPerPixel: bytes, bitDepth: bitDepth, colorType: 2, fill: fill) { i, out in
-            guard mask.pixels[i] > 0 else { put(flat, out); return }
-            let n = normals.xy[i]
-            let z = max(0, 1 - n.x * n.x - n.y * n.y).squareRoot()
-            put([sample(n.x), sample(n.y * green), sample(z)], out)
+        func encoded(_ top: Float) -> [SIMD3<UInt16>] {
+            unit.map { SIMD3<UInt16>(($0 + 1) / 2 * top, rounding: .toNearestOrAwayFromZero) }
         }
+        if bitDepth == 16 {
+            let content = Image(width: mask.width, height: mask.height, pixels: encoded(65535).map { RGB16($0) })
+            return try encode(content, fill: RGB16(SIMD3(32768, 32768, 65535)), bitDepth: 16, colorType: 2)
+        }
+        let content = Image(width: mask.width, height: mask.height, pixels: encoded(255).map { RGB8($0) })
+        return try encode(content, fill: RGB8(SIMD3(128, 128, 255)), bitDepth: 8, colorType: 2)
     }
 
-    /// The canvas's rows: the region's pixels from `pixel`, and `fill` everywhere else.
-    private func encode(bytesPerPixel: Int, bitDepth: Int, colorType: Int, fill: [UInt8],
-                        pixel: (Int, UnsafeMutablePointer<UInt8>) -> Void) throws(MercurialError) -> [UInt8] {
-        let rowBytes = width * bytesPerPixel
-        var fillRow = [UInt8](repeating: 0, count: rowBytes)
-        for x in 0..<width { for k in 0..<bytesPerPixel { fillRow[x * bytesPerPixel + k] = fill[k] } }
-        // The rows that cross the region: fill, then the region's pixels, then fill.
-        var band = [UInt8](repeating: 0, count: rowBytes * mask.height)
-        band.withUnsafeMutableBufferPointer { out in
-            for y in 0..<mask.height {
-                let row = out.baseAddress! + y * rowBytes
-                row.update(from: fillRow, count: rowBytes)
-                for x in 0..<mask.width { pixel(y * mask.width + x, row + (originX + x) * bytesPerPixel) }
-            }
-        }
-        let result = fillRow.withUnsafeBufferPointer { fillBytes in
-            band.withUnsafeBufferPointer { bandBytes in
-                let rows = (0..<height).map { y -> UnsafePointer<UInt8> in
-                    y >= originY && y < originY + mask.height ? bandBytes.baseAddress! + (y - originY) * rowBytes
-                        : fillBytes.baseAddress!
-                }
-                return Result { () throws(MercurialError) in
-                    try PNGFile.encode(width: width, height: height, rows: rows, bitDepth: bitDepth, colorType: colorType, level: 6)
-                }
+    /// The region placed on the canvas (fill everywhere else) and encoded from its rows.
+    /// `Pixel` must be bytes in PNG's order (a struct of `UInt8`s, so packed).
+    private func encode<Pixel: Sendable>(_ content: Image<Pixel>, fill: Pixel, bitDepth: Int,
+                                         colorType: Int) throws(MercurialError) -> [UInt8] {
+        let canvas = CanvasRegion(width: width, height: height, content: content, originX: originX, originY: originY,
+                                  fill: fill)
+        let result = canvas.withRowPointers { rows in
+            Result { () throws(MercurialError) in
+                try PNGFile.encode(width: width, height: height,
+                                   rows: rows.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) },
+                                   bitDepth: bitDepth, colorType: colorType, level: 6)
             }
         }
         return try result.get()
     }
+}
+
+/// PNG samples as packed big-endian bytes.
+struct Grey16: Sendable {
+    var high: UInt8, low: UInt8
+    init(_ v: UInt16) { high = UInt8(v >> 8); low = UInt8(v & 0xff) }
+}
+
+struct RGB8: Sendable {
+    var r: UInt8, g: UInt8, b: UInt8
+    init(_ v: SIMD3<UInt16>) { r = UInt8(v.x); g = UInt8(v.y); b = UInt8(v.z) }
+}
+
+struct RGB16: Sendable {
+    var r: Grey16, g: Grey16, b: Grey16
+    init(_ v: SIMD3<UInt16>) { r = Grey16(v.x); g = Grey16(v.y); b = Grey16(v.z) }
 }
 
 extension HeightFieldFromMask {

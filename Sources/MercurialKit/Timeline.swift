@@ -35,9 +35,6 @@ public struct Timeline: Sendable, Equatable {
         settings.applyOrbits(at: time)
         return settings
     }
-
-    /// Whether any track changes the title's shape (then every frame is a full render).
-    public var changesGeometry: Bool { tracks.contains { $0.target.changesGeometry } }
 }
 
 /// One keyframed value and what it drives.
@@ -46,7 +43,6 @@ public struct Track: Sendable, Equatable {
         public static func == (a: Target, b: Target) -> Bool {
             switch (a, b) {
             case let (.parameter(p), .parameter(q)): return p.key == q.key
-            case (.ambientLightLevel, .ambientLightLevel): return true
             case let (.pointLight(i, f), .pointLight(j, g)): return i == j && f == g
             case let (.gradientColor(i), .gradientColor(j)): return i == j
             case let (.gradientPoint(e, a), .gradientPoint(f, b)): return e == f && a == b
@@ -56,15 +52,10 @@ public struct Track: Sendable, Equatable {
 
         /// A parameter of the table (`light1.hue`, `radius`, …).
         case parameter(Parameter)
-        case ambientLightLevel
         case pointLight(index: Int, field: PointLightField)
         case gradientColor(index: Int)
         case gradientPoint(end: Bool, axis: Int)
 
-        var changesGeometry: Bool {
-            if case .parameter(let p) = self { return p.changesGeometry }
-            return false
-        }
     }
 
     public enum PointLightField: String, Sendable, CaseIterable { case x, y, color, intensity, range }
@@ -86,8 +77,6 @@ public struct Track: Sendable, Equatable {
             // Values were checked against the range when read; a timing curve that
             // overshoots is held at the range's ends.
             p.parameterFunction.apply(p.clamped(v), to: &settings)
-        case let (.ambientLightLevel, .number(v)):
-            settings.ambientLightLevel = min(max(v, 0), 1)
         case let (.pointLight(i, field), v) where i < settings.pointLights.count:
             switch (field, v) {
             case let (.x, .number(n)): settings.pointLights[i].x = n
@@ -153,16 +142,6 @@ extension Parameter {
         return value
     }
 
-    /// Whether the parameter changes the mask, the height field or the normals.
-    var changesGeometry: Bool {
-        switch parameterFunction {
-        case .adjustLightPosition, .adjustLightHue, .adjustLightBrightness, .adjustMaterialShininess,
-             .adjustMaterialColor, .adjustMaterialReflectivity, .setBackground, .setShadingImage, .adjustAmbientLightLevel:
-            return false
-        default:
-            return true
-        }
-    }
 }
 
 // MARK: - Reading the animation parts of a scene file
