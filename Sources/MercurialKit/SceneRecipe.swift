@@ -51,11 +51,22 @@ public enum SceneRecipe {
 
     /// The SHA-256 of the font file `font` names (a bundled name, a file or a fontconfig name), in hex.
     public static func fontSHA256(_ font: String) throws(MercurialError) -> String {
-        let bytes = try PNGFile.readFile(try FontLibrary.resolve(font), role: "font", limit: TextMask.maximumFontBytes)
+        let path = try FontLibrary.resolve(font)
+        // A batch writes the same font's hash into every title: hash each file once
+        // for as long as its size and modification time stay the same.
+        var info = stat()
+        let stamp = stat(path, &info) == 0 ? "\(info.st_size):\(info.st_mtim.tv_sec):\(info.st_mtim.tv_nsec)" : nil
+        if let stamp, let known = hashLock.withLock({ hashes[path] }), known.stamp == stamp { return known.hash }
+        let bytes = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         bytes.withUnsafeBufferPointer { _ = SHA256($0.baseAddress, $0.count, &digest) }
-        return digest.map { String(format: "%02x", $0) }.joined()
+        let hash = digest.map { String(format: "%02x", $0) }.joined()
+        if let stamp { hashLock.withLock { hashes[path] = (stamp, hash) } }
+        return hash
     }
+
+    private static let hashLock = NSLock()
+    nonisolated(unsafe) private static var hashes: [String: (stamp: String, hash: String)] = [:]
 
     // MARK: In PNG files
 
