@@ -96,11 +96,136 @@ static inline uint8_t paeth(uint8_t a, uint8_t b, uint8_t c) {
     return (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
 }
 
-int mercurial_deflate_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
-                           int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler,
-                           size_t *raw_size) {
-    return mercurial_deflate_filtered_rows(rows, width, row_begin, row_end, last, level, 0, out, out_size, adler,
-                                           raw_size);
+/* Output of a deflate band that grows as needed; z->next_out follows it. */
+static int ensure_output(z_stream *z, uint8_t **buffer, size_t *capacity, size_t extra) {
+    if (z->avail_out >= extra) return 1;
+    size_t used = *capacity - z->avail_out, grown_capacity = *capacity * 2 + extra;
+    uint8_t *grown = realloc(*buffer, grown_capacity);
+    if (!grown) return 0;
+    *buffer = grown;
+    *capacity = grown_capacity;
+    z->next_out = grown + used;
+    z->avail_out = (uInt)(grown_capacity - used);
+    return 1;
+}
+
+/* How many identical rows (one row pointer repeated, as the empty canvas around a
+   title is) are deflated once and then copied: zlib's RLE pass still reads every
+   byte of an empty row, which was two thirds of a 1080p title's instructions. */
+enum { REPEAT_BLOCK = 16 };
+
+/* REPEAT_BLOCK copies of `row`, unfiltered, as a deflate segment of its own: a fresh
+   stream (no reference to earlier bytes) ending in a sync flush (byte-aligned, not
+   final), so it may be spliced into any stream just after a full flush. */
+static uint8_t *repeated_row_segment(const uint8_t *row, size_t row_bytes, int level, size_t *size) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return NULL;
+    size_t capacity = deflateBound(&z, (row_bytes + 1) * REPEAT_BLOCK) + 64;
+    uint8_t *buffer = malloc(capacity);
+    if (!buffer) { deflateEnd(&z); return NULL; }
+    z.next_out = buffer;
+    z.avail_out = (uInt)capacity;
+    static const uint8_t filter_none = 0;
+    for (int k = 0; k < REPEAT_BLOCK; k++) {
+        z.next_in = (Bytef *)&filter_none;
+        z.avail_in = 1;
+        if (deflate(&z, Z_NO_FLUSH) != Z_OK) goto fail;
+        z.next_in = (Bytef *)row;
+        z.avail_in = (uInt)row_bytes;
+        if (deflate(&z, k + 1 == REPEAT_BLOCK ? Z_SYNC_FLUSH : Z_NO_FLUSH) != Z_OK) goto fail;
+    }
+    *size = capacity - z.avail_out;
+    deflateEnd(&z);
+    return buffer;
+fail:
+    deflateEnd(&z);
+    free(buffer);
+    return NULL;
+}
+
+/* Unfiltered rows at `level` with the RLE strategy; runs of one repeated row are
+   spliced in from `repeated_row_segment` a block at a time. */
+static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
+                                   int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return 0;
+    size_t capacity = 65536;
+    uint8_t *buffer = malloc(capacity), *segment = NULL;
+    if (!buffer) { deflateEnd(&z); return 0; }
+    z.next_out = buffer;
+    z.avail_out = (uInt)capacity;
+    static const uint8_t filter_none = 0;
+    const uint8_t *previous = NULL, *segment_row = NULL;
+    uint32_t previous_adler = 0, segment_adler = 0;
+    size_t segment_size = 0;
+    uint32_t a = adler32(0, NULL, 0);
+    for (uint32_t y = row_begin; y < row_end;) {
+        const uint8_t *row = rows[y];
+        if (row != previous) {
+            previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), row, (uInt)row_bytes);
+            previous = row;
+        }
+        uint32_t run = 1;
+        while (y + run < row_end && rows[y + run] == row && run < 2 * REPEAT_BLOCK) run++;
+        if (run == 2 * REPEAT_BLOCK) {
+            if (segment_row != row) {
+                free(segment);
+                segment = repeated_row_segment(row, row_bytes, level, &segment_size);
+                if (!segment) goto fail;
+                segment_row = row;
+                segment_adler = adler32(0, NULL, 0);
+                for (int k = 0; k < REPEAT_BLOCK; k++)
+                    segment_adler = adler32_combine(segment_adler, previous_adler, (z_off_t)(row_bytes + 1));
+            }
+            /* A full flush empties the window, so nothing after the splice refers back across it. */
+            if (!ensure_output(&z, &buffer, &capacity, 256)) goto fail;
+            z.avail_in = 0;
+            int status = deflate(&z, Z_FULL_FLUSH);
+            if (status != Z_OK && status != Z_BUF_ERROR) goto fail;
+            while (y + REPEAT_BLOCK <= row_end) {
+                uint32_t k = 0;
+                while (k < REPEAT_BLOCK && rows[y + k] == row) k++;
+                if (k < REPEAT_BLOCK) break;
+                if (!ensure_output(&z, &buffer, &capacity, segment_size)) goto fail;
+                memcpy(z.next_out, segment, segment_size);
+                z.next_out += segment_size;
+                z.avail_out -= (uInt)segment_size;
+                a = adler32_combine(a, segment_adler, (z_off_t)((row_bytes + 1) * REPEAT_BLOCK));
+                y += REPEAT_BLOCK;
+            }
+            continue;
+        }
+        a = adler32_combine(a, previous_adler, (z_off_t)(row_bytes + 1));
+        if (!ensure_output(&z, &buffer, &capacity, row_bytes + 1024)) goto fail;
+        z.next_in = (Bytef *)&filter_none;
+        z.avail_in = 1;
+        if (deflate(&z, Z_NO_FLUSH) != Z_OK) goto fail;
+        z.next_in = (Bytef *)row;
+        z.avail_in = (uInt)row_bytes;
+        if (deflate(&z, Z_NO_FLUSH) != Z_OK) goto fail;
+        y++;
+    }
+    if (!ensure_output(&z, &buffer, &capacity, 1024)) goto fail;
+    z.avail_in = 0;
+    for (;;) {
+        int status = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
+        if (status == Z_STREAM_END || (!last && (status == Z_OK || status == Z_BUF_ERROR) && z.avail_out > 0)) break;
+        if (status != Z_OK && status != Z_BUF_ERROR) goto fail;
+        if (!ensure_output(&z, &buffer, &capacity, capacity)) goto fail;
+    }
+    *out = buffer;
+    *out_size = capacity - z.avail_out;
+    *adler = a;
+    free(segment);
+    deflateEnd(&z);
+    return 1;
+fail:
+    free(segment);
+    deflateEnd(&z);
+    free(buffer);
+    return 0;
 }
 
 int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
@@ -108,27 +233,25 @@ int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, 
                                     uint32_t *adler, size_t *raw_size) {
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, paeth_filter ? Z_DEFAULT_STRATEGY : Z_RLE) != Z_OK) return 0;
     size_t row_bytes = (size_t)width * 4;
     size_t raw = (row_bytes + 1) * (row_end - row_begin);
+    if (!paeth_filter) {
+        *raw_size = raw;
+        return deflate_unfiltered_rows(rows, row_bytes, row_begin, row_end, last, level, out, out_size, adler);
+    }
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
     size_t capacity = deflateBound(&z, raw) + 64;
     uint8_t *buffer = malloc(capacity);
     if (!buffer) { deflateEnd(&z); return 0; }
     z.next_out = buffer;
     z.avail_out = (uInt)capacity;
     uint32_t a = adler32(0, NULL, 0);
-    static const uint8_t filter_none = 0;
-    const uint8_t *previous = NULL;
-    uint32_t previous_adler = 0;
-    uint8_t *filtered = NULL;
-    if (paeth_filter) {
-        /* Filter byte 4, then each byte minus the Paeth prediction from the left,
-           upper and upper-left pixels (the row above the band counts: a band's
-           filtered bytes do not depend on where the bands are cut). */
-        filtered = malloc(row_bytes + 1);
-        if (!filtered) { deflateEnd(&z); free(buffer); return 0; }
-    }
-    for (uint32_t y = row_begin; y < row_end && paeth_filter; y++) {
+    /* Filter byte 4, then each byte minus the Paeth prediction from the left,
+       upper and upper-left pixels (the row above the band counts: a band's
+       filtered bytes do not depend on where the bands are cut). */
+    uint8_t *filtered = malloc(row_bytes + 1);
+    if (!filtered) { deflateEnd(&z); free(buffer); return 0; }
+    for (uint32_t y = row_begin; y < row_end; y++) {
         const uint8_t *row = rows[y], *up = y > 0 ? rows[y - 1] : NULL;
         filtered[0] = 4;
         for (size_t i = 0; i < row_bytes; i++) {
@@ -138,23 +261,6 @@ int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, 
         a = adler32_combine(a, adler32(adler32(0, NULL, 0), filtered, (uInt)(row_bytes + 1)), (z_off_t)(row_bytes + 1));
         z.next_in = filtered;
         z.avail_in = (uInt)(row_bytes + 1);
-        int flush = (y + 1 == row_end) ? (last ? Z_FINISH : Z_SYNC_FLUSH) : Z_NO_FLUSH;
-        int status = deflate(&z, flush);
-        if (status != Z_OK && !(status == Z_STREAM_END && flush == Z_FINISH)) goto fail;
-    }
-    for (uint32_t y = row_begin; y < row_end && !paeth_filter; y++) {
-        const uint8_t *row = rows[y];
-        /* A repeated row (the empty canvas around a title) reuses its checksum. */
-        if (row != previous) {
-            previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), row, (uInt)row_bytes);
-            previous = row;
-        }
-        a = adler32_combine(a, previous_adler, (z_off_t)(row_bytes + 1));
-        z.next_in = (Bytef *)&filter_none;
-        z.avail_in = 1;
-        if (deflate(&z, Z_NO_FLUSH) != Z_OK) goto fail;
-        z.next_in = (Bytef *)row;
-        z.avail_in = (uInt)row_bytes;
         int flush = (y + 1 == row_end) ? (last ? Z_FINISH : Z_SYNC_FLUSH) : Z_NO_FLUSH;
         int status = deflate(&z, flush);
         if (status != Z_OK && !(status == Z_STREAM_END && flush == Z_FINISH)) goto fail;

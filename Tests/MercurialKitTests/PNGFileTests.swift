@@ -47,6 +47,45 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         }
     }
 
+    /// Runs of one repeated row pointer are deflated once per block and spliced in;
+    /// runs of every length around the block size, at the start, the middle and the
+    /// end of the canvas and of the encoder's bands, two repeated rows back to back,
+    /// must decode to the same pixels.
+    @Test(arguments: [1, 15, 16, 31, 32, 33, 47, 48, 63, 64, 65, 130, 257, 700])
+    func repeatedRowsDecodeToTheSamePixels(_ run: Int) throws {
+        let width = 53
+        let fillA = [RGBA8](repeating: RGBA8(r: 0, g: 0, b: 0, a: 0), count: width)
+        let fillB = [RGBA8](repeating: RGBA8(r: 9, g: 200, b: 40, a: 255), count: width)
+        var unique = Image<RGBA8>(width: width, height: 40, repeating: .clear)
+        for y in 0..<40 { for x in 0..<width { unique[x, y] = RGBA8(r: UInt8((x * 13 + y) % 256), g: UInt8(y * 6), b: 7, a: UInt8((x * y) % 256)) } }
+        // Layout: run of A, 3 unique, run of B, run of A, 40 unique, run of B (ends the canvas).
+        enum Row { case a, b, unique(Int) }
+        var layout: [Row] = Array(repeating: .a, count: run) + (0..<3).map { .unique($0) }
+        layout += Array(repeating: .b, count: run) + Array(repeating: .a, count: run) + (3..<40).map { .unique($0) }
+        layout += Array(repeating: .b, count: run)
+        var expected: [RGBA8] = []
+        let bytes = try fillA.withUnsafeBufferPointer { a in
+            try fillB.withUnsafeBufferPointer { b in
+                try unique.withUnsafeBufferPointer { u in
+                    let rows: [UnsafePointer<UInt8>] = layout.map { row in
+                        let start: UnsafePointer<RGBA8>
+                        switch row {
+                        case .a: start = a.baseAddress!
+                        case .b: start = b.baseAddress!
+                        case .unique(let y): start = u.baseAddress! + y * width
+                        }
+                        expected += UnsafeBufferPointer(start: start, count: width)
+                        return UnsafeRawPointer(start).assumingMemoryBound(to: UInt8.self)
+                    }
+                    return try PNGFile.encode(width: width, height: rows.count, rows: rows, compression: .fast)
+                }
+            }
+        }
+        let back = try PNGFile.decode(bytes, name: "memory", role: "test")
+        #expect(back.height == layout.count)
+        #expect(back.pixels == expected)
+    }
+
     @Test func headerClaimingAHugeCanvasIsRefusedBeforeDecoding() throws {
         var bytes = try PNGEncoder().encode(Image(width: 4, height: 4, repeating: RGBA8.clear))
         // IHDR width at offset 16, height at 20 (big-endian): claim 100000 × 100000.

@@ -6,7 +6,7 @@
 
 /// Encodes 8-bit RGBA rows (`rows[y]` points at row y, width*4 bytes) as a PNG in
 /// memory with libpng's full write API, every row filter and zlib level 9 (the
-/// `small` compression; `fast` is deflated in parallel with mercurial_deflate_rows).
+/// `small` compression; `fast` is deflated in parallel with mercurial_deflate_filtered_rows).
 /// Returns 1 and a malloc'd buffer in *out (free with mercurial_png_free), or 0 and
 /// libpng's message. libpng's longjmp never leaves this function.
 int mercurial_png_encode(const uint8_t *const *rows, uint32_t width, uint32_t height,
@@ -28,18 +28,15 @@ int mercurial_zlib_uncompress(const uint8_t *bytes, size_t length, size_t limit,
 #endif
 
 /// One band of a PNG's image data for parallel compression: rows [row_begin,
-/// row_end) of 8-bit RGBA (`rows[y]` points at row y), each prefixed with filter byte 0 (none), deflated as raw
-/// deflate at `level` with the RLE strategy; the band ends on a byte boundary
-/// (Z_SYNC_FLUSH) unless it is the last (Z_FINISH), so that bands compressed
-/// separately concatenate into one valid deflate stream. *adler receives the
-/// Adler-32 of the band's uncompressed bytes. Returns 1, or 0 on failure.
-int mercurial_deflate_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
-                           int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler,
-                           size_t *raw_size);
-
-/// The same with `paeth_filter` set: every row filtered with PNG's Paeth filter
-/// (type 4) and deflated with zlib's default strategy, for pictures (gradients,
-/// shaded metal) rather than mostly empty canvases.
+/// row_end) of 8-bit RGBA (`rows[y]` points at row y), deflated as raw deflate at
+/// `level`; the band ends on a byte boundary (Z_SYNC_FLUSH) unless it is the last
+/// (Z_FINISH), so that bands compressed separately concatenate into one valid
+/// deflate stream. Without `paeth_filter` each row gets filter byte 0 (none) and
+/// the RLE strategy, and a run of one repeated row pointer (the empty canvas
+/// around a title) is deflated once per block and copied. With it every row is
+/// filtered with PNG's Paeth filter (type 4) and deflated with zlib's default
+/// strategy, for pictures (gradients, shaded metal). *adler receives the Adler-32
+/// of the band's uncompressed bytes. Returns 1, or 0 on failure.
 int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
                                     int last, int level, int paeth_filter, uint8_t **out, size_t *out_size,
                                     uint32_t *adler, size_t *raw_size);
