@@ -19,26 +19,35 @@ public enum CanvasCompositor {
                      "Content \(content.width)×\(content.height) at (\(originX), \(originY)) does not fit the \(canvas.width)×\(canvas.height) canvas")
         let width = canvas.width, height = canvas.height
         let ramp = GradientRamp(backdrop, width: width, height: height)
-        let opaque: Bool
-        if case .transparent = backdrop { opaque = false } else { opaque = true }
         content.withUnsafeBufferPointer { part in
             canvas.withUnsafeMutableBufferPointer { out in
                 parallelBands(height, minimumBand: 8) { rows in
                     for y in rows {
                         let row = out.baseAddress! + y * width
-                        ramp.fill(row: row, y: y, width: width)
-                        guard y >= originY && y < originY + content.height else { continue }
-                        let source = part.baseAddress! + (y - originY) * content.width
-                        for x in 0..<content.width {
-                            let p = source[x]
-                            if !opaque || p.a == 255 {
-                                row[originX + x] = p
-                            } else if p.a > 0 {
-                                row[originX + x] = blend(p, over: row[originX + x])
-                            }
+                        guard y >= originY && y < originY + content.height else {
+                            ramp.fill(row: row, y: y, width: width)
+                            continue
                         }
+                        composite(part.baseAddress! + (y - originY) * content.width, count: content.width,
+                                  atX: originX, over: ramp, y: y, into: row)
                     }
                 }
+            }
+        }
+    }
+
+    /// One canvas row `y`: the backdrop, then `count` pixels of content (straight
+    /// alpha) at `originX` over it. The streamed render composites with this too.
+    @inline(__always)
+    static func composite(_ source: UnsafePointer<RGBA8>, count: Int, atX originX: Int, over ramp: GradientRamp,
+                          y: Int, into row: UnsafeMutablePointer<RGBA8>) {
+        ramp.fill(row: row, y: y, width: ramp.width)
+        for x in 0..<count {
+            let p = source[x]
+            if !ramp.opaque || p.a == 255 {
+                row[originX + x] = p
+            } else if p.a > 0 {
+                row[originX + x] = blend(p, over: row[originX + x])
             }
         }
     }
@@ -54,10 +63,12 @@ public enum CanvasCompositor {
     }
 }
 
-/// The backdrop's colours row by row: a single fill, or a gradient looked up in a
+/// The backdrop's colours row by row (`width` × `height` canvas): a single fill, or a gradient looked up in a
 /// 1024-entry table along its axis (the position is linear in x along a row).
-private struct GradientRamp {
+struct GradientRamp {
     let fillColor: RGBA8
+    /// Whether the backdrop is opaque (a colour or a gradient), so content is blended over it.
+    let opaque: Bool
     let gradient: BackgroundGradient?
     let table: [RGBA8]
     let width: Int, height: Int
@@ -66,10 +77,11 @@ private struct GradientRamp {
         self.width = width
         self.height = height
         switch backdrop {
-        case .transparent: fillColor = .clear; gradient = nil; table = []
-        case .color(let c): fillColor = RGBA8(opaque: c); gradient = nil; table = []
+        case .transparent: fillColor = .clear; gradient = nil; table = []; opaque = false
+        case .color(let c): fillColor = RGBA8(opaque: c); gradient = nil; table = []; opaque = true
         case .gradient(let g):
             fillColor = .clear
+            opaque = true
             gradient = g
             table = (0..<1024).map { RGBA8(opaque: g.gradient.color(at: Float($0) / 1023)) }
         }

@@ -39,6 +39,14 @@ public struct PointLighting: Sendable, Equatable {
     /// Lights the title `content` placed at (`originX`, `originY`) on the canvas.
     public func apply(to content: inout Image<RGBA8>, originX: Int, originY: Int) {
         let width = content.width, height = content.height
+        content.withUnsafeMutableBufferPointer { pixels in
+            apply(to: pixels, width: width, height: height, originX: originX, originY: originY)
+        }
+    }
+
+    /// Lights `height` rows of `width` pixels placed at (`originX`, `originY`) (a band of a streamed title).
+    func apply(to pixels: UnsafeMutableBufferPointer<RGBA8>, width: Int, height: Int, originX: Int, originY: Int) {
+        precondition(pixels.count >= width * height, "\(pixels.count) pixels for \(width)×\(height)")
         let darkening = Float(1 - ambientLightLevel)
         // Per light: centre, range², 1/range, intensity, colour.
         struct Prepared { var x, y, range2, inverseRange, intensity: Float; var constant: Bool; var r, g, b: Float }
@@ -47,36 +55,34 @@ public struct PointLighting: Sendable, Equatable {
                      intensity: Float(l.intensity), constant: l.constantIntensityOverRange,
                      r: l.color.r, g: l.color.g, b: l.color.b)
         }
-        content.withUnsafeMutableBufferPointer { pixels in
-            parallelBands(height, minimumBand: 8) { rows in
-                var dy2 = [Float](repeating: 0, count: lights.count)
-                for y in rows {
-                    let py = Float(originY + y) + 0.5
-                    for (k, l) in lights.enumerated() { dy2[k] = (py - l.y) * (py - l.y) }
-                    let row = pixels.baseAddress! + y * width
-                    for x in 0..<width {
-                        let p = row[x]
-                        guard p.a > 0 else { continue }
-                        let alpha = Float(p.a) * (1 / 255)
-                        // Core Image works premultiplied: the darkened title, then each gradient added.
-                        var r = max(Float(p.r) * (1 / 255) - darkening, 0) * alpha
-                        var g = max(Float(p.g) * (1 / 255) - darkening, 0) * alpha
-                        var b = max(Float(p.b) * (1 / 255) - darkening, 0) * alpha
-                        var a = alpha
-                        let px = Float(originX + x) + 0.5
-                        for k in 0..<lights.count {
-                            let l = lights[k]
-                            let d2 = (px - l.x) * (px - l.x) + dy2[k]
-                            guard d2 < l.range2 else { continue }
-                            let w = l.constant ? l.intensity : l.intensity * (1 - d2.squareRoot() * l.inverseRange)
-                            r += l.r * w; g += l.g * w; b += l.b * w
-                            a += w
-                        }
-                        // Source-in: the sum keeps only the title's coverage.
-                        let outA = min(a * alpha, 1)
-                        let k = alpha / outA   // straight colour = premultiplied × alpha / outA
-                        row[x] = RGBA8(r: unitByte(r * k), g: unitByte(g * k), b: unitByte(b * k), a: unitByte(outA))
+        parallelBands(height, minimumBand: 8) { rows in
+            var dy2 = [Float](repeating: 0, count: lights.count)
+            for y in rows {
+                let py = Float(originY + y) + 0.5
+                for (k, l) in lights.enumerated() { dy2[k] = (py - l.y) * (py - l.y) }
+                let row = pixels.baseAddress! + y * width
+                for x in 0..<width {
+                    let p = row[x]
+                    guard p.a > 0 else { continue }
+                    let alpha = Float(p.a) * (1 / 255)
+                    // Core Image works premultiplied: the darkened title, then each gradient added.
+                    var r = max(Float(p.r) * (1 / 255) - darkening, 0) * alpha
+                    var g = max(Float(p.g) * (1 / 255) - darkening, 0) * alpha
+                    var b = max(Float(p.b) * (1 / 255) - darkening, 0) * alpha
+                    var a = alpha
+                    let px = Float(originX + x) + 0.5
+                    for k in 0..<lights.count {
+                        let l = lights[k]
+                        let d2 = (px - l.x) * (px - l.x) + dy2[k]
+                        guard d2 < l.range2 else { continue }
+                        let w = l.constant ? l.intensity : l.intensity * (1 - d2.squareRoot() * l.inverseRange)
+                        r += l.r * w; g += l.g * w; b += l.b * w
+                        a += w
                     }
+                    // Source-in: the sum keeps only the title's coverage.
+                    let outA = min(a * alpha, 1)
+                    let k = alpha / outA   // straight colour = premultiplied × alpha / outA
+                    row[x] = RGBA8(r: unitByte(r * k), g: unitByte(g * k), b: unitByte(b * k), a: unitByte(outA))
                 }
             }
         }

@@ -24,17 +24,17 @@ extension TitleRenderer {
     ///
     /// Renders in memory instead, writing nothing, when the region drawn (the ink plus
     /// the margin) has at most `streamingThreshold` pixels (unless `force`), and for
-    /// what does not stream: point lights, a background gradient, an interlaced mask.
+    /// an interlaced mask (its rows do not come in order). Point lights and a
+    /// gradient backdrop are applied band by band, as `render` applies them whole.
     /// `ancillary` chunks (a recipe) go after the streamed PNG's header.
     public static func renderOrStream(_ settings: RenderSettings, compression: PNGFile.Compression,
                                       ancillary: [PNGChunk] = [],
                                       bandHeight: Int = streamingBandHeight, force: Bool = false,
                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
         throws(MercurialError) -> TitleOutcome {
-        guard settings.pointLights.isEmpty, settings.backgroundGradient == nil else { return .rendered(try render(settings)) }
         try validate(settings)
         let band = max(bandHeight, 1)
-        let fill = settings.background.map { RGBA8(opaque: $0) } ?? .clear
+        let backdrop = Backdrop(settings)
         if let maskPath = settings.mask {
             let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")
             // Pass 1: the ink, under both readings of the mask (alpha, or luminance).
@@ -45,7 +45,8 @@ extension TitleRenderer {
             guard let scan else { return .rendered(try render(settings)) }
             let writer = StreamingPNGWriter(width: scan.width, height: scan.height, compression: compression,
                                             ancillary: ancillary, sink: output)
-            let canvas = CanvasBands(width: scan.width, fill: fill, writer: writer, bandHeight: band)
+            let canvas = CanvasBands(width: scan.width, height: scan.height, backdrop: backdrop, writer: writer,
+                                     bandHeight: band)
             guard let ink = scan.ink else {
                 try canvas.appendFill(rows: scan.height)
                 try writer.finish()
@@ -77,7 +78,8 @@ extension TitleRenderer {
         }
         let writer = StreamingPNGWriter(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
                                         ancillary: ancillary, sink: output)
-        let canvas = CanvasBands(width: p.canvasWidth, fill: fill, writer: writer, bandHeight: band)
+        let canvas = CanvasBands(width: p.canvasWidth, height: p.canvasHeight, backdrop: backdrop, writer: writer,
+                                 bandHeight: band)
         let crop = PixelBounds(minX: p.originX, minY: p.originY, maxX: p.originX + p.regionWidth - 1,
                                maxY: p.originY + p.regionHeight - 1)
         if let ink = p.run.drawnInkBounds(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY) {
@@ -116,8 +118,23 @@ extension TitleRenderer {
         try canvas.appendFill(rows: crop.minY)
         let loft = BandLoft(settings: settings, cropWidth: crop.width, cropHeight: crop.height, ink: ink,
                             bandHeight: bandHeight)
-        try loft.render(source: source, shading: shading, background: settings.background) { rows, pixels throws(MercurialError) in
-            try canvas.append(rows: rows, content: pixels, originX: crop.minX, contentWidth: crop.width)
+        // As `render`: point lights on the shaded title, then the title over its backdrop.
+        let lighting = settings.pointLighting
+        let composite = lighting != nil || settings.backgroundGradient != nil
+        let lit = UnsafeMutableBufferPointer<RGBA8>.allocate(capacity: lighting == nil ? 0 : bandHeight * crop.width)
+        defer { lit.deallocate() }
+        var firstRow = crop.minY
+        try loft.render(source: source, shading: shading, background: composite ? nil : settings.background) {
+            rows, pixels throws(MercurialError) in
+            var content = pixels
+            if let lighting {
+                _ = lit.initialize(fromContentsOf: pixels)
+                lighting.apply(to: lit, width: crop.width, height: rows, originX: crop.minX, originY: firstRow)
+                content = UnsafeBufferPointer(lit)
+            }
+            try canvas.append(rows: rows, content: content, originX: crop.minX, contentWidth: crop.width,
+                              composite: composite)
+            firstRow += rows
         }
         try canvas.appendFill(rows: canvasHeight - 1 - crop.maxY)
     }
@@ -219,23 +236,25 @@ final class MaskRowSource: CoverageRowSource {
     }
 }
 
-/// The canvas's rows on their way to the writer: fill rows, and bands of content
-/// rows placed at `originX` in rows of fill.
+/// The canvas's rows on their way to the writer, top to bottom: rows of backdrop,
+/// and bands of content rows placed at `originX` on the backdrop.
 final class CanvasBands {
     let width: Int
-    let fill: RGBA8
     let writer: StreamingPNGWriter
     let bandHeight: Int
+    private let ramp: GradientRamp
     private let fillRow: UnsafeMutableBufferPointer<RGBA8>
     private var band: UnsafeMutableBufferPointer<RGBA8>
+    /// The canvas row the next appended row is.
+    private var nextRow = 0
 
-    init(width: Int, fill: RGBA8, writer: StreamingPNGWriter, bandHeight: Int) {
+    init(width: Int, height: Int, backdrop: Backdrop, writer: StreamingPNGWriter, bandHeight: Int) {
         self.width = width
-        self.fill = fill
         self.writer = writer
         self.bandHeight = bandHeight
+        ramp = GradientRamp(backdrop, width: width, height: height)
         fillRow = .allocate(capacity: width)
-        fillRow.initialize(repeating: fill)
+        fillRow.initialize(repeating: ramp.fillColor)
         band = .allocate(capacity: 0)
     }
 
@@ -244,30 +263,50 @@ final class CanvasBands {
         band.deallocate()
     }
 
+    /// `rows` rows of backdrop: one shared row of a single colour, or a gradient's rows a band at a time.
     func appendFill(rows: Int) throws(MercurialError) {
         var left = rows
         let pointer = UnsafeRawPointer(fillRow.baseAddress!).assumingMemoryBound(to: UInt8.self)
         while left > 0 {
-            let n = min(left, 1024)
-            try writer.append(rows: [UnsafePointer<UInt8>](repeating: pointer, count: n))
+            let n = min(left, ramp.gradient == nil ? 1024 : max(bandHeight, 1))
+            if ramp.gradient == nil {
+                try writer.append(rows: [UnsafePointer<UInt8>](repeating: pointer, count: n))
+            } else {
+                reserveBand(rows: n)
+                for r in 0..<n { ramp.fill(row: band.baseAddress! + r * width, y: nextRow + r, width: width) }
+                try writer.append(rows: bandPointers(n))
+            }
+            nextRow += n
             left -= n
         }
     }
 
-    /// `rows` rows of `contentWidth` pixels (`content`, row after row) placed at `originX`.
-    func append(rows: Int, content: UnsafeBufferPointer<RGBA8>, originX: Int, contentWidth: Int) throws(MercurialError) {
-        if band.count < rows * width {
-            band.deallocate()
-            band = .allocate(capacity: rows * width)
-            band.initialize(repeating: fill)
-        }
-        var pointers: [UnsafePointer<UInt8>] = []
-        pointers.reserveCapacity(rows)
+    /// `rows` rows of `contentWidth` pixels (`content`, row after row) placed at
+    /// `originX`: copied onto rows of the fill colour, or, to `composite`, blended
+    /// over the backdrop as `CanvasCompositor` does.
+    func append(rows: Int, content: UnsafeBufferPointer<RGBA8>, originX: Int, contentWidth: Int,
+                composite: Bool) throws(MercurialError) {
+        reserveBand(rows: rows)
         for r in 0..<rows {
-            let target = band.baseAddress! + r * width + originX
-            target.update(from: content.baseAddress! + r * contentWidth, count: contentWidth)
-            pointers.append(UnsafeRawPointer(band.baseAddress! + r * width).assumingMemoryBound(to: UInt8.self))
+            let row = band.baseAddress! + r * width, source = content.baseAddress! + r * contentWidth
+            if composite {
+                CanvasCompositor.composite(source, count: contentWidth, atX: originX, over: ramp, y: nextRow + r, into: row)
+            } else {
+                row.update(repeating: ramp.fillColor, count: width)
+                (row + originX).update(from: source, count: contentWidth)
+            }
         }
-        try writer.append(rows: pointers)
+        try writer.append(rows: bandPointers(rows))
+        nextRow += rows
+    }
+
+    private func reserveBand(rows: Int) {
+        guard band.count < rows * width else { return }
+        band.deallocate()
+        band = .allocate(capacity: rows * width)
+    }
+
+    private func bandPointers(_ rows: Int) -> [UnsafePointer<UInt8>] {
+        (0..<rows).map { UnsafeRawPointer(band.baseAddress! + $0 * width).assumingMemoryBound(to: UInt8.self) }
     }
 }

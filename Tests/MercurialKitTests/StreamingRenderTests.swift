@@ -114,6 +114,50 @@ import Testing
         }
     }
 
+    /// Point lights and a gradient backdrop are applied band by band: the streamed
+    /// title is the whole render's, pixel for pixel, for a mask and for text.
+    @Test func pointLightsAndGradientsStreamToTheSamePixels() throws {
+        let dir = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("m.png")
+        try Self.write(Self.maskImage(width: 151, height: 113, alpha: true), to: url)
+        let lights = [PointLight(x: 40, y: 30, color: RGBColor(r: 1, g: 0.2, b: 0.1), intensity: 0.9, range: 90),
+                      PointLight(x: 120, y: 90, color: RGBColor(r: 0.1, g: 0.4, b: 1), intensity: 0.7, range: 60)]
+        let gradient = BackgroundGradient(gradient: Gradient(stops: [.init(color: RGBColor(r: 0.9, g: 0.1, b: 0.3), location: 0),
+                                                                     .init(color: RGBColor(r: 0.1, g: 0.1, b: 0.6), location: 1)]),
+                                          startPoint: [0, 0.2], endPoint: [1, 0.9])
+        var cases: [(String, RenderSettings)] = []
+        for (name, lit, graded, background) in [("lights", true, false, nil), ("lights on black", true, false, RGBColor.black),
+                                                 ("gradient", false, true, nil), ("both", true, true, nil)]
+            as [(String, Bool, Bool, RGBColor?)] {
+            var mask = RenderSettings()
+            mask.mask = url.path
+            mask.radius = 6
+            var text = RenderSettings()
+            text.text = "Hg"
+            text.size = 48
+            text.radius = 5
+            text.width = 200
+            text.height = 150
+            for var settings in [mask, text] {
+                settings.pointLights = lit ? lights : []
+                settings.backgroundGradient = graded ? gradient : nil
+                settings.background = background
+                cases.append(("\(name), \(settings.mask == nil ? "text" : "mask")", settings))
+            }
+        }
+        for (name, settings) in cases {
+            let whole = try TitleRenderer.render(settings).image
+            for band in [1, 7, 40, 1000] {
+                let (image, title) = try Self.streamed(settings, bandHeight: band)
+                #expect(title.width == whole.width && title.height == whole.height)
+                let differing = zip(image.pixels, whole.pixels).indices(where: { $0 != $1 })
+                #expect(image.pixels.count == whole.pixels.count && differing.isEmpty,
+                        "\(name), band \(band): \(differing.count) pixels differ")
+            }
+        }
+    }
+
     /// A radius wider than the ink and the bands, and an empty mask.
     @Test func wideRadiusAndEmptyMask() throws {
         let dir = try Self.scratchDirectory()
