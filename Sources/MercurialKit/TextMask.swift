@@ -336,6 +336,8 @@ struct GlyphRun {
     var missing: [Character]
     /// Glyphs of more pixels than this are rasterised into their own array directly.
     static let directRenderPixels = 16_777_216
+    /// The largest glyph, in em (the font size), either way.
+    static let maximumGlyphEm = 16
     /// Bytes of glyph coverage held so far, capped at `PNGFile.maximumPixels`.
     private var coverageBytes = 0
 
@@ -370,6 +372,14 @@ struct GlyphRun {
         FT_Outline_Get_CBox(&slot.pointee.outline, &box)
         let boxLeft = Int(box.xMin >> 6), boxRight = Int((box.xMax + 63) >> 6)
         let boxBottom = Int(box.yMin >> 6), boxTop = Int((box.yMax + 63) >> 6)
+        // No real font's glyph spans more than a few em (the tallest stacked scripts and
+        // math operators stay under 5); one far larger is a damaged or hostile font, refused
+        // before it is rasterised or lays out a canvas thousands of pixels across.
+        let em = max(Int(face.pointee.size?.pointee.metrics.y_ppem ?? 0), 1)
+        let glyphLimit = max(Self.maximumGlyphEm * em, 64)
+        if boxRight - boxLeft > glyphLimit || boxTop - boxBottom > glyphLimit {
+            throw MercurialError("font '\(path)' draws glyph \(glyph) \(boxRight - boxLeft)×\(boxTop - boxBottom) px at \(em) px, over \(Self.maximumGlyphEm) times the size; the font is damaged; use another font")
+        }
         if boxRight - boxLeft > PNGFile.maximumSide || boxTop - boxBottom > PNGFile.maximumSide {
             bitmaps.append(Bitmap(left: Int(wholeX) + boxLeft, top: Int(wholeY) - boxTop,
                                   width: boxRight - boxLeft, height: boxTop - boxBottom, coverage: []))

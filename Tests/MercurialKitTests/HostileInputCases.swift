@@ -176,6 +176,14 @@ extension CLIErrorCase {
             CLIErrorCase(name: "--height alone, too small for a wide radius",
                          arguments: ["render", "Hi", "--height", "100", "--radius", "60"],
                          fragments: ["--height 100 leaves no room", "margin of 64 px"]),
+            // Class 5: one 10900-unit glyph at unitsPerEm 16 (16350 px at 24 px) took 31 s and 4.3 GB.
+            CLIErrorCase(name: "a font whose glyph is 681 em tall", arguments: ["render", "A", "--size", "24", "--font", "big.ttf"],
+                         setup: [.copy("big.ttf", from: CLI.fixturePath("huge-glyph.ttf"))],
+                         fragments: ["font 'big.ttf' draws glyph", "16350×16350 px at 24 px", "over 16 times the size"]),
+            CLIErrorCase(name: "a scene whose font has a 681 em glyph", arguments: ["render", "--params", "s.json", "--size", "300"],
+                         setup: [.copy("big.ttf", from: CLI.fixturePath("huge-glyph.ttf")),
+                                 .text("s.json", #"{"text": "AAA", "font": "big.ttf"}"#)],
+                         fragments: ["font 'big.ttf' draws glyph", "over 16 times the size"]),
         ]
     }()
 }
