@@ -9,6 +9,9 @@ final class PNGRowReader {
     private let name: String, role: String
     private(set) var rowsRead = 0
 
+    /// The most pixels of an interlaced PNG (one that cannot be read row by row): 4096×2048, 3840×2160.
+    static let interlacedPixelLimit = 8_388_608
+
     /// Opens the PNG in `bytes`, which must stay alive (and unmoved) while the reader is used;
     /// nil for an interlaced file, which cannot be read row by row.
     private init?(bytes: UnsafeRawBufferPointer, name: String, role: String) throws(MercurialError) {
@@ -19,7 +22,14 @@ final class PNGRowReader {
                                              &w, &h, &interlaced, &message, message.count)
         guard let opened else {
             if interlaced == 2 { try PNGFile.checkCanvas(width: Int(w), height: Int(h), what: "\(role) '\(name)'") }
-            if interlaced != 0 { return nil }
+            if interlaced != 0 {
+                // Adam7 delivers a row's pixels over seven passes, so the file is decoded whole:
+                // only as large as an in-memory render takes.
+                guard Int(w) * Int(h) <= Self.interlacedPixelLimit else {
+                    throw MercurialError("\(role) '\(name)' is an interlaced PNG of \(w)×\(h) pixels; interlaced PNGs are decoded whole, so they may have at most \(Self.interlacedPixelLimit / 1_048_576) M pixels; save it without interlacing (e.g. convert IN.png -interlace none OUT.png)")
+                }
+                return nil
+            }
             throw MercurialError("\(role) '\(name)' cannot be read (\(Self.text(message))); give a valid PNG file")
         }
         reader = opened

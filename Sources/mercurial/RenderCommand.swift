@@ -57,26 +57,8 @@ struct Render: ParsableCommand {
         for (_, path) in outputs { try InputFiles.checkOutput(path, against: inputs) }
         var lines: [String] = []
         if let path = outputs.first(where: { $0.0 == .color })?.1 {
-            // A large title is rendered in bands straight into the output (opened at its
-            // first bytes); anything else in memory.
-            let output = LazyOutput(path)
-            let recipe = options.noMetadata ? [] : [PNGChunk(type: "iTXt", data: try SceneRecipe.chunkData(SceneRecipe.json(for: settings)))]
-            do {
-                switch try TitleRenderer.renderOrStream(settings, compression: options.compression, ancillary: recipe,
-                                                        output: output.write) {
-                case .streamed(let streamed):
-                    try output.commit()
-                    streamed.warnings.forEach(warn)
-                    lines.append("\(path) \(streamed.width)×\(streamed.height)")
-                case .rendered(let title):
-                    title.warnings.forEach(warn)
-                    try OutputFile.write(try options.png(title.canvas, settings: settings), to: path)
-                    lines.append("\(path) \(title.width)×\(title.height)")
-                }
-            } catch {
-                output.discard()
-                throw error
-            }
+            let size = try options.writeTitle(settings, to: path)
+            lines.append("\(path) \(size.width)×\(size.height)")
         }
         if emit.maps.contains(where: { $0 != .color }) {
             let surface = try TitleSurface.make(settings)

@@ -46,6 +46,30 @@ struct RenderOptions: ParsableArguments {
         return noMetadata ? bytes : try SceneRecipe.embedding(SceneRecipe.json(for: settings), in: bytes)
     }
 
+    /// Renders `settings` and writes the title to `path`: a large title in bands
+    /// straight into the output (opened at its first bytes), anything else in memory.
+    /// Warnings go to standard error; returns the canvas's size.
+    func writeTitle(_ settings: RenderSettings, to path: String) throws -> (width: Int, height: Int) {
+        let output = LazyOutput(path)
+        let recipe = noMetadata ? [] : [PNGChunk(type: "iTXt", data: try SceneRecipe.chunkData(SceneRecipe.json(for: settings)))]
+        do {
+            switch try TitleRenderer.renderOrStream(settings, compression: compression, ancillary: recipe,
+                                                    output: output.write) {
+            case .streamed(let streamed):
+                try output.commit()
+                streamed.warnings.forEach(warn)
+                return (streamed.width, streamed.height)
+            case .rendered(let title):
+                title.warnings.forEach(warn)
+                try OutputFile.write(try png(title.canvas, settings: settings), to: path)
+                return (title.width, title.height)
+            }
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+
     /// The settings: material, then scene file (`sceneFile` overrides --params), then these options.
     func resolvedSettings(text: String? = nil, sceneFile: String? = nil) throws -> RenderSettings {
         try materialOptions.settings(sceneFile: sceneFile, text: text, flags: [self])

@@ -99,10 +99,8 @@ final class WatchSession: @unchecked Sendable {
                 if let format = try? AnimationFormat.forPath(options.output), format != .apng {
                     throw MercurialError("output '\(options.output)' is \(format), which needs an \"animation\" in the scene; add one or write a .png")
                 }
-                let title = try TitleRenderer.render(settings)
-                title.warnings.forEach(warn)
-                try OutputFile.write(try options.png(title.canvas, settings: settings), to: options.output)
-                summary = "\(title.width)×\(title.height)"
+                let size = try options.writeTitle(settings, to: options.output)
+                summary = "\(size.width)×\(size.height)"
             }
             let elapsed = clock.duration(to: .now)
             let ms = Int((Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15).rounded())

@@ -61,6 +61,13 @@ extension CLIErrorCase {
                      setup: [.bytes("bomb.png", pngClaiming(type, length: 0x7FFF_FFF0))],
                      fragments: ["mask 'bomb.png' is truncated or damaged", "'\(type)' chunk claims 2147483632 bytes"])
     } + [
+        // An interlaced PNG is decoded whole: a 13 KB 1-bit 4096² one would take 64 MB, a 16384² one 1 GB and more.
+        CLIErrorCase(name: "a large interlaced mask", arguments: ["render", "--mask", "i.png"],
+                     setup: [.copy("i.png", from: CLI.fixturePath("interlaced-4096.png"))],
+                     fragments: ["mask 'i.png' is an interlaced PNG of 4096×4096 pixels", "at most 8 M pixels", "-interlace none"]),
+        CLIErrorCase(name: "a large interlaced shading image", arguments: ["render", "Hi", "--shading-image", "i.png"],
+                     setup: [.copy("i.png", from: CLI.fixturePath("interlaced-4096.png"))],
+                     fragments: ["shading image 'i.png' is an interlaced PNG of 4096×4096 pixels"]),
         CLIErrorCase(name: "shading image whose zTXt claims 2 GB", arguments: ["render", "Hi", "--shading-image", "bomb.png"],
                      setup: [.bytes("bomb.png", pngClaiming("zTXt", length: 0x7FFF_FFF0))],
                      fragments: ["shading image 'bomb.png' is truncated or damaged"]),

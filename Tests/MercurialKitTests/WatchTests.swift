@@ -253,6 +253,8 @@ final class WatchProcess: @unchecked Sendable {
             try write(animation(0.5), to: scene)
             try await WatchProcess.run([scene.path, "-o", output.path], in: dir) { watch in
                 try await watch.wait("a 5-frame APNG") { apngFrames(output) == 5 }
+                // The summary line is printed just after the file is in place.
+                try await watch.wait("its summary line") { !watch.renderLines.isEmpty }
                 #expect(watch.renderLines.first?.contains("5 frames") == true, "\(watch.renderLines)")
                 try write(animation(0.8), to: scene)
                 try await watch.wait("an 8-frame APNG") { apngFrames(output) == 8 }
