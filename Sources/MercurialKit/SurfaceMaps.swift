@@ -25,14 +25,42 @@ public struct TitleSurface: Sendable {
     /// The height of the profile's plateau (heights are scaled by it to 0…1).
     public var plateau: Float
 
+    /// The most pixels of the region the maps are made of (the ink and its margin):
+    /// they are made in memory, about 30 bytes a pixel.
+    public static let maximumRegionPixels = 16_777_216
+
     public static func make(_ settings: RenderSettings) throws(MercurialError) -> TitleSurface {
-        try TitleRenderer.validate(settings)
+        try checkSize(settings)
         let (mask, origin, canvas, _) = try TitleRenderer.titleMask(settings)
         let loft = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile)
         let heights = loft.outputImage(mask)
         let normals = ShadedMaterial(inputScale: Float(settings.scale)).normals(of: heights, coverage: mask)
         return TitleSurface(mask: mask, heights: heights, normals: normals, originX: origin.x, originY: origin.y,
                             width: canvas.width, height: canvas.height, plateau: loft.plateau)
+    }
+
+    /// Refuses, before anything is drawn, a title whose region is too large for maps.
+    public static func checkSize(_ settings: RenderSettings) throws(MercurialError) {
+        try TitleRenderer.validate(settings)
+        // The region's size from the mask's header or the text's layout, before anything is drawn.
+        let region: (width: Int, height: Int)
+        var what = "this title's region (the ink and its margin)"
+        if let path = settings.mask {
+            what = "mask '\(path)'"
+            let bytes = try PNGRowReader.screenedBytes(path, role: "mask")
+            region = try PNGRowReader.with(bytes, name: path, role: "mask") { reader in
+                reader.map { ($0.width, $0.height) } ?? (0, 0)
+            }
+        } else if let text = settings.text {
+            let p = try TextMask.place(TitleRenderer.textLayout(settings, text: text), width: settings.width,
+                                       height: settings.height, margin: settings.margin)
+            region = (p.regionWidth, p.regionHeight)
+        } else {
+            region = (0, 0)
+        }
+        guard region.width * region.height <= maximumRegionPixels else {
+            throw MercurialError("height and normal maps are made in memory, from at most \(maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(what) is \(region.width)×\(region.height); use a smaller --size or mask")
+        }
     }
 
     /// The 16-bit grey height map as a PNG.

@@ -55,6 +55,7 @@ struct Render: ParsableCommand {
         var inputs = InputFiles.of(settings, sceneFile: options.materialOptions.sceneFile)
         if let from { inputs.append((role: "title the recipe comes from", path: from)) }
         for (_, path) in outputs { try InputFiles.checkOutput(path, against: inputs) }
+        if emit.maps.contains(where: { $0 != .color }) { try TitleSurface.checkSize(settings) }
         var lines: [String] = []
         if let path = outputs.first(where: { $0.0 == .color })?.1 {
             let size = try options.writeTitle(settings, to: path)

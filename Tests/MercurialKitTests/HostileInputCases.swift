@@ -183,6 +183,14 @@ extension CLIErrorCase {
             CLIErrorCase(name: "--height alone, too small for a wide radius",
                          arguments: ["render", "Hi", "--height", "100", "--radius", "60"],
                          fragments: ["--height 100 leaves no room", "margin of 64 px"]),
+            // Maps are made in memory: a 16K² normal map took 34 s and 1.9 GB.
+            CLIErrorCase(name: "maps of a region over 16 M pixels",
+                         arguments: ["render", "WW", "--size", "6000", "--width", "16384", "--height", "16384",
+                                     "--emit", "color,normal"],
+                         fragments: ["maps are made in memory", "region (the ink and its margin) is 11032×4450"]),
+            CLIErrorCase(name: "maps of a 5000×4000 mask", arguments: ["render", "--mask", "w.png", "--emit", "height"],
+                         setup: [.copy("w.png", from: CLI.fixturePath("white-5000x4000.png"))],
+                         fragments: ["at most 16 M pixels", "mask 'w.png' is 5000×4000"]),
             // Class 5: one 10900-unit glyph at unitsPerEm 16 (16350 px at 24 px) took 31 s and 4.3 GB.
             CLIErrorCase(name: "a font whose glyph is 681 em tall", arguments: ["render", "A", "--size", "24", "--font", "big.ttf"],
                          setup: [.copy("big.ttf", from: CLI.fixturePath("huge-glyph.ttf"))],
