@@ -26,14 +26,23 @@ public final class FrameRenderer {
     private var title: Image<RGBA8>
     private let shadingImage: ShadingLookup?
 
+    /// The most pixels of an animation's frame (7680×4320, 8K UHD) and of the region
+    /// its title is lofted in: frames are made whole, in memory.
+    public static let maximumFramePixels = 33_177_600
+    public static let maximumRegionPixels = TitleSurface.maximumRegionPixels
+
     public init(base: RenderSettings, timeline: Timeline) throws(MercurialError) {
-        try TitleRenderer.validate(base)
+        let first = timeline.settings(at: 0, base: base)
+        let planned = try TitleRenderer.plannedSize(first)
+        guard planned.canvas.width * planned.canvas.height <= Self.maximumFramePixels else {
+            throw MercurialError("an animation's frames are made whole, in memory, so they may have at most \(Self.maximumFramePixels / 1_000_000) M pixels (7680×4320); this one is \(planned.canvas.width)×\(planned.canvas.height); use a smaller canvas")
+        }
+        guard planned.region.width * planned.region.height <= Self.maximumRegionPixels else {
+            throw MercurialError("an animated title is lofted in memory, from at most \(Self.maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask")
+        }
         self.base = base
         self.timeline = timeline
-        shadingImage = try base.shadingImage.map { path throws(MercurialError) in
-            ShadingLookup(try PNGFile.read(path, role: "shading image"))
-        }
-        let first = timeline.settings(at: 0, base: base)
+        shadingImage = try base.shadingImage.map { path throws(MercurialError) in try ShadingLookup.read(path) }
         let (built, canvasSize, warnings) = try Self.buildGeometry(first)
         geometry = built
         geometryBuilds = 1

@@ -41,25 +41,9 @@ public struct TitleSurface: Sendable {
 
     /// Refuses, before anything is drawn, a title whose region is too large for maps.
     public static func checkSize(_ settings: RenderSettings) throws(MercurialError) {
-        try TitleRenderer.validate(settings)
-        // The region's size from the mask's header or the text's layout, before anything is drawn.
-        let region: (width: Int, height: Int)
-        var what = "this title's region (the ink and its margin)"
-        if let path = settings.mask {
-            what = "mask '\(path)'"
-            let bytes = try PNGRowReader.screenedBytes(path, role: "mask")
-            region = try PNGRowReader.with(bytes, name: path, role: "mask") { reader in
-                reader.map { ($0.width, $0.height) } ?? (0, 0)
-            }
-        } else if let text = settings.text {
-            let p = try TextMask.place(TitleRenderer.textLayout(settings, text: text), width: settings.width,
-                                       height: settings.height, margin: settings.margin)
-            region = (p.regionWidth, p.regionHeight)
-        } else {
-            region = (0, 0)
-        }
-        guard region.width * region.height <= maximumRegionPixels else {
-            throw MercurialError("height and normal maps are made in memory, from at most \(maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(what) is \(region.width)×\(region.height); use a smaller --size or mask")
+        let planned = try TitleRenderer.plannedSize(settings)
+        guard planned.region.width * planned.region.height <= maximumRegionPixels else {
+            throw MercurialError("height and normal maps are made in memory, from at most \(maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask")
         }
     }
 

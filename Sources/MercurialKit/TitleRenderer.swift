@@ -100,6 +100,26 @@ public enum TitleRenderer {
                              warnings: warnings, timings: timings)
     }
 
+    /// The canvas and the region drawn on it (the ink and its margin; a mask's whole
+    /// size), from the mask's header or the text's layout, before anything is drawn:
+    /// what renders made in memory are checked against. `what` names the region in errors.
+    public static func plannedSize(_ settings: RenderSettings) throws(MercurialError)
+        -> (canvas: (width: Int, height: Int), region: (width: Int, height: Int), what: String) {
+        try validate(settings)
+        if let path = settings.mask {
+            let bytes = try PNGRowReader.screenedBytes(path, role: "mask")
+            let size = try PNGRowReader.with(bytes, name: path, role: "mask") { reader in
+                reader.map { ($0.width, $0.height) } ?? (0, 0)
+            }
+            return (size, size, "mask '\(path)'")
+        }
+        guard let text = settings.text else { return ((0, 0), (0, 0), "the title") }
+        let p = try TextMask.place(textLayout(settings, text: text), width: settings.width, height: settings.height,
+                                   margin: settings.margin)
+        return ((p.canvasWidth, p.canvasHeight), (p.regionWidth, p.regionHeight),
+                "this title's region (the ink and its margin)")
+    }
+
     /// The mask, cut to the ink plus the margin, where that sits on the canvas, and the canvas's size.
     static func titleMask(_ settings: RenderSettings) throws(MercurialError)
         -> (mask: Mask, origin: (x: Int, y: Int), canvas: (width: Int, height: Int), warnings: [MercurialWarning]) {

@@ -45,6 +45,13 @@ extension CLIErrorCase {
                 output: "out.gif"),
             bad("pattern without a number", track(#""radius": [{"t": 0, "value": 4}]"#), ["one %d or %0Nd"],
                 output: "frames-%s.png"),
+            // Frames are made whole: a 16384² frame took 1.85 GB.
+            CLIErrorCase(name: "animate: a 16384² canvas", arguments: ["animate", "scene.json", "-o", "a.webm"],
+                         setup: [.text("scene.json", "{\"text\": \"WW\", \"size\": 300, \"width\": 16384, \"height\": 16384, \"animation\": {\"duration\": 1}}")],
+                         fragments: ["at most 33 M pixels (7680×4320)", "this one is 16384×16384"], output: .mustNotExist("a.webm")),
+            CLIErrorCase(name: "animate: a title region over 16 M pixels", arguments: ["animate", "scene.json", "-o", "a.png"],
+                         setup: [.text("scene.json", "{\"text\": \"WW\", \"size\": 4000, \"width\": 7680, \"height\": 4320, \"animation\": {\"duration\": 1}}")],
+                         fragments: ["lofted in memory", "at most 16 M pixels"], output: .mustNotExist("a.png")),
             CLIErrorCase(name: "animate: scene without animation", arguments: ["animate", "scene.json", "-o", "a.png"],
                          setup: [.text("scene.json", "{\"text\": \"Hi\"}")], fragments: ["has no \"animation\""],
                          output: .mustNotExist("a.png")),
