@@ -30,6 +30,8 @@ public struct RenderSettings: Sendable, Equatable {
     /// Coloured 2-D point lights over the title, and the level it is darkened to where they do not reach.
     public var pointLights: [PointLight] = []
     public var ambientLightLevel: Double = 0.1
+    /// A growing vine ornament, lofted and shaded with the title.
+    public var vine: Vine? = nil
     public var shadingImage: String? = nil
     public var mask: String? = nil
     /// The material the settings started from (informational).

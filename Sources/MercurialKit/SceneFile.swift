@@ -10,7 +10,7 @@ public enum SceneFile {
     /// reflection gradient, the lights as an array, a comment, and the point lights,
     /// gradient backdrop and animation (`SceneAnimation`).
     static let structuralKeys = ["material", "reflection", "lights", "description"] + SceneAnimation.keys
-        + ["generator", "fontSHA256"]
+        + ["generator", "fontSHA256", "vine"]
 
     /// Keys of a scene file: every parameter's key and the structural keys; a
     /// material takes all but `text` and `material`.
@@ -91,6 +91,8 @@ public enum SceneFile {
                 settings.pointLights = try SceneAnimation.Reader(file: file).pointLights(node)
             case "backgroundGradient":
                 settings.backgroundGradient = try SceneAnimation.Reader(file: file).backgroundGradient(node)
+            case "vine":
+                settings.vine = try SceneAnimation.Reader(file: file).vine(node)
             case "reflection":
                 settings.scene.material.reflection = try gradient(node, file)
             case "lights":

@@ -37,6 +37,7 @@ public enum SceneRecipe {
                 + "\"startPoint\": [\(formatNumber(g.startPoint.x)), \(formatNumber(g.startPoint.y))], "
                 + "\"endPoint\": [\(formatNumber(g.endPoint.x)), \(formatNumber(g.endPoint.y))]}")
         }
+        if let vine = settings.vine { add("vine", vine.json) }
         if let timeline {
             let tracks = timeline.tracks.map { track in
                 "\(quote(track.key)): [" + track.keyframes.frames.map { k in

@@ -33,6 +33,8 @@ extension TitleRenderer {
                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
         throws(MercurialError) -> TitleOutcome {
         try validate(settings)
+        // A vine is drawn into the title's mask in memory.
+        guard settings.vine == nil else { return .rendered(try render(settings)) }
         let band = max(bandHeight, 1)
         let backdrop = Backdrop(settings)
         if let maskPath = settings.mask {

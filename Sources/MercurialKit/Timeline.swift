@@ -33,6 +33,7 @@ public struct Timeline: Sendable, Equatable {
         var settings = base
         for track in tracks { track.apply(at: time, to: &settings) }
         settings.applyOrbits(at: time)
+        if let vine = settings.vine { settings.vine?.grown = vine.growth(at: time) }
         return settings
     }
 }

@@ -140,7 +140,11 @@ public enum TitleRenderer {
         }
         let result = try TextMask.render(try textLayout(settings, text: text), width: settings.width,
                                          height: settings.height, margin: settings.margin)
-        return (result.mask, (result.originX, result.originY), (result.canvasWidth, result.canvasHeight), result.warnings)
+        let title = (mask: result.mask, origin: (x: result.originX, y: result.originY),
+                     canvas: (width: result.canvasWidth, height: result.canvasHeight), warnings: result.warnings)
+        guard let vine = settings.vine else { return title }
+        let (mask, origin) = vine.drawn(with: title.mask, at: title.origin, canvas: title.canvas, margin: settings.margin)
+        return (mask, origin, title.canvas, title.warnings)
     }
 
     /// The text's layout as the settings ask.
@@ -161,6 +165,9 @@ public enum TitleRenderer {
             throw MercurialError("the text is \(problem); shorten it")
         }
         try settings.validateParameters()
+        if settings.vine != nil && settings.mask == nil && (settings.width == nil || settings.height == nil) {
+            throw MercurialError("a vine needs the canvas's \"width\" and \"height\" (it reaches outside the text's ink); give both")
+        }
         if settings.mask != nil && (settings.width != nil || settings.height != nil) {
             throw MercurialError("--width/--height do not apply with --mask (the canvas is the mask's own size); leave them out")
         }

@@ -32,6 +32,8 @@ public struct Vine: Sendable, Equatable {
     public var branchChance: Double = 0.85
     /// A leaf's length in pixels.
     public var leafSize: Double = 20
+    /// How much of it has grown (0…1): set for each frame from `growth(at:)`; a still title's is whole.
+    public var grown: Double = 1
 
     public init() {}
 
@@ -69,7 +71,9 @@ extension Vine {
             let left = Double(ink.minX), right = Double(ink.maxX + 1)
             if route == .underline {
                 // A gentle wave, as a stem is never quite straight.
-                let y = Double(ink.maxY + 1) + width * 2 + leafSize * 0.5, amplitude = width * 0.8
+                // Low enough that a branch and its leaf reaching up stay clear of the letters.
+                let y = Double(ink.maxY + 1) + width * 2 + (branchLength.upperBound + leafSize) * 0.6
+                let amplitude = width * 0.8
                 let count = max(Int((right - left) / 6), 1)
                 return (0...count).map { k in
                     let x = left + (right - left) * Double(k) / Double(count)
@@ -78,7 +82,7 @@ extension Vine {
             }
             // A half ellipse over the ink: centre at the ink's middle, just above its top.
             let cx = (left + right) / 2, rx = (right - left) / 2
-            let cy = Double(ink.minY) - width * 1.5 - leafSize * 0.5, ry = max(rx * 0.25, width * 2)
+            let cy = Double(ink.minY) - width * 2 - (branchLength.upperBound + leafSize) * 0.6, ry = max(rx * 0.25, width * 2)
             return (0...48).map { k in
                 let a = Double.pi * (1 - Double(k) / 48)
                 return SIMD2(cx + rx * cos(a), cy + ry * (1 - sin(a)) - ry)
@@ -282,5 +286,107 @@ enum StrokeRaster {
         guard lo.x <= hi.x, lo.y <= hi.y else { return nil }
         return PixelBounds(minX: Int(lo.x.rounded(.down)), minY: Int(lo.y.rounded(.down)),
                            maxX: Int(hi.x.rounded(.up)), maxY: Int(hi.y.rounded(.up)))
+    }
+}
+
+extension SceneAnimation.Reader {
+    /// A scene's `"vine"` block.
+    func vine(_ node: JSONNode) throws(MercurialError) -> Vine {
+        let members = try object(node, "vine", keys: ["path", "seed", "width", "start", "duration", "branchSpacing",
+                                                      "branchAngle", "branchLength", "branchChance", "leafSize"])
+        var vine = Vine()
+        for m in members {
+            let name = "vine." + m.key
+            switch m.key {
+            case "path":
+                switch m.value.value {
+                case .string("underline"): vine.route = .underline
+                case .string("arc"): vine.route = .arc
+                case .array(let items):
+                    guard (2...Vine.maximumPoints).contains(items.count) else {
+                        throw fail(m.value, "\"vine.path\" has \(items.count) points; give 2 to \(Vine.maximumPoints) canvas points [x, y]")
+                    }
+                    var points: [SIMD2<Double>] = []
+                    for item in items {
+                        guard case .array(let xy) = item.value, xy.count == 2 else {
+                            throw fail(item, "each point of \"vine.path\" must be [x, y] in canvas pixels")
+                        }
+                        points.append(SIMD2(try number(xy[0], name, in: -1e5...1e5), try number(xy[1], name, in: -1e5...1e5)))
+                    }
+                    vine.route = .points(points)
+                default:
+                    throw fail(m.value, "\"vine.path\" must be \"underline\", \"arc\" or an array of canvas points [[x, y], …]")
+                }
+            case "seed": vine.seed = UInt64(try number(m.value, name, in: 0...4_294_967_295).rounded())
+            case "width": vine.width = try number(m.value, name, in: Vine.widthRange)
+            case "start": vine.start = try number(m.value, name, in: 0...3600)
+            case "duration": vine.duration = try number(m.value, name, in: Vine.durationRange)
+            case "branchSpacing": vine.branchSpacing = try number(m.value, name, in: Vine.spacingRange)
+            case "branchAngle": vine.branchAngle = try range(m.value, name, in: Vine.angleRange)
+            case "branchLength": vine.branchLength = try range(m.value, name, in: Vine.lengthRange)
+            case "branchChance": vine.branchChance = try number(m.value, name, in: 0...1)
+            case "leafSize": vine.leafSize = try number(m.value, name, in: Vine.leafRange)
+            default: break
+            }
+        }
+        return vine
+    }
+
+    /// `[low, high]` inside `limits`.
+    private func range(_ node: JSONNode, _ name: String, in limits: ClosedRange<Double>) throws(MercurialError)
+        -> ClosedRange<Double> {
+        guard case .array(let items) = node.value, items.count == 2 else {
+            throw fail(node, "\"\(name)\" must be a range [low, high] within \(rangeText(limits))")
+        }
+        let low = try number(items[0], name, in: limits), high = try number(items[1], name, in: limits)
+        guard low <= high else { throw fail(node, "\"\(name)\" is [\(formatNumber(low)), \(formatNumber(high))]; put the lower bound first") }
+        return low...high
+    }
+}
+
+extension Vine {
+    /// The vine as a scene's `"vine"` block (for the recipe a title carries).
+    var json: String {
+        func n(_ v: Double) -> String { formatNumber(v) }
+        let path: String
+        switch route {
+        case .underline: path = "\"underline\""
+        case .arc: path = "\"arc\""
+        case .points(let points): path = "[" + points.map { "[\(n($0.x)), \(n($0.y))]" }.joined(separator: ", ") + "]"
+        }
+        return "{\"path\": \(path), \"seed\": \(seed), \"width\": \(n(width)), \"start\": \(n(start)), "
+            + "\"duration\": \(n(duration)), \"branchSpacing\": \(n(branchSpacing)), "
+            + "\"branchAngle\": [\(n(branchAngle.lowerBound)), \(n(branchAngle.upperBound))], "
+            + "\"branchLength\": [\(n(branchLength.lowerBound)), \(n(branchLength.upperBound))], "
+            + "\"branchChance\": \(n(branchChance)), \"leafSize\": \(n(leafSize))}"
+    }
+
+    /// The title's mask (`mask` at `origin` on a `canvas`) with the vine, grown as far
+    /// as `grown`, drawn in: the region widened to the vine (within the canvas) plus
+    /// the margin the loft needs, each pixel the larger of the two coverages.
+    func drawn(with mask: Mask, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int),
+               margin: Int) -> (mask: Mask, origin: (x: Int, y: Int)) {
+        let ink = mask.inkBounds(threshold: 0).map {
+            PixelBounds(minX: $0.minX + origin.x, minY: $0.minY + origin.y, maxX: $0.maxX + origin.x, maxY: $0.maxY + origin.y)
+        }
+        let strokes = self.strokes(along: routePoints(ink: ink), growth: grown)
+        guard let box = StrokeRaster.bounds(strokes) else { return (mask, origin) }
+        let x0 = max(min(origin.x, box.minX - margin), 0), y0 = max(min(origin.y, box.minY - margin), 0)
+        let x1 = min(max(origin.x + mask.width, box.maxX + margin + 1), canvas.width)
+        let y1 = min(max(origin.y + mask.height, box.maxY + margin + 1), canvas.height)
+        guard x1 > x0, y1 > y0 else { return (mask, origin) }
+        var widened = Mask(width: x1 - x0, height: y1 - y0, repeating: 0)
+        // The text's region lies inside the widened one (both within the canvas).
+        let w = widened.width
+        mask.withUnsafeBufferPointer { source in
+            widened.withUnsafeMutableBufferPointer { target in
+                for y in 0..<mask.height {
+                    (target.baseAddress! + (origin.y + y - y0) * w + (origin.x - x0))
+                        .update(from: source.baseAddress! + y * mask.width, count: mask.width)
+                }
+            }
+        }
+        StrokeRaster.draw(strokes, into: &widened, origin: SIMD2(x0, y0))
+        return (widened, (x0, y0))
     }
 }

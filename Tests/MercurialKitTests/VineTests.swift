@@ -96,3 +96,67 @@ import Testing
                 == PixelBounds(minX: 4, minY: 14, maxX: 92, maxY: 26))
     }
 }
+
+@Suite struct VineSceneTests {
+    static let scene = #"""
+    {"text": "Vine", "size": 60, "width": 320, "height": 180, "radius": 4,
+     "vine": {"path": "underline", "seed": 9, "width": 5, "start": 0.2, "duration": 1, "branchAngle": [20, 50],
+              "branchLength": [10, 24], "leafSize": 12},
+     "animation": {"duration": 1.5, "fps": 10}}
+    """#
+
+    static func load(_ json: String) throws -> (RenderSettings, Timeline?) {
+        var settings = RenderSettings()
+        let timeline = try SceneFile.load(json: Array(json.utf8), name: "s.json", into: &settings)
+        return (settings, timeline)
+    }
+
+    @Test func aSceneVineIsReadAndItsRecipeReadsBackTheSame() throws {
+        let (settings, _) = try Self.load(Self.scene)
+        let vine = try #require(settings.vine)
+        #expect(vine.seed == 9 && vine.width == 5 && vine.branchAngle == 20...50 && vine.leafSize == 12 && vine.route == .underline)
+        let (again, _) = try Self.load(SceneRecipe.json(for: settings))
+        #expect(again.vine == vine)
+    }
+
+    /// The vine draws on: no vine before its start, part of it midway, all of it at the end,
+    /// and the same frames every run.
+    @Test func anAnimatedVineGrowsFrameByFrame() throws {
+        let (settings, timeline) = try Self.load(Self.scene)
+        let renderer = try FrameRenderer(base: settings, timeline: try #require(timeline))
+        var plain = settings
+        plain.vine = nil
+        let textOnly = try TitleRenderer.render(plain).image
+        func inked(_ image: Image<RGBA8>) -> Int { image.pixels.filter { $0.a > 0 }.count }
+        let first = try renderer.frame(0)
+        #expect(first.pixels == textOnly.pixels, "before its start the vine is not there")
+        let middle = inked(try renderer.frame(6)), last = inked(try renderer.frame(14))
+        #expect(middle > inked(textOnly) + 200 && last > middle + 200, "text \(inked(textOnly)), middle \(middle), end \(last)")
+        let still = try TitleRenderer.render(settings).image
+        #expect(try renderer.frame(14).pixels == still.pixels, "the last frame is the still title, vine grown")
+        let again = try FrameRenderer(base: settings, timeline: try #require(timeline))
+        #expect(try again.frame(6).pixels == (try renderer.frame(6)).pixels)
+    }
+}
+
+extension CLIErrorCase {
+    /// Bad `vine` blocks: `file:line:column` errors before anything is drawn.
+    static let vine: [CLIErrorCase] = {
+        func bad(_ name: String, _ vine: String, canvas: Bool = true, _ fragments: [String]) -> CLIErrorCase {
+            CLIErrorCase(name: "vine: " + name, arguments: ["render", "--params", "s.json"],
+                         setup: [.text("s.json", "{\"text\": \"Hi\"\(canvas ? ", \"width\": 300, \"height\": 200" : ""),\n \"vine\": \(vine)}")],
+                         fragments: fragments)
+        }
+        return [
+            bad("unknown key", #"{"leafsize": 3}"#, ["s.json:2:", "unknown key \"leafsize\" in \"vine\"", "did you mean \"leafSize\"?"]),
+            bad("width out of range", #"{"width": 0}"#, ["s.json:2:", "\"vine.width\" is 0, out of range 1…200"]),
+            bad("angles reversed", #"{"branchAngle": [60, 20]}"#, ["s.json:2:", "[60, 20]", "lower bound first"]),
+            bad("one-point path", #"{"path": [[1, 2]]}"#, ["s.json:2:", "has 1 points", "give 2 to 4096"]),
+            bad("unknown path word", #"{"path": "zigzag"}"#, ["s.json:2:", "\"underline\", \"arc\" or an array"]),
+            bad("point not a pair", #"{"path": [[1, 2], [3]]}"#, ["s.json:2:", "must be [x, y]"]),
+            bad("chance over 1", #"{"branchChance": 2}"#, ["\"vine.branchChance\" is 2, out of range 0…1"]),
+            bad("not an object", #""underline""#, ["s.json:2:", "\"vine\" must be an object"]),
+            bad("no canvas", #"{"seed": 3}"#, canvas: false, ["a vine needs the canvas's \"width\" and \"height\""]),
+        ]
+    }()
+}
