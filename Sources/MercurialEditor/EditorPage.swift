@@ -1,0 +1,5 @@
+enum EditorPage {
+    static let html = "<!doctype html><title>x</title>"
+    static let script = ""
+    static let style = ""
+}
