@@ -219,7 +219,7 @@ public actor EditorSession {
                 try SceneFile.load(scenePath, into: &fresh)
             } catch {
                 lastError = error.message
-                broadcast(event: "error", json: ["message": error.message, "revision": revision, "tag": NSNull()])
+                broadcast(event: "render-error", json: ["message": error.message, "revision": revision, "tag": NSNull()])
                 return
             }
             settings = fresh
@@ -265,7 +265,7 @@ public actor EditorSession {
                                              "width": r.width, "height": r.height, "ms": (r.ms * 10).rounded() / 10])
         case .failure(let error):
             lastError = error.message
-            broadcast(event: "error", json: ["message": error.message, "revision": snapshot.revision,
+            broadcast(event: "render-error", json: ["message": error.message, "revision": snapshot.revision,
                                              "tag": snapshot.tag ?? NSNull()])
         }
     }
