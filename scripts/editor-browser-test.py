@@ -9,7 +9,7 @@ out-of-range number and an unknown colour show the command line's error text and
 change nothing; dragging a light dot on the sphere; undo and redo; "Save scene",
 and that `mercurial render --params` of the saved scene gives the preview's PNG.
 
-Usage: editor-browser-test.py MERCURIAL_BINARY [--screenshot FILE] [--max-median MS]
+Usage: editor-browser-test.py MERCURIAL_BINARY [--screenshot FILE] [--max-median MS] [--pid-file FILE]
 Prints the latency distribution; exits 1 on a failed check.
 """
 import argparse
@@ -55,7 +55,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
     parser.add_argument("--screenshot")
-    parser.add_argument("--max-median", type=float, default=50.0)
+    parser.add_argument("--max-median", type=float, default=50.0,
+                        help="the largest median latency accepted, in ms (0: report it, assert nothing)")
+    parser.add_argument("--pid-file", help="write the editor's process id here (for a caller that must be sure it ends)")
     parser.add_argument("--moves", type=int, default=100)
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
@@ -67,6 +69,9 @@ def main():
 
     editor = subprocess.Popen([binary, "edit", scene, "--port", "0"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    if args.pid_file:
+        with open(args.pid_file, "w") as f:
+            f.write(str(editor.pid))
     driver = None
     try:
         line = editor.stdout.readline()
@@ -117,8 +122,8 @@ def main():
                 const started = performance.now();
                 const wait = () => {
                   const settled = window.__shown && window.__shown.tag && !document.querySelector('.error:not([hidden])')
-                    && window.__latencies.length > 0 && performance.now() - started > 300;
-                  if (settled || performance.now() - started > 20000) done({ latencies: window.__latencies, value: slider.value,
+                    && window.__pending() === 0;
+                  if (settled || performance.now() - started > 20000) done({ latencies: window.__latencies, value: slider.value, trace: window.__trace,
                                                                               shown: window.__shown });
                   else setTimeout(wait, 50);
                 };
@@ -127,6 +132,8 @@ def main():
             };
             step();
         """, args.moves)
+        if os.environ.get("EDITOR_TRACE"):
+            json.dump(result["trace"], open(os.environ["EDITOR_TRACE"], "w"))
         latencies = sorted(result["latencies"])
         check(len(latencies) >= args.moves * 0.9, "%d of %d slider movements reached the screen (the others were coalesced into them)"
               % (len(latencies), args.moves))
@@ -134,7 +141,8 @@ def main():
         p90 = latencies[min(len(latencies) - 1, int(round(0.9 * (len(latencies) - 1))))]
         print("latency input -> preview load (ms, n=%d): median %.1f  p90 %.1f  max %.1f  min %.1f"
               % (len(latencies), median, p90, latencies[-1], latencies[0]))
-        check(median <= args.max_median, "median latency %.1f ms <= %.0f ms at 1920x1080" % (median, args.max_median))
+        if args.max_median > 0:
+            check(median <= args.max_median, "median latency %.1f ms <= %.0f ms at 1920x1080" % (median, args.max_median))
 
         state = json.loads(api("/api/state"))
         hue = next(r["value"] for r in state["parameters"] if r["key"] == "light1.hue")

@@ -46,13 +46,13 @@ enum EditorPage {
     button { background: #3a3a42; color: #eee; border: 1px solid #555; border-radius: 4px; padding: 4px 10px; cursor: pointer; }
     button:hover { background: #4a4a55; }
     #status { margin-left: 12px; color: #9c9; }
-    main { display: grid; grid-template-columns: 1fr 380px; min-height: 0; }
-    #stage { display: flex; align-items: center; justify-content: center; overflow: auto; padding: 12px;
+    main { display: grid; grid-template-columns: minmax(0, 1fr) 380px; min-height: 0; }
+    #stage { display: flex; align-items: center; justify-content: center; overflow: auto; padding: 12px; min-width: 0; min-height: 0;
              background-color: #bbb; background-image: linear-gradient(45deg, #888 25%, transparent 25%),
              linear-gradient(-45deg, #888 25%, transparent 25%), linear-gradient(45deg, transparent 75%, #888 75%),
              linear-gradient(-45deg, transparent 75%, #888 75%);
              background-size: 24px 24px; background-position: 0 0, 0 12px, 12px -12px, -12px 0; }
-    #preview { max-width: 100%; max-height: 100%; }
+    #preview { max-width: 100%; max-height: 100%; object-fit: contain; }
     aside { overflow-y: auto; padding: 10px; background: #222227; border-left: 1px solid #333; }
     #sphere-box { position: relative; width: 256px; height: 256px; margin: 0 auto 10px; touch-action: none; }
     #sphere { width: 256px; height: 256px; display: block; border-radius: 50%; }
@@ -81,6 +81,9 @@ enum EditorPage {
     const pending = new Map();          // seq of a change of ours → performance.now() at its input event
     window.__latencies = [];            // input event → the preview showing it, in ms
     window.__shown = null;              // the frame on screen
+    window.__pending = () => pending.size;  // changes of ours not on screen yet
+    window.__trace = [];                // [what, id, performance.now()], for finding where time goes
+    const trace = (what, id) => { if (window.__trace.length < 5000) window.__trace.push([what, id, performance.now()]); };
     let rows = [];                      // the parameter table, with the current values
     let editor = {};
     let revision = -1;
@@ -115,23 +118,53 @@ enum EditorPage {
       if (row) row.querySelectorAll('input[type=text]').forEach((i) => i.classList.toggle('invalid', !!message));
     }
 
-    // Sends changes [{key, value}]; on success records them for undo (unless `record` is false).
+    // Sends changes [{key, value}]; on success records them for undo (unless `record`
+    // is false). One request is in flight at a time; changes made meanwhile wait in
+    // one batch, the newest value of each key winning, so a fast drag never builds a
+    // queue (the server's RenderPipeline does the same with renders).
+    let inFlight = false, next = null;
     function send(changes, record = true, started = performance.now()) {
       const id = ++seq;
       pending.set(id, started);
-      const before = changes.map((c) => ({ key: c.key, value: values.get(c.key) }));
-      return api('/api/set', { changes, tag: me + ':' + id }).then(({ status: code, json }) => {
+      trace('input', id);
+      return new Promise((resolve) => {
+        if (!next) next = { changes: new Map(), before: new Map(), ids: [], record: false, resolvers: [] };
+        for (const c of changes) {
+          if (!next.before.has(c.key)) next.before.set(c.key, values.get(c.key));
+          next.changes.set(c.key, c.value);
+        }
+        next.ids.push(id);
+        next.record = next.record || record;
+        next.resolvers.push(resolve);
+        pump();
+      });
+    }
+
+    function pump() {
+      if (inFlight || !next) return;
+      const batch = next;
+      next = null;
+      inFlight = true;
+      const last = batch.ids[batch.ids.length - 1];
+      const changes = [...batch.changes].map(([key, value]) => ({ key, value }));
+      const finish = (code) => {
+        inFlight = false;
+        batch.resolvers.forEach((resolve) => resolve(code));
+        pump();
+      };
+      api('/api/set', { changes, tag: me + ':' + last }).then(({ status: code, json }) => {
+        trace('answer', last);
         if (code === 200) {
           for (const c of changes) { values.set(c.key, c.value); showError(c.key, ''); }
-          if (json.revision === revision) pending.delete(id);   // nothing changed: no frame will come
-          if (record) remember(before, changes);
+          if (!json.changed) batch.ids.forEach((id) => pending.delete(id));   // no frame will come
+          if (batch.record) remember([...batch.before].map(([key, value]) => ({ key, value })), changes);
           status('');
         } else {
-          pending.delete(id);
+          batch.ids.forEach((id) => pending.delete(id));
           showError(json.key || changes[0].key, json.error || ('HTTP ' + code));
         }
-        return code;
-      });
+        finish(code);
+      }, () => { batch.ids.forEach((id) => pending.delete(id)); status('the editor is not answering', true); finish(0); });
     }
 
     // One undo step per gesture: changes to the same keys within 800 ms merge.
@@ -343,13 +376,14 @@ enum EditorPage {
     }
 
     // The newest frame is always the one loaded next; one load at a time.
-    let loading = false, queued = null;
+    let loading = false, queued = null, sphereTimer = null;
     function showFrame(frame) {
       if (loading) { queued = frame; return; }
       loading = true;
       const img = $('preview');
       const done = (ok) => {
         loading = false;
+        trace('loaded', frame.tag);
         if (ok) {
           const now = performance.now();
           if (frame.tag && frame.tag.startsWith(me + ':')) {
@@ -357,7 +391,9 @@ enum EditorPage {
             for (const [id, t0] of pending) if (id <= upTo) { window.__latencies.push(now - t0); pending.delete(id); }
           }
           window.__shown = frame;
-          $('sphere').src = '/sphere?token=' + encodeURIComponent(token) + '&n=' + frame.n;
+          // The sphere follows once the frames pause for 150 ms: off the path of a drag.
+          clearTimeout(sphereTimer);
+          sphereTimer = setTimeout(() => { $('sphere').src = '/sphere?token=' + encodeURIComponent(token) + '&n=' + frame.n; }, 150);
           $('info').textContent = `frame ${frame.n} · ${frame.width}×${frame.height} · rendered in ${frame.ms} ms`;
         }
         if (queued) { const next = queued; queued = null; showFrame(next); }
@@ -379,7 +415,9 @@ enum EditorPage {
       });
       events.addEventListener('frame', (e) => {
         $('render-error').hidden = true;
-        showFrame(JSON.parse(e.data));
+        const frame = JSON.parse(e.data);
+        trace('event', frame.tag);
+        showFrame(frame);
       });
       events.addEventListener('render-error', (e) => {
         const box = $('render-error');

@@ -143,8 +143,13 @@ struct EditorHandler: HTTPHandler {
             guard let frame = await session.frame else {
                 return Self.error(404, "Not Found", await session.lastError ?? "no frame rendered yet")
             }
-            var response = HTTPResponse(statusCode: .ok, headers: Self.headers("image/png"),
-                                        body: Data(kind == .frame ? frame.png : frame.sphere))
+            let bytes: [UInt8]
+            do {
+                bytes = kind == .frame ? frame.png : try session.spherePNG(for: frame.scene)
+            } catch {
+                return Self.error(500, "Internal Server Error", error.message)
+            }
+            var response = HTTPResponse(statusCode: .ok, headers: Self.headers("image/png"), body: Data(bytes))
             response.headers[HTTPHeader("X-Frame")] = String(frame.number)
             return response
         case .events:
@@ -197,7 +202,7 @@ struct EditorHandler: HTTPHandler {
             "error": await session.lastError ?? NSNull(),
         ])
         // {"parameters": […]} and the rest, in one object.
-        let merged = String(table.dropLast().trimmingCharacters(in: .whitespacesAndNewlines).dropLast()) + ",\n  \"editor\": " + extra + "\n}"
+        let merged = table.dropLast().trimmingCharacters(in: .whitespacesAndNewlines) + ",\n  \"editor\": " + extra + "\n}"
         return HTTPResponse(statusCode: .ok, headers: Self.headers("application/json"), body: Data(merged.utf8))
     }
 
@@ -244,8 +249,8 @@ struct EditorHandler: HTTPHandler {
         }
         let tag = string(members.first { $0.key == "tag" }?.value).map { String($0.prefix(100)) }
         do {
-            let revision = try await session.apply(changes, tag: tag)
-            return Self.json(200, ["revision": revision])
+            let (revision, changed) = try await session.apply(changes, tag: tag)
+            return Self.json(200, ["revision": revision, "changed": changed])
         } catch {
             return Self.json(422, ["error": error.message, "key": error.key])
         }

@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// One preview the editor has rendered: the title as a PNG encoded for speed, and
-/// the shading sphere beside it.
+/// the scene of the shading sphere beside it (traced when the page asks for it, off
+/// the path from a change to its preview).
 public struct EditorFrame: Sendable {
     /// Counts up from 1 with every frame rendered.
     public var number: Int
@@ -13,7 +14,7 @@ public struct EditorFrame: Sendable {
     public var revision: Int
     public var tag: String?
     public var png: [UInt8]
-    public var sphere: [UInt8]
+    public var scene: ShadingScene
     public var width: Int
     public var height: Int
     public var milliseconds: Double
@@ -49,7 +50,7 @@ public actor EditorSession {
     private var pipeline: RenderPipeline<Snapshot>?
     private var watcher: FileWatcher?
     private var watchedFiles: [String] = []
-    private let sphereCache = SphereCache()
+    private let renderCache = RenderCache()
     private var keepAlive: Task<Void, Never>?
     /// The bytes "Export PNG" last wrote, for the download.
     public private(set) var exported: [UInt8]?
@@ -84,9 +85,15 @@ public actor EditorSession {
 
     /// Starts watching the files and renders the first frame.
     public func start() throws(MercurialError) {
-        let cache = sphereCache
+        let cache = renderCache
         pipeline = RenderPipeline { [weak self] snapshot in
-            let result = Self.render(snapshot, sphereCache: cache)
+            // On a Dispatch thread: a render blocks its thread, and the server's
+            // requests need the cooperative pool's few threads meanwhile.
+            let result = await withCheckedContinuation { continuation in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    continuation.resume(returning: Self.render(snapshot, renderCache: cache))
+                }
+            }
             await self?.finished(snapshot, result)
         }
         watcher = try FileWatcher { [weak self] path in
@@ -129,8 +136,9 @@ public actor EditorSession {
     }
 
     /// Applies `changes` together, or none of them: the error is the command line's
-    /// for the same `--set` (and names the key in `failedKey`). Returns the new revision.
-    public func apply(_ changes: [Change], tag: String?) throws(EditorChangeError) -> Int {
+    /// for the same `--set` (and names the key in `failedKey`). Returns the new
+    /// revision and whether anything changed (when nothing did, no frame follows).
+    public func apply(_ changes: [Change], tag: String?) throws(EditorChangeError) -> (revision: Int, changed: Bool) {
         var next = settings
         for change in changes {
             do {
@@ -139,10 +147,10 @@ public actor EditorSession {
                 throw EditorChangeError(key: change.key, message: error.message)
             }
         }
-        guard next != settings else { return revision }
+        guard next != settings else { return (revision, false) }
         settings = next
         changed(tag: tag)
-        return revision
+        return (revision, true)
     }
 
     private func applyOne(_ change: Change, to settings: inout RenderSettings) throws(MercurialError) {
@@ -237,18 +245,23 @@ public actor EditorSession {
 
     // MARK: Rendering
 
-    typealias Rendered = Result<(png: [UInt8], sphere: [UInt8], width: Int, height: Int, ms: Double), MercurialError>
+    typealias Rendered = Result<(png: [UInt8], width: Int, height: Int, ms: Double), MercurialError>
 
     /// Renders a snapshot off the actor (it uses every core).
-    static func render(_ snapshot: Snapshot, sphereCache: SphereCache) -> Rendered {
-        let started = ContinuousClock.now
+    static func render(_ snapshot: Snapshot, renderCache: RenderCache) -> Rendered {
+        var lap = ContinuousClock.now
+        func ms() -> Double {
+            let now = ContinuousClock.now
+            defer { lap = now }
+            let elapsed = lap.duration(to: now)
+            return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        }
         do {
-            let title = try TitleRenderer.render(snapshot.settings)
-            let png = try PNGEncoder(compression: .fast).encode(title.canvas)
-            let sphere = try sphereCache.png(for: snapshot.settings.scene)
-            let elapsed = started.duration(to: .now)
-            let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            return .success((png, sphere, title.width, title.height, ms))
+            let title = try renderCache.frame(for: snapshot.settings)
+            let renderMs = ms()
+            let png = try PNGEncoder(compression: .fast).encode(title)
+            let encodeMs = ms()
+            return .success((png, title.width, title.height, renderMs + encodeMs))
         } catch {
             return .failure(error)
         }
@@ -260,7 +273,7 @@ public actor EditorSession {
             frameCounter += 1
             lastError = nil
             frame = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, png: r.png,
-                                sphere: r.sphere, width: r.width, height: r.height, milliseconds: r.ms)
+                                scene: snapshot.settings.scene, width: r.width, height: r.height, milliseconds: r.ms)
             broadcast(event: "frame", json: ["n": frameCounter, "revision": snapshot.revision, "tag": snapshot.tag ?? NSNull(),
                                              "width": r.width, "height": r.height, "ms": (r.ms * 10).rounded() / 10])
         case .failure(let error):
@@ -268,6 +281,11 @@ public actor EditorSession {
             broadcast(event: "render-error", json: ["message": error.message, "revision": snapshot.revision,
                                              "tag": snapshot.tag ?? NSNull()])
         }
+    }
+
+    /// The shading sphere's PNG for `scene` (made again only when the scene changes).
+    public nonisolated func spherePNG(for scene: ShadingScene) throws(MercurialError) -> [UInt8] {
+        try renderCache.png(for: scene)
     }
 
     // MARK: Saving
@@ -349,9 +367,24 @@ public struct EditorChangeError: Error, Sendable {
     public var message: String
 }
 
-/// The shading sphere's PNG for the last scene asked for, made again only when the scene changes.
-final class SphereCache: @unchecked Sendable {
+/// What renders keep between frames: the `FrameRenderer` (mask and normals, built
+/// again only when the text, font, size or loft change) and the shading sphere's PNG
+/// for the last scene (made again only when the lights or material change).
+final class RenderCache: @unchecked Sendable {
     private let lock = NSLock()
+    private var renderer: (key: RenderSettings, renderer: FrameRenderer)?
+
+    /// The title's canvas for `settings`; as `TitleRenderer.render` gives it, pixel for pixel.
+    func frame(for settings: RenderSettings) throws(MercurialError) -> Image<RGBA8> {
+        let key = FrameRenderer.geometryKey(settings)
+        let cached = lock.withLock { renderer?.key == key ? renderer?.renderer : nil }
+        let frameRenderer: FrameRenderer
+        if let cached { frameRenderer = cached } else { frameRenderer = try FrameRenderer(base: settings, timeline: Timeline(duration: 1)) }
+        let image = try frameRenderer.render(settings)
+        lock.withLock { renderer = (key, frameRenderer) }
+        return image
+    }
+
     private var scene: ShadingScene?
     private var png: [UInt8] = []
     static let size = 256

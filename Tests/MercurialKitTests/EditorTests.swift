@@ -233,7 +233,13 @@ struct EditorFixture {
         #expect(served.body == direct)
         // The state other tabs refresh from carries the value.
         let state = try await editor.get("/api/state")
-        #expect(state.text.contains("\"key\": \"light1.hue\"") && state.text.contains("\"value\": 0.6"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(state.body)) as? [String: Any])
+        let rows = try #require(json["parameters"] as? [[String: Any]])
+        #expect(rows.count == ParameterGroup.allParameters.count)
+        #expect(rows.first { $0["key"] as? String == "light1.hue" }?["value"] as? Double == 0.6)
+        let info = try #require(json["editor"] as? [String: Any])
+        #expect(info["revision"] as? Int == (await editor.session.revision))
+        #expect((info["fonts"] as? [String])?.contains("rounded") == true)
     }
 
     @Test func sixtyQuickUpdatesAreCoalescedAndTheLastIsShown() async throws {
