@@ -15,6 +15,7 @@ Prints the latency distribution; exits 1 on a failed check.
 import argparse
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -144,11 +145,38 @@ def main():
         if args.max_median > 0:
             check(median <= args.max_median, "median latency %.1f ms <= %.0f ms at 1920x1080" % (median, args.max_median))
 
+        # Single changes, 400 ms apart: the cost of one frame without a drag's overlap.
+        single = driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const slider = document.querySelector('.row[data-key="light2.hue"] input[type=range]');
+            window.__latencies = [];
+            let i = 0;
+            const step = () => {
+              if (i < 20) {
+                slider.value = (0.1 + 0.04 * i).toFixed(3);
+                slider.dispatchEvent(new Event('input', { bubbles: true }));
+                i++;
+                setTimeout(step, 400);
+              } else setTimeout(() => done(window.__latencies), 400);
+            };
+            step();
+        """)
+        if single:
+            single = sorted(single)
+            print("latency of single changes 400 ms apart (ms, n=%d): median %.1f  p90 %.1f  max %.1f  min %.1f"
+                  % (len(single), statistics.median(single), single[min(len(single) - 1, int(round(0.9 * (len(single) - 1))))],
+                     single[-1], single[0]))
+        slider = driver.find_element(By.CSS_SELECTOR, '.row[data-key="light1.hue"] input[type=range]')
+        check(slider.get_attribute("value") == "0.777", "the slider still shows the final value")
+
         state = json.loads(api("/api/state"))
         hue = next(r["value"] for r in state["parameters"] if r["key"] == "light1.hue")
         check(abs(hue - 0.777) < 1e-9, "the server's light1.hue is the final slider value (%s)" % hue)
-        shown = result["shown"]
-        check(shown["revision"] == state["editor"]["revision"], "the frame on screen is the last state's (revision %d)" % shown["revision"])
+        revision = state["editor"]["revision"]
+        shown = wait_for(lambda: driver.execute_script(
+            "return window.__pending() === 0 && window.__shown.revision === arguments[0] && window.__shown", revision),
+            "the last state's frame on screen")
+        check(shown["revision"] == revision, "the frame on screen is the last state's (revision %d)" % shown["revision"])
 
         # An invalid typed value shows the CLI's error text and changes nothing.
         for key, typed in (("shininess", "5"), ("diffuse", "notacolour")):
@@ -161,7 +189,9 @@ def main():
             field.send_keys(typed + Keys.ENTER)
             box = driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="%s"]' % key)
             wait_for(lambda: box.is_displayed() and box.text, "the error next to " + key)
-            check(box.text == cli[len("error: "):], "%s=%s shows the CLI's text: %s" % (key, typed, box.text))
+            expected = cli[len("error: "):]
+            wait_for(lambda: box.text == expected, "the error next to %s to read %r (it reads %r)" % (key, expected, box.text), 5)
+            check(box.text == expected, "%s=%s shows the CLI's text: %s" % (key, typed, box.text))
             after = json.loads(api("/api/state"))["editor"]["revision"]
             check(after == before, "the invalid %s changed nothing (revision %d)" % (key, after))
 
@@ -215,6 +245,7 @@ def main():
                 os.killpg(editor.pid, signal.SIGKILL)
                 editor.wait()
         leftovers = [n for n in os.listdir(work) if n not in ("scene.json", "x.png", "again.png")]
+        shutil.rmtree(work, ignore_errors=True)
         if leftovers:
             fail("files left behind: %s" % leftovers)
 

@@ -69,6 +69,9 @@ public actor EditorSession {
         let path = try UserPath(scenePath, role: "scene file")
         self.scenePath = path.absolute
         folder = UserPath(checked: path.absolute).directory
+        guard FileWatcher.isDirectory(folder) else {
+            throw MercurialError("the folder of the scene file '\(path)' does not exist; create it, or give a scene file in an existing folder")
+        }
         var settings = RenderSettings()
         var info = stat()
         if lstat(scenePath, &info) == 0 {

@@ -199,6 +199,18 @@ struct EditorFixture {
         try await post("/api/set", "{\"key\": \"\(key)\", \"value\": \"\(value)\", \"tag\": \"\(tag)\"}")
     }
 
+    /// Runs `body` with an editor, and stops it and removes its folder afterwards, also when `body` throws.
+    static func with(sceneJSON: String? = EditorFixture.sceneJSON, _ body: (EditorFixture) async throws -> Void) async throws {
+        let editor = try await EditorFixture(sceneJSON: sceneJSON)
+        do {
+            try await body(editor)
+        } catch {
+            await editor.stop()
+            throw error
+        }
+        await editor.stop()
+    }
+
     func stop() async {
         await session.stop()
         await server.stop()
@@ -209,149 +221,164 @@ struct EditorFixture {
 
 @Suite(.serialized) struct EditorServerTests {
     @Test func aChangeRendersANewFrameThatEveryTabIsToldAbout() async throws {
-        let editor = try await EditorFixture()
-        let first = try EventListener(port: editor.port, token: editor.server.token)
-        let second = try EventListener(port: editor.port, token: editor.server.token)
-        defer { first.stop(); second.stop(); Task { await editor.stop() } }
-        try await eventually("the first frame") { await editor.session.frame != nil }
-        let before = try #require(await editor.session.frame)
-        let response = try await editor.set("light1.hue", "0.6", tag: "tab:1")
-        #expect(response.status == 200, "\(response.text)")
-        try await eventually("both tabs told of the new frame") {
-            [first, second].allSatisfy { $0.events("frame").contains { ($0["tag"] as? String) == "tab:1" } }
+        try await EditorFixture.with { editor in
+            let first = try EventListener(port: editor.port, token: editor.server.token)
+            let second = try EventListener(port: editor.port, token: editor.server.token)
+            defer { first.stop(); second.stop() }
+            try await eventually("the first frame") { await editor.session.frame != nil }
+            let before = try #require(await editor.session.frame)
+            let response = try await editor.set("light1.hue", "0.6", tag: "tab:1")
+            #expect(response.status == 200, "\(response.text)")
+            try await eventually("both tabs told of the new frame") {
+                [first, second].allSatisfy { $0.events("frame").contains { ($0["tag"] as? String) == "tab:1" } }
+            }
+            let after = try #require(await editor.session.frame)
+            #expect(after.number > before.number)
+            #expect(after.png != before.png)
+            // The frame is what a direct render of the same settings gives.
+            var settings = RenderSettings()
+            try SceneFile.load(editor.scene.path, into: &settings)
+            try settings.set(assignment: "light1.hue=0.6")
+            let direct = try PNGEncoder(compression: .fast).encode(try TitleRenderer.render(settings).canvas)
+            let served = try await editor.get("/frame")
+            #expect(served.status == 200)
+            #expect(served.body == direct)
+            // The state other tabs refresh from carries the value.
+            let state = try await editor.get("/api/state")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(state.body)) as? [String: Any])
+            let rows = try #require(json["parameters"] as? [[String: Any]])
+            #expect(rows.count == ParameterGroup.allParameters.count)
+            #expect(rows.first { $0["key"] as? String == "light1.hue" }?["value"] as? Double == 0.6)
+            let info = try #require(json["editor"] as? [String: Any])
+            #expect(info["revision"] as? Int == (await editor.session.revision))
+            #expect((info["fonts"] as? [String])?.contains("rounded") == true)
         }
-        let after = try #require(await editor.session.frame)
-        #expect(after.number > before.number)
-        #expect(after.png != before.png)
-        // The frame is what a direct render of the same settings gives.
-        var settings = RenderSettings()
-        try SceneFile.load(editor.scene.path, into: &settings)
-        try settings.set(assignment: "light1.hue=0.6")
-        let direct = try PNGEncoder(compression: .fast).encode(try TitleRenderer.render(settings).canvas)
-        let served = try await editor.get("/frame")
-        #expect(served.status == 200)
-        #expect(served.body == direct)
-        // The state other tabs refresh from carries the value.
-        let state = try await editor.get("/api/state")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(state.body)) as? [String: Any])
-        let rows = try #require(json["parameters"] as? [[String: Any]])
-        #expect(rows.count == ParameterGroup.allParameters.count)
-        #expect(rows.first { $0["key"] as? String == "light1.hue" }?["value"] as? Double == 0.6)
-        let info = try #require(json["editor"] as? [String: Any])
-        #expect(info["revision"] as? Int == (await editor.session.revision))
-        #expect((info["fonts"] as? [String])?.contains("rounded") == true)
     }
 
     @Test func sixtyQuickUpdatesAreCoalescedAndTheLastIsShown() async throws {
-        let editor = try await EditorFixture()
-        defer { Task { await editor.stop() } }
-        try await eventually("the first frame") { await editor.session.frame != nil }
-        let startCount = await editor.session.renderCount()
-        for i in 1...60 {
-            let response = try await editor.set("shininess", String(format: "%.3f", 0.01 + Double(i) * 0.002), tag: "drag:\(i)")
-            #expect(response.status == 200)
+        try await EditorFixture.with { editor in
+            try await eventually("the first frame") { await editor.session.frame != nil }
+            let startCount = await editor.session.renderCount()
+            for i in 1...60 {
+                let response = try await editor.set("shininess", String(format: "%.3f", 0.01 + Double(i) * 0.002), tag: "drag:\(i)")
+                #expect(response.status == 200)
+            }
+            await editor.session.waitUntilIdle()
+            try await eventually("the last state's frame") { await editor.session.frame?.tag == "drag:60" }
+            let renders = await editor.session.renderCount() - startCount
+            #expect(renders < 30, "60 updates took \(renders) renders; they should coalesce")
+            #expect(renders >= 1)
+            let frame = try #require(await editor.session.frame)
+            #expect(frame.revision == (await editor.session.revision))
+            #expect(await editor.session.settings.scene.material.shininess == 0.13)
         }
-        await editor.session.waitUntilIdle()
-        try await eventually("the last state's frame") { await editor.session.frame?.tag == "drag:60" }
-        let renders = await editor.session.renderCount() - startCount
-        #expect(renders < 30, "60 updates took \(renders) renders; they should coalesce")
-        #expect(renders >= 1)
-        let frame = try #require(await editor.session.frame)
-        #expect(frame.revision == (await editor.session.revision))
-        #expect(await editor.session.settings.scene.material.shininess == 0.13)
     }
 
     @Test func anInvalidValueGetsTheCommandLinesErrorAndChangesNothing() async throws {
-        let editor = try await EditorFixture()
-        defer { Task { await editor.stop() } }
-        let revision = await editor.session.revision
-        let settings = await editor.session.settings
-        for (key, value) in [("shininess", "5"), ("diffuse", "notacolour"), ("radius", "abc"), ("align", "middle"), ("nope", "1")] {
-            let response = try await editor.set(key, value)
-            #expect(response.status == 422)
-            var scratch = RenderSettings()
-            var cliMessage = ""
-            do { try scratch.set(assignment: "\(key)=\(value)") } catch { cliMessage = error.message }
-            #expect(!cliMessage.isEmpty)
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-            #expect(json["error"] as? String == cliMessage)
-            #expect(json["key"] as? String == key)
+        try await EditorFixture.with { editor in
+            let revision = await editor.session.revision
+            let settings = await editor.session.settings
+            for (key, value) in [("shininess", "5"), ("diffuse", "notacolour"), ("radius", "abc"), ("align", "middle"), ("nope", "1")] {
+                let response = try await editor.set(key, value)
+                #expect(response.status == 422)
+                var scratch = RenderSettings()
+                var cliMessage = ""
+                do { try scratch.set(assignment: "\(key)=\(value)") } catch { cliMessage = (error as? MercurialError)?.message ?? "" }
+                #expect(!cliMessage.isEmpty)
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+                #expect(json["error"] as? String == cliMessage)
+                #expect(json["key"] as? String == key)
+            }
+            // Several changes at once: all or none.
+            let mixed = try await editor.post("/api/set", #"{"changes": [{"key": "radius", "value": "8"}, {"key": "scale", "value": "900"}]}"#)
+            #expect(mixed.status == 422)
+            #expect(await editor.session.revision == revision)
+            #expect(await editor.session.settings == settings)
         }
-        // Several changes at once: all or none.
-        let mixed = try await editor.post("/api/set", #"{"changes": [{"key": "radius", "value": "8"}, {"key": "scale", "value": "900"}]}"#)
-        #expect(mixed.status == 422)
-        #expect(await editor.session.revision == revision)
-        #expect(await editor.session.settings == settings)
     }
 
     @Test func saveWritesTheSceneAtomicallyAndItRendersTheSame() async throws {
-        let editor = try await EditorFixture()
-        defer { Task { await editor.stop() } }
-        #expect(try await editor.set("light2.x", "-12.5").status == 200)
-        #expect(try await editor.set("text", "Saved").status == 200)
-        let saved = try await editor.post("/api/save", "{}")
-        #expect(saved.status == 200, "\(saved.text)")
-        var reloaded = RenderSettings()
-        try SceneFile.load(editor.scene.path, into: &reloaded)
-        let current = await editor.session.settings
-        #expect(reloaded.text == "Saved")
-        #expect(reloaded.scene.lights[1].position.x == -12.5)
-        #expect(try TitleRenderer.render(reloaded).canvas.image.pixels == (try TitleRenderer.render(current).canvas.image.pixels))
-        // Nothing but the scene in the folder: no temporary file.
-        let names = try FileManager.default.contentsOfDirectory(atPath: editor.folder.path)
-        #expect(names == ["scene.json"])
+        try await EditorFixture.with { editor in
+            #expect(try await editor.set("light2.x", "-12.5").status == 200)
+            #expect(try await editor.set("text", "Saved").status == 200)
+            let saved = try await editor.post("/api/save", "{}")
+            #expect(saved.status == 200, "\(saved.text)")
+            var reloaded = RenderSettings()
+            try SceneFile.load(editor.scene.path, into: &reloaded)
+            let current = await editor.session.settings
+            #expect(reloaded.text == "Saved")
+            #expect(reloaded.scene.lights[1].position.x == -12.5)
+            #expect(try TitleRenderer.render(reloaded).canvas.image.pixels == (try TitleRenderer.render(current).canvas.image.pixels))
+            // Nothing but the scene in the folder: no temporary file.
+            let names = try FileManager.default.contentsOfDirectory(atPath: editor.folder.path)
+            #expect(names == ["scene.json"])
+        }
     }
 
     @Test func exportWritesTheFullSizePNGBesideTheSceneAndOffersIt() async throws {
-        let editor = try await EditorFixture()
-        defer { Task { await editor.stop() } }
-        let response = try await editor.post("/api/export", "{}")
-        #expect(response.status == 200, "\(response.text)")
-        let png = editor.folder.appendingPathComponent("scene.png")
-        let written = try [UInt8](Data(contentsOf: png))
-        #expect(try SceneRecipe.read(fromPNG: written, name: "scene.png") != nil)
-        let download = try await editor.get("/api/export.png")
-        #expect(download.status == 200)
-        #expect(download.body == written)
-        #expect(download.headers.contains("attachment; filename=\"scene.png\""))
+        try await EditorFixture.with { editor in
+            let response = try await editor.post("/api/export", "{}")
+            #expect(response.status == 200, "\(response.text)")
+            let png = editor.folder.appendingPathComponent("scene.png")
+            let written = try [UInt8](Data(contentsOf: png))
+            #expect(try SceneRecipe.read(fromPNG: written, name: "scene.png") != nil)
+            let download = try await editor.get("/api/export.png")
+            #expect(download.status == 200)
+            #expect(download.body == written)
+            #expect(download.headers.contains("attachment; filename=\"scene.png\""))
+        }
     }
 
     @Test func aChangeOnDiskReachesThePageAsWatchModeWouldRenderIt() async throws {
-        let editor = try await EditorFixture()
-        let events = try EventListener(port: editor.port, token: editor.server.token)
-        defer { events.stop(); Task { await editor.stop() } }
-        try await eventually("the first frame") { await editor.session.frame != nil }
-        // Saved by renaming over the file, as editors do.
-        let temporary = editor.folder.appendingPathComponent(".scene.json.swp")
-        try Data(#"{"text": "Disk", "size": 40, "radius": 4, "material": "gold"}"#.utf8).write(to: temporary)
-        #expect(rename(temporary.path, editor.scene.path) == 0)
-        try await eventually("a frame of the file's state") {
-            events.events("frame").contains { ($0["tag"] as? String) == "file" }
+        try await EditorFixture.with { editor in
+            let events = try EventListener(port: editor.port, token: editor.server.token)
+            defer { events.stop() }
+            try await eventually("the first frame") { await editor.session.frame != nil }
+            // Saved by renaming over the file, as editors do.
+            let temporary = editor.folder.appendingPathComponent(".scene.json.swp")
+            try Data(#"{"text": "Disk", "size": 40, "radius": 4, "material": "gold"}"#.utf8).write(to: temporary)
+            #expect(rename(temporary.path, editor.scene.path) == 0)
+            try await eventually("a frame of the file's state") {
+                events.events("frame").contains { ($0["tag"] as? String) == "file" }
+            }
+            var expected = RenderSettings()
+            try SceneFile.load(editor.scene.path, into: &expected)
+            #expect(await editor.session.settings == expected)
+            let direct = try PNGEncoder(compression: .fast).encode(try TitleRenderer.render(expected).canvas)
+            try await eventually("the frame to match") { await editor.session.frame?.png == direct }
+            // A bad save shows its error and keeps the last state.
+            try Data("{\"text\": ".utf8).write(to: editor.scene)
+            try await eventually("the error event") { !events.events("render-error").isEmpty }
+            #expect(await editor.session.settings == expected)
         }
-        var expected = RenderSettings()
-        try SceneFile.load(editor.scene.path, into: &expected)
-        #expect(await editor.session.settings == expected)
-        let direct = try PNGEncoder(compression: .fast).encode(try TitleRenderer.render(expected).canvas)
-        try await eventually("the frame to match") { await editor.session.frame?.png == direct }
-        // A bad save shows its error and keeps the last state.
-        try Data("{\"text\": ".utf8).write(to: editor.scene)
-        try await eventually("the error event") { !events.events("render-error").isEmpty }
-        #expect(await editor.session.settings == expected)
     }
 
     @Test func pathsAndFontsFromAPageStayInsideTheScenesFolder() async throws {
-        let editor = try await EditorFixture()
-        defer { Task { await editor.stop() } }
-        for (key, value) in [("mask", "/etc/passwd"), ("mask", "../../../../etc/passwd"), ("shadingImage", "/etc/hostname"),
-                             ("font", "/etc/passwd"), ("font", "../x.ttf"), ("font", "DejaVu Sans:file=/etc/passwd"),
-                             ("font", "passwd"), ("material", "/etc/passwd")] {
-            let response = try await editor.set(key, value)
-            #expect(response.status == 422, "\(key)=\(value): \(response.text)")
+        try await EditorFixture.with { editor in
+            for (key, value) in [("mask", "/etc/passwd"), ("mask", "../../../../etc/passwd"), ("shadingImage", "/etc/hostname"),
+                                 ("font", "/etc/passwd"), ("font", "../x.ttf"), ("font", "DejaVu Sans:file=/etc/passwd"),
+                                 ("font", "passwd"), ("material", "/etc/passwd")] {
+                let response = try await editor.set(key, value)
+                #expect(response.status == 422, "\(key)=\(value): \(response.text)")
+            }
+            // A file in the folder is fine.
+            let mask = URL(fileURLWithPath: CLI.fixturePath("gray8.png"))
+            try FileManager.default.copyItem(at: mask, to: editor.folder.appendingPathComponent("logo.png"))
+            #expect(try await editor.set("mask", "logo.png").status == 200)
+            #expect(try await editor.set("font", "serif").status == 200)
         }
-        // A file in the folder is fine.
-        let mask = URL(fileURLWithPath: CLI.fixturePath("gray8.png"))
-        try FileManager.default.copyItem(at: mask, to: editor.folder.appendingPathComponent("logo.png"))
-        #expect(try await editor.set("mask", "logo.png").status == 200)
-        #expect(try await editor.set("font", "serif").status == 200)
+    }
+
+    @Test func withoutASceneFileItStartsFromTheDefaultsAndSaveCreatesIt() async throws {
+        try await EditorFixture.with(sceneJSON: nil) { editor in
+            #expect(await editor.session.settings.text == EditorSession.defaultText)
+            #expect(await editor.session.settings.material == "mercurial")
+            try await eventually("the first frame") { await editor.session.frame != nil }
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            var saved = RenderSettings()
+            try SceneFile.load(editor.scene.path, into: &saved)
+            #expect(saved.text == EditorSession.defaultText)
+        }
+        #expect(throws: MercurialError.self) { try EditorSession(scenePath: "/nonexistent-folder/scene.json") }
     }
 }
