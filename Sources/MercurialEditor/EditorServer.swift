@@ -21,42 +21,42 @@ public final class EditorServer: Sendable {
     public let token: String
     private let server: HTTPServer
     private let port = PortBox()
+    /// The loopback listener that checks each request's head before FlyingFox reads it.
+    private let front: RequestGuard
 
     public init(session: EditorSession, port: UInt16 = defaultPort) throws(MercurialError) {
         self.session = session
         token = Self.makeToken()
-        let address: sockaddr_in
-        do {
-            address = try sockaddr_in.inet(ip4: "127.0.0.1", port: port)
-        } catch {
-            throw MercurialError("cannot make the address 127.0.0.1:\(port): \(error)")
-        }
+        // FlyingFox listens on an abstract Unix socket (no file to leave behind); only
+        // the guard listens on 127.0.0.1.
+        var generator = SystemRandomNumberGenerator()
+        let backend = "mercurial-edit-\(getpid())-\(String(generator.next() as UInt64, radix: 16))"
+        front = try RequestGuard(port: port, backend: backend)
+        self.port.set(front.port)
         let handler = EditorHandler(session: session, token: token, port: self.port)
-        server = HTTPServer(config: HTTPServer.Configuration(address: address, timeout: 30, logger: .disabled),
+        server = HTTPServer(config: HTTPServer.Configuration(address: sockaddr_un.unix(abstractNamespace: backend),
+                                                             timeout: 30, logger: .disabled),
                             handler: handler)
     }
 
-    /// Serves until the task is cancelled or the socket fails (for instance, the port is taken).
+    /// Serves until the task is cancelled or the socket fails.
     public func run() async throws(MercurialError) {
+        front.start()
         do {
             try await server.run()
         } catch {
-            throw MercurialError("cannot serve on 127.0.0.1 (\(error)); choose another --port, or --port 0 for a free one")
+            throw MercurialError("the editor's server stopped (\(error))")
         }
     }
 
-    /// Waits until the server listens and returns its port.
+    /// Waits until the server listens and returns its loopback port.
     public func waitUntilListening() async throws(MercurialError) -> UInt16 {
         do {
             try await server.waitUntilListening(timeout: 10)
         } catch {
             throw MercurialError("the editor's server did not start listening within 10 s")
         }
-        guard case .ip4(_, let port)? = await server.listeningAddress else {
-            throw MercurialError("the editor's server has no loopback address")
-        }
-        self.port.set(port)
-        return port
+        return front.port
     }
 
     public func stop() async {

@@ -163,9 +163,11 @@ final class EditorProcess: @unchecked Sendable {
         for garbage in ["GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET / \r\n\r\n", "GET / HTTP/9.9\r\n\r\n", "\r\n\r\n", "GET / HTTP/1.1\r\nNoColon\r\n\r\n",
                         "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
                         "POST /api/set HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nxx\r\n",
-                        // (Lines far longer than this cost FlyingFox's parser time that grows
-                        // with the square of their length: see the README's security notes.)
-                        String(repeating: "A", count: 8_000) + "\r\n\r\n", "GET / HTTP/1.1\r\n" + String(repeating: "X-Pad: \(String(repeating: "p", count: 200))\r\n", count: 40) + "\r\n"] {
+                        String(repeating: "A", count: 8_000) + "\r\n\r\n", "GET / HTTP/1.1\r\n" + String(repeating: "X-Pad: \(String(repeating: "p", count: 200))\r\n", count: 40) + "\r\n",
+                        // Heads over 16 KB, which FlyingFox's parser would take minutes over, never reach it.
+                        String(repeating: "A", count: 100_000) + "\r\n\r\n", "GET /" + String(repeating: "a", count: 1_000_000) + " HTTP/1.1\r\n\r\n",
+                        "GET / HTTP/1.1\r\n" + String(repeating: "X-Pad: \(String(repeating: "p", count: 1000))\r\n", count: 200) + "\r\n",
+                        "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"] {
             add("garbage \(garbage.prefix(20).debugDescription)", garbage)
         }
         return cases
@@ -185,6 +187,7 @@ final class EditorProcess: @unchecked Sendable {
         }
         defer { slow.forEach { close($0) } }
         var answered = 0, closed = 0
+        var closedCases: [String] = []
         let probe = RawHTTP.request("GET", "/api/state", port: editor.port, token: editor.token)
         for (what, bytes) in cases {
             // A request the server waits on (a body that never comes) is given up after 3 s.
@@ -195,6 +198,7 @@ final class EditorProcess: @unchecked Sendable {
                 answered += 1
             } else {
                 closed += 1
+                closedCases.append(what)
             }
             // After each, the server still answers a good request at once.
             let clock = ContinuousClock.now
@@ -204,9 +208,9 @@ final class EditorProcess: @unchecked Sendable {
             #expect(editor.process.isRunning, "the server stopped after \(what)")
             if !editor.process.isRunning || alive.status != 200 { return }
         }
-        print("hostile requests: \(cases.count); answered with a 4xx: \(answered); closed unanswered: \(closed)")
+        print("hostile requests: \(cases.count); answered with a 4xx: \(answered); closed unanswered: \(closed) \(closedCases)")
         // The parseable ones are answered; only broken framing may just be closed.
-        #expect(answered >= cases.count - 30, "\(answered) answered, \(closed) closed")
+        #expect(answered >= cases.count - 5, "\(answered) answered, \(closed) closed")
         // With the slow connections still open, a good request still works at once.
         let clock = ContinuousClock.now
         let good = try RawHTTP.exchange(port: editor.port, RawHTTP.request("POST", "/api/set", port: editor.port, token: editor.token,
