@@ -74,9 +74,15 @@ struct Edit: ParsableCommand {
     }
 
     static func openInBrowser(_ url: String) {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            .map { "\($0)/xdg-open" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let path else {
+            Console.error("warning: xdg-open is not installed, so --open cannot open the page; open the URL above yourself")
+            return
+        }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xdg-open", url]
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = [url]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do {
