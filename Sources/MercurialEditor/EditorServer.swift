@@ -60,6 +60,7 @@ public final class EditorServer: Sendable {
     }
 
     public func stop() async {
+        front.stop()
         await server.stop()
     }
 

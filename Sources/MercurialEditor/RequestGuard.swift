@@ -87,6 +87,13 @@ final class RequestGuard: @unchecked Sendable {
         thread.start()
     }
 
+    /// Stops accepting (connections in progress run to their end).
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    deinit { close(listener) }
+
     // MARK: One connection
 
     private func handle(_ client: Int32) {
@@ -125,6 +132,9 @@ final class RequestGuard: @unchecked Sendable {
               requestLine[1].first == 47, requestLine[2].elementsEqual("HTTP/1.1".utf8) || requestLine[2].elementsEqual("HTTP/1.0".utf8),
               lines.dropFirst().allSatisfy({ $0.contains(58) && $0.first != 32 && $0.first != 9 }) else {
             return Self.answer(client, 400, "Bad Request", "a request is METHOD /PATH HTTP/1.1 and header lines NAME: VALUE")
+        }
+        guard requestLine[1].count <= 4096 else {
+            return Self.answer(client, 414, "URI Too Long", "the request's path is over 4 KB")
         }
         var contentLength = 0
         var lengths = 0
