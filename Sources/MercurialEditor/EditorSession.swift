@@ -34,6 +34,8 @@ public actor EditorSession {
     }
 
     public private(set) var settings: RenderSettings
+    /// The scene file's animation, written back unchanged on save.
+    private var timeline: Timeline?
     /// Counts every change to the settings: from a page, a material, or the files on disk.
     public private(set) var revision = 0
     /// The scene file loaded and watched, if it exists.
@@ -76,7 +78,7 @@ public actor EditorSession {
         var info = stat()
         if lstat(scenePath, &info) == 0 {
             try InputFile.refuseIfNotRegular(scenePath, role: "scene file")
-            try SceneFile.load(scenePath, into: &settings)
+            timeline = try SceneFile.load(scenePath, into: &settings)
         } else {
             settings.text = Self.defaultText
         }
@@ -227,7 +229,7 @@ public actor EditorSession {
         if UserPath(checked: scenePath).symlinkChain().contains(path) || path == scenePath {
             var fresh = RenderSettings()
             do {
-                try SceneFile.load(scenePath, into: &fresh)
+                timeline = try SceneFile.load(scenePath, into: &fresh)
             } catch {
                 lastError = error.message
                 broadcast(event: "render-error", json: ["message": error.message, "revision": revision, "tag": NSNull()])
@@ -295,7 +297,8 @@ public actor EditorSession {
 
     /// Writes the scene atomically to the scene file; returns its path.
     public func save() throws(MercurialError) -> String {
-        let json = SceneRecipe.json(for: settings, description: "A scene saved by mercurial edit; render it with: mercurial render --params \(UserPath(checked: scenePath).lastComponent)")
+        // A scene's animation is kept (the editor shows and edits its first state).
+        let json = SceneRecipe.json(for: settings, timeline: timeline, description: "A scene saved by mercurial edit; render it with: mercurial render --params \(UserPath(checked: scenePath).lastComponent)")
         try OutputFile.write(Array(json.utf8), to: scenePath)
         return scenePath
     }

@@ -369,6 +369,19 @@ struct EditorFixture {
         }
     }
 
+    @Test func saveKeepsTheScenesAnimation() async throws {
+        let scene = #"{"text": "Hi", "size": 40, "animation": {"duration": 1, "fps": 10, "tracks": {"light1.hue": [{"t": 0, "value": 0}, {"t": 1, "value": 0.5}]}}}"#
+        try await EditorFixture.with(sceneJSON: scene) { editor in
+            #expect(try await editor.set("radius", "6").status == 200)
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            var saved = RenderSettings()
+            let timeline = try SceneFile.load(editor.scene.path, into: &saved)
+            #expect(saved.radius == 6)
+            #expect(timeline?.frameCount == 10)
+            #expect(timeline?.tracks.map(\.key) == ["light1.hue"])
+        }
+    }
+
     @Test func withoutASceneFileItStartsFromTheDefaultsAndSaveCreatesIt() async throws {
         try await EditorFixture.with(sceneJSON: nil) { editor in
             #expect(await editor.session.settings.text == EditorSession.defaultText)
