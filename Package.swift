@@ -9,6 +9,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The live editor's HTTP server (`mercurial edit`): pure Swift, no SwiftNIO.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2",
@@ -31,10 +33,15 @@ let package = Package(
             name: "MercurialKit",
             dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL"]
         ),
+        .target(
+            name: "MercurialEditor",
+            dependencies: ["MercurialKit", .product(name: "FlyingFox", package: "FlyingFox")]
+        ),
         .executableTarget(
             name: "mercurial",
             dependencies: [
                 "MercurialKit",
+                "MercurialEditor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -44,7 +51,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MercurialKitTests",
-            dependencies: ["MercurialKit", "mercurial"],
+            dependencies: ["MercurialKit", "MercurialEditor", "mercurial"],
             resources: [.copy("Fixtures")]
         ),
     ]

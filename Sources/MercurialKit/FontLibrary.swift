@@ -80,5 +80,29 @@ public enum FontLibrary {
         }
     }
 
+    /// The families of the installed fonts fontconfig knows, sorted (for an editor's font menu).
+    public static func installedFamilies() -> [String] {
+        fontconfigLock.withLock {
+            guard let config = FcInitLoadConfigAndFonts() else { return [] }
+            defer { FcConfigDestroy(config) }
+            guard let pattern = FcPatternCreate() else { return [] }
+            defer { FcPatternDestroy(pattern) }
+            guard let objects = FcObjectSetCreate() else { return [] }
+            defer { FcObjectSetDestroy(objects) }
+            FcObjectSetAdd(objects, FC_FAMILY)
+            guard let list = FcFontList(config, pattern, objects) else { return [] }
+            defer { FcFontSetDestroy(list) }
+            var families = Set<String>()
+            for i in 0..<Int(list.pointee.nfont) {
+                var family: UnsafeMutablePointer<FcChar8>?
+                if let font = list.pointee.fonts[i], FcPatternGetString(font, FC_FAMILY, 0, &family) == FcResultMatch,
+                   let family {
+                    families.insert(String(cString: family))
+                }
+            }
+            return families.sorted()
+        }
+    }
+
     private static let fontconfigLock = NSLock()
 }

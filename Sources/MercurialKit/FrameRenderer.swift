@@ -54,7 +54,8 @@ public final class FrameRenderer {
     }
 
     /// The settings with everything that does not change the shape set to fixed values.
-    static func geometryKey(_ settings: RenderSettings) -> RenderSettings {
+    /// The settings with everything that does not change the mask or the normals left out.
+    public static func geometryKey(_ settings: RenderSettings) -> RenderSettings {
         var key = settings
         key.scene = ShadingScene()
         key.background = nil
@@ -78,12 +79,22 @@ public final class FrameRenderer {
     /// use it before asking for the next frame, and keep no copy, so that it is not
     /// copied.
     public func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8> {
-        let settings = timeline.settings(at: timeline.time(ofFrame: index), base: base)
+        try render(timeline.settings(at: timeline.time(ofFrame: index), base: base), frame: index)
+    }
+
+    /// The canvas for `settings`, reusing the mask and normals while only the
+    /// shading (lights, material, background) changes; the live editor renders
+    /// slider drags this way.
+    public func render(_ settings: RenderSettings) throws(MercurialError) -> Image<RGBA8> {
+        try render(settings, frame: nil)
+    }
+
+    private func render(_ settings: RenderSettings, frame index: Int?) throws(MercurialError) -> Image<RGBA8> {
         let key = Self.geometryKey(settings)
         if key != geometry.key {
             let (built, size, _) = try Self.buildGeometry(settings)
             guard size == (width, height) else {
-                throw MercurialError("the canvas changes from \(width)×\(height) to \(size.width)×\(size.height) at frame \(index); give \"width\" and \"height\" in the scene so that every frame has one size")
+                throw MercurialError("the canvas changes from \(width)×\(height) to \(size.width)×\(size.height)\(index.map { " at frame \($0)" } ?? ""); give \"width\" and \"height\" in the scene so that every frame has one size")
             }
             geometry = built
             geometryBuilds += 1

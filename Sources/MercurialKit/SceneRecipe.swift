@@ -14,10 +14,11 @@ public enum SceneRecipe {
 
     /// The recipe of `settings` as scene-file JSON. Paths are made absolute so that
     /// the title can be rendered again from anywhere.
-    public static func json(for settings: RenderSettings, timeline: Timeline? = nil) -> String {
+    /// `description` replaces the recipe's own (for a scene saved by the editor).
+    public static func json(for settings: RenderSettings, timeline: Timeline? = nil, description: String? = nil) -> String {
         var lines: [String] = []
         func add(_ key: String, _ value: String) { lines.append("  \(quote(key)): \(value)") }
-        add("description", quote("The recipe of a title made by mercurial \(MercurialVersion.string); render it again with: mercurial render --from TITLE.png"))
+        add("description", quote(description ?? "The recipe of a title made by mercurial \(MercurialVersion.string); render it again with: mercurial render --from TITLE.png"))
         add("generator", quote("mercurial \(MercurialVersion.string)"))
         for row in ParameterGroup.allParameters {
             var value = row.value(in: settings)

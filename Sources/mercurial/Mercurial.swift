@@ -11,7 +11,7 @@ struct Mercurial: ParsableCommand {
         commandName: "mercurial",
         abstract: "Renders a line of text as an embossed liquid-metal PNG title, lit by four coloured lights.",
         version: MercurialVersion.string,
-        subcommands: [Render.self, Watch.self, Animate.self, Batch.self, Inspect.self, Shading.self, Params.self, Materials.self, Fonts.self],
+        subcommands: [Render.self, Watch.self, Edit.self, Animate.self, Batch.self, Inspect.self, Shading.self, Params.self, Materials.self, Fonts.self],
         defaultSubcommand: Render.self
     )
 

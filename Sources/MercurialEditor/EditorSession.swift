@@ -1,0 +1,416 @@
+import Foundation
+import MercurialKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One preview the editor has rendered: the title as a PNG encoded for speed, and
+/// the scene of the shading sphere beside it (traced when the page asks for it, off
+/// the path from a change to its preview).
+public struct EditorFrame: Sendable {
+    /// Counts up from 1 with every frame rendered.
+    public var number: Int
+    /// The revision of the state it shows, and the tag of the change that made it.
+    public var revision: Int
+    public var tag: String?
+    public var png: [UInt8]
+    public var scene: ShadingScene
+    public var width: Int
+    public var height: Int
+    public var milliseconds: Double
+}
+
+/// The state of one `mercurial edit`: the settings being edited, the scene file
+/// they are saved to and reloaded from, the frames rendered, and the pages
+/// listening. Every change renders through `RenderPipeline` (at most one render in
+/// flight and one pending; the last state is always rendered), and every frame is
+/// announced to every page on the event stream.
+public actor EditorSession {
+    /// A state to render.
+    struct Snapshot: Sendable {
+        var settings: RenderSettings
+        var revision: Int
+        var tag: String?
+    }
+
+    public private(set) var settings: RenderSettings
+    /// The scene file's animation, written back unchanged on save.
+    private var timeline: Timeline?
+    /// Counts every change to the settings: from a page, a material, or the files on disk.
+    public private(set) var revision = 0
+    /// The scene file loaded and watched, if it exists.
+    public nonisolated let scenePath: String
+    /// The folder of the scene file (absolute): the only folder paths from a page may name.
+    public nonisolated let folder: String
+    public private(set) var frame: EditorFrame?
+    /// The last render's error (nil when it rendered).
+    public private(set) var lastError: String?
+    private var lastTag: String?
+    private var frameCounter = 0
+    private var clients: [Int: AsyncStream<[UInt8]>.Continuation] = [:]
+    private var nextClient = 0
+    private var pipeline: RenderPipeline<Snapshot>?
+    private var watcher: FileWatcher?
+    private var watchedFiles: [String] = []
+    private let renderCache = RenderCache()
+    private var keepAlive: Task<Void, Never>?
+    /// The bytes "Export PNG" last wrote, for the download.
+    public private(set) var exported: [UInt8]?
+    /// The families fontconfig lists, read once.
+    public nonisolated let installedFamilies: [String]
+    public nonisolated let bundledFonts: [String]
+    public nonisolated let materials: [String]
+
+    /// The text a session without a scene file starts from.
+    public static let defaultText = "MercurialText"
+
+    /// A session editing `scenePath`: loaded if it exists (an error if it cannot be
+    /// read), otherwise started from the default material and text and created by
+    /// the first save.
+    public init(scenePath: String) throws(MercurialError) {
+        let path = try UserPath(scenePath, role: "scene file")
+        self.scenePath = path.absolute
+        folder = UserPath(checked: path.absolute).directory
+        guard FileWatcher.isDirectory(folder) else {
+            throw MercurialError("the folder of the scene file '\(path)' does not exist; create it, or give a scene file in an existing folder")
+        }
+        var settings = RenderSettings()
+        var info = stat()
+        if lstat(scenePath, &info) == 0 {
+            try InputFile.refuseIfNotRegular(scenePath, role: "scene file")
+            timeline = try SceneFile.load(scenePath, into: &settings)
+        } else {
+            settings.text = Self.defaultText
+        }
+        self.settings = settings
+        installedFamilies = FontLibrary.installedFamilies()
+        bundledFonts = ((try? FontLibrary.bundled()) ?? []).map(\.name)
+        materials = ((try? Materials.bundled()) ?? []).map(\.name)
+    }
+
+    /// Starts watching the files and renders the first frame.
+    public func start() throws(MercurialError) {
+        let cache = renderCache
+        pipeline = RenderPipeline { [weak self] snapshot in
+            // On a Dispatch thread: a render blocks its thread, and the server's
+            // requests need the cooperative pool's few threads meanwhile.
+            let result = await withCheckedContinuation { continuation in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    continuation.resume(returning: Self.render(snapshot, renderCache: cache))
+                }
+            }
+            await self?.finished(snapshot, result)
+        }
+        watcher = try FileWatcher { [weak self] path in
+            Task { await self?.fileChanged(path) }
+        }
+        rewatch()
+        keepAlive = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(15))
+                await self?.broadcast(": keep-alive\n\n")
+            }
+        }
+        scheduleRender()
+    }
+
+    public func stop() {
+        keepAlive?.cancel()
+        for client in clients.values { client.finish() }
+        clients.removeAll()
+        watcher = nil
+    }
+
+    /// How many renders have started (for tests of the coalescing).
+    public func renderCount() async -> Int { await pipeline?.renderCount ?? 0 }
+
+    /// Returns once no render is in flight or pending.
+    public func waitUntilIdle() async { await pipeline?.waitUntilIdle() }
+
+    // MARK: Changes
+
+    /// A change from a page: `key` a parameter's key (or `material`), `value` as
+    /// the command line's `--set KEY=VALUE` takes it.
+    public struct Change: Sendable {
+        public var key: String
+        public var value: String
+        public init(key: String, value: String) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// Applies `changes` together, or none of them: the error is the command line's
+    /// for the same `--set` (and names the key in `failedKey`). Returns the new
+    /// revision and whether anything changed (when nothing did, no frame follows).
+    public func apply(_ changes: [Change], tag: String?) throws(EditorChangeError) -> (revision: Int, changed: Bool) {
+        var next = settings
+        for change in changes {
+            do {
+                try applyOne(change, to: &next)
+            } catch {
+                throw EditorChangeError(key: change.key, message: error.message)
+            }
+        }
+        guard next != settings else { return (revision, false) }
+        settings = next
+        changed(tag: tag)
+        return (revision, true)
+    }
+
+    private func applyOne(_ change: Change, to settings: inout RenderSettings) throws(MercurialError) {
+        if change.key == "material" {
+            // Only a bundled preset: a page never names a file to read.
+            guard materials.contains(change.value) else {
+                throw MercurialError("unknown material '\(change.value)'; bundled: \(materials.joined(separator: ", "))")
+            }
+            try Materials.apply(change.value, to: &settings)
+            return
+        }
+        let parameter = try ParameterGroup.parameter(forKey: change.key)
+        var value = try parameter.parse(change.value, culprit: "\(parameter.key) = '\(change.value)'")
+        if case .text(let text) = value {
+            switch parameter.kind {
+            case .path: value = .text(try insideFolder(text, key: parameter.key))
+            case .font: value = .text(try allowedFont(text))
+            default: break
+            }
+        }
+        try settings.set(parameter, to: value)
+    }
+
+    /// A file a page names: relative to the scene's folder, and inside it once links are followed.
+    func insideFolder(_ text: String, key: String) throws(MercurialError) -> String {
+        let user = try UserPath(text, role: key)
+        let path = user.isAbsolute ? user.string : folder + "/" + user.string
+        guard let real = Self.realPath(path), let base = Self.realPath(folder),
+              real.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
+            throw MercurialError("\(key) = '\(text)' is not a file in the scene's folder '\(folder)'; the editor reads only files there")
+        }
+        return real
+    }
+
+    /// A bundled font, an installed family (with an optional `:style`), or a font file in the scene's folder.
+    func allowedFont(_ text: String) throws(MercurialError) -> String {
+        let name = text.trimmingCharacters(in: .whitespaces)
+        if bundledFonts.contains(name.lowercased()) { return name }
+        if UserPath.looksLikePath(name) { return try insideFolder(name, key: "font") }
+        let family = name.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        guard !name.contains("="), installedFamilies.contains(where: { $0.lowercased() == family.lowercased() }) else {
+            throw MercurialError("unknown font '\(name)': not bundled (\(bundledFonts.joined(separator: ", "))) and no installed font has that family; see 'mercurial fonts' or 'fc-list'")
+        }
+        return name
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private func changed(tag: String?) {
+        revision += 1
+        lastTag = tag
+        broadcast(event: "state", json: ["revision": revision, "tag": tag ?? NSNull()])
+        scheduleRender()
+        rewatch()
+    }
+
+    private func scheduleRender() {
+        let snapshot = Snapshot(settings: settings, revision: revision, tag: lastTag)
+        Task { await pipeline?.update(snapshot) }
+    }
+
+    // MARK: Files
+
+    /// A watched file changed: the scene is read again, as watch mode reads it;
+    /// a font, mask or shading image is rendered again.
+    func fileChanged(_ path: String) {
+        if UserPath(checked: scenePath).symlinkChain().contains(path) || path == scenePath {
+            var fresh = RenderSettings()
+            do {
+                timeline = try SceneFile.load(scenePath, into: &fresh)
+            } catch {
+                lastError = error.message
+                broadcast(event: "render-error", json: ["message": error.message, "revision": revision, "tag": NSNull()])
+                return
+            }
+            settings = fresh
+        }
+        changed(tag: "file")
+    }
+
+    private func rewatch() {
+        let files = ([scenePath] + InputFiles.of(settings, sceneFile: nil).map(\.path))
+            .flatMap { UserPath(checked: $0).symlinkChain() }
+        guard files != watchedFiles else { return }
+        watchedFiles = files
+        watcher?.watch(files)
+    }
+
+    // MARK: Rendering
+
+    typealias Rendered = Result<(png: [UInt8], width: Int, height: Int, ms: Double), MercurialError>
+
+    /// Renders a snapshot off the actor (it uses every core).
+    static func render(_ snapshot: Snapshot, renderCache: RenderCache) -> Rendered {
+        var lap = ContinuousClock.now
+        func ms() -> Double {
+            let now = ContinuousClock.now
+            defer { lap = now }
+            let elapsed = lap.duration(to: now)
+            return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        }
+        do {
+            let title = try renderCache.frame(for: snapshot.settings)
+            let renderMs = ms()
+            let png = try PNGEncoder(compression: .fast).encode(title)
+            let encodeMs = ms()
+            return .success((png, title.width, title.height, renderMs + encodeMs))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func finished(_ snapshot: Snapshot, _ result: Rendered) {
+        switch result {
+        case .success(let r):
+            frameCounter += 1
+            lastError = nil
+            frame = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, png: r.png,
+                                scene: snapshot.settings.scene, width: r.width, height: r.height, milliseconds: r.ms)
+            broadcast(event: "frame", json: ["n": frameCounter, "revision": snapshot.revision, "tag": snapshot.tag ?? NSNull(),
+                                             "width": r.width, "height": r.height, "ms": (r.ms * 10).rounded() / 10])
+        case .failure(let error):
+            lastError = error.message
+            broadcast(event: "render-error", json: ["message": error.message, "revision": snapshot.revision,
+                                             "tag": snapshot.tag ?? NSNull()])
+        }
+    }
+
+    /// The shading sphere's PNG for `scene` (made again only when the scene changes).
+    public nonisolated func spherePNG(for scene: ShadingScene) throws(MercurialError) -> [UInt8] {
+        try renderCache.png(for: scene)
+    }
+
+    // MARK: Saving
+
+    /// Writes the scene atomically to the scene file; returns its path.
+    public func save() throws(MercurialError) -> String {
+        // A scene's animation is kept (the editor shows and edits its first state).
+        let json = SceneRecipe.json(for: settings, timeline: timeline, description: "A scene saved by mercurial edit; render it with: mercurial render --params \(UserPath(checked: scenePath).lastComponent)")
+        try OutputFile.write(Array(json.utf8), to: scenePath)
+        return scenePath
+    }
+
+    /// Renders the full-size PNG (with its recipe) and writes it atomically beside
+    /// the scene file, named after it; returns its path and bytes.
+    public func export() async throws(MercurialError) -> (path: String, bytes: [UInt8]) {
+        let name = UserPath(checked: scenePath).lastComponent
+        let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+        let path = folder + "/" + (stem.isEmpty ? "title" : stem) + ".png"
+        let settings = self.settings
+        try InputFiles.checkOutput(path, against: InputFiles.of(settings, sceneFile: scenePath))
+        let result = await Task.detached { () -> Result<[UInt8], MercurialError> in
+            Result { () throws(MercurialError) in
+                let title = try TitleRenderer.render(settings)
+                let png = try PNGEncoder(compression: .fast).encode(title.canvas)
+                return try SceneRecipe.embedding(SceneRecipe.json(for: settings), in: png)
+            }
+        }.value
+        let bytes = try result.get()
+        try OutputFile.write(bytes, to: path)
+        exported = bytes
+        return (path, bytes)
+    }
+
+    // MARK: Event stream
+
+    /// A new listener: the stream of server-sent events, starting with the state and
+    /// the last frame.
+    public func subscribe() -> AsyncStream<[UInt8]> {
+        let id = nextClient
+        nextClient += 1
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        clients[id] = continuation
+        continuation.yield(Self.event("state", ["revision": revision, "tag": lastTag ?? NSNull()]))
+        if let frame {
+            continuation.yield(Self.event("frame", ["n": frame.number, "revision": frame.revision, "tag": frame.tag ?? NSNull(),
+                                                    "width": frame.width, "height": frame.height, "ms": frame.milliseconds]))
+        }
+        return stream
+    }
+
+    public var clientCount: Int { clients.count }
+
+    private func unsubscribe(_ id: Int) {
+        clients[id] = nil
+    }
+
+    private func broadcast(event: String, json: [String: Any]) {
+        broadcast(Self.event(event, json))
+    }
+
+    private func broadcast(_ text: String) {
+        broadcast(Array(text.utf8))
+    }
+
+    private func broadcast(_ bytes: [UInt8]) {
+        for client in clients.values { client.yield(bytes) }
+    }
+
+    static func event(_ name: String, _ json: [String: Any]) -> [UInt8] {
+        Array("event: \(name)\ndata: \(EditorJSON.string(json))\n\n".utf8)
+    }
+}
+
+/// An invalid change: the key it was for and the command line's message.
+public struct EditorChangeError: Error, Sendable {
+    public var key: String
+    public var message: String
+}
+
+/// What renders keep between frames: the `FrameRenderer` (mask and normals, built
+/// again only when the text, font, size or loft change) and the shading sphere's PNG
+/// for the last scene (made again only when the lights or material change).
+final class RenderCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var renderer: (key: RenderSettings, renderer: FrameRenderer)?
+
+    /// The title's canvas for `settings`; as `TitleRenderer.render` gives it, pixel for pixel.
+    func frame(for settings: RenderSettings) throws(MercurialError) -> Image<RGBA8> {
+        let key = FrameRenderer.geometryKey(settings)
+        let cached = lock.withLock { renderer?.key == key ? renderer?.renderer : nil }
+        let frameRenderer: FrameRenderer
+        if let cached { frameRenderer = cached } else { frameRenderer = try FrameRenderer(base: settings, timeline: Timeline(duration: 1)) }
+        let image = try frameRenderer.render(settings)
+        lock.withLock { renderer = (key, frameRenderer) }
+        return image
+    }
+
+    private var scene: ShadingScene?
+    private var png: [UInt8] = []
+    static let size = 256
+
+    func png(for scene: ShadingScene) throws(MercurialError) -> [UInt8] {
+        if let cached = lock.withLock({ self.scene == scene ? png : nil }) { return cached }
+        let image = ShadingSphere.render(scene, size: Self.size, antialiasedRim: true)
+        let bytes = try PNGEncoder(compression: .fast).encode(image)
+        lock.withLock {
+            self.scene = scene
+            png = bytes
+        }
+        return bytes
+    }
+}
+
+/// JSON text for responses and events.
+enum EditorJSON {
+    static func string(_ object: Any) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
