@@ -1,0 +1,209 @@
+import Foundation
+
+/// A title whose glyphs (or words) are rigid bodies: each piece's mask, height
+/// field and normals are made once; each frame steps the physics to the frame's
+/// time and draws every piece at its body's position and angle, with its normals
+/// turned by the same angle before the shading lookup, so the lights stay fixed in
+/// the world while a letter spins (its highlights slide over it).
+final class DynamicTitle {
+    /// One body's picture, in its own pixels.
+    struct Piece {
+        var mask: Mask
+        var normals: SurfaceNormals
+        /// Where the mask's top-left pixel sits on the canvas at rest (as laid out).
+        var origin: SIMD2<Double>
+        /// The centre of mass in the mask's pixels.
+        var centroid: SIMD2<Double>
+        /// The body's outline around the centre of mass (at most 12 vertices).
+        var hull: [SIMD2<Double>]
+        /// The inked part of the mask.
+        var ink: PixelBounds
+    }
+
+    static let maximumBodies = 2_000
+
+    let pieces: [Piece]
+    let world: PhysicsWorld
+    let width: Int, height: Int
+    /// The glyphs drawn over a clear canvas (straight alpha), before the backdrop.
+    private var layer: Image<RGBA8>
+
+    init(settings: RenderSettings, dynamics: Dynamics, width: Int, height: Int) throws(MercurialError) {
+        guard settings.mask == nil, let text = settings.text else {
+            throw MercurialError("\"dynamics\" moves the glyphs of a text; give \"text\" instead of \"mask\"")
+        }
+        let placement = try TextMask.place(try TitleRenderer.textLayout(settings, text: text), width: settings.width,
+                                           height: settings.height, margin: settings.margin)
+        guard placement.canvasWidth == width && placement.canvasHeight == height else {
+            throw MercurialError("the title's canvas is \(placement.canvasWidth)×\(placement.canvasHeight), not \(width)×\(height)")
+        }
+        // Group the glyph bitmaps into bodies.
+        var groups: [[GlyphRun.Bitmap]] = []
+        var lastWord = -1
+        for bitmap in placement.run.bitmaps where !bitmap.coverage.isEmpty && bitmap.coverage.contains(where: { $0 > 0 }) {
+            if dynamics.bodies == .words && bitmap.word == lastWord, !groups.isEmpty {
+                groups[groups.count - 1].append(bitmap)
+            } else {
+                groups.append([bitmap])
+            }
+            lastWord = bitmap.word
+        }
+        guard groups.count <= Self.maximumBodies else {
+            throw MercurialError("the title has \(groups.count) glyphs, over the limit of \(Self.maximumBodies) bodies for \"dynamics\"; use shorter text or \"bodies\": \"words\"")
+        }
+        let margin = settings.margin
+        let loft = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile)
+        let material = ShadedMaterial(inputScale: Float(settings.scale))
+        var pieces: [Piece] = []
+        for group in groups {
+            // Canvas position of each bitmap's top-left pixel.
+            let dx = placement.originX + placement.offsetX, dy = placement.originY + placement.offsetY
+            let minX = group.map { $0.left + dx }.min() ?? 0, minY = group.map { $0.top + dy }.min() ?? 0
+            let maxX = group.map { $0.left + dx + $0.width }.max() ?? 0, maxY = group.map { $0.top + dy + $0.height }.max() ?? 0
+            let run = GlyphRun(bitmaps: group)
+            let mask = run.draw(width: maxX - minX + 2 * margin, height: maxY - minY + 2 * margin,
+                                offsetX: dx - minX + margin, offsetY: dy - minY + margin)
+            guard let ink = mask.inkBounds(threshold: 0) else { continue }
+            let outline = ConvexHull.body(of: Self.hullPoints(mask), maximumVertices: 12)
+            let centroid = ConvexHull.centroid(outline)
+            let normals = material.normals(of: loft.outputImage(mask), coverage: mask)
+            pieces.append(Piece(mask: mask, normals: normals,
+                                origin: SIMD2(Double(minX - margin), Double(minY - margin)),
+                                centroid: centroid, hull: outline.map { $0 - centroid }, ink: ink))
+        }
+        self.pieces = pieces
+        self.width = width
+        self.height = height
+        let specs = pieces.enumerated().map { i, p in
+            PhysicsWorld.BodySpec(vertices: p.hull, position: p.origin + p.centroid,
+                                  elasticity: dynamics.elasticity(of: i), friction: dynamics.friction(of: i),
+                                  density: dynamics.density(of: i), release: dynamics.releaseTime(of: i))
+        }
+        world = PhysicsWorld(specs: specs, dynamics: dynamics, canvasWidth: width, canvasHeight: height)
+        layer = Image(width: width, height: height, repeating: .clear)
+    }
+
+    /// The corners of the pixels a body is made of (coverage ≥ ½, or any ink when
+    /// none is that dark): only the first and last such pixel of each row, as the
+    /// hull needs no more.
+    static func hullPoints(_ mask: Mask) -> [SIMD2<Double>] {
+        var points: [SIMD2<Double>] = []
+        for threshold: Float in [0.5, 0] where points.isEmpty {
+            mask.withUnsafeBufferPointer { m in
+                for y in 0..<mask.height {
+                    let row = y * mask.width
+                    guard let first = (0..<mask.width).first(where: { m[row + $0] > threshold }),
+                          let last = (0..<mask.width).last(where: { m[row + $0] > threshold }) else { continue }
+                    for x in [first, last + 1] {
+                        points.append(SIMD2(Double(x), Double(y)))
+                        points.append(SIMD2(Double(x), Double(y + 1)))
+                    }
+                }
+            }
+        }
+        return points
+    }
+
+    /// The bodies' poses at `time`.
+    func poses(at time: Double) -> [BodyPose] {
+        world.advance(to: time)
+        return world.poses
+    }
+
+    /// Draws the title at `time` with `settings`' lights, point lights and backdrop into `canvas`.
+    func render(at time: Double, settings: RenderSettings, shading: ShadingLookup, into canvas: inout Image<RGBA8>) {
+        let poses = poses(at: time)
+        layer.withUnsafeMutableBufferPointer { $0.update(repeating: .clear) }
+        for (piece, pose) in zip(pieces, poses) {
+            Self.draw(piece, at: pose, shading: shading, into: &layer)
+        }
+        settings.pointLighting?.apply(to: &layer, originX: 0, originY: 0)
+        CanvasCompositor.draw(layer, atX: 0, y: 0, over: Backdrop(settings), into: &canvas)
+    }
+
+    /// Draws `piece` turned by `pose.angle` about its centre of mass, which goes to
+    /// (`pose.x`, `pose.y`), over `layer` (straight alpha): each canvas pixel samples
+    /// the piece's coverage and normals bilinearly, turns the normal by the angle and
+    /// looks its colour up in the shading sphere.
+    static func draw(_ piece: Piece, at pose: BodyPose, shading: ShadingLookup, into layer: inout Image<RGBA8>) {
+        let c = cos(pose.angle), s = sin(pose.angle)
+        let centre = piece.centroid
+        // The inked rectangle's corners, on the canvas.
+        var lo = SIMD2<Double>(.infinity, .infinity), hi = -lo
+        for (x, y) in [(piece.ink.minX - 1, piece.ink.minY - 1), (piece.ink.maxX + 2, piece.ink.minY - 1),
+                       (piece.ink.minX - 1, piece.ink.maxY + 2), (piece.ink.maxX + 2, piece.ink.maxY + 2)] {
+            let d = SIMD2(Double(x), Double(y)) - centre
+            let q = SIMD2(c * d.x - s * d.y + pose.x, s * d.x + c * d.y + pose.y)
+            lo = pointwiseMin(lo, q)
+            hi = pointwiseMax(hi, q)
+        }
+        guard lo.x.isFinite, lo.y.isFinite, hi.x.isFinite, hi.y.isFinite else { return }
+        let x0 = max(Int(lo.x.rounded(.down)), 0), x1 = min(Int(hi.x.rounded(.up)), layer.width)
+        let y0 = max(Int(lo.y.rounded(.down)), 0), y1 = min(Int(hi.y.rounded(.up)), layer.height)
+        guard x0 < x1, y0 < y1 else { return }
+        let w = piece.mask.width, h = piece.mask.height, layerWidth = layer.width
+        let fc = Float(c), fs = Float(s)
+        piece.mask.withUnsafeBufferPointer { a in
+            piece.normals.xy.withUnsafeBufferPointer { n in
+                shading.withSampler { shading in
+                    layer.withUnsafeMutableBufferPointer { out in
+                        parallelBands(y1 - y0, minimumBand: 8) { rows in
+                            for y in (rows.lowerBound + y0)..<(rows.upperBound + y0) {
+                                // Canvas → piece: turn back by the angle about the centre of mass.
+                                let dy = Double(y) + 0.5 - pose.y
+                                var dx = Double(x0) + 0.5 - pose.x
+                                let row = out.baseAddress! + y * layerWidth
+                                for x in x0..<x1 {
+                                    // Sample position (pixel centres at i + 0.5).
+                                    let u = c * dx + s * dy + centre.x - 0.5
+                                    let v = -s * dx + c * dy + centre.y - 0.5
+                                    dx += 1
+                                    guard u > -1 && v > -1 && u < Double(w) && v < Double(h) else { continue }
+                                    let fu = u.rounded(.down), fv = v.rounded(.down)
+                                    let i0 = Int(fu), j0 = Int(fv)
+                                    let tx = Float(u - fu), ty = Float(v - fv)
+                                    var alpha: Float = 0, nx: Float = 0, ny: Float = 0
+                                    @inline(__always) func add(_ i: Int, _ j: Int, _ weight: Float) {
+                                        guard i >= 0 && i < w && j >= 0 && j < h else { return }
+                                        let k = j * w + i, wa = weight * a[k]
+                                        alpha += wa
+                                        nx += wa * n[k].x
+                                        ny += wa * n[k].y
+                                    }
+                                    add(i0, j0, (1 - tx) * (1 - ty))
+                                    add(i0 + 1, j0, tx * (1 - ty))
+                                    add(i0, j0 + 1, (1 - tx) * ty)
+                                    add(i0 + 1, j0 + 1, tx * ty)
+                                    guard alpha > 1e-4 else { continue }
+                                    nx /= alpha; ny /= alpha
+                                    // The normal turned with the piece (normals are y-up, the canvas y-down).
+                                    let rx = fc * nx + fs * ny, ry = -fs * nx + fc * ny
+                                    let colour = shading.color(normalX: rx, normalY: ry)
+                                    row[x] = blend(colour, alpha: min(alpha, 1), over: row[x])
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `colour` with coverage `alpha` over the straight-alpha pixel `d`.
+    @inline(__always)
+    static func blend(_ colour: RGBColor, alpha: Float, over d: RGBA8) -> RGBA8 {
+        guard d.a > 0 else { return RGBA8(colour, alpha: alpha, over: nil) }
+        let da = Float(d.a) / 255 * (1 - alpha)
+        let a = alpha + da
+        @inline(__always) func mix(_ s: Float, _ t: UInt8) -> UInt8 { unitByte((s * alpha + Float(t) / 255 * da) / a) }
+        return RGBA8(r: mix(colour.r, d.r), g: mix(colour.g, d.g), b: mix(colour.b, d.b), a: unitByte(a))
+    }
+}
+
+extension GlyphRun {
+    /// A run of already rasterised glyphs.
+    init(bitmaps: [Bitmap]) {
+        self.init(missing: [])
+        self.bitmaps = bitmaps
+    }
+}
