@@ -27,6 +27,8 @@ final class DynamicTitle {
     let width: Int, height: Int
     /// The glyphs drawn over a clear canvas (straight alpha), before the backdrop.
     private var layer: Image<RGBA8>
+    /// The rows of `layer` the last frame drew on (only those are cleared).
+    private var drawnRows: Range<Int> = 0..<0
 
     init(settings: RenderSettings, dynamics: Dynamics, width: Int, height: Int) throws(MercurialError) {
         guard settings.mask == nil, let text = settings.text else {
@@ -113,10 +115,18 @@ final class DynamicTitle {
     /// Draws the title at `time` with `settings`' lights, point lights and backdrop into `canvas`.
     func render(at time: Double, settings: RenderSettings, shading: ShadingLookup, into canvas: inout Image<RGBA8>) {
         let poses = poses(at: time)
-        layer.withUnsafeMutableBufferPointer { $0.update(repeating: .clear) }
-        for (piece, pose) in zip(pieces, poses) {
-            Self.draw(piece, at: pose, shading: shading, into: &layer)
+        let rows = drawnRows, width = self.width
+        layer.withUnsafeMutableBufferPointer { p in
+            if !rows.isEmpty { (p.baseAddress! + rows.lowerBound * width).update(repeating: .clear, count: rows.count * width) }
         }
+        var top = height, bottom = 0
+        for (piece, pose) in zip(pieces, poses) {
+            if let drawn = Self.draw(piece, at: pose, shading: shading, into: &layer) {
+                top = min(top, drawn.lowerBound)
+                bottom = max(bottom, drawn.upperBound)
+            }
+        }
+        drawnRows = top < bottom ? top..<bottom : 0..<0
         settings.pointLighting?.apply(to: &layer, originX: 0, originY: 0)
         CanvasCompositor.draw(layer, atX: 0, y: 0, over: Backdrop(settings), into: &canvas)
     }
@@ -125,7 +135,9 @@ final class DynamicTitle {
     /// (`pose.x`, `pose.y`), over `layer` (straight alpha): each canvas pixel samples
     /// the piece's coverage and normals bilinearly, turns the normal by the angle and
     /// looks its colour up in the shading sphere.
-    static func draw(_ piece: Piece, at pose: BodyPose, shading: ShadingLookup, into layer: inout Image<RGBA8>) {
+    /// Returns the rows it may have drawn on.
+    @discardableResult
+    static func draw(_ piece: Piece, at pose: BodyPose, shading: ShadingLookup, into layer: inout Image<RGBA8>) -> Range<Int>? {
         let c = cos(pose.angle), s = sin(pose.angle)
         let centre = piece.centroid
         // The inked rectangle's corners, on the canvas.
@@ -137,12 +149,14 @@ final class DynamicTitle {
             lo = pointwiseMin(lo, q)
             hi = pointwiseMax(hi, q)
         }
-        guard lo.x.isFinite, lo.y.isFinite, hi.x.isFinite, hi.y.isFinite else { return }
+        guard lo.x.isFinite, lo.y.isFinite, hi.x.isFinite, hi.y.isFinite else { return nil }
         let x0 = max(Int(lo.x.rounded(.down)), 0), x1 = min(Int(hi.x.rounded(.up)), layer.width)
         let y0 = max(Int(lo.y.rounded(.down)), 0), y1 = min(Int(hi.y.rounded(.up)), layer.height)
-        guard x0 < x1, y0 < y1 else { return }
+        guard x0 < x1, y0 < y1 else { return nil }
         let w = piece.mask.width, h = piece.mask.height, layerWidth = layer.width
         let fc = Float(c), fs = Float(s)
+        let inkLow = SIMD2(Double(piece.ink.minX) - 1, Double(piece.ink.minY) - 1)
+        let inkHigh = SIMD2(Double(piece.ink.maxX) + 1, Double(piece.ink.maxY) + 1)
         piece.mask.withUnsafeBufferPointer { a in
             piece.normals.xy.withUnsafeBufferPointer { n in
                 shading.withSampler { shading in
@@ -151,9 +165,25 @@ final class DynamicTitle {
                             for y in (rows.lowerBound + y0)..<(rows.upperBound + y0) {
                                 // Canvas → piece: turn back by the angle about the centre of mass.
                                 let dy = Double(y) + 0.5 - pose.y
-                                var dx = Double(x0) + 0.5 - pose.x
+                                // Only the x where the sample falls in the inked rectangle:
+                                // u and v are linear in x, so each bound is an interval of x.
+                                var first = Double(x0), last = Double(x1)
+                                for (slope, at, low, high) in [(c, s * dy + centre.x - 0.5 - c * pose.x, inkLow.x, inkHigh.x),
+                                                               (-s, c * dy + centre.y - 0.5 + s * pose.x, inkLow.y, inkHigh.y)] {
+                                    // low < slope · (x + 0.5) + at < high
+                                    if abs(slope) < 1e-12 {
+                                        if at + slope * 0.5 <= low || at + slope * 0.5 >= high { last = first }
+                                    } else {
+                                        let a = (low - at) / slope - 0.5, b = (high - at) / slope - 0.5
+                                        first = max(first, min(a, b).rounded(.down))
+                                        last = min(last, max(a, b).rounded(.up) + 1)
+                                    }
+                                }
+                                guard first < last else { continue }
+                                let xa = Int(first), xb = Int(last)
+                                var dx = Double(xa) + 0.5 - pose.x
                                 let row = out.baseAddress! + y * layerWidth
-                                for x in x0..<x1 {
+                                for x in xa..<xb {
                                     // Sample position (pixel centres at i + 0.5).
                                     let u = c * dx + s * dy + centre.x - 0.5
                                     let v = -s * dx + c * dy + centre.y - 0.5
@@ -187,6 +217,7 @@ final class DynamicTitle {
                 }
             }
         }
+        return y0..<y1
     }
 
     /// `colour` with coverage `alpha` over the straight-alpha pixel `d`.

@@ -211,3 +211,107 @@ func inside(_ p: SIMD2<Double>, _ poly: [SIMD2<Double>], slack: Double) -> Bool 
         #expect(turned.x > 3 && abs(turned.y) < turned.x / 4, "the lit side stays on the right: \(turned)")
     }
 }
+
+/// Loads a scene with `dynamics` and returns its timeline.
+func loadDynamicScene(_ json: String) throws(MercurialError) -> Timeline? {
+    var settings = RenderSettings()
+    return try SceneFile.load(json: Array(json.utf8), name: "drop.json", into: &settings)
+}
+
+func dynamicsError(_ block: String, animation: String = "\"animation\": {\"duration\": 2}, ") -> String {
+    do {
+        _ = try loadDynamicScene("{\"text\": \"Hi\", \(animation)\"dynamics\": \(block)}")
+        return "no error"
+    } catch {
+        return error.message
+    }
+}
+
+@Suite struct DynamicsSceneTests {
+    @Test func theBlockIsReadAndWrittenBackInTheRecipe() throws {
+        let timeline = try loadDynamicScene("""
+        {"text": "Hi", "animation": {"duration": 3, "fps": 25},
+         "dynamics": {"bodies": "words", "gravity": {"direction": [1, 2], "magnitude": 0.5}, "elasticity": 0.7,
+                      "friction": 0.2, "density": 3, "floor": 180, "walls": false, "ceiling": true,
+                      "push": {"direction": [-1, 0], "magnitude": 2, "at": 0.5}, "spin": -3, "delay": 0.1,
+                      "stagger": 0.05, "delays": [0, 1], "bodyOverrides": [{"index": 1, "density": 9}],
+                      "stepsPerSecond": 480}}
+        """)
+        let d = try #require(timeline?.dynamics)
+        #expect(d.bodies == .words && d.gravityMagnitude == 0.5 && d.elasticity == 0.7 && d.friction == 0.2)
+        #expect(d.floor == 180 && !d.walls && d.ceiling && d.spin == -3 && d.stepsPerSecond == 480)
+        #expect(d.push == Dynamics.Push(direction: SIMD2(-1, 0), magnitude: 2, at: 0.5))
+        #expect(d.releaseTime(of: 1) == 1 && d.releaseTime(of: 3) == 0.1 + 3 * 0.05)
+        #expect(d.density(of: 1) == 9 && d.density(of: 0) == 3)
+        #expect(abs(d.gravity.x - 500 / 5.0.squareRoot()) < 1e-9, "magnitude 1 is 1000 px/s²")
+        // The recipe an animation carries holds the block, and reads back the same.
+        var settings = RenderSettings()
+        settings.text = "Hi"
+        let recipe = SceneRecipe.json(for: settings, timeline: timeline)
+        var again = RenderSettings()
+        let back = try SceneFile.load(json: Array(recipe.utf8), name: "recipe", into: &again)
+        #expect(back?.dynamics == d)
+    }
+
+    @Test(arguments: [
+        ("{\"elastcity\": 0.4}", "drop.json:1:59: unknown key \"elastcity\" in \"dynamics\"; did you mean \"elasticity\"?"),
+        ("{\"density\": -1}", "\"dynamics.density\" is -1, out of range"),
+        ("{\"density\": 0}", "\"dynamics.density\" is 0, out of range"),
+        ("{\"elasticity\": 1.5}", "\"dynamics.elasticity\" is 1.5, out of range 0…1"),
+        ("{\"gravity\": {\"magnitude\": NaN}}", "drop.json:1:84: NaN is not valid JSON"),
+        ("{\"gravity\": {\"direction\": [0, 0]}}", "points nowhere"),
+        ("{\"gravity\": {\"direction\": 1}}", "must be a vector [dx, dy]"),
+        ("{\"gravity\": {\"magnitud\": 1}}", "did you mean \"magnitude\"?"),
+        ("{\"bodies\": \"letters\"}", "\"dynamics.bodies\" must be \"glyphs\" or \"words\""),
+        ("{\"push\": {\"at\": 5}}", "\"dynamics.push.at\" is 5, out of range 0…2"),
+        ("{\"spin\": \"fast\"}", "\"dynamics.spin\" must be a number"),
+        ("{\"walls\": 1}", "\"dynamics.walls\" must be true or false"),
+        ("{\"bodyOverrides\": [{\"density\": 2}]}", "needs \"index\""),
+        ("{\"stepsPerSecond\": 10}", "out of range 60…2000"),
+        ("[]", "\"dynamics\" must be an object"),
+    ])
+    func badBlocksGetOneLineNamingTheCulprit(block: String, expected: String) {
+        let message = dynamicsError(block)
+        #expect(message.contains(expected), "\(message)")
+        #expect(!message.contains("\n"), "one line")
+        #expect(message.hasPrefix("drop.json:1:"), "with the place: \(message)")
+    }
+
+    @Test func dynamicsNeedAnAnimation() {
+        #expect(dynamicsError("{}", animation: "").contains("\"dynamics\" needs an \"animation\""))
+    }
+
+    @Test func aMaskCannotHaveDynamics() throws {
+        var settings = RenderSettings()
+        settings.mask = CLI.fixturePath("rgb8.png")
+        #expect(throws: MercurialError.self) {
+            _ = try DynamicTitle(settings: settings, dynamics: Dynamics(), width: 10, height: 10)
+        }
+    }
+
+    @Test func theCommandLineGivesOneErrorLineAndWritesNothing() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = "{\"text\": \"Hi\", \"animation\": {\"duration\": 1}, \"dynamics\": {\"density\": -2}}"
+            try Data(scene.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let r = try await CLI.run(["animate", "s.json", "-o", "out.png"], in: dir, timeout: .seconds(60))
+            #expect(r.status != 0 && r.stderrLines.count == 1 && r.stderrLines[0].hasPrefix("error: s.json:1:"), "\(r)")
+            #expect(r.stdout.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.png").path))
+        }
+    }
+
+    @Test func theExampleAnimatesDeterministicallyThroughTheCommand() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let example = CLI.packageRoot.appendingPathComponent("examples/drop.json").path
+            let a = try await CLI.run(["animate", example, "-o", "a.png"], in: dir, timeout: .seconds(120))
+            // Debian's Chipmunk prints two lines on its first space; they must not reach the output.
+            #expect(a.status == 0 && a.stderr.isEmpty, "\(a)")
+            #expect(a.stdout.split(separator: "\n").count == 1 && a.stdout.hasPrefix("a.png: 52 frames 480×200, APNG"), "\(a.stdout)")
+            let first = try Data(contentsOf: dir.appendingPathComponent("a.png"))
+            #expect(first.count < 1_500_000)
+            let c = try await CLI.run(["animate", example, "-o", "c.png", "--quiet"], in: dir, timeout: .seconds(120))
+            #expect(c.status == 0)
+            #expect(first == (try Data(contentsOf: dir.appendingPathComponent("c.png"))), "two runs, identical bytes")
+        }
+    }
+}
