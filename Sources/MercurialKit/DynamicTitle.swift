@@ -188,24 +188,20 @@ final class DynamicTitle {
                                     let u = c * dx + s * dy + centre.x - 0.5
                                     let v = -s * dx + c * dy + centre.y - 0.5
                                     dx += 1
-                                    guard u > -1 && v > -1 && u < Double(w) && v < Double(h) else { continue }
-                                    let fu = u.rounded(.down), fv = v.rounded(.down)
-                                    let i0 = Int(fu), j0 = Int(fv)
-                                    let tx = Float(u - fu), ty = Float(v - fv)
-                                    var alpha: Float = 0, nx: Float = 0, ny: Float = 0
-                                    @inline(__always) func add(_ i: Int, _ j: Int, _ weight: Float) {
-                                        guard i >= 0 && i < w && j >= 0 && j < h else { return }
-                                        let k = j * w + i, wa = weight * a[k]
-                                        alpha += wa
-                                        nx += wa * n[k].x
-                                        ny += wa * n[k].y
-                                    }
-                                    add(i0, j0, (1 - tx) * (1 - ty))
-                                    add(i0 + 1, j0, tx * (1 - ty))
-                                    add(i0, j0 + 1, (1 - tx) * ty)
-                                    add(i0 + 1, j0 + 1, tx * ty)
+                                    // The mask's margin is empty, so its outermost pixels need no sampling.
+                                    guard u >= 0 && v >= 0 && u < Double(w - 1) && v < Double(h - 1) else { continue }
+                                    let i0 = Int(u), j0 = Int(v)
+                                    let k = j0 * w + i0
+                                    let a00 = a[k], a10 = a[k + 1], a01 = a[k + w], a11 = a[k + w + 1]
+                                    guard a00 + a10 + a01 + a11 > 0 else { continue }
+                                    let tx = Float(u - Double(i0)), ty = Float(v - Double(j0))
+                                    // Bilinear weights times coverage; the normals are averaged by them.
+                                    let w00 = (1 - tx) * (1 - ty) * a00, w10 = tx * (1 - ty) * a10
+                                    let w01 = (1 - tx) * ty * a01, w11 = tx * ty * a11
+                                    let alpha = w00 + w10 + w01 + w11
                                     guard alpha > 1e-4 else { continue }
-                                    nx /= alpha; ny /= alpha
+                                    let nx = (w00 * n[k].x + w10 * n[k + 1].x + w01 * n[k + w].x + w11 * n[k + w + 1].x) / alpha
+                                    let ny = (w00 * n[k].y + w10 * n[k + 1].y + w01 * n[k + w].y + w11 * n[k + w + 1].y) / alpha
                                     // The normal turned with the piece (normals are y-up, the canvas y-down).
                                     let rx = fc * nx + fs * ny, ry = -fs * nx + fc * ny
                                     let colour = shading.color(normalX: rx, normalY: ry)
