@@ -55,12 +55,14 @@ import Testing
             #expect(piece.hull.count <= 12 && piece.hull.count >= 3)
             #expect(ConvexHull.isConvex(piece.hull))
             // Every pixel at least half inked lies in the hull (around the centre of mass).
+            var inked = 0, outside = 0
             for y in 0..<piece.mask.height {
                 for x in 0..<piece.mask.width where piece.mask[x, y] >= 0.5 {
-                    let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5) - piece.centroid
-                    #expect(inside(p, piece.hull, slack: 1.5), "pixel \(x), \(y)")
+                    inked += 1
+                    if !inside(SIMD2(Double(x) + 0.5, Double(y) + 0.5) - piece.centroid, piece.hull, slack: 1.5) { outside += 1 }
                 }
             }
+            #expect(inked > 300 && outside == 0, "\(outside) of \(inked) inked pixels outside the hull")
         }
     }
 }
