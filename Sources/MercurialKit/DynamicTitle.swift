@@ -23,6 +23,12 @@ final class DynamicTitle {
     static let maximumBodies = 2_000
 
     let pieces: [Piece]
+    let ropes: [Dynamics.Rope]
+    /// Where each rope is drawn to: the top of the ink below the point it is tied to.
+    private let ropeEnds: [SIMD2<Double>]
+    private let ropeLoft: HeightFieldFromMask
+    private let ropeMaterial: ShadedMaterial
+    private let ropeMargin: Int
     let world: PhysicsWorld
     let width: Int, height: Int
     /// The glyphs drawn over a clear canvas (straight alpha), before the backdrop.
@@ -43,7 +49,7 @@ final class DynamicTitle {
         var groups: [[GlyphRun.Bitmap]] = []
         var lastWord = -1
         for bitmap in placement.run.bitmaps where !bitmap.coverage.isEmpty && bitmap.coverage.contains(where: { $0 > 0 }) {
-            if dynamics.bodies == .words && bitmap.word == lastWord, !groups.isEmpty {
+            if dynamics.bodies == .title || (dynamics.bodies == .words && bitmap.word == lastWord), !groups.isEmpty {
                 groups[groups.count - 1].append(bitmap)
             } else {
                 groups.append([bitmap])
@@ -76,12 +82,33 @@ final class DynamicTitle {
         self.pieces = pieces
         self.width = width
         self.height = height
+        var ropes: [PhysicsWorld.RopeSpec] = []
+        var ropeEnds: [SIMD2<Double>] = []
+        for (i, rope) in dynamics.ropes.enumerated() {
+            guard rope.body < pieces.count else {
+                throw MercurialError("\"dynamics.ropes[\(i)].body\" is \(rope.body), but the title has \(pieces.count) bodies (numbered from 0); use 0…\(pieces.count - 1)")
+            }
+            let piece = pieces[rope.body]
+            let attachment = Self.topOfHull(piece)
+            ropeEnds.append(Self.topOfInk(piece))
+            let tied = piece.origin + piece.centroid + attachment
+            ropes.append(PhysicsWorld.RopeSpec(body: rope.body, anchor: rope.anchor ?? SIMD2(tied.x, 0),
+                                               attachment: attachment, segments: rope.segments,
+                                               width: rope.width, density: rope.density))
+        }
+        let hung = Set(ropes.map(\.body))
         let specs = pieces.enumerated().map { i, p in
             PhysicsWorld.BodySpec(vertices: p.hull, position: p.origin + p.centroid,
                                   elasticity: dynamics.elasticity(of: i), friction: dynamics.friction(of: i),
-                                  density: dynamics.density(of: i), release: dynamics.releaseTime(of: i))
+                                  density: dynamics.density(of: i),
+                                  release: hung.contains(i) ? 0 : dynamics.releaseTime(of: i))
         }
-        world = PhysicsWorld(specs: specs, dynamics: dynamics, canvasWidth: width, canvasHeight: height)
+        world = PhysicsWorld(specs: specs, ropes: ropes, dynamics: dynamics, canvasWidth: width, canvasHeight: height)
+        self.ropes = dynamics.ropes
+        self.ropeEnds = ropeEnds
+        ropeLoft = loft
+        ropeMaterial = material
+        ropeMargin = margin
         layer = Image(width: width, height: height, repeating: .clear)
     }
 
@@ -106,6 +133,45 @@ final class DynamicTitle {
         return points
     }
 
+    /// Where a rope is tied to `piece`, around its centre of mass: the top of its
+    /// outline straight above the centre of mass, so that it hangs upright (a rope
+    /// tied to the ink there, often just above the centre, would let it turn over).
+    static func topOfHull(_ piece: Piece) -> SIMD2<Double> {
+        var top = Double.infinity
+        for i in piece.hull.indices {
+            let a = piece.hull[i], b = piece.hull[(i + 1) % piece.hull.count]
+            guard (a.x <= 0 && b.x >= 0) || (b.x <= 0 && a.x >= 0) else { continue }
+            let y = a.x == b.x ? min(a.y, b.y) : a.y + (0 - a.x) / (b.x - a.x) * (b.y - a.y)
+            top = min(top, y)
+        }
+        return SIMD2(0, top.isFinite ? top : piece.hull.map(\.y).min() ?? 0)
+    }
+
+    /// Where a rope is drawn to on `piece`, around its centre of mass: the top of the ink
+    /// in the column of the centre of mass (or the nearest inked column), 2 px in.
+    static func topOfInk(_ piece: Piece) -> SIMD2<Double> {
+        let mask = piece.mask
+        let centre = min(max(Int(piece.centroid.x), 0), mask.width - 1)
+        for offset in 0..<mask.width {
+            for x in [centre - offset, centre + offset] where x >= 0 && x < mask.width {
+                if let y = (0..<mask.height).first(where: { mask[x, $0] >= 0.5 }) {
+                    return SIMD2(Double(x) + 0.5, Double(y) + 2) - piece.centroid
+                }
+            }
+        }
+        return SIMD2(0, Double(piece.ink.minY) - piece.centroid.y)
+    }
+
+    /// The path of rope `index` now, through its links' centres, smoothed.
+    func ropePath(_ index: Int) -> [SIMD2<Double>] {
+        var points = world.ropePath(index)
+        guard index < ropes.count, let pose = world.poses.dropFirst(ropes[index].body).first else { return points }
+        // On down to the ink, turned with the body.
+        let end = ropeEnds[index], c = cos(pose.angle), s = sin(pose.angle)
+        points.append(SIMD2(c * end.x - s * end.y + pose.x, s * end.x + c * end.y + pose.y))
+        return RopeStroke.smoothPath(points)
+    }
+
     /// The bodies' poses at `time`.
     func poses(at time: Double) -> [BodyPose] {
         world.advance(to: time)
@@ -120,6 +186,19 @@ final class DynamicTitle {
             if !rows.isEmpty { (p.baseAddress! + rows.lowerBound * width).update(repeating: .clear, count: rows.count * width) }
         }
         var top = height, bottom = 0
+        // Ropes first, behind the letters: stroked, lofted and shaded like them.
+        for (i, rope) in ropes.enumerated() {
+            guard let (mask, origin) = RopeStroke.mask(ropePath(i), width: rope.width, margin: ropeMargin),
+                  let ink = mask.inkBounds(threshold: 0) else { continue }
+            let normals = ropeMaterial.normals(of: ropeLoft.outputImage(mask), coverage: mask)
+            let piece = Piece(mask: mask, normals: normals, origin: SIMD2(Double(origin.x), Double(origin.y)),
+                              centroid: .zero, hull: [], ink: ink)
+            if let drawn = Self.draw(piece, at: BodyPose(x: piece.origin.x, y: piece.origin.y, angle: 0),
+                                     shading: shading, into: &layer) {
+                top = min(top, drawn.lowerBound)
+                bottom = max(bottom, drawn.upperBound)
+            }
+        }
         for (piece, pose) in zip(pieces, poses) {
             if let drawn = Self.draw(piece, at: pose, shading: shading, into: &layer) {
                 top = min(top, drawn.lowerBound)

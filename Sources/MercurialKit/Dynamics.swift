@@ -7,7 +7,7 @@ import Foundation
 /// speed of 100 px/s (lighter bodies go faster). The physics is Chipmunk2D's, with
 /// a fixed time step, so a scene always gives the same frames.
 public struct Dynamics: Sendable, Equatable {
-    public enum Bodies: String, Sendable, CaseIterable { case glyphs, words }
+    public enum Bodies: String, Sendable, CaseIterable { case glyphs, words, title }
 
     public var bodies: Bodies = .glyphs
     /// Gravity's direction on the canvas (y down); its length does not matter.
@@ -38,6 +38,26 @@ public struct Dynamics: Sendable, Equatable {
     public var overrides: [Int: BodyMaterial] = [:]
     /// Physics steps per second (fixed, whatever the frame rate).
     public var stepsPerSecond = 240.0
+    /// Ropes that bodies hang from.
+    public var ropes: [Rope] = []
+
+    /// A rope from a fixed point to a body, as the source's chain of UIAttachmentBehaviors:
+    /// `segments` short rigid links joined by pivot joints, drawn as a smooth stroked
+    /// path through their centres and embossed like the letters.
+    public struct Rope: Sendable, Equatable {
+        /// Which body hangs from it (from 0, in text order).
+        public var body = 0
+        /// The fixed end on the canvas; nil: straight above the body's top, at the canvas's top edge.
+        public var anchor: SIMD2<Double>? = nil
+        public var segments = 12
+        /// The stroke's width in pixels.
+        public var width = 8.0
+        /// The rope's mass per pixel of length, against a body's density per px².
+        public var density = 1.0
+        public init(body: Int = 0, anchor: SIMD2<Double>? = nil, segments: Int = 12, width: Double = 8, density: Double = 1) {
+            self.body = body; self.anchor = anchor; self.segments = segments; self.width = width; self.density = density
+        }
+    }
 
     /// An instantaneous push (UIPushBehaviorModeInstantaneous) at time `at`.
     public struct Push: Sendable, Equatable {
@@ -83,7 +103,9 @@ public struct Dynamics: Sendable, Equatable {
     static let stepsRange: ClosedRange<Double> = 60...2000
     static let directionRange: ClosedRange<Double> = -1e6...1e6
     static let keys = ["bodies", "gravity", "elasticity", "friction", "density", "floor", "walls", "ceiling",
-                       "push", "spin", "delay", "stagger", "delays", "bodyOverrides", "stepsPerSecond"]
+                       "push", "spin", "delay", "stagger", "delays", "bodyOverrides", "stepsPerSecond", "ropes"]
+    static let ropeKeys = ["body", "anchor", "segments", "width", "density"]
+    static let maximumRopes = 64
     static let gravityKeys = ["direction", "magnitude"]
     static let pushKeys = ["direction", "magnitude", "at"]
     static let overrideKeys = ["index", "elasticity", "friction", "density"]
@@ -114,7 +136,7 @@ extension Dynamics {
             switch m.key {
             case "bodies":
                 guard case .string(let s) = m.value.value, let b = Bodies(rawValue: s) else {
-                    throw r.fail(m.value, "\"\(name)\" must be \"glyphs\" or \"words\"")
+                    throw r.fail(m.value, "\"\(name)\" must be \"glyphs\", \"words\" or \"title\"")
                 }
                 d.bodies = b
             case "gravity":
@@ -176,6 +198,30 @@ extension Dynamics {
                     guard let index else { throw r.fail(item, "an entry of \"\(name)\" needs \"index\", the body's number from 0") }
                     d.overrides[index] = material
                 }
+            case "ropes":
+                guard case .array(let items) = m.value.value, items.count <= maximumRopes else {
+                    throw r.fail(m.value, "\"\(name)\" must be an array of up to \(maximumRopes) ropes {\"body\", \"anchor\", \"segments\", \"width\"}")
+                }
+                for (i, item) in items.enumerated() {
+                    var rope = Rope()
+                    for o in try r.object(item, "\(name)[\(i)]", keys: ropeKeys) {
+                        let field = "\(name)[\(i)].\(o.key)"
+                        switch o.key {
+                        case "body", "segments":
+                            let v = try r.number(o.value, field, in: o.key == "body" ? 0...9_999 : 1...200)
+                            guard v == v.rounded() else { throw r.fail(o.value, "\"\(field)\" must be a whole number") }
+                            if o.key == "body" { rope.body = Int(v) } else { rope.segments = Int(v) }
+                        case "anchor":
+                            guard case .array(let xy) = o.value.value, xy.count == 2 else {
+                                throw r.fail(o.value, "\"\(field)\" must be a point [x, y] in canvas pixels")
+                            }
+                            rope.anchor = SIMD2(try r.number(xy[0], field, in: -1e5...1e5), try r.number(xy[1], field, in: -1e5...1e5))
+                        case "width": rope.width = try r.number(o.value, field, in: 1...200)
+                        default: rope.density = try r.number(o.value, field, in: densityRange)
+                        }
+                    }
+                    d.ropes.append(rope)
+                }
             default: d.stepsPerSecond = try r.number(m.value, name, in: stepsRange)
             }
         }
@@ -196,6 +242,13 @@ extension Dynamics {
         ]
         if let push {
             parts.append("\"push\": {\"direction\": \(vector(push.direction)), \"magnitude\": \(n(push.magnitude)), \"at\": \(n(push.at))}")
+        }
+        if !ropes.isEmpty {
+            let list = ropes.map { rope in
+                "{\"body\": \(rope.body), " + (rope.anchor.map { "\"anchor\": \(vector($0)), " } ?? "")
+                    + "\"segments\": \(rope.segments), \"width\": \(n(rope.width)), \"density\": \(n(rope.density))}"
+            }
+            parts.append("\"ropes\": [\(list.joined(separator: ", "))]")
         }
         if !delays.isEmpty { parts.append("\"delays\": [\(delays.map(n).joined(separator: ", "))]") }
         if !overrides.isEmpty {

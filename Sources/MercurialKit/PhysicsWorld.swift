@@ -21,12 +21,26 @@ final class PhysicsWorld {
         var release: Double
     }
 
+    /// A rope from a fixed point on the canvas to a point of a body.
+    struct RopeSpec: Sendable {
+        var body: Int
+        var anchor: SIMD2<Double>
+        /// Where it is tied, around the body's centre of mass (at angle 0).
+        var attachment: SIMD2<Double>
+        var segments: Int
+        var width: Double, density: Double
+    }
+
     let specs: [BodySpec]
+    let ropeSpecs: [RopeSpec]
     let dynamics: Dynamics
     let canvas: (width: Double, height: Double)
     private var space: OpaquePointer
     private var bodies: [OpaquePointer] = []
     private var shapes: [OpaquePointer] = []
+    /// Each rope's links, from the anchor down, and every joint.
+    private var links: [[OpaquePointer]] = []
+    private var joints: [OpaquePointer] = []
     /// What the collision callback reads and writes (it can capture nothing): the
     /// body count n (an Int), then a flag per body set when it first touches
     /// anything, then an n × n table of the pairs that overlap as laid out (kerned
@@ -40,8 +54,9 @@ final class PhysicsWorld {
     /// Bodies that are moving (let go) — for tests and summaries.
     var releasedCount: Int { released.filter { $0 }.count }
 
-    init(specs: [BodySpec], dynamics: Dynamics, canvasWidth: Int, canvasHeight: Int) {
+    init(specs: [BodySpec], ropes: [RopeSpec] = [], dynamics: Dynamics, canvasWidth: Int, canvasHeight: Int) {
         self.specs = specs
+        self.ropeSpecs = ropes
         self.dynamics = dynamics
         canvas = (Double(canvasWidth), Double(canvasHeight))
         let n = specs.count
@@ -78,16 +93,19 @@ final class PhysicsWorld {
 
     private func tearDown() {
         cpSpaceFree(space)
+        for joint in joints { cpConstraintFree(joint) }
         for shape in shapes { cpShapeFree(shape) }
-        for body in bodies { cpBodyFree(body) }
+        for body in bodies + links.flatMap({ $0 }) { cpBodyFree(body) }
         shapes = []
         bodies = []
+        links = []
+        joints = []
     }
 
     private func build() {
         let g = dynamics.gravity
         cpSpaceSetGravity(space, cpv(g.x, g.y))
-        cpSpaceSetIterations(space, 20)
+        cpSpaceSetIterations(space, 30)
         // Contacts begin: mark the bodies (a body's user data is its index + 1).
         if let handler = cpSpaceAddDefaultCollisionHandler(space) {
             handler.pointee.userData = shared
@@ -158,6 +176,65 @@ final class PhysicsWorld {
             bodyShapes.append(shape)
         }
         markOverlaps(bodyShapes)
+        for rope in ropeSpecs where rope.body < bodies.count { addRope(rope) }
+    }
+
+    /// A chain of `segments` links, each a thin rod with no shape (it collides with
+    /// nothing), joined end to end by pivot joints, from the anchor to the body.
+    private func addRope(_ rope: RopeSpec) {
+        let body = bodies[rope.body]
+        let end = specs[rope.body].position + rope.attachment
+        let span = end - rope.anchor
+        let length = max((span * span).sum().squareRoot(), 1e-3)
+        let linkLength = length / Double(rope.segments)
+        let direction = span / length
+        let angle = atan2(direction.y, direction.x)
+        let mass = max(rope.density * rope.width * linkLength, 1e-6)
+        let moment = cpMomentForBox(mass, linkLength, rope.width)
+        var chain: [OpaquePointer] = []
+        var previous = cpSpaceGetStaticBody(space)
+        var previousEnd = cpv(rope.anchor.x, rope.anchor.y)   // in the previous body's own frame
+        for i in 0..<rope.segments {
+            guard let link = cpBodyNew(mass, moment) else { return }
+            let centre = rope.anchor + direction * (Double(i) + 0.5) * linkLength
+            cpBodySetPosition(link, cpv(centre.x, centre.y))
+            cpBodySetAngle(link, angle)
+            cpSpaceAddBody(space, link)
+            chain.append(link)
+            if let joint = cpPivotJointNew2(previous, link, previousEnd, cpv(-linkLength / 2, 0)) {
+                cpSpaceAddConstraint(space, joint)
+                joints.append(joint)
+            }
+            previous = link
+            previousEnd = cpv(linkLength / 2, 0)
+        }
+        if let joint = cpPivotJointNew2(previous, body, previousEnd, cpv(rope.attachment.x, rope.attachment.y)) {
+            cpSpaceAddConstraint(space, joint)
+            joints.append(joint)
+        }
+        // The links are far lighter than a title and a chain of pivots alone would
+        // stretch under it, so a slide joint (as the source makes a b2RopeJoint of a
+        // distance joint) keeps the body within the rope's length of the anchor.
+        if let limit = cpSlideJointNew(cpSpaceGetStaticBody(space), body, cpv(rope.anchor.x, rope.anchor.y),
+                                       cpv(rope.attachment.x, rope.attachment.y), 0, length) {
+            cpSpaceAddConstraint(space, limit)
+            joints.append(limit)
+        }
+        links.append(chain)
+    }
+
+    /// Rope `index`'s path: the anchor, each link's centre, and where it is tied.
+    func ropePath(_ index: Int) -> [SIMD2<Double>] {
+        guard index < links.count, index < ropeSpecs.count else { return [] }
+        let rope = ropeSpecs[index]
+        var points = [rope.anchor]
+        for link in links[index] {
+            let p = cpBodyGetPosition(link)
+            points.append(SIMD2(p.x, p.y))
+        }
+        let tied = cpBodyLocalToWorld(bodies[rope.body], cpv(rope.attachment.x, rope.attachment.y))
+        points.append(SIMD2(tied.x, tied.y))
+        return points
     }
 
     /// Records which bodies' shapes overlap where they start.

@@ -235,7 +235,7 @@ func dynamicsError(_ block: String, animation: String = "\"animation\": {\"durat
                       "friction": 0.2, "density": 3, "floor": 180, "walls": false, "ceiling": true,
                       "push": {"direction": [-1, 0], "magnitude": 2, "at": 0.5}, "spin": -3, "delay": 0.1,
                       "stagger": 0.05, "delays": [0, 1], "bodyOverrides": [{"index": 1, "density": 9}],
-                      "stepsPerSecond": 480}}
+                      "stepsPerSecond": 480, "ropes": [{"body": 1, "anchor": [10, 0], "segments": 5, "width": 4}, {}]}}
         """)
         let d = try #require(timeline?.dynamics)
         #expect(d.bodies == .words && d.gravityMagnitude == 0.5 && d.elasticity == 0.7 && d.friction == 0.2)
@@ -243,6 +243,7 @@ func dynamicsError(_ block: String, animation: String = "\"animation\": {\"durat
         #expect(d.push == Dynamics.Push(direction: SIMD2(-1, 0), magnitude: 2, at: 0.5))
         #expect(d.releaseTime(of: 1) == 1 && d.releaseTime(of: 3) == 0.1 + 3 * 0.05)
         #expect(d.density(of: 1) == 9 && d.density(of: 0) == 3)
+        #expect(d.ropes == [Dynamics.Rope(body: 1, anchor: SIMD2(10, 0), segments: 5, width: 4), Dynamics.Rope()])
         #expect(abs(d.gravity.x - 500 / 5.0.squareRoot()) < 1e-9, "magnitude 1 is 1000 px/s²")
         // The recipe an animation carries holds the block, and reads back the same.
         var settings = RenderSettings()
@@ -262,13 +263,16 @@ func dynamicsError(_ block: String, animation: String = "\"animation\": {\"durat
         ("{\"gravity\": {\"direction\": [0, 0]}}", "points nowhere"),
         ("{\"gravity\": {\"direction\": 1}}", "must be a vector [dx, dy]"),
         ("{\"gravity\": {\"magnitud\": 1}}", "did you mean \"magnitude\"?"),
-        ("{\"bodies\": \"letters\"}", "\"dynamics.bodies\" must be \"glyphs\" or \"words\""),
+        ("{\"bodies\": \"letters\"}", "\"dynamics.bodies\" must be \"glyphs\", \"words\" or \"title\""),
         ("{\"push\": {\"at\": 5}}", "\"dynamics.push.at\" is 5, out of range 0…2"),
         ("{\"spin\": \"fast\"}", "\"dynamics.spin\" must be a number"),
         ("{\"walls\": 1}", "\"dynamics.walls\" must be true or false"),
         ("{\"bodyOverrides\": [{\"density\": 2}]}", "needs \"index\""),
         ("{\"stepsPerSecond\": 10}", "out of range 60…2000"),
         ("[]", "\"dynamics\" must be an object"),
+        ("{\"ropes\": [{\"segments\": 0}]}", "\"dynamics.ropes[0].segments\" is 0, out of range 1…200"),
+        ("{\"ropes\": [{\"anchor\": [1]}]}", "\"dynamics.ropes[0].anchor\" must be a point [x, y]"),
+        ("{\"ropes\": [{\"lenght\": 3}]}", "unknown key \"lenght\" in \"dynamics.ropes[0]\""),
     ])
     func badBlocksGetOneLineNamingTheCulprit(block: String, expected: String) {
         let message = dynamicsError(block)
@@ -312,6 +316,94 @@ func dynamicsError(_ block: String, animation: String = "\"animation\": {\"durat
             let c = try await CLI.run(["animate", example, "-o", "c.png", "--quiet"], in: dir, timeout: .seconds(120))
             #expect(c.status == 0)
             #expect(first == (try Data(contentsOf: dir.appendingPathComponent("c.png"))), "two runs, identical bytes")
+        }
+    }
+}
+
+@Suite struct RopeTests {
+    static func hanging(push: Double?, segments: Int = 12) throws -> DynamicTitle {
+        var d = Dynamics()
+        d.bodies = .title
+        d.hasFloor = false
+        if let push { d.push = Dynamics.Push(direction: SIMD2(1, 0), magnitude: push, at: 0.2) }
+        d.ropes = [Dynamics.Rope(body: 0, anchor: SIMD2(240, 0), segments: segments, width: 6)]
+        return try DynamicTitle(settings: dropSettings(text: "Hang", width: 480, height: 300), dynamics: d, width: 480, height: 300)
+    }
+
+    @Test func aTitleHangsStillFromItsRopeAndSwingsAfterAPush() throws {
+        let still = try Self.hanging(push: nil)
+        let start = still.poses(at: 0)[0]
+        let later = still.poses(at: 2)[0]
+        #expect(abs(later.x - start.x) < 1 && abs(later.y - start.y) < 2 && abs(later.angle) < 0.01,
+                "a taut rope holds the title where it was laid out: \(start) → \(later)")
+
+        let swung = try Self.hanging(push: 3)
+        let path0 = swung.world.ropePath(0)
+        let length = ((path0.last! - path0.first!) * (path0.last! - path0.first!)).sum().squareRoot()
+        var xs: [Double] = []
+        for step in 0...150 {
+            let t = Double(step) / 50
+            _ = swung.poses(at: t)
+            let path = swung.world.ropePath(0)
+            let tied = path.last!
+            let reach = ((tied - path[0]) * (tied - path[0])).sum().squareRoot()
+            #expect(reach <= length + 1, "the body stays within the rope's length at t = \(t): \(reach) > \(length)")
+            #expect(path[0] == SIMD2(240, 0), "the rope's top stays at its anchor")
+            xs.append(tied.x)
+        }
+        #expect(xs.max()! > 240 + 40 && xs.min()! < 240 - 10, "it swings right, then back past the anchor: \(xs.min()!)…\(xs.max()!)")
+    }
+
+    @Test func theRopesPathRunsFromTheAnchorThroughEveryLinkToTheBody() throws {
+        let title = try Self.hanging(push: 2, segments: 9)
+        _ = title.poses(at: 0.7)
+        let points = title.world.ropePath(0)
+        #expect(points.count == 9 + 2)
+        let smooth = title.ropePath(0)
+        #expect(smooth.first == points.first)
+        #expect(smooth.last!.y > points.last!.y, "drawn on down to the ink")
+        for p in points {
+            #expect(smooth.contains { (($0 - p) * ($0 - p)).sum() < 1e-18 }, "the spline passes through \(p)")
+        }
+    }
+
+    @Test func aStrokeIsAsWideAsAsked() throws {
+        let path = RopeStroke.smoothPath([SIMD2(10, 50), SIMD2(60, 50), SIMD2(110, 50)])
+        let (mask, origin) = try #require(RopeStroke.mask(path, width: 8, margin: 4))
+        // Across the middle: 8 px of full coverage, give or take the anti-aliased edges.
+        let column = 60 - origin.x
+        let across = (0..<mask.height).map { mask[column, $0] }.reduce(0, +)
+        #expect(abs(across - 8) < 0.05, "coverage across the stroke sums to its width: \(across)")
+        #expect(mask[column, 50 - origin.y] == 1 && mask[column, 56 - origin.y] == 0)
+    }
+
+    @Test func theRopeIsDrawnInTheMaterialBehindTheTitle() throws {
+        var base = dropSettings(text: "Hang", width: 480, height: 300)
+        base.background = .black
+        var d = Dynamics()
+        d.bodies = .title
+        d.ropes = [Dynamics.Rope(body: 0, anchor: SIMD2(240, 0), segments: 10, width: 8)]
+        var timeline = Timeline(duration: 1, fps: 5)
+        timeline.dynamics = d
+        let frame = try FrameRenderer(base: base, timeline: timeline).frame(0)
+        let title = try DynamicTitle(settings: base, dynamics: d, width: 480, height: 300)
+        let top = title.world.ropePath(0).last!
+        // Half-way down the rope it is lit metal; beside it, the black backdrop.
+        let y = Int(top.y / 2)
+        let across = (232...248).map { frame[$0, y] }
+        let brightest = across.map { Int($0.r) + Int($0.g) + Int($0.b) }.max() ?? 0
+        let beside = frame[260, y]
+        #expect(brightest > 100, "the rope's highlight: \(across)")
+        #expect(beside == RGBA8(r: 0, g: 0, b: 0, a: 255))
+    }
+
+    @Test func aRopeNeedsABodyThatExists() {
+        var d = Dynamics()
+        d.ropes = [Dynamics.Rope(body: 7)]
+        #expect {
+            _ = try DynamicTitle(settings: dropSettings(text: "Hi"), dynamics: d, width: 480, height: 200)
+        } throws: { error in
+            (error as? MercurialError)?.message.contains("\"dynamics.ropes[0].body\" is 7, but the title has 2 bodies") == true
         }
     }
 }
