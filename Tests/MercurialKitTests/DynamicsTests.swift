@@ -111,7 +111,7 @@ func inside(_ p: SIMD2<Double>, _ poly: [SIMD2<Double>], slack: Double) -> Bool 
     @Test func aDroppedLetterReboundsLowerEachTimeAndNeverGoesThroughTheFloor() throws {
         var d = Dynamics()
         d.elasticity = 0.4
-        let title = try DynamicTitle(settings: dropSettings(text: "O", width: 200, height: 400), dynamics: d, width: 200, height: 400)
+        let title = try DynamicTitle(settings: dropSettings(text: "H", width: 200, height: 400), dynamics: d, width: 200, height: 400)
         let piece = title.pieces[0]
         var apexes: [Double] = []
         var previous = title.poses(at: 0)[0], rising = false, deepest = 0.0
@@ -129,6 +129,12 @@ func inside(_ p: SIMD2<Double>, _ poly: [SIMD2<Double>], slack: Double) -> Bool 
         let resting = title.poses(at: 6)[0].y
         apexes = apexes.filter { resting - $0 > 0.5 }   // not the sub-pixel settling at the end
         #expect(zip(apexes, apexes.dropFirst()).allSatisfy { $0 < $1 }, "each rebound is lower (larger y): \(apexes)")
+        // Energy: each rebound rises e² = 0.16 of the height it fell from.
+        let start = title.poses(at: 0)[0].y
+        let heights = [resting - start] + apexes.map { resting - $0 }
+        for (fall, rise) in zip(heights, heights.dropFirst()) where rise > 2 {
+            #expect(abs(rise / fall - 0.16) < 0.04, "rebound \(rise) px after a fall of \(fall) px")
+        }
         let rest = worldHull(piece, title.poses(at: 6)[0]).map(\.y).max()!
         #expect(abs(rest - 400) < 1, "it comes to rest on the floor: \(rest)")
     }
@@ -395,6 +401,18 @@ func dynamicsError(_ block: String, animation: String = "\"animation\": {\"durat
         let beside = frame[260, y]
         #expect(brightest > 100, "the rope's highlight: \(across)")
         #expect(beside == RGBA8(r: 0, g: 0, b: 0, a: 255))
+    }
+
+    @Test func theSwingExampleAnimatesDeterministicallyThroughTheCommand() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let example = CLI.packageRoot.appendingPathComponent("examples/swing.json").path
+            let a = try await CLI.run(["animate", example, "-o", "a.png", "--quiet"], in: dir, timeout: .seconds(120))
+            let b = try await CLI.run(["animate", example, "-o", "b.png", "--quiet"], in: dir, timeout: .seconds(120))
+            #expect(a.status == 0 && a.stderr.isEmpty && b.status == 0, "\(a) \(b)")
+            let first = try Data(contentsOf: dir.appendingPathComponent("a.png"))
+            #expect(first == (try Data(contentsOf: dir.appendingPathComponent("b.png"))), "two runs, identical bytes")
+            #expect(first.count < 1_500_000)
+        }
     }
 
     @Test func aRopeNeedsABodyThatExists() {
