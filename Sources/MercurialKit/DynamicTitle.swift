@@ -86,7 +86,8 @@ final class DynamicTitle {
         var ropeEnds: [SIMD2<Double>] = []
         for (i, rope) in dynamics.ropes.enumerated() {
             guard rope.body < pieces.count else {
-                throw MercurialError("\"dynamics.ropes[\(i)].body\" is \(rope.body), but the title has \(pieces.count) bodies (numbered from 0); use 0…\(pieces.count - 1)")
+                let at = rope.bodyLocation.map { "\($0): " } ?? ""
+                throw MercurialError("\(at)\"dynamics.ropes[\(i)].body\" is \(rope.body), but the title has \(pieces.count) bodies (numbered from 0); use 0…\(pieces.count - 1)")
             }
             let piece = pieces[rope.body]
             let attachment = Self.topOfHull(piece)

@@ -54,8 +54,14 @@ public struct Dynamics: Sendable, Equatable {
         public var width = 8.0
         /// The rope's mass per pixel of length, against a body's density per px².
         public var density = 1.0
+        /// Where `body` was given (`file:line:column`), for the error when the title has no such body.
+        public var bodyLocation: String? = nil
         public init(body: Int = 0, anchor: SIMD2<Double>? = nil, segments: Int = 12, width: Double = 8, density: Double = 1) {
             self.body = body; self.anchor = anchor; self.segments = segments; self.width = width; self.density = density
+        }
+
+        public static func == (a: Rope, b: Rope) -> Bool {
+            a.body == b.body && a.anchor == b.anchor && a.segments == b.segments && a.width == b.width && a.density == b.density
         }
     }
 
@@ -210,7 +216,12 @@ extension Dynamics {
                         case "body", "segments":
                             let v = try r.number(o.value, field, in: o.key == "body" ? 0...9_999 : 1...200)
                             guard v == v.rounded() else { throw r.fail(o.value, "\"\(field)\" must be a whole number") }
-                            if o.key == "body" { rope.body = Int(v) } else { rope.segments = Int(v) }
+                            if o.key == "body" {
+                                rope.body = Int(v)
+                                rope.bodyLocation = "\(file):\(o.value.location)"
+                            } else {
+                                rope.segments = Int(v)
+                            }
                         case "anchor":
                             guard case .array(let xy) = o.value.value, xy.count == 2 else {
                                 throw r.fail(o.value, "\"\(field)\" must be a point [x, y] in canvas pixels")

@@ -403,6 +403,16 @@ func dynamicsError(_ block: String, animation: String = "\"animation\": {\"durat
         #expect(beside == RGBA8(r: 0, g: 0, b: 0, a: 255))
     }
 
+    @Test func aRopeOnAMissingBodyIsRefusedBeforeAnyFrameWithItsPlace() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = "{\"text\": \"Hi\", \"animation\": {\"duration\": 1}, \"dynamics\": {\"ropes\": [{\"body\": 5}]}}"
+            try Data(scene.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let r = try await CLI.run(["animate", "s.json", "-o", "out.png"], in: dir, timeout: .seconds(60))
+            #expect(r.status != 0 && r.stderrLines == ["error: s.json:1:78: \"dynamics.ropes[0].body\" is 5, but the title has 2 bodies (numbered from 0); use 0…1"], "\(r)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.png").path))
+        }
+    }
+
     @Test func theSwingExampleAnimatesDeterministicallyThroughTheCommand() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let example = CLI.packageRoot.appendingPathComponent("examples/swing.json").path
