@@ -189,7 +189,8 @@ final class DynamicTitle {
         var top = height, bottom = 0
         // Ropes first, behind the letters: stroked, lofted and shaded like them.
         for (i, rope) in ropes.enumerated() {
-            guard let (mask, origin) = RopeStroke.mask(ropePath(i), width: rope.width, margin: ropeMargin),
+            guard let (mask, origin) = RopeStroke.mask(ropePath(i), width: rope.width, margin: ropeMargin,
+                                                       clip: (width, height)),
                   let ink = mask.inkBounds(threshold: 0) else { continue }
             let normals = ropeMaterial.normals(of: ropeLoft.outputImage(mask), coverage: mask)
             let piece = Piece(mask: mask, normals: normals, origin: SIMD2(Double(origin.x), Double(origin.y)),

@@ -26,15 +26,23 @@ enum RopeStroke {
 
     /// The path stroked `width` pixels wide with round ends and joins, anti-aliased,
     /// into a mask with `margin` empty pixels around it, and where its top-left pixel
-    /// is on the canvas. Nil when the path is empty or not finite.
-    static func mask(_ path: [SIMD2<Double>], width: Double, margin: Int) -> (mask: Mask, origin: SIMD2<Int>)? {
+    /// is on the canvas, cut to `clip` (the canvas) plus the margin. Nil when the path
+    /// is empty or not finite, or misses the clip.
+    static func mask(_ path: [SIMD2<Double>], width: Double, margin: Int,
+                     clip: (width: Int, height: Int)? = nil) -> (mask: Mask, origin: SIMD2<Int>)? {
         guard !path.isEmpty, path.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return nil }
         let half = width / 2
         let lo = path.reduce(SIMD2(Double.infinity, .infinity)) { pointwiseMin($0, $1) }
         let hi = path.reduce(-SIMD2(Double.infinity, .infinity)) { pointwiseMax($0, $1) }
         let pad = half + 1 + Double(margin)
-        let x0 = Int((lo.x - pad).rounded(.down)), y0 = Int((lo.y - pad).rounded(.down))
-        let w = Int((hi.x + pad).rounded(.up)) - x0, h = Int((hi.y + pad).rounded(.up)) - y0
+        var x0 = Int(max(lo.x - pad, -1e7).rounded(.down)), y0 = Int(max(lo.y - pad, -1e7).rounded(.down))
+        var x1 = Int(min(hi.x + pad, 1e7).rounded(.up)), y1 = Int(min(hi.y + pad, 1e7).rounded(.up))
+        if let clip {
+            // A margin outside the canvas keeps the loft at its edges as it would be uncut.
+            let m = Int(pad.rounded(.up))
+            x0 = max(x0, -m); y0 = max(y0, -m); x1 = min(x1, clip.width + m); y1 = min(y1, clip.height + m)
+        }
+        let w = x1 - x0, h = y1 - y0
         guard w > 0, h > 0, w * h <= PNGFile.maximumPixels else { return nil }
         var mask = Mask(width: w, height: h, repeating: 0)
         let origin = SIMD2(Double(x0), Double(y0))
