@@ -24,6 +24,8 @@ let package = Package(
         // SHA-256 of font files, for the recipe each title carries.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        // Chipmunk2D (no pkg-config file in Debian): the physics of the `dynamics` block.
+        .systemLibrary(name: "CChipmunk", providers: [.apt(["libchipmunk-dev"])]),
         .target(
             name: "CPNGWriter",
             dependencies: ["CPNG"],
@@ -31,7 +33,7 @@ let package = Package(
         ),
         .target(
             name: "MercurialKit",
-            dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL"]
+            dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL", "CChipmunk"]
         ),
         .target(
             name: "MercurialEditor",

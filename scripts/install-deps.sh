@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages MercurialText builds and tests with, when missing.
 set -euo pipefail
-packages=(make pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev libssl-dev
+packages=(make pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev libssl-dev libchipmunk-dev
           fonts-dejavu-core fonts-lohit-deva strace ffmpeg
           chromium chromium-driver)   # the live editor's browser test
 missing=()

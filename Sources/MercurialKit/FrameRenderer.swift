@@ -25,6 +25,8 @@ public final class FrameRenderer {
     /// The shaded title, reused from frame to frame while the shape stays.
     private var title: Image<RGBA8>
     private let shadingImage: ShadingLookup?
+    /// The glyphs as rigid bodies, when the timeline has `dynamics`.
+    private let dynamicTitle: DynamicTitle?
 
     /// The most pixels of an animation's frame (7680×4320, 8K UHD) and of the region
     /// its title is lofted in: frames are made whole, in memory.
@@ -51,6 +53,9 @@ public final class FrameRenderer {
         height = canvasSize.height
         canvas = Image(width: width, height: height, repeating: .clear)
         title = Image(width: built.mask.width, height: built.mask.height, repeating: .clear)
+        dynamicTitle = try timeline.dynamics.map { d throws(MercurialError) in
+            try DynamicTitle(settings: first, dynamics: d, width: canvasSize.width, height: canvasSize.height)
+        }
     }
 
     /// The settings with everything that does not change the shape set to fixed values.
@@ -91,6 +96,14 @@ public final class FrameRenderer {
 
     private func render(_ settings: RenderSettings, frame index: Int?) throws(MercurialError) -> Image<RGBA8> {
         let key = Self.geometryKey(settings)
+        if let dynamicTitle {
+            guard key == geometry.key else {
+                throw MercurialError("a track changes the letters' shape at frame \(index), but with \"dynamics\" each letter is built once; keyframe only lights, colours, point lights and the backdrop")
+            }
+            dynamicTitle.render(at: timeline.time(ofFrame: index), settings: settings,
+                                shading: shadingImage ?? ShadingSphere.lookup(settings.scene), into: &canvas)
+            return canvas
+        }
         if key != geometry.key {
             let (built, size, _) = try Self.buildGeometry(settings)
             guard size == (width, height) else {

@@ -9,7 +9,7 @@ public enum SceneFile {
     /// The keys that are not parameters: where the settings start from, the
     /// reflection gradient, the lights as an array, a comment, and the point lights,
     /// gradient backdrop and animation (`SceneAnimation`).
-    static let structuralKeys = ["material", "reflection", "lights", "description"] + SceneAnimation.keys
+    static let structuralKeys = ["material", "reflection", "lights", "description"] + SceneAnimation.keys + ["dynamics"]
         + ["generator", "fontSHA256", "vine"]
 
     /// Keys of a scene file: every parameter's key and the structural keys; a
@@ -58,8 +58,16 @@ public enum SceneFile {
                                 location: "\(path):\(member.value.location)")
         }
         try apply(members, from: path, kind: .scene, to: &settings)
-        guard let animation = members.first(where: { $0.key == "animation" }) else { return nil }
-        return try SceneAnimation.Reader(file: path).timeline(animation.value, settings: settings)
+        let dynamics = members.first(where: { $0.key == "dynamics" })
+        guard let animation = members.first(where: { $0.key == "animation" }) else {
+            if let dynamics {
+                throw MercurialError("\(path):\(dynamics.keyLocation): \"dynamics\" needs an \"animation\" with a \"duration\", e.g. \"animation\": {\"duration\": 3}")
+            }
+            return nil
+        }
+        var timeline = try SceneAnimation.Reader(file: path).timeline(animation.value, settings: settings)
+        if let dynamics { timeline.dynamics = try Dynamics.read(dynamics.value, file: path, duration: timeline.duration) }
+        return timeline
     }
 
     /// Parses a JSON file into a node, with `file:line:column` on syntax errors.
@@ -77,7 +85,7 @@ public enum SceneFile {
                       to settings: inout RenderSettings) throws(MercurialError) {
         for member in members {
             let key = member.key
-            let sceneOnly = ["text", "material", "animation"]
+            let sceneOnly = ["text", "material", "animation", "dynamics"]
             guard keys.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
                 let allowed = kind == .material ? keys.filter { !sceneOnly.contains($0) } : keys
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
@@ -85,7 +93,7 @@ public enum SceneFile {
             }
             let node = member.value
             switch key {
-            case "material", "description", "animation", "generator", "fontSHA256":
+            case "material", "description", "animation", "dynamics", "generator", "fontSHA256":
                 continue
             case "pointLights":
                 settings.pointLights = try SceneAnimation.Reader(file: file).pointLights(node)

@@ -47,6 +47,7 @@ public enum SceneRecipe {
             }
             add("animation", "{\"duration\": \(formatNumber(timeline.duration)), \"fps\": \(formatNumber(timeline.fps)), "
                 + "\"loop\": \(timeline.loop), \"tracks\": {\(tracks.joined(separator: ", "))}}")
+            if let dynamics = timeline.dynamics { add("dynamics", dynamics.json) }
         }
         return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
     }

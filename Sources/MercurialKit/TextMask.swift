@@ -229,6 +229,7 @@ final class FontFace {
 
         let widest = lines.map(\.advance).max() ?? 0
         var run = GlyphRun(missing: missing)
+        var wordsBefore = 0
         for (index, line) in lines.enumerated() {
             let shift: Double
             switch layout.alignment {
@@ -237,19 +238,38 @@ final class FontFace {
             case .right: shift = widest - line.advance
             }
             let baseline = Double(index) * lineHeight
+            // Which word of the text each glyph belongs to (for `dynamics` by words).
+            let bytes = Array(layout.lines[index].utf8)
             for glyph in line.glyphs {
+                let drawn = run.bitmaps.count
                 try run.add(face: face, glyph: glyph.glyph, x: shift + glyph.x, baseline: baseline - glyph.y,
                             loadFlags: loadFlags, path: path)
+                if run.bitmaps.count > drawn {
+                    run.bitmaps[drawn].word = wordsBefore + Self.wordIndex(ofByte: glyph.cluster, in: bytes)
+                }
             }
+            wordsBefore += Self.wordIndex(ofByte: bytes.count, in: bytes) + 1
         }
         return run
     }
     /// A line's glyphs, positioned in pixels from its start, and its advance.
     struct ShapedLine {
-        struct Placed { var glyph: UInt32; var x: Double; var y: Double }
+        struct Placed { var glyph: UInt32; var x: Double; var y: Double; var cluster = 0 }
         var glyphs: [Placed]
         var advance: Double
         var missing: [Character]
+    }
+
+    /// How many words (runs of non-spaces) of `line` start before byte `offset`, less
+    /// one: the index of the word that holds that byte (−1 before the first word).
+    static func wordIndex(ofByte offset: Int, in line: [UInt8]) -> Int {
+        var words = 0, inWord = false
+        for byte in line.prefix(offset + 1) {
+            let space = byte == 0x20 || byte == 0x09
+            if !space && !inWord { words += 1 }
+            inWord = !space
+        }
+        return max(words - 1, 0)
     }
 
     private static func features(_ layout: TextLayout) -> [hb_feature_t] {
@@ -289,7 +309,7 @@ final class FontFace {
                 for c in characters where !c.isWhitespace && !missing.contains(c) { missing.append(c) }
             } else {
                 placed.append(ShapedLine.Placed(glyph: info.codepoint, x: pen + Double(position.x_offset) / 64,
-                                                y: Double(position.y_offset) / 64))
+                                                y: Double(position.y_offset) / 64, cluster: Int(info.cluster)))
             }
             pen += Double(position.x_advance) / 64
             let startsNextCluster = i + 1 == Int(count) || infos[i + 1].cluster != info.cluster
@@ -331,7 +351,11 @@ struct TextPlacement {
 
 struct GlyphRun {
     /// `coverage` is empty for a glyph too large to draw (see `add`): only its bounds are known.
-    struct Bitmap { var left: Int; var top: Int; var width: Int; var height: Int; var coverage: [UInt8] }
+    struct Bitmap {
+        var left: Int; var top: Int; var width: Int; var height: Int; var coverage: [UInt8]
+        /// The word of the text (counted over all lines) the glyph belongs to.
+        var word = 0
+    }
     var bitmaps: [Bitmap] = []
     var missing: [Character]
     /// Glyphs of more pixels than this are rasterised into their own array directly.

@@ -10,6 +10,8 @@ public struct Timeline: Sendable, Equatable {
     /// Whether the output plays in a loop (an APNG's play count; video players decide for themselves).
     public var loop = false
     public var tracks: [Track] = []
+    /// Glyphs as rigid bodies (the scene's `dynamics` block; see Dynamics.swift).
+    public var dynamics: Dynamics? = nil
 
     public static let durationRange: ClosedRange<Double> = 0.001...3600
     public static let fpsRange: ClosedRange<Double> = 1...240
