@@ -58,7 +58,6 @@ public final class FrameRenderer {
         }
     }
 
-    /// The settings with everything that does not change the shape set to fixed values.
     /// The settings with everything that does not change the mask or the normals left out.
     public static func geometryKey(_ settings: RenderSettings) -> RenderSettings {
         var key = settings
@@ -98,9 +97,10 @@ public final class FrameRenderer {
         let key = Self.geometryKey(settings)
         if let dynamicTitle {
             guard key == geometry.key else {
-                throw MercurialError("a track changes the letters' shape at frame \(index), but with \"dynamics\" each letter is built once; keyframe only lights, colours, point lights and the backdrop")
+                throw MercurialError("a track changes the letters' shape\(index.map { " at frame \($0)" } ?? ""), but with \"dynamics\" each letter is built once; keyframe only lights, colours, point lights and the backdrop")
             }
-            dynamicTitle.render(at: timeline.time(ofFrame: index), settings: settings,
+            // The live editor shows the first frame.
+            dynamicTitle.render(at: timeline.time(ofFrame: index ?? 0), settings: settings,
                                 shading: shadingImage ?? ShadingSphere.lookup(settings.scene), into: &canvas)
             return canvas
         }
