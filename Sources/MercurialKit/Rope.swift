@@ -45,28 +45,8 @@ enum RopeStroke {
         let w = x1 - x0, h = y1 - y0
         guard w > 0, h > 0, w * h <= PNGFile.maximumPixels else { return nil }
         var mask = Mask(width: w, height: h, repeating: 0)
-        let origin = SIMD2(Double(x0), Double(y0))
-        mask.withUnsafeMutableBufferPointer { out in
-            for i in 0..<max(path.count - 1, 1) {
-                // A capsule around the segment a → b; each pixel keeps its largest coverage.
-                let a = path[i] - origin, b = path[min(i + 1, path.count - 1)] - origin
-                let e = b - a, length2 = max((e * e).sum(), 1e-12)
-                let bx0 = max(Int((min(a.x, b.x) - half - 1).rounded(.down)), 0)
-                let bx1 = min(Int((max(a.x, b.x) + half + 1).rounded(.up)), w)
-                let by0 = max(Int((min(a.y, b.y) - half - 1).rounded(.down)), 0)
-                let by1 = min(Int((max(a.y, b.y) + half + 1).rounded(.up)), h)
-                guard bx0 < bx1, by0 < by1 else { continue }
-                for y in by0..<by1 {
-                    for x in bx0..<bx1 {
-                        let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5) - a
-                        let t = min(max((p * e).sum() / length2, 0), 1)
-                        let d = p - e * t
-                        let coverage = Float(min(max(half + 0.5 - (d * d).sum().squareRoot(), 0), 1))
-                        if coverage > out[y * w + x] { out[y * w + x] = coverage }
-                    }
-                }
-            }
-        }
+        StrokeRaster.draw([TaperedStroke(points: path, widths: Array(repeating: width, count: path.count))],
+                          into: &mask, origin: SIMD2(x0, y0))
         return (mask, SIMD2(x0, y0))
     }
 }
