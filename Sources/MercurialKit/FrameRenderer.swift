@@ -69,12 +69,17 @@ public final class FrameRenderer {
     /// use it before asking for the next frame, and keep no copy, so that it is not
     /// copied.
     public func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8> {
-        let settings = timeline.settings(at: timeline.time(ofFrame: index), base: base)
+        try frame(at: timeline.time(ofFrame: index))
+    }
+
+    /// The frame at `time` seconds (past the end, the tracks hold their last values).
+    public func frame(at time: Double) throws(MercurialError) -> Image<RGBA8> {
+        let settings = timeline.settings(at: time, base: base)
         let key = Self.geometryKey(settings)
         if key != geometry.key {
             let (built, size, _) = try Self.buildGeometry(settings)
             guard size == (width, height) else {
-                throw MercurialError("the canvas changes from \(width)×\(height) to \(size.width)×\(size.height) at frame \(index); give \"width\" and \"height\" in the scene so that every frame has one size")
+                throw MercurialError("the canvas changes from \(width)×\(height) to \(size.width)×\(size.height) at frame \(Int((time * timeline.fps).rounded())); give \"width\" and \"height\" in the scene so that every frame has one size")
             }
             geometry = built
             geometryBuilds += 1
