@@ -53,6 +53,7 @@ struct Animate: ParsableCommand {
         if let sequence = try options.materialOptions.sequence(sceneFile: scene, flags: [options], finish: opaque) {
             inputs = sequence.inputFiles(sceneFile: scene)
             makeFrames = { try SequenceRenderer(sequence) }
+            recipe = SceneRecipe.json(for: sequence)
         } else {
             var (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
             guard let timeline else {

@@ -104,6 +104,28 @@ extension CLIErrorCase {
         }
     }
 
+    /// The APNG carries the sequence's recipe: `inspect` prints it, and animating
+    /// that gives the same bytes (every transition's inputs written out).
+    @Test func theRecipeAnimatesToTheSameBytes() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try write(dir)
+            let scene = Self.scene.replacingOccurrences(of: #""type": "ripple", "duration": 0.4, "width": 30"#,
+                                                        with: #""type": "swipe", "duration": 0.4, "angle": 1, "width": 30, "opacity": 0.5, "color": "red", "extent": [10, 10, 150, 60], "timing": "easeIn""#)
+            try Data(scene.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let a = try await CLI.run(["animate", "s.json", "-o", "a.png", "-q"], in: dir, timeout: Self.deadline)
+            #expect(a.status == 0, "\(a)")
+            let inspect = try await CLI.run(["inspect", "a.png"], in: dir, timeout: Self.deadline)
+            #expect(inspect.status == 0 && inspect.stdout.contains("\"sequence\""), "\(inspect)")
+            #expect(inspect.stdout.contains(##""type": "swipe", "extent": [10, 10, 150, 60], "color": "#ff0000", "angle": 1"##))
+            try Data(inspect.stdout.utf8).write(to: dir.appendingPathComponent("again.json"))
+            let b = try await CLI.run(["animate", "again.json", "-o", "b.png", "-q"], in: dir, timeout: Self.deadline)
+            #expect(b.status == 0, "\(b)")
+            let first = try Data(contentsOf: dir.appendingPathComponent("a.png"))
+            let second = try Data(contentsOf: dir.appendingPathComponent("b.png"))
+            #expect(first.count > 1000 && first == second, "the same frames and the same recipe")
+        }
+    }
+
     @Test func holdFramesAreTheTitlesAndTransitionFramesLieBetween() async throws {
         try await CLI.withTemporaryDirectory { dir in
             try write(dir)
