@@ -107,26 +107,18 @@ public enum Transitions {
         let blowOut = smoothstep(0.55, 1, s)
         let rayReach = Float(max(flash.maxStriationRadius, 1e-6))
         let strength = Float(flash.striationStrength), contrast = Float(flash.striationContrast)
-        let dissolveWeight = Float(time)
-        forEachRow(first, second, &out) { y, a, b, o, width in
-            let dy = Float(y) + 0.5 - area.cy
-            for x in 0..<width {
-                guard area.contains(x, y) else {
-                    o[x] = mix(a[x], b[x], dissolveWeight)
-                    continue
-                }
-                let dx = Float(x) + 0.5 - area.cx
-                let d = (dx * dx + dy * dy).squareRoot() / area.reach
-                // The core: full at the centre, gone at radius s.
-                let core = max(0, 1 - d / max(s, 1e-6))
-                // The rays: an angular pattern, sharpened by the contrast, fading out to rayReach · s.
-                let n = striation(atan2f(dy, dx))
-                let ray = strength * min(max(0.5 + (n - 0.5) * (1 + contrast), 0), 1)
-                    * max(0, 1 - d / max(rayReach * s, 1e-6))
-                let amount = min(1, core * core * (3 - 2 * core) + ray + blowOut)
-                let peak = mix(a[x], color, amount)
-                o[x] = fade > 0 ? mix(peak, b[x], fade) : peak
-            }
+        forEachPixel(first, second, &out, area: area, time: time) { x, y, a, b in
+            let dx = Float(x) + 0.5 - area.cx, dy = Float(y) + 0.5 - area.cy
+            let d = (dx * dx + dy * dy).squareRoot() / area.reach
+            // The core: full at the centre, gone at radius s.
+            let core = max(0, 1 - d / max(s, 1e-6))
+            // The rays: an angular pattern, sharpened by the contrast, fading out to rayReach · s.
+            let n = striation(atan2f(dy, dx))
+            let ray = strength * min(max(0.5 + (n - 0.5) * (1 + contrast), 0), 1)
+                * max(0, 1 - d / max(rayReach * s, 1e-6))
+            let amount = min(1, core * core * (3 - 2 * core) + ray + blowOut)
+            let peak = mix(a, color, amount)
+            return fade > 0 ? mix(peak, b, fade) : peak
         }
     }
 
@@ -142,23 +134,15 @@ public enum Transitions {
         let band = Float(max(swipe.width, 1e-3))
         let edge = near + Float(time) * (far - near + band)
         let tint = RGBA8(opaque: swipe.color), opacity = Float(swipe.opacity)
-        let dissolveWeight = Float(time)
-        forEachRow(first, second, &out) { y, a, b, o, width in
-            let py = Float(y) + 0.5
-            for x in 0..<width {
-                guard area.contains(x, y) else {
-                    o[x] = mix(a[x], b[x], dissolveWeight)
-                    continue
-                }
-                let along = (Float(x) + 0.5) * dx + py * dy
-                // Behind the edge (along < edge) is the second image; one pixel of anti-aliasing.
-                let behind = min(max(edge - along + 0.5, 0), 1)
-                var p = behind >= 1 ? b[x] : behind <= 0 ? a[x] : mix(a[x], b[x], behind)
-                if opacity > 0 && along < edge && along > edge - band {
-                    p = mix(p, tint, opacity * (1 - (edge - along) / band))
-                }
-                o[x] = p
+        forEachPixel(first, second, &out, area: area, time: time) { x, y, a, b in
+            let along = (Float(x) + 0.5) * dx + (Float(y) + 0.5) * dy
+            // Behind the edge (along < edge) is the second image; one pixel of anti-aliasing.
+            let behind = min(max(edge - along + 0.5, 0), 1)
+            var p = behind >= 1 ? b : behind <= 0 ? a : mix(a, b, behind)
+            if opacity > 0 && along < edge && along > edge - band {
+                p = mix(p, tint, opacity * (1 - (edge - along) / band))
             }
+            return p
         }
     }
 
@@ -177,30 +161,22 @@ public enum Transitions {
         let middle = -ring / 2 + Float(time) * (area.reach + ring)
         let inner = middle - ring / 2
         let scale = Float(ripple.scale)
-        let dissolveWeight = Float(time)
         let width = first.width, height = first.height
         first.withUnsafeBufferPointer { whole1 in
             second.withUnsafeBufferPointer { whole2 in
-                forEachRow(first, second, &out) { y, a, b, o, rowWidth in
-                    let dy = Float(y) + 0.5 - area.cy
-                    for x in 0..<rowWidth {
-                        guard area.contains(x, y) else {
-                            o[x] = mix(a[x], b[x], dissolveWeight)
-                            continue
-                        }
-                        let dx = Float(x) + 0.5 - area.cx
-                        let d = (dx * dx + dy * dy).squareRoot()
-                        let across = (d - inner) / ring
-                        if across >= 1 { o[x] = a[x]; continue }
-                        if across <= 0 { o[x] = b[x]; continue }
-                        let push = scale / 2 * sinf(Float.pi * across)
-                        let k = d > 0 ? (d - push) / d : 1
-                        let sx = area.cx + dx * k - 0.5, sy = area.cy + dy * k - 0.5
-                        let p = sample(whole1, width, height, sx, sy)
-                        let q = sample(whole2, width, height, sx, sy)
-                        let w = 1 - across
-                        o[x] = straight(p + (q - p) * (w * w * (3 - 2 * w)))
-                    }
+                forEachPixel(first, second, &out, area: area, time: time) { x, y, a, b in
+                    let dx = Float(x) + 0.5 - area.cx, dy = Float(y) + 0.5 - area.cy
+                    let d = (dx * dx + dy * dy).squareRoot()
+                    let across = (d - inner) / ring
+                    if across >= 1 { return a }
+                    if across <= 0 { return b }
+                    let push = scale / 2 * sinf(Float.pi * across)
+                    let k = d > 0 ? (d - push) / d : 1
+                    let sx = area.cx + dx * k - 0.5, sy = area.cy + dy * k - 0.5
+                    let p = sample(whole1, width, height, sx, sy)
+                    let q = sample(whole2, width, height, sx, sy)
+                    let w = 1 - across
+                    return straight(p + (q - p) * (w * w * (3 - 2 * w)))
                 }
             }
         }
@@ -231,6 +207,19 @@ public enum Transitions {
                         for y in rows { body(y, a + y * width, b + y * width, o + y * width, width) }
                     }
                 }
+            }
+        }
+    }
+
+    /// Sets every pixel of `out`: inside `area` to `inside(x, y, first's pixel, second's
+    /// pixel)`, outside it to the two titles dissolved at `time`.
+    @inline(__always)
+    static func forEachPixel(_ first: Image<RGBA8>, _ second: Image<RGBA8>, _ out: inout Image<RGBA8>, area: Area,
+                             time: Double, _ inside: (Int, Int, RGBA8, RGBA8) -> RGBA8) {
+        let outside = Float(time)
+        forEachRow(first, second, &out) { y, a, b, o, width in
+            for x in 0..<width {
+                o[x] = area.contains(x, y) ? inside(x, y, a[x], b[x]) : mix(a[x], b[x], outside)
             }
         }
     }
