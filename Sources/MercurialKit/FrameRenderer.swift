@@ -25,6 +25,8 @@ public final class FrameRenderer {
     /// The shaded title, reused from frame to frame while the shape stays.
     private var title: Image<RGBA8>
     private let shadingImage: ShadingLookup?
+    /// The settings of the frame in `canvas`.
+    private var lastSettings: RenderSettings?
 
     public init(base: RenderSettings, timeline: Timeline) throws(MercurialError) {
         try TitleRenderer.validate(base)
@@ -75,6 +77,8 @@ public final class FrameRenderer {
     /// The frame at `time` seconds (past the end, the tracks hold their last values).
     public func frame(at time: Double) throws(MercurialError) -> Image<RGBA8> {
         let settings = timeline.settings(at: time, base: base)
+        // Nothing moved since the last frame (a still title, or after the last keyframe): the same frame.
+        if settings == lastSettings { return canvas }
         let key = Self.geometryKey(settings)
         if key != geometry.key {
             let (built, size, _) = try Self.buildGeometry(settings)
@@ -89,6 +93,7 @@ public final class FrameRenderer {
         ShadedMaterial.shade(normals: geometry.normals, coverage: geometry.mask, shading: shading, into: &title)
         settings.pointLighting?.apply(to: &title, originX: geometry.origin.x, originY: geometry.origin.y)
         CanvasCompositor.draw(title, atX: geometry.origin.x, y: geometry.origin.y, over: Backdrop(settings), into: &canvas)
+        lastSettings = settings
         return canvas
     }
 }

@@ -106,19 +106,29 @@ public enum Transitions {
         let fade = u * u * (3 - 2 * u)
         let blowOut = smoothstep(0.55, 1, s)
         let rayReach = Float(max(flash.maxStriationRadius, 1e-6))
+        // The rays' strength at each of `rayAngles` angles: the pattern, sharpened by the contrast.
         let strength = Float(flash.striationStrength), contrast = Float(flash.striationContrast)
-        forEachPixel(first, second, &out, area: area, time: time) { x, y, a, b in
-            let dx = Float(x) + 0.5 - area.cx, dy = Float(y) + 0.5 - area.cy
-            let d = (dx * dx + dy * dy).squareRoot() / area.reach
-            // The core: full at the centre, gone at radius s.
-            let core = max(0, 1 - d / max(s, 1e-6))
-            // The rays: an angular pattern, sharpened by the contrast, fading out to rayReach · s.
-            let n = striation(atan2f(dy, dx))
-            let ray = strength * min(max(0.5 + (n - 0.5) * (1 + contrast), 0), 1)
-                * max(0, 1 - d / max(rayReach * s, 1e-6))
-            let amount = min(1, core * core * (3 - 2 * core) + ray + blowOut)
-            let peak = mix(a, color, amount)
-            return fade > 0 ? mix(peak, b, fade) : peak
+        let rays = (0..<rayAngles).map { k -> Float in
+            let n = striation(Float(k) / Float(rayAngles) * 2 * Float.pi - Float.pi)
+            return strength * min(max(0.5 + (n - 0.5) * (1 + contrast), 0), 1)
+        }
+        // Past this distance neither the core nor a ray reaches: the flash is `blowOut` there.
+        let lit = max(s, rayReach * s, 1e-6)
+        rays.withUnsafeBufferPointer { rays in
+            forEachPixel(first, second, &out, area: area, time: time) { x, y, a, b in
+                let dx = Float(x) + 0.5 - area.cx, dy = Float(y) + 0.5 - area.cy
+                let d = (dx * dx + dy * dy).squareRoot() / area.reach
+                var amount = blowOut
+                if blowOut < 1 && d < lit {
+                    // The core: full at the centre, gone at radius s; the rays fade out to rayReach · s.
+                    let core = max(0, 1 - d / max(s, 1e-6))
+                    let k = Int((fastAtan2(dy, dx) + Float.pi) * (Float(rayAngles) / (2 * Float.pi))) & (rayAngles - 1)
+                    let ray = rays[k] * max(0, 1 - d / max(rayReach * s, 1e-6))
+                    amount = min(1, core * core * (3 - 2 * core) + ray + blowOut)
+                }
+                let peak = mix(a, color, amount)
+                return fade > 0 ? mix(peak, b, fade) : peak
+            }
         }
     }
 
@@ -267,6 +277,21 @@ public enum Transitions {
         let top = premultiplied(image[y0 * width + x0]) * (1 - tx) + premultiplied(image[y0 * width + x1]) * tx
         let bottom = premultiplied(image[y1 * width + x0]) * (1 - tx) + premultiplied(image[y1 * width + x1]) * tx
         return top * (1 - ty) + bottom * ty
+    }
+
+    /// How many angles the flash's rays are tabulated at (a power of two).
+    static let rayAngles = 4096
+
+    /// atan2(y, x) to within 1e-5 radians, several times faster than `atan2f`.
+    @inline(__always)
+    static func fastAtan2(_ y: Float, _ x: Float) -> Float {
+        let ax = abs(x), ay = abs(y)
+        let a = min(ax, ay) / max(max(ax, ay), 1e-30)
+        let q = a * a
+        var r = ((-0.0464964749 * q + 0.15931422) * q - 0.327622764) * q * a + a
+        if ay > ax { r = Float.pi / 2 - r }
+        if x < 0 { r = Float.pi - r }
+        return y < 0 ? -r : r
     }
 
     /// The flash's rays: a fixed pattern of the angle in 0…1 (sines of whole
