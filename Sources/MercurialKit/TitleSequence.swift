@@ -42,6 +42,8 @@ public struct TitleSequence: Sendable {
     public var steps: [Step]
     public var fps: Double = 30
     public var loop = false
+    /// Warnings from laying out the titles (a missing glyph, an empty mask), each naming its title.
+    public var warnings: [MercurialWarning] = []
 
     public static let maximumSteps = 1000
 
@@ -99,35 +101,45 @@ public struct TitleSequence: Sendable {
 }
 
 /// Renders a sequence's frames: each title through its own `FrameRenderer`, and
-/// the transitions between them into one reused canvas.
+/// the transitions between them into one reused canvas. A title's renderer is made
+/// when the title first appears and dropped once it has gone, so at most three
+/// canvases are held however long the sequence is.
 public final class SequenceRenderer: AnimationFrames {
     public let sequence: TitleSequence
     public let width: Int, height: Int
-    public private(set) var warnings: [MercurialWarning] = []
-    private let titles: [FrameRenderer]
+    public var warnings: [MercurialWarning] { sequence.warnings }
+    private var titles: [Int: FrameRenderer] = [:]
     private var canvas: Image<RGBA8>
 
     public init(_ sequence: TitleSequence) throws(MercurialError) {
         guard !sequence.steps.isEmpty else { throw MercurialError("the sequence has no titles; add steps to \"sequence\"") }
         self.sequence = sequence
-        var titles: [FrameRenderer] = []
-        for (i, step) in sequence.steps.enumerated() {
-            let renderer: FrameRenderer
-            do {
-                renderer = try FrameRenderer(base: step.settings, timeline: step.timeline ?? Timeline(duration: 1))
-            } catch {
-                throw MercurialError("title \(i + 1) of the sequence: \(error.message)")
-            }
-            warnings += renderer.warnings.map { MercurialWarning("title \(i + 1): \($0.message)") }
-            titles.append(renderer)
-        }
-        width = titles[0].width
-        height = titles[0].height
-        for (i, title) in titles.enumerated() where (title.width, title.height) != (width, height) {
-            throw MercurialError("title \(i + 1) of the sequence is \(title.width)×\(title.height), but title 1 is \(width)×\(height); give them one \"width\" and \"height\"")
-        }
-        self.titles = titles
+        let first = try Self.renderer(sequence, 0)
+        width = first.width
+        height = first.height
+        titles[0] = first
         canvas = Image(width: width, height: height, repeating: .clear)
+    }
+
+    private static func renderer(_ sequence: TitleSequence, _ i: Int) throws(MercurialError) -> FrameRenderer {
+        let step = sequence.steps[i]
+        do {
+            return try FrameRenderer(base: step.settings, timeline: step.timeline ?? Timeline(duration: 1))
+        } catch {
+            throw MercurialError("title \(i + 1) of the sequence: \(error.message)")
+        }
+    }
+
+    /// Title `i`'s renderer, made when first asked for; those more than one step away are dropped.
+    private func title(_ i: Int) throws(MercurialError) -> FrameRenderer {
+        if let known = titles[i] { return known }
+        let made = try Self.renderer(sequence, i)
+        guard (made.width, made.height) == (width, height) else {
+            throw MercurialError("title \(i + 1) of the sequence is \(made.width)×\(made.height), but title 1 is \(width)×\(height); give them one \"width\" and \"height\"")
+        }
+        titles = titles.filter { abs($0.key - i) <= 1 }
+        titles[i] = made
+        return made
     }
 
     public var fps: Double { sequence.fps }
@@ -139,10 +151,10 @@ public final class SequenceRenderer: AnimationFrames {
     public func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8> {
         switch sequence.moment(at: Double(index) / sequence.fps) {
         case let .title(step, localTime):
-            return try titles[step].frame(at: localTime)
+            return try title(step).frame(at: localTime)
         case let .transition(from, progress, fromTime, toTime):
-            let first = try titles[from].frame(at: fromTime)
-            let second = try titles[from + 1].frame(at: toTime)
+            let first = try title(from).frame(at: fromTime)
+            let second = try title(from + 1).frame(at: toTime)
             let transition = sequence.steps[from].transition?.transition ?? .dissolve
             transition.render(from: first, to: second, time: progress, into: &canvas)
             return canvas
@@ -294,7 +306,9 @@ extension TitleSequence {
         var natural: [(width: Int, height: Int)] = []
         for (i, step) in steps.enumerated() {
             do {
-                natural.append(try Self.canvasSize(step.settings))
+                let (size, found) = try Self.canvasSize(step.settings)
+                natural.append(size)
+                warnings += found.map { MercurialWarning("title \(i + 1) of the sequence: \($0.message)") }
             } catch {
                 throw MercurialError("\(file): title \(i + 1) of the sequence: \(error.message)")
             }
@@ -318,19 +332,23 @@ extension TitleSequence {
         }
     }
 
-    /// The canvas a title has on its own, from its layout (no glyph is drawn).
-    static func canvasSize(_ settings: RenderSettings) throws(MercurialError) -> (width: Int, height: Int) {
+    /// The canvas a title has on its own, from its layout (no glyph is drawn), and the
+    /// layout's warnings. Reads what the title needs (font, mask, shading image), so
+    /// that a missing file is reported before any frame.
+    static func canvasSize(_ settings: RenderSettings) throws(MercurialError)
+        -> (size: (width: Int, height: Int), warnings: [MercurialWarning]) {
         try TitleRenderer.validate(settings)
+        if let path = settings.shadingImage { _ = try ShadingLookup.read(path) }
         if settings.mask != nil {
-            let (_, _, canvas, _) = try TitleRenderer.titleMask(settings)
-            return canvas
+            let (_, _, canvas, warnings) = try TitleRenderer.titleMask(settings)
+            return (canvas, warnings)
         }
         guard let text = settings.text else {
             throw MercurialError("there is no text to render; give the step's scene a \"text\"")
         }
         let p = try TextMask.place(try TitleRenderer.textLayout(settings, text: text), width: settings.width,
                                    height: settings.height, margin: settings.margin)
-        return (p.canvasWidth, p.canvasHeight)
+        return ((p.canvasWidth, p.canvasHeight), p.warnings)
     }
 
     /// Whether two paths name one file (through links), or one path once resolved.

@@ -151,6 +151,41 @@ extension CLIErrorCase {
         }
     }
 
+    /// A title's renderer lives only while the title is on screen: 60 titles take
+    /// about the memory of 3.
+    @Test func memoryDoesNotGrowWithTheTitles() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            func peak(_ titles: Int) async throws -> Double {
+                let steps = (0..<titles).map { i in
+                    #"{"scene": {"text": "Title \#(i)"}, "hold": 0.1, "transition": {"type": "dissolve", "duration": 0.1}}"#
+                }.joined(separator: ",\n") + ",\n" + #"{"scene": {"text": "End"}, "hold": 0.1}"#
+                let scene = "{\"width\": 640, \"height\": 360, \"animation\": {\"fps\": 10}, \"sequence\": [\n\(steps)\n]}"
+                try Data(scene.utf8).write(to: dir.appendingPathComponent("m.json"))
+                let r = try await CLI.run(["animate", "m.json", "-o", "/dev/null"], in: dir, timeout: .seconds(240))
+                #expect(r.status == 0, "\(r)")
+                let words = r.stdout.split(separator: " ")
+                guard let i = words.firstIndex(of: "memory"), i + 1 < words.count, let mb = Double(words[i + 1]) else {
+                    Issue.record("no peak memory in \(r.stdout)")
+                    return 0
+                }
+                return mb
+            }
+            let few = try await peak(3), many = try await peak(60)
+            #expect(few > 0 && many <= few * 1.25, "4 titles: \(few) MB, 61 titles: \(many) MB")
+        }
+    }
+
+    @Test func layoutWarningsNameTheirTitle() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = #"{"sequence": [{"scene": {"text": "Fine"}}, {"scene": {"text": "Plane ✈"}}]}"#
+            try Data(scene.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let sequence = try #require(try TitleSequence.load(dir.appendingPathComponent("s.json").path))
+            #expect(sequence.warnings.count == 1)
+            #expect(sequence.warnings.first?.message.hasPrefix("title 2 of the sequence: font") == true, "\(sequence.warnings)")
+            #expect(try SequenceRenderer(sequence).warnings == sequence.warnings)
+        }
+    }
+
     /// Without width and height, the canvas is the largest title's, and a smaller
     /// title keeps its size (centred), rather than growing to fill it.
     @Test func titlesShareTheLargestCanvas() async throws {
