@@ -26,6 +26,7 @@ struct Animate: ParsableCommand {
           mercurial animate examples/light-sweep.json -o sweep.webm
           mercurial animate examples/gold-rise.json -o rise.mov --background black
           mercurial animate examples/light-sweep.json -o sweep.png
+          mercurial animate examples/sequence.json -o titles.webm
         """
     )
 

@@ -163,12 +163,7 @@ extension CLIErrorCase {
                 try Data(scene.utf8).write(to: dir.appendingPathComponent("m.json"))
                 let r = try await CLI.run(["animate", "m.json", "-o", "/dev/null"], in: dir, timeout: .seconds(240))
                 #expect(r.status == 0, "\(r)")
-                let words = r.stdout.split(separator: " ")
-                guard let i = words.firstIndex(of: "memory"), i + 1 < words.count, let mb = Double(words[i + 1]) else {
-                    Issue.record("no peak memory in \(r.stdout)")
-                    return 0
-                }
-                return mb
+                return r.peakMemoryMB()
             }
             let few = try await peak(3), many = try await peak(60)
             #expect(few > 0 && many <= few * 1.25, "4 titles: \(few) MB, 61 titles: \(many) MB")
