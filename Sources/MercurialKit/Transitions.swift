@@ -112,18 +112,22 @@ public enum Transitions {
             let n = striation(Float(k) / Float(rayAngles) * 2 * Float.pi - Float.pi)
             return strength * min(max(0.5 + (n - 0.5) * (1 + contrast), 0), 1)
         }
-        // Past this distance neither the core nor a ray reaches: the flash is `blowOut` there.
+        // Past `lit` (in units of the reach) neither the core nor a ray reaches: the flash is `blowOut` there.
         let lit = max(s, rayReach * s, 1e-6)
+        let litSquared = lit * lit * area.reach * area.reach
+        let perReach = 1 / area.reach, perCore = 1 / max(s, 1e-6), perRay = 1 / max(rayReach * s, 1e-6)
+        let perAngle = Float(rayAngles) / (2 * Float.pi)
         rays.withUnsafeBufferPointer { rays in
             forEachPixel(first, second, &out, area: area, time: time) { x, y, a, b in
                 let dx = Float(x) + 0.5 - area.cx, dy = Float(y) + 0.5 - area.cy
-                let d = (dx * dx + dy * dy).squareRoot() / area.reach
+                let squared = dx * dx + dy * dy
                 var amount = blowOut
-                if blowOut < 1 && d < lit {
+                if blowOut < 1 && squared < litSquared {
                     // The core: full at the centre, gone at radius s; the rays fade out to rayReach · s.
-                    let core = max(0, 1 - d / max(s, 1e-6))
-                    let k = Int((fastAtan2(dy, dx) + Float.pi) * (Float(rayAngles) / (2 * Float.pi))) & (rayAngles - 1)
-                    let ray = rays[k] * max(0, 1 - d / max(rayReach * s, 1e-6))
+                    let d = squared.squareRoot() * perReach
+                    let core = max(0, 1 - d * perCore)
+                    let k = Int((fastAtan2(dy, dx) + Float.pi) * perAngle) & (rayAngles - 1)
+                    let ray = rays[k] * max(0, 1 - d * perRay)
                     amount = min(1, core * core * (3 - 2 * core) + ray + blowOut)
                 }
                 let peak = mix(a, color, amount)
