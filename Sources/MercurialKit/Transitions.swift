@@ -244,8 +244,10 @@ public enum Transitions {
         if w <= 0 { return p }
         if w >= 1 { return q }
         if p.a == 255 && q.a == 255 {
+            // Opaque over opaque: integer arithmetic with the weight in 1/65536ths.
+            let k = UInt32(w * 65536 + 0.5), j = 65536 - k
             @inline(__always) func lerp(_ f: UInt8, _ g: UInt8) -> UInt8 {
-                UInt8(Float(f) + (Float(g) - Float(f)) * w + 0.5)
+                UInt8(truncatingIfNeeded: (UInt32(f) * j + UInt32(g) * k + 32768) >> 16)
             }
             return RGBA8(r: lerp(p.r, q.r), g: lerp(p.g, q.g), b: lerp(p.b, q.b), a: 255)
         }
