@@ -207,7 +207,10 @@ extension TitleSequence {
         let own = members.filter { $0.key != "sequence" && $0.key != "animation" }
         if let materialOverride {
             try Materials.apply(materialOverride, to: &base)
-        } else if let member = own.first(where: { $0.key == "material" }), case .string(let name) = member.value.value {
+        } else if let member = own.first(where: { $0.key == "material" }) {
+            guard case .string(let name) = member.value.value else {
+                throw reader.fail(member.value, "\"material\" must be a material name or path, not \(member.value.value.typeName)")
+            }
             try Materials.apply(SceneFile.resolvePath(name, relativeTo: path, at: member.value.location, key: "material",
                                                       onlyIfPathLike: true),
                                 to: &base, location: "\(path):\(member.value.location)")

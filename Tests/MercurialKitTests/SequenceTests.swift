@@ -40,6 +40,8 @@ extension CLIErrorCase {
                 ["s.json:1:", "'pipe.json' is a named pipe"], setup: [.fifo("pipe.json")]),
             bad("a step scene that is not a path or an object", "{\"sequence\": [{\"scene\": 42}]}",
                 ["s.json:1:", "must be a scene file's path or a scene object", "not a number"]),
+            bad("a shared material that is not a name", "{\"material\": 3, \"sequence\": [{\"scene\": {\"text\": \"A\"}}]}",
+                ["s.json:1:", "\"material\" must be a material name or path, not a number"]),
             bad("a step whose scene holds a sequence", "{\"sequence\": [{\"scene\": \"inner.json\"}]}",
                 ["inner.json:1:", "sequences do not nest"],
                 setup: [.text("inner.json", "{\"sequence\": [{\"scene\": \"s.json\"}]}")]),
