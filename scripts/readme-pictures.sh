@@ -5,6 +5,7 @@
 #   materials/previews/original-scene.png  the original app's scene, liquid beside chisel
 #   materials/previews/light-sweep.png     an APNG of examples/light-sweep.json at half size
 #   materials/previews/gold-rise.png       first, middle and last frames of examples/gold-rise.json
+#   materials/previews/sequence.png        an APNG of examples/sequence.json at 10 fps with shorter holds
 #   materials/previews/maps.png            a height map and a normal map of one title
 # Every title is drawn by mercurial; ffmpeg (a dependency for video anyway) only
 # stacks and scales the pictures. Environment: MERCURIAL_BIN=path to use a built binary.
@@ -35,6 +36,12 @@ sed -e 's/"width": 1280/"width": 640/; s/"height": 400/"height": 200/; s/"fps": 
 ffmpeg -v error -y -i "$TMP/rise-000.png" -i "$TMP/rise-045.png" -i "$TMP/rise-089.png" \
     -filter_complex "vstack=inputs=3,scale=640:-1:flags=lanczos" "$OUT/gold-rise.png"
 ls -l "$OUT"/profiles.png "$OUT"/original-scene.png "$OUT"/light-sweep.png "$OUT"/gold-rise.png
+
+# The sequence at 10 fps, each title held 0.3 s (under 1.5 MB).
+sed -e 's/"fps": 20/"fps": 10/; s/"hold": 0.8/"hold": 0.3/g; s/"hold": 0.4/"hold": 0.3/' examples/sequence.json \
+    > "$TMP/sequence.json"
+"$BIN" animate "$TMP/sequence.json" -q -o "$OUT/sequence.png"
+ls -l "$OUT/sequence.png"
 
 # Height and normal maps, side by side.
 "$BIN" render "Maps" --size 120 --emit height,normal -q -o "$TMP/maps.png"

@@ -27,6 +27,8 @@ public final class FrameRenderer {
     private let shadingImage: ShadingLookup?
     /// The glyphs as rigid bodies, when the timeline has `dynamics`.
     private let dynamicTitle: DynamicTitle?
+    /// The settings of the frame in `canvas`.
+    private var lastSettings: RenderSettings?
 
     /// The most pixels of an animation's frame (7680×4320, 8K UHD) and of the region
     /// its title is lofted in: frames are made whole, in memory.
@@ -83,31 +85,38 @@ public final class FrameRenderer {
     /// use it before asking for the next frame, and keep no copy, so that it is not
     /// copied.
     public func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8> {
-        try render(timeline.settings(at: timeline.time(ofFrame: index), base: base), frame: index)
+        try frame(at: timeline.time(ofFrame: index))
+    }
+
+    /// The frame at `time` seconds (past the end, the tracks hold their last values).
+    public func frame(at time: Double) throws(MercurialError) -> Image<RGBA8> {
+        try render(timeline.settings(at: time, base: base), time: time)
     }
 
     /// The canvas for `settings`, reusing the mask and normals while only the
     /// shading (lights, material, background) changes; the live editor renders
-    /// slider drags this way.
+    /// slider drags this way (a dynamic title as at its start).
     public func render(_ settings: RenderSettings) throws(MercurialError) -> Image<RGBA8> {
-        try render(settings, frame: nil)
+        try render(settings, time: nil)
     }
 
-    private func render(_ settings: RenderSettings, frame index: Int?) throws(MercurialError) -> Image<RGBA8> {
+    private func render(_ settings: RenderSettings, time: Double?) throws(MercurialError) -> Image<RGBA8> {
+        let at = time.map { " at frame \(Int(($0 * timeline.fps).rounded()))" } ?? ""
         let key = Self.geometryKey(settings)
         if let dynamicTitle {
             guard key == geometry.key else {
-                throw MercurialError("a track changes the letters' shape\(index.map { " at frame \($0)" } ?? ""), but with \"dynamics\" each letter is built once; keyframe only lights, colours, point lights and the backdrop")
+                throw MercurialError("a track changes the letters' shape\(at), but with \"dynamics\" each letter is built once; keyframe only lights, colours, point lights and the backdrop")
             }
-            // The live editor shows the first frame.
-            dynamicTitle.render(at: timeline.time(ofFrame: index ?? 0), settings: settings,
+            dynamicTitle.render(at: time ?? 0, settings: settings,
                                 shading: shadingImage ?? ShadingSphere.lookup(settings.scene), into: &canvas)
             return canvas
         }
+        // Nothing moved since the last frame (a still title, or after the last keyframe): the same frame.
+        if settings == lastSettings { return canvas }
         if key != geometry.key {
             let (built, size, _) = try Self.buildGeometry(settings)
             guard size == (width, height) else {
-                throw MercurialError("the canvas changes from \(width)×\(height) to \(size.width)×\(size.height)\(index.map { " at frame \($0)" } ?? ""); give \"width\" and \"height\" in the scene so that every frame has one size")
+                throw MercurialError("the canvas changes from \(width)×\(height) to \(size.width)×\(size.height)\(at); give \"width\" and \"height\" in the scene so that every frame has one size")
             }
             geometry = built
             geometryBuilds += 1
@@ -117,6 +126,7 @@ public final class FrameRenderer {
         ShadedMaterial.shade(normals: geometry.normals, coverage: geometry.mask, shading: shading, into: &title)
         settings.pointLighting?.apply(to: &title, originX: geometry.origin.x, originY: geometry.origin.y)
         CanvasCompositor.draw(title, atX: geometry.origin.x, y: geometry.origin.y, over: Backdrop(settings), into: &canvas)
+        lastSettings = settings
         return canvas
     }
 }

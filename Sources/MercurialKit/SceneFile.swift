@@ -10,7 +10,7 @@ public enum SceneFile {
     /// reflection gradient, the lights as an array, a comment, and the point lights,
     /// gradient backdrop and animation (`SceneAnimation`).
     static let structuralKeys = ["material", "reflection", "lights", "description"] + SceneAnimation.keys + ["dynamics"]
-        + ["generator", "fontSHA256", "vine"]
+        + ["generator", "fontSHA256", "vine", "sequence"]
 
     /// Keys of a scene file: every parameter's key and the structural keys; a
     /// material takes all but `text` and `material`.
@@ -42,10 +42,13 @@ public enum SceneFile {
         return try load(root: root, path: name, into: &settings, materialOverride: materialOverride)
     }
 
-    private static func load(root: JSONNode, path: String, into settings: inout RenderSettings,
-                             materialOverride: String?) throws(MercurialError) -> Timeline? {
+    static func load(root: JSONNode, path: String, into settings: inout RenderSettings,
+                     materialOverride: String?) throws(MercurialError) -> Timeline? {
         guard case .object(let members) = root.value else {
             throw MercurialError("\(path):\(root.location): a scene file must be a JSON object {…}, not \(root.value.typeName)")
+        }
+        if let sequence = members.first(where: { $0.key == "sequence" }) {
+            throw MercurialError("\(path):\(sequence.keyLocation): this scene is a \"sequence\" of titles, which only 'mercurial animate' and 'mercurial watch' render; render one of its titles' scenes instead")
         }
         if let materialOverride {
             try Materials.apply(materialOverride, to: &settings)
@@ -85,7 +88,7 @@ public enum SceneFile {
                       to settings: inout RenderSettings) throws(MercurialError) {
         for member in members {
             let key = member.key
-            let sceneOnly = ["text", "material", "animation", "dynamics"]
+            let sceneOnly = ["text", "material", "animation", "dynamics", "sequence"]
             guard keys.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
                 let allowed = kind == .material ? keys.filter { !sceneOnly.contains($0) } : keys
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
@@ -93,7 +96,7 @@ public enum SceneFile {
             }
             let node = member.value
             switch key {
-            case "material", "description", "animation", "dynamics", "generator", "fontSHA256":
+            case "material", "description", "animation", "dynamics", "generator", "fontSHA256", "sequence":
                 continue
             case "pointLights":
                 settings.pointLights = try SceneAnimation.Reader(file: file).pointLights(node)

@@ -177,3 +177,49 @@ public enum SceneRecipe {
         [UInt8(v >> 24), UInt8((v >> 16) & 0xff), UInt8((v >> 8) & 0xff), UInt8(v & 0xff)]
     }
 }
+
+extension SceneRecipe {
+    /// The recipe of a sequence: its frame rate, and each title's own recipe with its
+    /// hold and its transition to the next, as a scene file that animates to the same frames.
+    public static func json(for sequence: TitleSequence) -> String {
+        let steps = sequence.steps.map { step -> String in
+            let scene = json(for: step.settings, timeline: step.timeline)
+                .split(separator: "\n").joined(separator: "\n      ")
+            var fields = ["\"scene\": \(scene)", "\"hold\": \(formatNumber(step.hold))"]
+            if let t = step.transition { fields.append("\"transition\": \(json(t))") }
+            return "    {\n      " + fields.joined(separator: ",\n      ") + "\n    }"
+        }
+        return "{\n"
+            + "  \"description\": \(quote("The recipe of a sequence of titles made by mercurial \(MercurialVersion.string); animate it again with: mercurial inspect TITLE.png > scene.json && mercurial animate scene.json -o OUT")),\n"
+            + "  \"animation\": {\"fps\": \(formatNumber(sequence.fps)), \"loop\": \(sequence.loop)},\n"
+            + "  \"sequence\": [\n" + steps.joined(separator: ",\n") + "\n  ]\n}\n"
+    }
+
+    /// A transition as a sequence step's `transition` object, every input given.
+    static func json(_ step: TitleSequence.TransitionStep) -> String {
+        func point(_ p: SIMD2<Double>?) -> [String] {
+            p.map { ["\"center\": [\(formatNumber($0.x)), \(formatNumber($0.y))]"] } ?? []
+        }
+        func extent(_ e: Transition.Extent?) -> [String] {
+            e.map { ["\"extent\": [\(formatNumber($0.x)), \(formatNumber($0.y)), \(formatNumber($0.width)), \(formatNumber($0.height))]"] } ?? []
+        }
+        var fields: [String]
+        switch step.transition {
+        case .dissolve: fields = ["\"type\": \"dissolve\""]
+        case .flash(let f):
+            fields = ["\"type\": \"flash\""] + point(f.center) + extent(f.extent) + [
+                "\"color\": \(quote(f.color.hex))", "\"maxStriationRadius\": \(formatNumber(f.maxStriationRadius))",
+                "\"striationStrength\": \(formatNumber(f.striationStrength))",
+                "\"striationContrast\": \(formatNumber(f.striationContrast))", "\"fadeThreshold\": \(formatNumber(f.fadeThreshold))"]
+        case .swipe(let s):
+            fields = ["\"type\": \"swipe\""] + extent(s.extent) + [
+                "\"color\": \(quote(s.color.hex))", "\"angle\": \(formatNumber(s.angle))", "\"width\": \(formatNumber(s.width))",
+                "\"opacity\": \(formatNumber(s.opacity))"]
+        case .ripple(let r):
+            fields = ["\"type\": \"ripple\""] + point(r.center) + extent(r.extent) + [
+                "\"width\": \(formatNumber(r.width))", "\"scale\": \(formatNumber(r.scale))"]
+        }
+        fields += ["\"duration\": \(formatNumber(step.duration))", "\"timing\": \(quote(step.timing.description))"]
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+}

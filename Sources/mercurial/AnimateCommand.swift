@@ -12,8 +12,9 @@ struct Animate: ParsableCommand {
         abstract: "Render a scene's animation to video, an animated PNG or a PNG sequence.",
         discussion: """
         The scene's "animation" object gives the duration, the frame rate and the
-        keyframed tracks; frame i is the scene at t = i / fps. The output's name
-        chooses its form:
+        keyframed tracks; frame i is the scene at t = i / fps. A scene with a
+        "sequence" shows its titles one after another, joined by transitions
+        (dissolve, flash, swipe, ripple). The output's name chooses its form:
           .webm  VP9 with alpha (ffmpeg, libvpx-vp9, yuva420p)
           .mov   ProRes 4444 with alpha (ffmpeg, prores_ks), or --codec qtrle
           .mp4   H.264, opaque, on the background (black when there is none)
@@ -25,10 +26,11 @@ struct Animate: ParsableCommand {
           mercurial animate examples/light-sweep.json -o sweep.webm
           mercurial animate examples/gold-rise.json -o rise.mov --background black
           mercurial animate examples/light-sweep.json -o sweep.png
+          mercurial animate examples/sequence.json -o titles.webm
         """
     )
 
-    @Argument(help: "The scene file (JSON) with an \"animation\".")
+    @Argument(help: "The scene file (JSON) with an \"animation\" or a \"sequence\".")
     var scene: String
 
     @OptionGroup var options: RenderOptions
@@ -42,24 +44,38 @@ struct Animate: ParsableCommand {
         }
         try InputFile.refuseIfNotRegular(scene, role: "scene file")
         let format = try AnimationFormat.forPath(options.output, movCodec: codec)
-        var (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
-        guard let timeline else {
-            throw MercurialError("scene '\(scene)' has no \"animation\"; add one, e.g. \"animation\": {\"duration\": 2, \"tracks\": {\"light1.hue\": [{\"t\": 0, \"value\": 0}, {\"t\": 2, \"value\": 1}]}}")
+        // H.264 has no alpha: on black when there is no background.
+        let opaque = { (settings: inout RenderSettings) in
+            if format == .mp4 && settings.background == nil && settings.backgroundGradient == nil { settings.background = .black }
         }
-        if format == .mp4 && settings.background == nil && settings.backgroundGradient == nil {
-            settings.background = .black   // H.264 has no alpha
+        let inputs: [(role: String, path: String)]
+        let makeFrames: () throws -> any AnimationFrames
+        var recipe: String?
+        if let sequence = try options.materialOptions.sequence(sceneFile: scene, flags: [options], finish: opaque) {
+            inputs = sequence.inputFiles(sceneFile: scene)
+            makeFrames = { try SequenceRenderer(sequence) }
+            recipe = SceneRecipe.json(for: sequence)
+        } else {
+            var (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
+            guard let timeline else {
+                throw MercurialError("scene '\(scene)' has no \"animation\"; add one, e.g. \"animation\": {\"duration\": 2, \"tracks\": {\"light1.hue\": [{\"t\": 0, \"value\": 0}, {\"t\": 2, \"value\": 1}]}}, or a \"sequence\" of titles")
+            }
+            opaque(&settings)
+            inputs = InputFiles.of(settings, sceneFile: scene)
+            makeFrames = { try FrameRenderer(base: settings, timeline: timeline) }
+            recipe = SceneRecipe.json(for: settings, timeline: timeline)
         }
         if case .pngSequence = format {} else if format != .null {
             try OutputFile.validate(options.output)
-            try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: scene))
+            try InputFiles.checkOutput(options.output, against: inputs)
         }
         SignalCleanup.installDeferred()
-        let renderer = try FrameRenderer(base: settings, timeline: timeline)
+        let renderer = try makeFrames()
         renderer.warnings.forEach(warn)
-        let frameCount = timeline.frameCount
+        let frameCount = renderer.frameCount
         let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
-                                   fps: timeline.fps, frameCount: frameCount, loop: timeline.loop,
-                                   recipe: options.noMetadata ? nil : SceneRecipe.json(for: settings, timeline: timeline))
+                                   fps: renderer.fps, frameCount: frameCount, loop: renderer.loop,
+                                   recipe: options.noMetadata ? nil : recipe)
         let progress = Progress(frames: frameCount, enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
         let start = ContinuousClock.now
         do {

@@ -37,8 +37,24 @@ struct MaterialOptions: ParsableArguments {
             try MercurialKit.Materials.apply(material, to: &settings)
         }
         if let text { settings.text = text }
+        try applyFlags(flags, to: &settings)
+        return (settings, timeline)
+    }
+
+    /// The parameter flags of these options and of `flags`, then `--set`.
+    func applyFlags(_ flags: [any ParsableArguments], to settings: inout RenderSettings) throws {
         for arguments in [self] + flags { try applyParameterFlags(of: arguments, to: &settings) }
         for assignment in assignments { try settings.set(assignment: assignment) }
-        return (settings, timeline)
+    }
+
+    /// The scene file's `sequence`, or nil when it has none: each title's settings
+    /// come from the material, the scene around the sequence, the title's own scene,
+    /// then these options' flags and those of `flags`, then `finish`.
+    func sequence(sceneFile: String, flags: [any ParsableArguments] = [],
+                  finish: @escaping (inout RenderSettings) -> Void = { _ in }) throws -> TitleSequence? {
+        try TitleSequence.load(sceneFile, materialOverride: material) { settings in
+            try applyFlags(flags, to: &settings)
+            finish(&settings)
+        }
     }
 }

@@ -13,8 +13,9 @@ struct Watch: ParsableCommand {
         Watches the scene file and its material, font, shading image and mask with
         inotify; editors that save by renaming (vim, VS Code, sed -i) are caught.
         A bad save prints its error and leaves the last good PNG alone. Ctrl-C stops.
-        A scene with an "animation" renders all its frames on every save, to the form
-        the output's name chooses (as 'mercurial animate' does; a .png is an APNG).
+        A scene with an "animation" or a "sequence" renders all its frames on every
+        save, to the form the output's name chooses (as 'mercurial animate' does; a
+        .png is an APNG).
 
         Example: mercurial watch scene.json -o title.png --background black
         """
@@ -86,33 +87,63 @@ final class WatchSession: @unchecked Sendable {
         clock_gettime(CLOCK_REALTIME, &started)
         var files = [scene]
         do {
-            let (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
-            let inputs = InputFiles.of(settings, sceneFile: scene)
-            files = inputs.map(\.path)
-            lock.withLock { lastGoodFiles = files }
-            try InputFiles.checkOutput(options.output, against: inputs)
             let summary: String
-            if let timeline {
-                // An animated scene renders its whole animation on every save.
-                summary = try renderAnimation(settings, timeline)
+            if let sequence = try options.materialOptions.sequence(sceneFile: scene, flags: [options], finish: opaqueForMP4) {
+                // A sequence of titles renders all its frames on every save.
+                let inputs = sequence.inputFiles(sceneFile: scene)
+                files = inputs.map(\.path)
+                lock.withLock { lastGoodFiles = files }
+                try InputFiles.checkOutput(options.output, against: inputs)
+                summary = try renderAnimation(try SequenceRenderer(sequence))
             } else {
-                if let format = try? AnimationFormat.forPath(options.output), format != .apng {
-                    throw MercurialError("output '\(options.output)' is \(format), which needs an \"animation\" in the scene; add one or write a .png")
+                let (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
+                let inputs = InputFiles.of(settings, sceneFile: scene)
+                files = inputs.map(\.path)
+                lock.withLock { lastGoodFiles = files }
+                try InputFiles.checkOutput(options.output, against: inputs)
+                if let timeline {
+                    // An animated scene renders its whole animation on every save.
+                    var opaque = settings
+                    opaqueForMP4(&opaque)
+                    summary = try renderAnimation(try FrameRenderer(base: opaque, timeline: timeline))
+                } else {
+                    if let format = try? AnimationFormat.forPath(options.output), format != .apng {
+                        throw MercurialError("output '\(options.output)' is \(format), which needs an \"animation\" in the scene; add one or write a .png")
+                    }
+                    let size = try options.writeTitle(settings, to: options.output)
+                    summary = "\(size.width)×\(size.height)"
                 }
-                let size = try options.writeTitle(settings, to: options.output)
-                summary = "\(size.width)×\(size.height)"
             }
-            let elapsed = clock.duration(to: .now)
-            let ms = Int((Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15).rounded())
-            if !options.quiet {
-                say("\(Self.timestamp()) \(reason) → \(options.output) \(summary) in \(ms) ms\n")
-            }
+            report(reason, summary, since: clock)
         } catch let error as MercurialError {
             files = lock.withLock { lastGoodFiles.isEmpty ? files : lastGoodFiles }
             Console.error("error: \(error.message) (\(Self.timestamp()), still watching)")
         } catch {
             Console.error("error: \(error) (\(Self.timestamp()), still watching)")
         }
+        watchAgain(files, since: started)
+    }
+
+    /// The line for one render: the time, what changed, the output, what was written and how long it took.
+    private func report(_ reason: String, _ summary: String, since clock: ContinuousClock.Instant) {
+        let elapsed = clock.duration(to: .now)
+        let ms = Int((Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15).rounded())
+        if !options.quiet {
+            say("\(Self.timestamp()) \(reason) → \(options.output) \(summary) in \(ms) ms\n")
+        }
+    }
+
+    /// H.264 has no alpha: an .mp4 goes on black when there is no background.
+    private func opaqueForMP4(_ settings: inout RenderSettings) {
+        if (try? AnimationFormat.forPath(options.output)) == .mp4 && settings.background == nil
+            && settings.backgroundGradient == nil {
+            settings.background = .black
+        }
+    }
+
+    /// Watches `files` (and what their links lead to) again, and renders again if
+    /// one changed after `started`.
+    private func watchAgain(_ files: [String], since started: timespec) {
         // A symbolic link is watched with every file it leads to, so that editing
         // its target and pointing it elsewhere are both seen.
         let chains = files.flatMap { UserPath(checked: $0).symlinkChain() }
@@ -132,24 +163,21 @@ final class WatchSession: @unchecked Sendable {
         }
     }
 
-    /// Renders every frame of `timeline` to the output (its form chosen by its name,
-    /// a .png being an APNG); returns what to report.
-    private func renderAnimation(_ base: RenderSettings, _ timeline: Timeline) throws(MercurialError) -> String {
-        var settings = base
+    /// Renders every frame to the output (its form chosen by its name, a .png being
+    /// an APNG); returns what to report.
+    private func renderAnimation(_ renderer: any AnimationFrames) throws(MercurialError) -> String {
         let format = try AnimationFormat.forPath(options.output)
-        if format == .mp4 && settings.background == nil && settings.backgroundGradient == nil { settings.background = .black }
-        let renderer = try FrameRenderer(base: settings, timeline: timeline)
         renderer.warnings.forEach(warn)
         let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
-                                   fps: timeline.fps, frameCount: timeline.frameCount, loop: timeline.loop)
+                                   fps: renderer.fps, frameCount: renderer.frameCount, loop: renderer.loop)
         do {
-            for index in 0..<timeline.frameCount { try sink.write(try renderer.frame(index)) }
+            for index in 0..<renderer.frameCount { try sink.write(try renderer.frame(index)) }
             try sink.finish()
         } catch {
             sink.abort()
             throw error
         }
-        return "\(timeline.frameCount) frames \(renderer.width)×\(renderer.height)"
+        return "\(renderer.frameCount) frames \(renderer.width)×\(renderer.height)"
     }
 
     private func say(_ line: String) {

@@ -156,12 +156,7 @@ extension CLIErrorCase {
                 try Data(scene(seconds).utf8).write(to: dir.appendingPathComponent("m.json"))
                 let r = try await CLI.run(["animate", "m.json", "-o", "m.png"], in: dir, timeout: .seconds(240))
                 expectSuccess(r)
-                let words = r.stdout.split(separator: " ")
-                guard let i = words.firstIndex(of: "memory"), i + 1 < words.count, let mb = Double(words[i + 1]) else {
-                    Issue.record("no peak memory in \(r.stdout)")
-                    return 0
-                }
-                return mb
+                return r.peakMemoryMB()
             }
             let short = try await peak(1), long = try await peak(10)
             #expect(short > 0 && long <= short * 1.10, "30 frames: \(short) MB, 300 frames: \(long) MB")

@@ -367,7 +367,7 @@ extension CLIErrorCase {
                      fragments: ["'1.5'"]),
         CLIErrorCase(name: "usage: two texts", arguments: ["render", "Hi", "there"], status: .usage,
                      fragments: ["there"]),
-    ] + hostile + animation + batch + vine
+    ] + hostile + animation + batch + vine + sequence
 }
 
 /// The cases run in parallel, each in its own temporary folder; `CLI.run` keeps

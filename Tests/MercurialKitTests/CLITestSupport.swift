@@ -268,3 +268,15 @@ enum CLI {
 
     static var isRoot: Bool { getuid() == 0 }
 }
+
+extension CLI.Result {
+    /// The "peak memory N MB" of `animate`'s summary line; records an issue and gives 0 when it has none.
+    func peakMemoryMB(sourceLocation: SourceLocation = #_sourceLocation) -> Double {
+        let words = stdout.split(separator: " ")
+        guard let i = words.firstIndex(of: "memory"), i + 1 < words.count, let mb = Double(words[i + 1]) else {
+            Issue.record("no peak memory in \(stdout)", sourceLocation: sourceLocation)
+            return 0
+        }
+        return mb
+    }
+}

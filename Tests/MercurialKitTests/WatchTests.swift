@@ -265,6 +265,29 @@ final class WatchProcess: @unchecked Sendable {
         }
     }
 
+    /// A sequence renders all its frames on every save, also of a file one of its steps names.
+    @Test func aSequenceRendersOnEverySaveOfItOrItsSteps() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = dir.appendingPathComponent("scene.json")
+            let step = dir.appendingPathComponent("two.json")
+            let output = dir.appendingPathComponent("title.png")
+            func sequence(_ hold: Double) -> String {
+                #"{"width": 120, "height": 60, "size": 30, "animation": {"fps": 10}, "sequence": [{"scene": {"text": "A"}, "hold": \#(hold), "transition": {"type": "swipe", "duration": 0.2}}, {"scene": "two.json", "hold": 0.2}]}"#
+            }
+            try write(#"{"text": "B"}"#, to: step)
+            try write(sequence(0.2), to: scene)
+            try await WatchProcess.run([scene.path, "-o", output.path], in: dir) { watch in
+                try await watch.wait("a 6-frame APNG") { apngFrames(output) == 6 }
+                try write(sequence(0.5), to: scene)
+                try await watch.wait("a 9-frame APNG") { apngFrames(output) == 9 }
+                try write(#"{"text": "C", "material": "gold"}"#, to: step)
+                try await watch.wait("a render for the step's file") {
+                    watch.renderLines.contains { $0.contains("two.json changed") && $0.contains("9 frames") }
+                }
+            }
+        }
+    }
+
     @Test func editingTheMaterialFileItUsesRendersAgain() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let scene = dir.appendingPathComponent("scene.json")

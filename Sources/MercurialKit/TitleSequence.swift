@@ -1,0 +1,444 @@
+import Foundation
+
+/// A scene's `sequence`: titles shown one after another, each for its `hold`,
+/// joined by transitions. Every title shares one canvas, and each may have its own
+/// `animation`, whose time starts when the title first appears (at the start of the
+/// transition that brings it in).
+public struct TitleSequence: Sendable {
+    public struct Step: Sendable {
+        /// The title's settings, on the sequence's canvas.
+        public var settings: RenderSettings
+        public var timeline: Timeline?
+        /// Seconds the title is shown alone.
+        public var hold: Double
+        /// The transition to the next title (nil on the last).
+        public var transition: TransitionStep?
+        /// The scene file the step names, if it names one.
+        public var sceneFile: String?
+
+        public init(settings: RenderSettings, timeline: Timeline? = nil, hold: Double,
+                    transition: TransitionStep? = nil, sceneFile: String? = nil) {
+            self.settings = settings
+            self.timeline = timeline
+            self.hold = hold
+            self.transition = transition
+            self.sceneFile = sceneFile
+        }
+    }
+
+    /// A transition between two steps: what it does, for how long, and how its time runs.
+    public struct TransitionStep: Sendable, Equatable {
+        public var transition: Transition
+        public var duration: Double
+        public var timing: TimingFunction = .linear
+
+        public init(_ transition: Transition, duration: Double, timing: TimingFunction = .linear) {
+            self.transition = transition
+            self.duration = duration
+            self.timing = timing
+        }
+    }
+
+    public var steps: [Step]
+    public var fps: Double = 30
+    public var loop = false
+    /// Warnings from laying out the titles (a missing glyph, an empty mask), each naming its title.
+    public var warnings: [MercurialWarning] = []
+
+    public static let maximumSteps = 1000
+
+    public init(steps: [Step], fps: Double = 30, loop: Bool = false) {
+        self.steps = steps
+        self.fps = fps
+        self.loop = loop
+    }
+
+    /// Every hold plus every transition, in seconds.
+    public var duration: Double { steps.reduce(0) { $0 + $1.hold + ($1.transition?.duration ?? 0) } }
+
+    public var frameCount: Int { max(1, Int((duration * fps).rounded())) }
+
+    /// What is on screen at a moment of the sequence.
+    public enum Moment: Sendable, Equatable {
+        /// Title `step` alone, at `localTime` of its own animation.
+        case title(step: Int, localTime: Double)
+        /// The transition from title `from` to title `from + 1`, at `progress` 0…1 (after
+        /// its timing function), each title at its own local time.
+        case transition(from: Int, progress: Double, fromTime: Double, toTime: Double)
+    }
+
+    /// What is on screen at `time` seconds from the start.
+    public func moment(at time: Double) -> Moment {
+        var cursor = 0.0      // where the current segment starts
+        var appeared = 0.0    // when the current title appeared
+        for (i, step) in steps.enumerated() {
+            if time < cursor + step.hold { return .title(step: i, localTime: time - appeared) }
+            cursor += step.hold
+            if let t = step.transition, i + 1 < steps.count {
+                if time < cursor + t.duration {
+                    let x = (time - cursor) / t.duration
+                    return .transition(from: i, progress: t.timing.progress(x), fromTime: time - appeared,
+                                       toTime: time - cursor)
+                }
+                appeared = cursor
+                cursor += t.duration
+            }
+        }
+        return .title(step: steps.count - 1, localTime: time - appeared)
+    }
+
+    /// Every file the sequence reads, with its role.
+    public func inputFiles(sceneFile: String) -> [(role: String, path: String)] {
+        var files = [(role: "scene file", path: sceneFile)]
+        for step in steps {
+            for file in InputFiles.of(step.settings, sceneFile: step.sceneFile)
+                where !files.contains(where: { $0.path == file.path }) {
+                files.append(file)
+            }
+        }
+        return files
+    }
+}
+
+/// Renders a sequence's frames: each title through its own `FrameRenderer`, and
+/// the transitions between them into one reused canvas. A title's renderer is made
+/// when the title first appears and dropped once it has gone, so at most three
+/// canvases are held however long the sequence is.
+public final class SequenceRenderer: AnimationFrames {
+    public let sequence: TitleSequence
+    public let width: Int, height: Int
+    public var warnings: [MercurialWarning] { sequence.warnings }
+    private var titles: [Int: FrameRenderer] = [:]
+    private var canvas: Image<RGBA8>
+
+    public init(_ sequence: TitleSequence) throws(MercurialError) {
+        guard !sequence.steps.isEmpty else { throw MercurialError("the sequence has no titles; add steps to \"sequence\"") }
+        self.sequence = sequence
+        let first = try Self.renderer(sequence, 0)
+        width = first.width
+        height = first.height
+        titles[0] = first
+        canvas = Image(width: width, height: height, repeating: .clear)
+    }
+
+    private static func renderer(_ sequence: TitleSequence, _ i: Int) throws(MercurialError) -> FrameRenderer {
+        let step = sequence.steps[i]
+        do {
+            return try FrameRenderer(base: step.settings, timeline: step.timeline ?? Timeline(duration: 1))
+        } catch {
+            throw MercurialError("title \(i + 1) of the sequence: \(error.message)")
+        }
+    }
+
+    /// Title `i`'s renderer, made when first asked for; those more than one step away are dropped.
+    private func title(_ i: Int) throws(MercurialError) -> FrameRenderer {
+        if let known = titles[i] { return known }
+        let made = try Self.renderer(sequence, i)
+        guard (made.width, made.height) == (width, height) else {
+            throw MercurialError("title \(i + 1) of the sequence is \(made.width)×\(made.height), but title 1 is \(width)×\(height); give them one \"width\" and \"height\"")
+        }
+        titles = titles.filter { abs($0.key - i) <= 1 }
+        titles[i] = made
+        return made
+    }
+
+    public var fps: Double { sequence.fps }
+    public var frameCount: Int { sequence.frameCount }
+    public var loop: Bool { sequence.loop }
+
+    /// Frame `index` (at t = index / fps): a title's own frame, or a transition's
+    /// into the renderer's canvas. Use it before asking for the next.
+    public func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8> {
+        switch sequence.moment(at: Double(index) / sequence.fps) {
+        case let .title(step, localTime):
+            return try title(step).frame(at: localTime)
+        case let .transition(from, progress, fromTime, toTime):
+            let first = try title(from).frame(at: fromTime)
+            let second = try title(from + 1).frame(at: toTime)
+            let transition = sequence.steps[from].transition?.transition ?? .dissolve
+            transition.render(from: first, to: second, time: progress, into: &canvas)
+            return canvas
+        }
+    }
+}
+
+/// What `animate` and `watch` need of an animation: its frames and their rate.
+public protocol AnimationFrames: AnyObject {
+    var width: Int { get }
+    var height: Int { get }
+    var fps: Double { get }
+    var frameCount: Int { get }
+    var loop: Bool { get }
+    var warnings: [MercurialWarning] { get }
+    func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8>
+}
+
+extension FrameRenderer: AnimationFrames {
+    public var fps: Double { timeline.fps }
+    public var frameCount: Int { timeline.frameCount }
+    public var loop: Bool { timeline.loop }
+}
+
+// MARK: - Reading a sequence from a scene file
+
+extension TitleSequence {
+    static let stepKeys = ["scene", "hold", "transition"]
+    static let topAnimationKeys = ["fps", "loop"]
+    /// The inputs of each transition type, besides `type`, `duration` and `timing`.
+    static let transitionInputs: [(type: String, keys: [String])] = [
+        ("dissolve", []),
+        ("flash", ["center", "extent", "color", "maxStriationRadius", "striationStrength", "striationContrast", "fadeThreshold"]),
+        ("swipe", ["extent", "color", "angle", "width", "opacity"]),
+        ("ripple", ["center", "extent", "width", "scale"]),
+    ]
+
+    /// The sequence a scene file holds, or nil when it has no `"sequence"`.
+    /// `adjust` is applied to each title's settings after its scene (the command
+    /// line's flags); `materialOverride` replaces the material each title starts from.
+    public static func load(_ path: String, materialOverride: String? = nil,
+                            adjust: (inout RenderSettings) throws -> Void = { _ in }) throws -> TitleSequence? {
+        let root = try SceneFile.parse(path, role: "scene file")
+        guard case .object(let members) = root.value,
+              let sequenceMember = members.first(where: { $0.key == "sequence" }) else { return nil }
+        let reader = SceneAnimation.Reader(file: path)
+
+        // The scene around the sequence: settings every title starts from, and the frame rate.
+        var base = RenderSettings()
+        let own = members.filter { $0.key != "sequence" && $0.key != "animation" }
+        if let materialOverride {
+            try Materials.apply(materialOverride, to: &base)
+        } else if let member = own.first(where: { $0.key == "material" }) {
+            guard case .string(let name) = member.value.value else {
+                throw reader.fail(member.value, "\"material\" must be a material name or path, not \(member.value.value.typeName)")
+            }
+            try Materials.apply(SceneFile.resolvePath(name, relativeTo: path, at: member.value.location, key: "material",
+                                                      onlyIfPathLike: true),
+                                to: &base, location: "\(path):\(member.value.location)")
+        }
+        try SceneFile.apply(own, from: path, kind: .scene, to: &base)
+        var sequence = TitleSequence(steps: [])
+        if let animation = members.first(where: { $0.key == "animation" }) {
+            for m in try reader.object(animation.value, "animation", keys: topAnimationKeys + ["duration", "tracks"]) {
+                switch m.key {
+                case "fps": sequence.fps = try reader.number(m.value, "animation.fps", in: Timeline.fpsRange)
+                case "loop":
+                    guard case .bool(let on) = m.value.value else { throw reader.fail(m.value, "\"animation.loop\" must be true or false") }
+                    sequence.loop = on
+                default:
+                    throw MercurialError("\(path):\(m.keyLocation): a sequence's \"animation\" takes only \"fps\" and \"loop\": its length is the sum of the holds and transitions, and each title's tracks go in that title's own \"animation\"")
+                }
+            }
+        }
+
+        // The steps.
+        guard case .array(let items) = sequenceMember.value.value, !items.isEmpty else {
+            throw reader.fail(sequenceMember.value, "\"sequence\" must be a non-empty array of steps {\"scene\": …, \"hold\": seconds, \"transition\": {…}}")
+        }
+        guard items.count <= maximumSteps else {
+            throw reader.fail(sequenceMember.value, "\"sequence\" has \(items.count) steps, over the limit of \(maximumSteps)")
+        }
+        var explicitCanvas: [Bool] = []
+        for (i, item) in items.enumerated() {
+            let name = "sequence[\(i)]"
+            let fields = try reader.object(item, name, keys: stepKeys)
+            guard let sceneField = fields.first(where: { $0.key == "scene" }) else {
+                throw reader.fail(item, "\"\(name)\" needs \"scene\": a scene file's path or a scene object {\"text\": …}")
+            }
+            var settings = base
+            var timeline: Timeline?
+            var sceneFile: String?
+            let stepMembers: [JSONMember]
+            switch sceneField.value.value {
+            case .string(let file):
+                let resolved = try SceneFile.resolvePath(file, relativeTo: path, at: sceneField.value.location,
+                                                         key: "\(name).scene", onlyIfPathLike: false)
+                if isSameFile(resolved, path) {
+                    throw reader.fail(sceneField.value, "\"\(name).scene\" is this sequence's own file; a step must name another scene")
+                }
+                let stepRoot: JSONNode
+                do {
+                    stepRoot = try SceneFile.parse(resolved, role: "scene file")
+                } catch {
+                    throw MercurialError("\(path):\(sceneField.value.location): \"\(name).scene\": \(error.message)")
+                }
+                if case .object(let m) = stepRoot.value, let nested = m.first(where: { $0.key == "sequence" }) {
+                    throw MercurialError("\(resolved):\(nested.keyLocation): this scene, step \(i + 1) of \(path), holds a \"sequence\" itself; sequences do not nest, so list its titles in \(path)")
+                }
+                timeline = try SceneFile.load(root: stepRoot, path: resolved, into: &settings, materialOverride: materialOverride)
+                sceneFile = resolved
+                if case .object(let m) = stepRoot.value { stepMembers = m } else { stepMembers = [] }
+            case .object(let m):
+                if let nested = m.first(where: { $0.key == "sequence" }) {
+                    throw MercurialError("\(path):\(nested.keyLocation): \"\(name).scene\" holds a \"sequence\" itself; sequences do not nest, so list its titles here")
+                }
+                timeline = try SceneFile.load(root: sceneField.value, path: path, into: &settings, materialOverride: materialOverride)
+                stepMembers = m
+            default:
+                throw reader.fail(sceneField.value, "\"\(name).scene\" must be a scene file's path or a scene object {…}, not \(sceneField.value.value.typeName)")
+            }
+            try adjust(&settings)
+            explicitCanvas.append(stepMembers.contains { $0.key == "width" || $0.key == "height" })
+            var step = Step(settings: settings, timeline: timeline, hold: 1, sceneFile: sceneFile)
+            for field in fields {
+                switch field.key {
+                case "hold": step.hold = try reader.number(field.value, "\(name).hold", in: 0...3600)
+                case "transition":
+                    if i == items.count - 1 {
+                        throw MercurialError("\(path):\(field.keyLocation): the last step has a \"transition\" but no title after it; remove it or add a step")
+                    }
+                    step.transition = try transition(field.value, "\(name).transition", reader)
+                default: continue
+                }
+            }
+            sequence.steps.append(step)
+        }
+        guard sequence.duration > 0 else {
+            throw reader.fail(sequenceMember.value, "the sequence lasts 0 seconds; give its steps a \"hold\" or a transition")
+        }
+        guard sequence.duration * sequence.fps <= Double(Timeline.maximumFrames) else {
+            throw reader.fail(sequenceMember.value, "the sequence has \(Int(sequence.duration * sequence.fps)) frames, over the limit of \(Timeline.maximumFrames); shorten its holds and transitions or lower \"fps\"")
+        }
+        try sequence.shareCanvas(explicit: explicitCanvas, file: path)
+        return sequence
+    }
+
+    /// Puts every title on one canvas: the scene's own `width` and `height` when it
+    /// gives them, else the largest title's. A title that does not set its canvas is
+    /// laid out on it at the size it would have alone (centred), not enlarged to fill it.
+    mutating func shareCanvas(explicit: [Bool], file: String) throws(MercurialError) {
+        var natural: [(width: Int, height: Int)] = []
+        for (i, step) in steps.enumerated() {
+            do {
+                let (size, found) = try Self.canvasSize(step.settings)
+                natural.append(size)
+                warnings += found.map { MercurialWarning("title \(i + 1) of the sequence: \($0.message)") }
+            } catch {
+                throw MercurialError("\(file): title \(i + 1) of the sequence: \(error.message)")
+            }
+        }
+        let width = natural.map(\.width).max() ?? 1, height = natural.map(\.height).max() ?? 1
+        for i in steps.indices {
+            var s = steps[i].settings
+            if s.mask != nil || explicit[i] {
+                guard natural[i] == (width, height) else {
+                    let why = s.mask != nil ? "its mask is" : "it sets its canvas to"
+                    throw MercurialError("\(file): title \(i + 1) of the sequence cannot share the \(width)×\(height) canvas: \(why) \(natural[i].width)×\(natural[i].height); give every title one \"width\" and \"height\" (or give them once, outside \"sequence\")")
+                }
+                continue
+            }
+            if s.width == nil || s.height == nil {
+                if s.size == nil && s.width == nil && s.height == nil { s.size = TextMask.defaultSize }
+                s.width = width
+                s.height = height
+            }
+            steps[i].settings = s
+        }
+    }
+
+    /// The canvas a title has on its own, from its layout (no glyph is drawn), and the
+    /// layout's warnings. Reads what the title needs (font, mask, shading image), so
+    /// that a missing file is reported before any frame.
+    static func canvasSize(_ settings: RenderSettings) throws(MercurialError)
+        -> (size: (width: Int, height: Int), warnings: [MercurialWarning]) {
+        try TitleRenderer.validate(settings)
+        if let path = settings.shadingImage { _ = try ShadingLookup.read(path) }
+        if settings.mask != nil {
+            let (_, _, canvas, warnings) = try TitleRenderer.titleMask(settings)
+            return (canvas, warnings)
+        }
+        guard let text = settings.text else {
+            throw MercurialError("there is no text to render; give the step's scene a \"text\"")
+        }
+        let p = try TextMask.place(try TitleRenderer.textLayout(settings, text: text), width: settings.width,
+                                   height: settings.height, margin: settings.margin)
+        return ((p.canvasWidth, p.canvasHeight), p.warnings)
+    }
+
+    /// Whether two paths name one file (through links), or one path once resolved.
+    static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        if stat(a, &sa) == 0, stat(b, &sb) == 0 { return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino }
+        return UserPath(checked: a).absolute == UserPath(checked: b).absolute
+    }
+
+    /// Reads a transition object: `type`, `duration` (seconds, default 1), `timing`, and the type's inputs.
+    static func transition(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader) throws(MercurialError) -> TransitionStep {
+        guard case .object(let members) = node.value else {
+            throw reader.fail(node, "\"\(name)\" must be an object {\"type\": \"dissolve\", \"duration\": seconds, …}, not \(node.value.typeName)")
+        }
+        let types = transitionInputs.map(\.type)
+        guard let typeMember = members.first(where: { $0.key == "type" }) else {
+            throw reader.fail(node, "\"\(name)\" needs a \"type\": \(types.joined(separator: ", "))")
+        }
+        guard case .string(let type) = typeMember.value.value else {
+            throw reader.fail(typeMember.value, "\"\(name).type\" must be a string: \(types.joined(separator: ", "))")
+        }
+        guard let inputs = transitionInputs.first(where: { $0.type == type })?.keys else {
+            let hint = closestMatch(to: type, in: types).map { "did you mean \"\($0)\"? " } ?? ""
+            throw reader.fail(typeMember.value, "unknown transition type \"\(shortQuote(type))\"; \(hint)known types: \(types.joined(separator: ", "))")
+        }
+        let fields = try reader.object(node, "\(name) (\(type))", keys: ["type", "duration", "timing"] + inputs)
+        var step = TransitionStep(.dissolve, duration: 1)
+        var flash = Transition.Flash(), swipe = Transition.Swipe(), ripple = Transition.Ripple()
+        for m in fields {
+            let key = "\(name).\(m.key)"
+            switch m.key {
+            case "type": continue
+            case "duration": step.duration = try reader.number(m.value, key, in: Timeline.durationRange)
+            case "timing":
+                guard case .string(let s) = m.value.value else { throw reader.fail(m.value, "\"\(key)\" must be a string such as \"easeInEaseOut\"") }
+                do { step.timing = try TimingFunction.parse(s) } catch { throw reader.fail(m.value, error.message) }
+            case "center":
+                let c = try point(m.value, key, reader)
+                flash.center = c
+                ripple.center = c
+            case "extent":
+                let e = try extent(m.value, key, reader)
+                flash.extent = e
+                swipe.extent = e
+                ripple.extent = e
+            case "color":
+                let c = try reader.color(m.value, key)
+                flash.color = c
+                swipe.color = c
+            case "maxStriationRadius": flash.maxStriationRadius = try reader.number(m.value, key, in: 0...10)
+            case "striationStrength": flash.striationStrength = try reader.number(m.value, key, in: 0...3)
+            case "striationContrast": flash.striationContrast = try reader.number(m.value, key, in: 0...5)
+            case "fadeThreshold": flash.fadeThreshold = try reader.number(m.value, key, in: 0...1)
+            case "angle": swipe.angle = try reader.number(m.value, key, in: -2 * Double.pi...2 * Double.pi)
+            case "opacity": swipe.opacity = try reader.number(m.value, key, in: 0...1)
+            case "scale": ripple.scale = try reader.number(m.value, key, in: -50...50)
+            default:   // width
+                if type == "swipe" {
+                    swipe.width = try reader.number(m.value, key, in: 0.1...800)
+                } else {
+                    ripple.width = try reader.number(m.value, key, in: 1...1000)
+                }
+            }
+        }
+        switch type {
+        case "flash": step.transition = .flash(flash)
+        case "swipe": step.transition = .swipe(swipe)
+        case "ripple": step.transition = .ripple(ripple)
+        default: step.transition = .dissolve
+        }
+        return step
+    }
+
+    static func point(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader) throws(MercurialError) -> SIMD2<Double> {
+        guard case .array(let items) = node.value, items.count == 2 else {
+            throw reader.fail(node, "\"\(name)\" must be a point [x, y] in canvas pixels, e.g. [240, 80]")
+        }
+        return SIMD2(try reader.number(items[0], name, in: -1e6...1e6), try reader.number(items[1], name, in: -1e6...1e6))
+    }
+
+    static func extent(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader) throws(MercurialError) -> Transition.Extent {
+        guard case .array(let items) = node.value, items.count == 4 else {
+            throw reader.fail(node, "\"\(name)\" must be a rectangle [x, y, width, height] in canvas pixels, e.g. [0, 0, 480, 160]")
+        }
+        return Transition.Extent(x: try reader.number(items[0], name, in: -1e6...1e6),
+                                 y: try reader.number(items[1], name, in: -1e6...1e6),
+                                 width: try reader.number(items[2], "\(name) width", in: 1...1e6),
+                                 height: try reader.number(items[3], "\(name) height", in: 1...1e6))
+    }
+}
