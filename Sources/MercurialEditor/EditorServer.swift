@@ -49,12 +49,12 @@ public final class EditorServer: Sendable {
         }
     }
 
-    /// Waits until the server listens and returns its loopback port.
-    public func waitUntilListening() async throws(MercurialError) -> UInt16 {
+    /// Waits until the server listens (at most `timeout` seconds) and returns its loopback port.
+    public func waitUntilListening(timeout: Double = 10) async throws(MercurialError) -> UInt16 {
         do {
-            try await server.waitUntilListening(timeout: 10)
+            try await server.waitUntilListening(timeout: timeout)
         } catch {
-            throw MercurialError("the editor's server did not start listening within 10 s")
+            throw MercurialError("the editor's server did not start listening within \(Int(timeout)) s")
         }
         return front.port
     }

@@ -180,7 +180,9 @@ struct EditorFixture {
         let server = self.server
         task = Task { try? await server.run() }
         try await session.start()
-        port = try await server.waitUntilListening()
+        // The whole suite starts at once on two cores: other tests' work can hold the
+        // threads the server's accept loop needs for many seconds.
+        port = try await server.waitUntilListening(timeout: 90)
     }
 
     // The blocking socket calls run on a Dispatch thread, not on the cooperative
