@@ -23,7 +23,7 @@ enum EditorPage {
       <span id="status" role="status"></span>
     </header>
     <main>
-      <section id="stage"><img id="preview" alt="the title"></section>
+      <section id="stage"><canvas id="preview" width="1" height="1" role="img" aria-label="the title"></canvas></section>
       <aside>
         <div id="sphere-box" title="Drag a light">
           <img id="sphere" alt="the shading sphere">
@@ -375,12 +375,14 @@ enum EditorPage {
       });
     }
 
-    // The newest frame is always the one loaded next; one load at a time.
+    // The newest frame is always the one loaded next; one load at a time. A frame
+    // comes as its raw RGBA (straight alpha, as ImageData wants it) and is drawn on
+    // the canvas: no PNG to deflate on the server or to inflate here.
     let loading = false, queued = null, sphereTimer = null;
     function showFrame(frame) {
       if (loading) { queued = frame; return; }
       loading = true;
-      const img = $('preview');
+      const canvas = $('preview');
       const done = (ok) => {
         loading = false;
         trace('loaded', frame.tag);
@@ -398,9 +400,17 @@ enum EditorPage {
         }
         if (queued) { const next = queued; queued = null; showFrame(next); }
       };
-      img.onload = () => done(true);
-      img.onerror = () => done(false);
-      img.src = '/frame?token=' + encodeURIComponent(token) + '&n=' + frame.n;
+      fetch('/frame.rgba?token=' + encodeURIComponent(token) + '&n=' + frame.n, { cache: 'no-store' })
+        .then((r) => r.ok ? r.arrayBuffer() : Promise.reject(new Error(String(r.status))))
+        .then((bytes) => {
+          if (bytes.byteLength !== frame.width * frame.height * 4) { done(false); return; }
+          if (canvas.width !== frame.width || canvas.height !== frame.height) {
+            canvas.width = frame.width; canvas.height = frame.height;
+          }
+          canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(bytes), frame.width, frame.height), 0, 0);
+          done(true);
+        })
+        .catch(() => done(false));
     }
 
     function listen() {

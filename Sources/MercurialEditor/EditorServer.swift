@@ -140,13 +140,20 @@ struct EditorHandler: HTTPHandler {
             return Self.resource(EditorPage.style, type: "text/css; charset=utf-8")
         case .state:
             return await state()
-        case .frame, .sphere:
+        case .frame, .sphere, .pixels:
             guard let frame = await session.frame else {
                 return Self.error(404, "Not Found", await session.lastError ?? "no frame rendered yet")
             }
+            if kind == .pixels {
+                // The canvas's straight-alpha RGBA, for the page's <canvas>; its size is in the frame event.
+                var response = HTTPResponse(statusCode: .ok, headers: Self.headers("application/octet-stream"),
+                                            body: frame.image.withUnsafeBufferPointer { Data(buffer: $0) })
+                response.headers[HTTPHeader("X-Frame")] = String(frame.number)
+                return response
+            }
             let bytes: [UInt8]
             do {
-                bytes = kind == .frame ? frame.png : try session.spherePNG(for: frame.scene)
+                bytes = kind == .frame ? try frame.png() : try session.spherePNG(for: frame.scene)
             } catch {
                 return Self.error(500, "Internal Server Error", error.message)
             }
@@ -321,7 +328,7 @@ struct EditorHandler: HTTPHandler {
 /// The routes, by method and exact path.
 struct Route {
     enum Kind {
-        case page, script, style, state, frame, sphere, events, set, save, export, download
+        case page, script, style, state, frame, pixels, sphere, events, set, save, export, download
 
         var method: String {
             switch self {
@@ -349,6 +356,7 @@ struct Route {
         case "/editor.css": kind = .style
         case "/api/state": kind = .state
         case "/frame": kind = .frame
+        case "/frame.rgba": kind = .pixels
         case "/sphere": kind = .sphere
         case "/api/events": kind = .events
         case "/api/set": kind = .set

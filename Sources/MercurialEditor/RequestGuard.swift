@@ -171,7 +171,9 @@ final class RequestGuard: @unchecked Sendable {
         defer { close(upstream) }
         guard Self.sendAll(upstream, forwarded) else { return }
         var remaining = contentLength - body.count
-        // The rest of the body to the server, its answer to the client.
+        // The rest of the body to the server, its answer to the client (a frame's 8 MB
+        // of pixels go through in 1 MB pieces, sent from where they were read).
+        buffer = [UInt8](repeating: 0, count: 1 << 20)
         var fds = [pollfd(fd: client, events: Int16(POLLIN), revents: 0), pollfd(fd: upstream, events: Int16(POLLIN), revents: 0)]
         while true {
             guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { return }
@@ -181,7 +183,7 @@ final class RequestGuard: @unchecked Sendable {
                     shutdown(client, Int32(SHUT_WR))
                     return
                 }
-                guard Self.sendAll(client, Array(buffer[0..<n])) else { return }
+                guard buffer.withUnsafeBytes({ Self.sendAll(client, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) else { return }
             }
             if fds[0].revents != 0 {
                 let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
@@ -194,7 +196,7 @@ final class RequestGuard: @unchecked Sendable {
                 guard n > 0 else { return }
                 if remaining > 0 {
                     let take = min(remaining, n)
-                    guard Self.sendAll(upstream, Array(buffer[0..<take])) else { return }
+                    guard buffer.withUnsafeBytes({ Self.sendAll(upstream, UnsafeRawBufferPointer(rebasing: $0[0..<take])) }) else { return }
                     remaining -= take
                 }
                 // Bytes past the declared body (a second request) are dropped.
@@ -225,9 +227,13 @@ final class RequestGuard: @unchecked Sendable {
 
     @discardableResult
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { sendAll(fd, $0) }
+    }
+
+    static func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
             if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return false }
         }
         return true

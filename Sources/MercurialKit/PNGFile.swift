@@ -25,6 +25,9 @@ public enum PNGFile {
         case fast
         /// libpng with every row filter and zlib level 9 on one thread: smaller file, slower to write.
         case small
+        /// Deflate's stored blocks, no compression (4 bytes a pixel): the quickest to
+        /// write and to read, for a preview on the same machine or a pipe into another tool.
+        case none
     }
 
     /// A decoded PNG: 8-bit RGBA, colour not premultiplied, whatever the file's colour type.
@@ -87,7 +90,8 @@ public enum PNGFile {
         precondition(rows.count == height, "\(rows.count) row pointers for \(height) rows")
         switch compression {
         case .small: return try encodeWithLibpng(width: width, height: height, rows: rows)
-        case .fast: return try encodeInParallel(width: width, height: height, rows: rows)
+        case .fast: return try encodeInParallel(width: width, height: height, rows: rows, level: 1)
+        case .none: return try encodeInParallel(width: width, height: height, rows: rows, level: 0)
         }
     }
 
@@ -120,14 +124,33 @@ public enum PNGFile {
         var adler: UInt32 = 1
     }
 
+    /// The PNG, written into one buffer as the bands come: no copy of the image data
+    /// is made after deflating, and the IDAT's CRC runs over the bands where they are.
     private static func encodeInParallel(width: Int, height: Int, rows: [UnsafePointer<UInt8>],
-                                         picture: Bool = false) throws(MercurialError) -> [UInt8] {
-        let zlib = try imageData(width: width, height: height, rows: rows, picture: picture)
+                                         picture: Bool = false, level: Int32) throws(MercurialError) -> [UInt8] {
+        let bands = try deflatedBands(width: width, height: height, rows: rows, picture: picture, level: level)
+        defer { bands.forEach { mercurial_png_free($0.bytes) } }
+        let zlibCount = bands.reduce(6) { $0 + $1.count }
+        guard zlibCount <= Int(Int32.max) else {
+            throw MercurialError("cannot encode the PNG: its image data would be \(zlibCount) bytes, over PNG's chunk limit; use --compression fast")
+        }
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        png.reserveCapacity(zlib.count + 64)
+        png.reserveCapacity(8 + 25 + 12 + zlibCount + 12)
         // IHDR: width, height, bit depth 8, colour type 6 (RGBA), deflate, adaptive filtering, no interlace.
         appendChunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 6, 0, 0, 0], to: &png)
-        appendChunk("IDAT", zlib, to: &png)
+        png.append(contentsOf: bigEndian(UInt32(zlibCount)))
+        let crcStart = png.count
+        png.append(contentsOf: Array("IDAT".utf8) + [0x78, 0x01])   // the zlib header: deflate, 32 KiB window
+        var crc = png[crcStart...].withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress, $0.count) }
+        for band in bands {
+            let piece = UnsafeBufferPointer(start: band.bytes, count: band.count)
+            png.append(contentsOf: piece)
+            crc = mercurial_crc32(crc, piece.baseAddress, piece.count)
+        }
+        let adler = bigEndian(bands.dropFirst().reduce(bands[0].adler) { mercurial_adler32_combine($0, $1.adler, $1.rawCount) })
+        png.append(contentsOf: adler)
+        crc = adler.withUnsafeBufferPointer { mercurial_crc32(crc, $0.baseAddress, $0.count) }
+        png.append(contentsOf: bigEndian(crc))
         appendChunk("IEND", [], to: &png)
         return png
     }
@@ -139,7 +162,7 @@ public enum PNGFile {
             Result { () throws(MercurialError) in
                 try encodeInParallel(width: image.width, height: image.height, rows: (0..<image.height).map { y in
                     UnsafeRawPointer(pixels.baseAddress! + y * image.width).assumingMemoryBound(to: UInt8.self)
-                }, picture: true)
+                }, picture: true, level: 4)
             }
         }
         return try result.get()
@@ -152,26 +175,8 @@ public enum PNGFile {
     /// better with the Paeth filter and level 4.
     static func imageData(width: Int, height: Int, rows: [UnsafePointer<UInt8>],
                           picture: Bool) throws(MercurialError) -> [UInt8] {
-        let bandCount = max(1, min(height / 64, ProcessInfoCores.count * 2))
-        var bands = [Band](repeating: Band(), count: bandCount)
+        let bands = try deflatedBands(width: width, height: height, rows: rows, picture: picture, level: picture ? 4 : 1)
         defer { bands.forEach { mercurial_png_free($0.bytes) } }
-        rows.map(Optional.some).withUnsafeBufferPointer { rows in
-            bands.withUnsafeMutableBufferPointer { bands in
-                parallelBands(bandCount, minimumBand: 1) { range in
-                    for k in range {
-                        var band = Band()
-                        let ok = mercurial_deflate_filtered_rows(rows.baseAddress, UInt32(width),
-                                                                 UInt32(height * k / bandCount), UInt32(height * (k + 1) / bandCount),
-                                                                 k == bandCount - 1 ? 1 : 0, picture ? 4 : 1, picture ? 1 : 0,
-                                                                 &band.bytes, &band.count, &band.adler, &band.rawCount)
-                        bands[k] = ok != 0 ? band : Band()
-                    }
-                }
-            }
-        }
-        guard bands.allSatisfy({ $0.bytes != nil }) else {
-            throw MercurialError("cannot encode the PNG (zlib ran out of memory)")
-        }
         var adler = bands[0].adler
         for band in bands.dropFirst() { adler = mercurial_adler32_combine(adler, band.adler, band.rawCount) }
         var zlib: [UInt8] = [0x78, 0x01]   // deflate, 32 KiB window
@@ -181,11 +186,39 @@ public enum PNGFile {
         return zlib
     }
 
+    /// The raw deflate bands of the image data, compressed on every core; the caller
+    /// frees each band's bytes with `mercurial_png_free`.
+    private static func deflatedBands(width: Int, height: Int, rows: [UnsafePointer<UInt8>], picture: Bool,
+                                      level: Int32) throws(MercurialError) -> [Band] {
+        let bandCount = max(1, min(height / 64, ProcessInfoCores.count * 2))
+        var bands = [Band](repeating: Band(), count: bandCount)
+        rows.map(Optional.some).withUnsafeBufferPointer { rows in
+            bands.withUnsafeMutableBufferPointer { bands in
+                parallelBands(bandCount, minimumBand: 1) { range in
+                    for k in range {
+                        var band = Band()
+                        let ok = mercurial_deflate_filtered_rows(rows.baseAddress, UInt32(width),
+                                                                 UInt32(height * k / bandCount), UInt32(height * (k + 1) / bandCount),
+                                                                 k == bandCount - 1 ? 1 : 0, level, picture ? 1 : 0,
+                                                                 &band.bytes, &band.count, &band.adler, &band.rawCount)
+                        bands[k] = ok != 0 ? band : Band()
+                    }
+                }
+            }
+        }
+        guard bands.allSatisfy({ $0.bytes != nil }) else {
+            bands.forEach { mercurial_png_free($0.bytes) }
+            throw MercurialError("cannot encode the PNG (zlib ran out of memory)")
+        }
+        return bands
+    }
+
     private static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
         png.append(contentsOf: bigEndian(UInt32(data.count)))
-        let typeAndData = Array(type.utf8) + data
-        png.append(contentsOf: typeAndData)
-        let crc = typeAndData.withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress, $0.count) }
+        let start = png.count
+        png.append(contentsOf: Array(type.utf8))
+        png.append(contentsOf: data)
+        let crc = png[start...].withUnsafeBufferPointer { mercurial_crc32(0, $0.baseAddress, $0.count) }
         png.append(contentsOf: bigEndian(crc))
     }
 

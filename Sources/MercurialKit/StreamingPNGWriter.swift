@@ -6,6 +6,7 @@ import CPNGWriter
 /// joins its bands), each band's bytes are sent as one IDAT chunk, and the
 /// Adler-32 of the whole stream is combined from the bands' as they go.
 ///
+/// `.none` stores unfiltered rows (deflate level 0);
 /// `.fast` deflates unfiltered rows at level 1 with the RLE strategy, as the
 /// in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
 /// adaptive filtering needs the whole image at once; the file is close in size).
@@ -63,7 +64,7 @@ final class StreamingPNGWriter {
         let pieceCount = max(1, min(rows.count / 32, ProcessInfoCores.count))
         var pieces = [Piece](repeating: Piece(), count: pieceCount)
         defer { pieces.forEach { mercurial_png_free($0.bytes) } }
-        let level: Int32 = paeth ? 9 : 1
+        let level: Int32 = paeth ? 9 : (compression == .none ? 0 : 1)
         let total = rows.count
         do {
             pointers.map(Optional.some).withUnsafeBufferPointer { rowPointers in

@@ -40,7 +40,7 @@ struct Batch: ParsableCommand {
     @Option(help: ArgumentHelp("Render only shard K of N (1 ≤ K ≤ N): rows K, K + N, K + 2N, …", valueName: "K/N"))
     var shard: Shard?
 
-    @Option(help: ArgumentHelp("PNG compression: fast or small.", valueName: "level"))
+    @Option(help: ArgumentHelp("PNG compression: fast, small or none (as render's).", valueName: "level"))
     var compression: PNGFile.Compression = .fast
 
     @Flag(help: "Leave out the recipe each PNG otherwise carries.")

@@ -28,7 +28,7 @@ struct RenderOptions: ParsableArguments {
     @Option(help: .parameter("shadingImage")) var shadingImage: String?
     @Option(help: .parameter("mask")) var mask: String?
 
-    @Option(help: ArgumentHelp("PNG compression: fast (zlib level 1 on every core) or small (libpng, every filter, level 9).", valueName: "level"))
+    @Option(help: ArgumentHelp("PNG compression: fast (zlib level 1 on every core), small (libpng, every filter, level 9) or none (stored, 4 bytes a pixel).", valueName: "level"))
     var compression: PNGFile.Compression = .fast
 
     @Flag(name: .shortAndLong, help: "Print nothing but warnings and errors.")

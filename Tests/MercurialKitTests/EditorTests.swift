@@ -236,15 +236,19 @@ struct EditorFixture {
             }
             let after = try #require(await editor.session.frame)
             #expect(after.number > before.number)
-            #expect(after.png != before.png)
+            #expect(after.image.pixels != before.image.pixels)
             // The frame is what a direct render of the same settings gives.
             var settings = RenderSettings()
             try SceneFile.load(editor.scene.path, into: &settings)
             try settings.set(assignment: "light1.hue=0.6")
-            let direct = try PNGEncoder(compression: .fast).encode(try TitleRenderer.render(settings).canvas)
+            let direct = try TitleRenderer.render(settings).image
             let served = try await editor.get("/frame")
             #expect(served.status == 200)
-            #expect(served.body == direct)
+            #expect(try PNGFile.decode(served.body, name: "/frame", role: "frame").pixels == direct.pixels)
+            // The page draws the raw RGBA of the same frame.
+            let raw = try await editor.get("/frame.rgba")
+            #expect(raw.status == 200 && raw.headers.contains("application/octet-stream"))
+            #expect(raw.body == direct.pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] })
             // The state other tabs refresh from carries the value.
             let state = try await editor.get("/api/state")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(state.body)) as? [String: Any])
@@ -346,8 +350,8 @@ struct EditorFixture {
             var expected = RenderSettings()
             try SceneFile.load(editor.scene.path, into: &expected)
             #expect(await editor.session.settings == expected)
-            let direct = try PNGEncoder(compression: .fast).encode(try TitleRenderer.render(expected).canvas)
-            try await eventually("the frame to match") { await editor.session.frame?.png == direct }
+            let direct = try TitleRenderer.render(expected).image
+            try await eventually("the frame to match") { await editor.session.frame?.image.pixels == direct.pixels }
             // A bad save shows its error and keeps the last state.
             try Data("{\"text\": ".utf8).write(to: editor.scene)
             try await eventually("the error event") { !events.events("render-error").isEmpty }

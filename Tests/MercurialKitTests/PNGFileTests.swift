@@ -77,13 +77,17 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
                         expected += UnsafeBufferPointer(start: start, count: width)
                         return UnsafeRawPointer(start).assumingMemoryBound(to: UInt8.self)
                     }
-                    return try PNGFile.encode(width: width, height: rows.count, rows: rows, compression: .fast)
+                    return try [PNGFile.Compression.fast, .none].map { compression in
+                        try PNGFile.encode(width: width, height: rows.count, rows: rows, compression: compression)
+                    }
                 }
             }
         }
-        let back = try PNGFile.decode(bytes, name: "memory", role: "test")
-        #expect(back.height == layout.count)
-        #expect(back.pixels == expected)
+        for png in bytes {
+            let back = try PNGFile.decode(png, name: "memory", role: "test")
+            #expect(back.height == layout.count)
+            #expect(back.pixels == expected)
+        }
     }
 
     @Test func headerClaimingAHugeCanvasIsRefusedBeforeDecoding() throws {
