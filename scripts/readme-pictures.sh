@@ -7,7 +7,7 @@
 #   materials/previews/gold-rise.png       first, middle and last frames of examples/gold-rise.json
 #   materials/previews/sequence.png        an APNG of examples/sequence.json at 10 fps with shorter holds
 #   materials/previews/maps.png            a height map and a normal map of one title
-#   materials/previews/vine.png            an APNG of examples/vine.json at half size, 15 fps
+#   materials/previews/vine.png            an APNG of examples/vine.json at half size, 12 fps
 # Every title is drawn by mercurial; ffmpeg (a dependency for video anyway) only
 # stacks and scales the pictures. Environment: MERCURIAL_BIN=path to use a built binary.
 set -euo pipefail
@@ -28,7 +28,7 @@ ffmpeg -v error -y -i "$TMP/a.png" -i "$TMP/b.png" -filter_complex "hstack=input
     "$OUT/original-scene.png"
 
 # The light sweep at half size: positions and ranges halved.
-sed -e 's/"width": 1280/"width": 640/; s/"height": 400/"height": 200/; s/"fps": 30/"fps": 15/' \
+sed -e 's/"width": 1280/"width": 640/; s/"height": 400/"height": 200/; s/"fps": 30/"fps": 12/' \
     -e 's/-250/-125/g; s/1530/765/g; s/"y": 170/"y": 85/; s/"y": 230/"y": 115/' \
     -e 's/"range": 420/"range": 210/; s/"range": 360/"range": 180/' examples/light-sweep.json > "$TMP/sweep.json"
 "$BIN" animate "$TMP/sweep.json" -q -o "$OUT/light-sweep.png"
@@ -44,10 +44,10 @@ sed -e 's/"fps": 20/"fps": 10/; s/"hold": 0.8/"hold": 0.3/g; s/"hold": 0.4/"hold
 "$BIN" animate "$TMP/sequence.json" -q -o "$OUT/sequence.png"
 ls -l "$OUT/sequence.png"
 
-# The vine at half size and 15 fps (under 1.5 MB).
-sed -e 's/"size": 200/"size": 100/; s/"width": 1200/"width": 600/; s/"height": 440/"height": 220/' \
+# The vine at half size and 12 fps (under 1.5 MB).
+sed -e 's/"size": 200/"size": 100/; s/"width": 1200/"width": 600/; s/"height": 440/"height": 180/' \
     -e 's/"width": 7,/"width": 4,/; s/"branchSpacing": 40/"branchSpacing": 22/; s/"branchLength": \[18, 50\]/"branchLength": [9, 25]/' \
-    -e 's/"leafSize": 20/"leafSize": 11/; s/"fps": 30/"fps": 15/' examples/vine.json > "$TMP/vine.json"
+    -e 's/"leafSize": 20/"leafSize": 11/; s/"fps": 30/"fps": 12/' examples/vine.json > "$TMP/vine.json"
 "$BIN" animate "$TMP/vine.json" --set radius=6 -q -o "$OUT/vine.png"
 ls -l "$OUT/vine.png"
 
