@@ -27,7 +27,7 @@ CONFIGURATION ?= release
 STATIC ?= --static-swift-stdlib
 # More flags for swift build, e.g. --scratch-path .build-other
 SWIFT_BUILD_FLAGS ?=
-# A binary to install instead of building one.
+# A binary to install instead of building one (its mercurial-edit-server beside it).
 BIN ?=
 STAGE ?= .build/install-stage
 
@@ -59,6 +59,7 @@ $(STAGE)/settings: FORCE
 define STAGE_COMMANDS
 @command -v '$(SWIFT)' >/dev/null || { echo "error: '$(SWIFT)' is not on PATH (sudo's PATH often lacks it); run 'make' as yourself first, then 'sudo make install'" >&2; exit 1; }
 $(if $(BIN),,$(BUILD) --product mercurial)
+$(if $(BIN),,$(BUILD) --product mercurial-edit-server)
 $(BUILD) --product generate-manual
 bin_dir="$$($(BUILD) --show-bin-path)" && bash scripts/install.sh stage "$(or $(BIN),$$bin_dir/mercurial)" "$$bin_dir/generate-manual" '$(STAGE)/tree'
 @touch '$(STAGE)/staged'

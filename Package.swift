@@ -43,9 +43,15 @@ let package = Package(
             name: "mercurial",
             dependencies: [
                 "MercurialKit",
-                "MercurialEditor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // The live editor's server, which `mercurial edit` becomes (execv): a program
+        // of its own so that FlyingFox's FoundationNetworking (libcurl) is not loaded by
+        // every other command.
+        .executableTarget(
+            name: "mercurial-edit-server",
+            dependencies: ["MercurialKit", "MercurialEditor"]
         ),
         .executableTarget(
             name: "mercurial-bench",
@@ -53,7 +59,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MercurialKitTests",
-            dependencies: ["MercurialKit", "MercurialEditor", "mercurial"],
+            dependencies: ["MercurialKit", "MercurialEditor", "mercurial", "mercurial-edit-server"],
             resources: [.copy("Fixtures")]
         ),
     ]

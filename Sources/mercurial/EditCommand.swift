@@ -1,7 +1,6 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import MercurialEditor
 import MercurialKit
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +26,7 @@ struct Edit: ParsableCommand {
     var scene: String?
 
     @Option(help: ArgumentHelp("The loopback port to listen on; 0 picks a free one.", valueName: "port"))
-    var port: Int = Int(EditorServer.defaultPort)
+    var port: Int = 8470   // EditorServer.defaultPort (a test checks they agree)
 
     @Flag(help: "Open the page with xdg-open.")
     var open = false
@@ -36,30 +35,24 @@ struct Edit: ParsableCommand {
         guard (0...65535).contains(port) else {
             throw MercurialError("--port \(port) is out of range 0…65535; give a port in that range, or 0 for a free one")
         }
-        let session = try EditorSession(scenePath: scene ?? Self.freeSceneName())
-        let server = try EditorServer(session: session, port: UInt16(port))
-        // Stopping the editor is its normal end: exit 0, no temporary file left.
-        SignalCleanup.install(exitStatus: 0)
-        let open = self.open
-        Task {
-            do {
-                try await server.run()
-            } catch {
-                fail((error as? MercurialError)?.message ?? "\(error)", status: 1)
-            }
+        // The server is a program of its own (see Sources/mercurial-edit-server), beside this one.
+        let server = Self.serverPath()
+        guard access(server, X_OK) == 0 else {
+            throw MercurialError("the editor's server '\(UserPath(checked: server))' is missing; install mercurial again (make install), or build it with swift build")
         }
-        Task {
-            do {
-                try await session.start()
-                let port = try await server.waitUntilListening()
-                let url = server.url(port: port)
-                Console.output("mercurial edit: \(url)")
-                if open { Self.openInBrowser(url) }
-            } catch {
-                fail((error as? MercurialError)?.message ?? "\(error)", status: 1)
-            }
-        }
-        dispatchMain()
+        let arguments = [server, scene ?? Self.freeSceneName(), String(port), open ? "1" : "0"]
+        var argv = arguments.map { strdup($0) } + [nil]
+        execv(server, &argv)
+        throw MercurialError("cannot start the editor's server '\(UserPath(checked: server))' (\(String(cString: strerror(errno)))); install mercurial again")
+    }
+
+    /// mercurial-edit-server in this program's folder.
+    static func serverPath() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let me = n > 0 ? String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+        let folder = me.contains("/") ? String(me[..<me.lastIndex(of: "/")!]) : "."
+        return folder + "/mercurial-edit-server"
     }
 
     /// scene.json, or scene-2.json, … : the first that does not exist.
@@ -70,25 +63,6 @@ struct Edit: ParsableCommand {
             let name = n == 1 ? "scene.json" : "scene-\(n).json"
             if lstat(name, &info) != 0 { return name }
             n += 1
-        }
-    }
-
-    static func openInBrowser(_ url: String) {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-            .map { "\($0)/xdg-open" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let path else {
-            Console.error("warning: xdg-open is not installed, so --open cannot open the page; open the URL above yourself")
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = [url]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            Console.error("warning: cannot run xdg-open (\(error.localizedDescription)); open \(url) yourself")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MercurialEditor
+@testable import mercurial
 @testable import MercurialKit
 #if canImport(Glibc)
 import Glibc
@@ -222,6 +223,11 @@ struct EditorFixture {
 }
 
 @Suite(.serialized) struct EditorServerTests {
+    /// `mercurial edit`'s --port default is the server's.
+    @Test func theCommandsDefaultPortIsTheServers() throws {
+        #expect(try Edit.parse([]).port == Int(EditorServer.defaultPort))
+    }
+
     @Test func aChangeRendersANewFrameThatEveryTabIsToldAbout() async throws {
         try await EditorFixture.with { editor in
             let first = try EventListener(port: editor.port, token: editor.server.token)

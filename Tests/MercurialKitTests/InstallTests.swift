@@ -55,6 +55,8 @@ import Glibc
             // What install wrote, and nothing missing or empty.
             let installed = root.appendingPathComponent("bin/mercurial")
             #expect(FileManager.default.isExecutableFile(atPath: installed.path))
+            // The live editor's server, which `mercurial edit` runs from its own folder.
+            #expect(FileManager.default.isExecutableFile(atPath: root.appendingPathComponent("bin/mercurial-edit-server").path))
             let expectedFiles = [
                 "share/bash-completion/completions/mercurial",
                 "share/zsh/site-functions/_mercurial",
