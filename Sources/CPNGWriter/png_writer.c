@@ -1,6 +1,7 @@
 #include "png_writer.h"
 
 #include <png.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,26 +115,26 @@ static int ensure_output(z_stream *z, uint8_t **buffer, size_t *capacity, size_t
    byte of an empty row, which was two thirds of a 1080p title's instructions. */
 enum { REPEAT_BLOCK = 16 };
 
-/* REPEAT_BLOCK copies of `row`, unfiltered, as a deflate segment of its own: a fresh
+/* `count` copies of `row`, unfiltered, as a deflate segment of its own: a fresh
    stream (no reference to earlier bytes) ending in a sync flush (byte-aligned, not
    final), so it may be spliced into any stream just after a full flush. */
-static uint8_t *repeated_row_segment(const uint8_t *row, size_t row_bytes, int level, size_t *size) {
+static uint8_t *repeated_row_segment(const uint8_t *row, size_t row_bytes, int level, int count, size_t *size) {
     z_stream z;
     memset(&z, 0, sizeof z);
     if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return NULL;
-    size_t capacity = deflateBound(&z, (row_bytes + 1) * REPEAT_BLOCK) + 64;
+    size_t capacity = deflateBound(&z, (row_bytes + 1) * (size_t)count) + 64;
     uint8_t *buffer = malloc(capacity);
     if (!buffer) { deflateEnd(&z); return NULL; }
     z.next_out = buffer;
     z.avail_out = (uInt)capacity;
     static const uint8_t filter_none = 0;
-    for (int k = 0; k < REPEAT_BLOCK; k++) {
+    for (int k = 0; k < count; k++) {
         z.next_in = (Bytef *)&filter_none;
         z.avail_in = 1;
         if (deflate(&z, Z_NO_FLUSH) != Z_OK) goto fail;
         z.next_in = (Bytef *)row;
         z.avail_in = (uInt)row_bytes;
-        if (deflate(&z, k + 1 == REPEAT_BLOCK ? Z_SYNC_FLUSH : Z_NO_FLUSH) != Z_OK) goto fail;
+        if (deflate(&z, k + 1 == count ? Z_SYNC_FLUSH : Z_NO_FLUSH) != Z_OK) goto fail;
     }
     *size = capacity - z.avail_out;
     deflateEnd(&z);
@@ -144,22 +145,81 @@ fail:
     return NULL;
 }
 
-/* Unfiltered rows at `level` with the RLE strategy; runs of one repeated row are
-   spliced in from `repeated_row_segment` a block at a time. */
+/* Segments of a repeated row (REPEAT_BLOCK rows, and one row), kept while they are
+   among the last SEGMENT_CACHE made: every band of a canvas and every title of a
+   batch has the same fill row. Each row's bytes are compared in full; one lock. */
+struct row_segment {
+    uint8_t *row;              /* a copy of the row */
+    size_t row_bytes;
+    int level, count;
+    uint8_t *bytes;
+    size_t size;
+    uint32_t adler;            /* of the `count` unfiltered rows, filter bytes included */
+};
+enum { SEGMENT_CACHE = 8 };
+static struct row_segment segment_cache[SEGMENT_CACHE];
+static int segment_next;
+static pthread_mutex_t segment_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct row_segment *find_segment(const uint8_t *row, size_t row_bytes, int level, int count) {
+    for (int i = 0; i < SEGMENT_CACHE; i++) {
+        const struct row_segment *e = &segment_cache[i];
+        if (e->bytes && e->row_bytes == row_bytes && e->level == level && e->count == count
+            && memcmp(e->row, row, row_bytes) == 0) return e;
+    }
+    return NULL;
+}
+
+/* Copies the segment of `count` copies of `row` (from the cache, or made and kept)
+   to the end of the output; *segment_adler receives its Adler-32. The copy is made
+   under the lock, so a slot reused by another band is never read half-replaced. */
+static int splice_row_segment(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8_t *row, size_t row_bytes,
+                              int level, int count, uint32_t row_adler, uint32_t *segment_adler) {
+    pthread_mutex_lock(&segment_lock);
+    const struct row_segment *e = find_segment(row, row_bytes, level, count);
+    if (!e) {
+        pthread_mutex_unlock(&segment_lock);
+        struct row_segment made = { .row_bytes = row_bytes, .level = level, .count = count };
+        made.row = malloc(row_bytes);
+        made.bytes = made.row ? repeated_row_segment(row, row_bytes, level, count, &made.size) : NULL;
+        if (!made.bytes) { free(made.row); return 0; }
+        memcpy(made.row, row, row_bytes);
+        made.adler = adler32(0, NULL, 0);
+        for (int k = 0; k < count; k++) made.adler = adler32_combine(made.adler, row_adler, (z_off_t)(row_bytes + 1));
+        pthread_mutex_lock(&segment_lock);
+        struct row_segment *slot = &segment_cache[segment_next];
+        segment_next = (segment_next + 1) % SEGMENT_CACHE;
+        free(slot->row);
+        free(slot->bytes);
+        *slot = made;
+        e = slot;
+    }
+    int ok = ensure_output(z, buffer, capacity, e->size);
+    if (ok) {
+        memcpy(z->next_out, e->bytes, e->size);
+        z->next_out += e->size;
+        z->avail_out -= (uInt)e->size;
+        *segment_adler = e->adler;
+    }
+    pthread_mutex_unlock(&segment_lock);
+    return ok;
+}
+
+/* Unfiltered rows at `level` with the RLE strategy; a run of one repeated row is
+   spliced in from cached segments, REPEAT_BLOCK rows and then one row at a time. */
 static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
                                    int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler) {
     z_stream z;
     memset(&z, 0, sizeof z);
     if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return 0;
     size_t capacity = 65536;
-    uint8_t *buffer = malloc(capacity), *segment = NULL;
+    uint8_t *buffer = malloc(capacity);
     if (!buffer) { deflateEnd(&z); return 0; }
     z.next_out = buffer;
     z.avail_out = (uInt)capacity;
     static const uint8_t filter_none = 0;
-    const uint8_t *previous = NULL, *segment_row = NULL;
-    uint32_t previous_adler = 0, segment_adler = 0;
-    size_t segment_size = 0;
+    const uint8_t *previous = NULL;
+    uint32_t previous_adler = 0;
     uint32_t a = adler32(0, NULL, 0);
     for (uint32_t y = row_begin; y < row_end;) {
         const uint8_t *row = rows[y];
@@ -168,32 +228,21 @@ static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes,
             previous = row;
         }
         uint32_t run = 1;
-        while (y + run < row_end && rows[y + run] == row && run < 2 * REPEAT_BLOCK) run++;
-        if (run == 2 * REPEAT_BLOCK) {
-            if (segment_row != row) {
-                free(segment);
-                segment = repeated_row_segment(row, row_bytes, level, &segment_size);
-                if (!segment) goto fail;
-                segment_row = row;
-                segment_adler = adler32(0, NULL, 0);
-                for (int k = 0; k < REPEAT_BLOCK; k++)
-                    segment_adler = adler32_combine(segment_adler, previous_adler, (z_off_t)(row_bytes + 1));
-            }
+        while (y + run < row_end && rows[y + run] == row) run++;
+        if (run >= 2) {
             /* A full flush empties the window, so nothing after the splice refers back across it. */
             if (!ensure_output(&z, &buffer, &capacity, 256)) goto fail;
             z.avail_in = 0;
             int status = deflate(&z, Z_FULL_FLUSH);
             if (status != Z_OK && status != Z_BUF_ERROR) goto fail;
-            while (y + REPEAT_BLOCK <= row_end) {
-                uint32_t k = 0;
-                while (k < REPEAT_BLOCK && rows[y + k] == row) k++;
-                if (k < REPEAT_BLOCK) break;
-                if (!ensure_output(&z, &buffer, &capacity, segment_size)) goto fail;
-                memcpy(z.next_out, segment, segment_size);
-                z.next_out += segment_size;
-                z.avail_out -= (uInt)segment_size;
-                a = adler32_combine(a, segment_adler, (z_off_t)((row_bytes + 1) * REPEAT_BLOCK));
-                y += REPEAT_BLOCK;
+            while (run > 0) {
+                int count = run >= REPEAT_BLOCK ? REPEAT_BLOCK : 1;
+                uint32_t segment_adler;
+                if (!splice_row_segment(&z, &buffer, &capacity, row, row_bytes, level, count, previous_adler,
+                                        &segment_adler)) goto fail;
+                a = adler32_combine(a, segment_adler, (z_off_t)((row_bytes + 1) * (size_t)count));
+                y += (uint32_t)count;
+                run -= (uint32_t)count;
             }
             continue;
         }
@@ -218,11 +267,9 @@ static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes,
     *out = buffer;
     *out_size = capacity - z.avail_out;
     *adler = a;
-    free(segment);
     deflateEnd(&z);
     return 1;
 fail:
-    free(segment);
     deflateEnd(&z);
     free(buffer);
     return 0;
