@@ -69,7 +69,7 @@ else
 fi
 
 if [[ $stale == 1 ]]; then
-    read -r -a pkg_cflags <<< "$(pkg-config --cflags freetype2 harfbuzz fontconfig libpng)"
+    read -r -a pkg_cflags <<< "$(pkg-config --cflags freetype2 harfbuzz fontconfig libpng libcrypto)"
     xcc=()
     for flag in "${pkg_cflags[@]}"; do xcc+=(-Xcc "$flag"); done
 
@@ -95,6 +95,7 @@ if [[ $stale == 1 ]]; then
     clang -O1 -g -c "$snapshot/scripts/fuzz/targets/feedback.c" -o "$out/obj/feedback.o"
     swift_flags=(-sanitize=fuzzer,address -parse-as-library -O -g -debug-prefix-map "$snapshot=$root"
                  -I Sources/CFreeType -I Sources/CHarfBuzz -I Sources/CFontconfig -I Sources/CPNG
+                 -I Sources/COpenSSL -I Sources/CChipmunk
                  -I "$out/modules/CPNGWriter" -I "$out/modules" "${xcc[@]}")
     if [[ $target == cli ]]; then
         # Three modules as SwiftPM builds them: ArgumentParser (with its
@@ -114,14 +115,14 @@ if [[ $stale == 1 ]]; then
             -Xfrontend -entry-point-function-name -Xfrontend mercurial_main \
             "${sources[@]/#/$snapshot/}" "$out/obj/ArgumentParserToolInfo.o" "$out/obj/ArgumentParser.o" \
             "$out/obj/MercurialKit.o" "$out/obj/png_writer.o" "$out/obj/feedback.o" \
-            -lfreetype -lharfbuzz -lfontconfig -lpng16 -lz \
+            -lfreetype -lharfbuzz -lfontconfig -lpng16 -lz -lcrypto -lchipmunk \
             -o "$binary.tmp"
     else
         # The library's sources and the target in one module, so the target can use
         # internal API (TitleRenderer.validate) without @testable.
         swiftc "${swift_flags[@]}" -swift-version 6 -module-name MercurialFuzz \
             "${sources[@]/#/$snapshot/}" "$out/obj/png_writer.o" "$out/obj/feedback.o" \
-            -lfreetype -lharfbuzz -lfontconfig -lpng16 -lz \
+            -lfreetype -lharfbuzz -lfontconfig -lpng16 -lz -lcrypto -lchipmunk \
             -o "$binary.tmp"
     fi
     mv "$binary.tmp" "$binary"

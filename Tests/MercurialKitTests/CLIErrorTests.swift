@@ -354,7 +354,7 @@ extension CLIErrorCase {
         CLIErrorCase(name: "shading into a missing directory", arguments: ["shading", "-o", "missing/s.png"],
                      fragments: ["output directory 'missing' does not exist"], output: .mustNotExist("missing")),
         CLIErrorCase(name: "--compression ultra", arguments: ["render", "Hi", "--compression", "ultra"], status: .usage,
-                     fragments: ["'ultra'", "--compression", "'fast' and 'small'"]),
+                     fragments: ["'ultra'", "--compression", "'fast', 'small' or 'none'"]),
 
         // ArgumentParser's own usage errors.
         CLIErrorCase(name: "usage: --size abc", arguments: ["render", "Hi", "--size", "abc"], status: .usage,
