@@ -77,6 +77,10 @@ func checkTimeline(_ timeline: Timeline, base: RenderSettings) throws(MercurialE
         let frame = timeline.settings(at: timeline.time(ofFrame: index), base: base)
         try TitleRenderer.validate(frame)
         _ = frame.pointLighting
+        // A vine's strokes at this frame's growth, as the title mask would draw them.
+        if let vine = frame.vine {
+            _ = StrokeRaster.bounds(vine.strokes(along: vine.routePoints(ink: PixelBounds(minX: 0, minY: 0, maxX: 99, maxY: 49)),
+                                                 growth: vine.grown))
+        }
     }
-    _ = timeline.changesGeometry
 }
