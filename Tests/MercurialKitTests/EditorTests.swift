@@ -270,6 +270,12 @@ struct EditorFixture {
     @Test func sixtyQuickUpdatesAreCoalescedAndTheLastIsShown() async throws {
         try await EditorFixture.with { editor in
             try await eventually("the first frame") { await editor.session.frame != nil }
+            // A full 1080p canvas, so that a render (tens of ms in a debug build) takes
+            // longer than a request: the updates then arrive while one is in flight.
+            for (key, value) in [("width", "1920"), ("height", "1080"), ("size", "300")] {
+                #expect(try await editor.set(key, value).status == 200)
+            }
+            await editor.session.waitUntilIdle()
             let startCount = await editor.session.renderCount()
             for i in 1...60 {
                 let response = try await editor.set("shininess", String(format: "%.3f", 0.01 + Double(i) * 0.002), tag: "drag:\(i)")
