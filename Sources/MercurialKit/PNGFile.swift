@@ -147,7 +147,7 @@ public enum PNGFile {
             png.append(contentsOf: piece)
             crc = mercurial_crc32(crc, piece.baseAddress, piece.count)
         }
-        let adler = bigEndian(bands.dropFirst().reduce(bands[0].adler) { mercurial_adler32_combine($0, $1.adler, $1.rawCount) })
+        let adler = bigEndian(combinedAdler(bands))
         png.append(contentsOf: adler)
         crc = adler.withUnsafeBufferPointer { mercurial_crc32(crc, $0.baseAddress, $0.count) }
         png.append(contentsOf: bigEndian(crc))
@@ -177,13 +177,17 @@ public enum PNGFile {
                           picture: Bool) throws(MercurialError) -> [UInt8] {
         let bands = try deflatedBands(width: width, height: height, rows: rows, picture: picture, level: picture ? 4 : 1)
         defer { bands.forEach { mercurial_png_free($0.bytes) } }
-        var adler = bands[0].adler
-        for band in bands.dropFirst() { adler = mercurial_adler32_combine(adler, band.adler, band.rawCount) }
+        let adler = combinedAdler(bands)
         var zlib: [UInt8] = [0x78, 0x01]   // deflate, 32 KiB window
         zlib.reserveCapacity(bands.reduce(6) { $0 + $1.count })
         for band in bands { zlib.append(contentsOf: UnsafeBufferPointer(start: band.bytes, count: band.count)) }
         zlib.append(contentsOf: bigEndian(adler))
         return zlib
+    }
+
+    /// The Adler-32 of all the bands' uncompressed bytes, from each band's.
+    private static func combinedAdler(_ bands: [Band]) -> UInt32 {
+        bands.dropFirst().reduce(bands[0].adler) { mercurial_adler32_combine($0, $1.adler, $1.rawCount) }
     }
 
     /// The raw deflate bands of the image data, compressed on every core; the caller

@@ -111,12 +111,7 @@ final class PhysicsWorld {
             handler.pointee.userData = shared
             handler.pointee.beginFunc = { arbiter, _, data in
                 guard let data else { return cpBool(1) }
-                let n = data.load(as: Int.self)
-                let flags = (data + 8).assumingMemoryBound(to: UInt8.self)
-                var a: OpaquePointer?, b: OpaquePointer?
-                cpArbiterGetBodies(arbiter, &a, &b)
-                let i = a.flatMap { cpBodyGetUserData($0) }.map { Int(bitPattern: $0) - 1 } ?? -1
-                let j = b.flatMap { cpBodyGetUserData($0) }.map { Int(bitPattern: $0) - 1 } ?? -1
+                let (n, flags, i, j) = contactPair(arbiter, data)
                 if i >= 0 && j >= 0 && i < n && j < n && flags[n + i * n + j] != 0 { return cpBool(0) }
                 if i >= 0 && i < n { flags[i] = 1 }
                 if j >= 0 && j < n { flags[j] = 1 }
@@ -125,12 +120,7 @@ final class PhysicsWorld {
             // A pair that overlapped at the start collides like any other once it has come apart.
             handler.pointee.separateFunc = { arbiter, _, data in
                 guard let data else { return }
-                let n = data.load(as: Int.self)
-                let flags = (data + 8).assumingMemoryBound(to: UInt8.self)
-                var a: OpaquePointer?, b: OpaquePointer?
-                cpArbiterGetBodies(arbiter, &a, &b)
-                let i = a.flatMap { cpBodyGetUserData($0) }.map { Int(bitPattern: $0) - 1 } ?? -1
-                let j = b.flatMap { cpBodyGetUserData($0) }.map { Int(bitPattern: $0) - 1 } ?? -1
+                let (n, flags, i, j) = contactPair(arbiter, data)
                 if i >= 0 && j >= 0 && i < n && j < n {
                     flags[n + i * n + j] = 0
                     flags[n + j * n + i] = 0
@@ -306,4 +296,16 @@ final class PhysicsWorld {
 
     /// Whether body `index` has touched anything yet.
     func hasTouched(_ index: Int) -> Bool { touched[index] != 0 }
+}
+
+/// For the collision callbacks (C function pointers, which capture nothing): the
+/// body count and flags in the handler's shared memory, and the two bodies' indices
+/// (a body's user data is its index + 1; -1 for a boundary).
+private func contactPair(_ arbiter: OpaquePointer?, _ data: UnsafeMutableRawPointer)
+    -> (count: Int, flags: UnsafeMutablePointer<UInt8>, i: Int, j: Int) {
+    var a: OpaquePointer?, b: OpaquePointer?
+    cpArbiterGetBodies(arbiter, &a, &b)
+    let i = a.flatMap { cpBodyGetUserData($0) }.map { Int(bitPattern: $0) - 1 } ?? -1
+    let j = b.flatMap { cpBodyGetUserData($0) }.map { Int(bitPattern: $0) - 1 } ?? -1
+    return (data.load(as: Int.self), (data + 8).assumingMemoryBound(to: UInt8.self), i, j)
 }
