@@ -399,6 +399,11 @@ enum EditorPage {
           $('info').textContent = `frame ${frame.n} · ${frame.width}×${frame.height} · rendered in ${frame.ms} ms`;
         }
         if (queued) { const next = queued; queued = null; showFrame(next); }
+        else if (!ok && (frame.tries || 0) < 20) {
+          // A load that failed (a busy machine, a dropped connection) is tried again
+          // unless a newer frame has come meanwhile: the last state must reach the screen.
+          setTimeout(() => { if (!loading && !queued) showFrame({ ...frame, tries: (frame.tries || 0) + 1 }); }, 250);
+        }
       };
       fetch('/frame.rgba?token=' + encodeURIComponent(token) + '&n=' + frame.n, { cache: 'no-store' })
         .then((r) => r.ok ? r.arrayBuffer() : Promise.reject(new Error(String(r.status))))

@@ -53,7 +53,9 @@ public actor EditorSession {
     private var frameCounter = 0
     private var clients: [Int: AsyncStream<[UInt8]>.Continuation] = [:]
     private var nextClient = 0
-    private var pipeline: RenderPipeline<Snapshot>?
+    /// Carries only "something changed": each render takes the newest snapshot as it
+    /// starts, so the order in which changes reach the pipeline cannot matter.
+    private var pipeline: RenderPipeline<Void>?
     private var watcher: FileWatcher?
     private var watchedFiles: [String] = []
     private let renderCache = RenderCache()
@@ -95,7 +97,8 @@ public actor EditorSession {
     /// Starts watching the files and renders the first frame.
     public func start() throws(MercurialError) {
         let cache = renderCache
-        pipeline = RenderPipeline { [weak self] snapshot in
+        pipeline = RenderPipeline { [weak self] in
+            guard let snapshot = await self?.snapshot() else { return }
             // On a Dispatch thread: a render blocks its thread, and the server's
             // requests need the cooperative pool's few threads meanwhile.
             let result = await withCheckedContinuation { continuation in
@@ -220,9 +223,17 @@ public actor EditorSession {
         rewatch()
     }
 
+    /// The state as it is now, for the render about to start.
+    private func snapshot() -> Snapshot {
+        Snapshot(settings: settings, revision: revision, tag: lastTag)
+    }
+
+    /// Asks for a render. The request travels in a task, and two tasks may reach the
+    /// pipeline in either order; that is harmless, as a render reads the newest state
+    /// when it starts (before, a snapshot sent along could overtake a newer one, and
+    /// under load the page was left showing the next-to-last state).
     private func scheduleRender() {
-        let snapshot = Snapshot(settings: settings, revision: revision, tag: lastTag)
-        Task { await pipeline?.update(snapshot) }
+        Task { await pipeline?.update(()) }
     }
 
     // MARK: Files
