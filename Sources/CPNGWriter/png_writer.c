@@ -205,6 +205,20 @@ static int splice_row_segment(z_stream *z, uint8_t **buffer, size_t *capacity, c
     return ok;
 }
 
+/* Gives deflate all of `bytes`. With too little output space deflate returns before it
+   has read its input (zlib may emit many rows' pending blocks at once), so room is
+   made until none is left unread; taking one call as enough lost bytes from the
+   stream. */
+static int deflate_input(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8_t *bytes, size_t count) {
+    z->next_in = (Bytef *)bytes;
+    z->avail_in = (uInt)count;
+    while (z->avail_in > 0) {
+        if (!ensure_output(z, buffer, capacity, count + 1024)) return 0;
+        if (deflate(z, Z_NO_FLUSH) != Z_OK) return 0;
+    }
+    return 1;
+}
+
 /* Unfiltered rows at `level` with the RLE strategy; a run of one repeated row is
    spliced in from cached segments, REPEAT_BLOCK rows and then one row at a time. */
 static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
@@ -230,11 +244,17 @@ static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes,
         uint32_t run = 1;
         while (y + run < row_end && rows[y + run] == row) run++;
         if (run >= 2) {
-            /* A full flush empties the window, so nothing after the splice refers back across it. */
-            if (!ensure_output(&z, &buffer, &capacity, 256)) goto fail;
+            /* A full flush empties the window, so nothing after the splice refers back across it.
+               It is complete only when it leaves output space unused: zlib may hold tens of
+               kilobytes of pending blocks, and with too little room it returns early with the
+               rest still inside, to come out after the splice (a corrupt stream). */
             z.avail_in = 0;
-            int status = deflate(&z, Z_FULL_FLUSH);
-            if (status != Z_OK && status != Z_BUF_ERROR) goto fail;
+            for (;;) {
+                if (!ensure_output(&z, &buffer, &capacity, 4096)) goto fail;
+                int status = deflate(&z, Z_FULL_FLUSH);
+                if (status != Z_OK && status != Z_BUF_ERROR) goto fail;
+                if (z.avail_out > 0) break;
+            }
             while (run > 0) {
                 int count = run >= REPEAT_BLOCK ? REPEAT_BLOCK : 1;
                 uint32_t segment_adler;
@@ -247,13 +267,8 @@ static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes,
             continue;
         }
         a = adler32_combine(a, previous_adler, (z_off_t)(row_bytes + 1));
-        if (!ensure_output(&z, &buffer, &capacity, row_bytes + 1024)) goto fail;
-        z.next_in = (Bytef *)&filter_none;
-        z.avail_in = 1;
-        if (deflate(&z, Z_NO_FLUSH) != Z_OK) goto fail;
-        z.next_in = (Bytef *)row;
-        z.avail_in = (uInt)row_bytes;
-        if (deflate(&z, Z_NO_FLUSH) != Z_OK) goto fail;
+        if (!deflate_input(&z, &buffer, &capacity, &filter_none, 1)
+            || !deflate_input(&z, &buffer, &capacity, row, row_bytes)) goto fail;
         y++;
     }
     if (!ensure_output(&z, &buffer, &capacity, 1024)) goto fail;

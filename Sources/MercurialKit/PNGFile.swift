@@ -185,6 +185,25 @@ public enum PNGFile {
         return zlib
     }
 
+    /// A PNG's image data inflated strictly: every IDAT joined and run through zlib,
+    /// which checks the stream's end and its Adler-32 (libpng's reader forgives a wrong
+    /// check and zero-fills missing rows, so a picture alone can hide a broken stream).
+    /// For tests of the encoders; nil when the stream is damaged.
+    static func strictlyInflatedImageData(_ png: [UInt8]) -> [UInt8]? {
+        var i = 8, zlib: [UInt8] = []
+        while i + 12 <= png.count {
+            let length = Int(png[i]) << 24 | Int(png[i + 1]) << 16 | Int(png[i + 2]) << 8 | Int(png[i + 3])
+            guard length <= png.count - i - 12 else { return nil }
+            if png[(i + 4)..<(i + 8)].elementsEqual("IDAT".utf8) { zlib += png[(i + 8)..<(i + 8 + length)] }
+            i += 12 + length
+        }
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        guard mercurial_zlib_uncompress(zlib, zlib.count, maximumPixels * 5, &out, &size) != 0, let out else { return nil }
+        defer { mercurial_png_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+
     /// The Adler-32 of all the bands' uncompressed bytes, from each band's.
     private static func combinedAdler(_ bands: [Band]) -> UInt32 {
         bands.dropFirst().reduce(bands[0].adler) { mercurial_adler32_combine($0, $1.adler, $1.rawCount) }

@@ -87,7 +87,46 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
             let back = try PNGFile.decode(png, name: "memory", role: "test")
             #expect(back.height == layout.count)
             #expect(back.pixels == expected)
+            let inflated = PNGFile.strictlyInflatedImageData(png)?.count   // nil: a damaged stream
+            #expect(inflated == layout.count * (width * 4 + 1))
         }
+    }
+
+    /// Wide rows that deflate badly (noise) between runs of the fill row, as a 1080p
+    /// title's glyph rows are: zlib then holds blocks of many rows and may emit them all
+    /// at once, more than one row's room. Every encoder's zlib stream must inflate to
+    /// every row, with its end and its Adler-32 checked (libpng's reader alone forgave a
+    /// stream that lost 3 KB at the end of a 1920×600 title).
+    @Test(arguments: [PNGFile.Compression.fast, .small, .none])
+    func wideNoisyRowsMakeACompleteStream(_ compression: PNGFile.Compression) throws {
+        let width = 1920, height = 600
+        var image = Image<RGBA8>(width: width, height: height, repeating: .clear)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for y in 150..<450 where y % 40 < 30 {
+            for x in 200..<1700 {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                let v = UInt32(truncatingIfNeeded: state >> 33)
+                image[x, y] = RGBA8(r: UInt8(v & 0xff), g: UInt8((v >> 8) & 0xff), b: UInt8((v >> 16) & 0xff), a: UInt8(200 + (v >> 24) % 56))
+            }
+        }
+        let png = try PNGEncoder(compression: compression).encode(image)
+        let inflated = PNGFile.strictlyInflatedImageData(png)?.count   // nil: a damaged stream
+        #expect(inflated == height * (width * 4 + 1), "the zlib stream (\(compression)) inflates to \(inflated.map(String.init) ?? "an error")")
+        #expect(try PNGFile.decode(png, name: "memory", role: "test").pixels == image.pixels)
+    }
+
+    /// The title that showed it: two lines on a 1920-wide canvas, at heights where the
+    /// stream came out short, encoded from the canvas's row pointers as `render` does.
+    @Test(arguments: [590, 600, 620, 1080])
+    func aWideTitlesStreamIsComplete(_ height: Int) throws {
+        var settings = RenderSettings()
+        try settings.set(assignment: "text=Flex Monkey\nMercurial Text")
+        try settings.set(assignment: "width=1920")
+        try settings.set(assignment: "height=\(height)")
+        let canvas = try TitleRenderer.render(settings).canvas
+        let png = try PNGEncoder().encode(canvas)
+        let inflated = PNGFile.strictlyInflatedImageData(png)?.count   // nil: a damaged stream
+        #expect(inflated == height * (1920 * 4 + 1), "the zlib stream of a 1920×\(height) title inflates to \(inflated.map(String.init) ?? "an error")")
     }
 
     @Test func headerClaimingAHugeCanvasIsRefusedBeforeDecoding() throws {

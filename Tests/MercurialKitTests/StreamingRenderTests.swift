@@ -56,7 +56,11 @@ import Testing
             sink.bytes.append(contentsOf: bytes)
         }
         let title = try #require(result)
-        return (try PNGFile.decode(sink.bytes, name: "streamed", role: "output"), title)
+        let image = try PNGFile.decode(sink.bytes, name: "streamed", role: "output")
+        // libpng's reader forgives a wrong Adler-32 or missing rows; zlib does not.
+        let inflated = PNGFile.strictlyInflatedImageData(sink.bytes)?.count
+        #expect(inflated == image.height * (image.width * 4 + 1), "the streamed zlib stream inflates to \(inflated.map(String.init) ?? "an error")")
+        return (image, title)
     }
 
     /// Band heights either side of the halo, one row, and more than the canvas.
