@@ -193,6 +193,18 @@ def main():
             "return window.__pending() === 0 && window.__shown.revision === arguments[0] && window.__shown", revision),
             "the last state's frame on screen")
         check(shown["revision"] == revision, "the frame on screen is the last state's (revision %d)" % shown["revision"])
+        # The page built its frame from deltas; it must be the server's frame, pixel for pixel.
+        same = driver.execute_async_script('''
+            const done = arguments[arguments.length - 1];
+            const token = new URLSearchParams(location.search).get('token');
+            fetch('/frame.rgba?token=' + token, { cache: 'no-store' }).then((r) => r.arrayBuffer()).then((bytes) => {
+              const server = new Uint32Array(bytes), page = window.__framePixels();
+              let differ = server.length === page.length ? 0 : -1;
+              if (differ === 0) for (let i = 0; i < server.length; i++) if (server[i] !== page[i]) differ++;
+              done(differ);
+            }).catch((e) => done(String(e)));
+        ''')
+        check(same == 0, "the page's frame, built from deltas, is the server's frame exactly (%s pixels differ)" % same)
 
         # An invalid typed value shows the CLI's error text and changes nothing.
         for key, typed in (("shininess", "5"), ("diffuse", "notacolour")):

@@ -376,47 +376,70 @@ enum EditorPage {
     }
 
     // The newest frame is always the one loaded next; one load at a time. A frame
-    // comes as its raw RGBA (straight alpha, as ImageData wants it) and is drawn on
-    // the canvas: no PNG to deflate on the server or to inflate here.
-    let loading = false, queued = null, sphereTimer = null;
-    function showFrame(frame) {
-      if (loading) { queued = frame; return; }
-      loading = true;
+    // comes as a delta from the frame on screen (`have`): runs of the pixels that
+    // changed, straight-alpha RGBA as ImageData wants them (see FrameDelta.swift). The
+    // page keeps the frame's pixels, applies the runs, and puts only the rectangle
+    // they cover on the canvas: no PNG to deflate on the server or to inflate here.
+    let sphereTimer = null;
+    let pixels = null, pixels32 = null, have = 0;
+    const MAGIC = 0x3144544D;
+    function applyDelta(buffer) {
+      const words = new Uint32Array(buffer);
+      if (words.length < 9 || words[0] !== MAGIC) { have = 0; return false; }
+      const [, width, height, number, base, x0, y0, x1, y1] = words;
       const canvas = $('preview');
-      const done = (ok) => {
-        loading = false;
-        trace('loaded', frame.tag);
-        if (ok) {
-          const now = performance.now();
-          if (frame.tag && frame.tag.startsWith(me + ':')) {
-            const upTo = Number(frame.tag.slice(me.length + 1));
-            for (const [id, t0] of pending) if (id <= upTo) { window.__latencies.push(now - t0); pending.delete(id); }
-          }
-          window.__shown = frame;
-          // The sphere follows once the frames pause for 150 ms: off the path of a drag.
-          clearTimeout(sphereTimer);
-          sphereTimer = setTimeout(() => { $('sphere').src = '/sphere?token=' + encodeURIComponent(token) + '&n=' + frame.n; }, 150);
-          $('info').textContent = `frame ${frame.n} · ${frame.width}×${frame.height} · rendered in ${frame.ms} ms`;
-        }
-        if (queued) { const next = queued; queued = null; showFrame(next); }
-        else if (!ok && (frame.tries || 0) < 20) {
-          // A load that failed (a busy machine, a dropped connection) is tried again
-          // unless a newer frame has come meanwhile: the last state must reach the screen.
-          setTimeout(() => { if (!loading && !queued) showFrame({ ...frame, tries: (frame.tries || 0) + 1 }); }, 250);
-        }
-      };
-      fetch('/frame.rgba?token=' + encodeURIComponent(token) + '&n=' + frame.n, { cache: 'no-store' })
-        .then((r) => r.ok ? r.arrayBuffer() : Promise.reject(new Error(String(r.status))))
-        .then((bytes) => {
-          if (bytes.byteLength !== frame.width * frame.height * 4) { done(false); return; }
-          if (canvas.width !== frame.width || canvas.height !== frame.height) {
-            canvas.width = frame.width; canvas.height = frame.height;
-          }
-          canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(bytes), frame.width, frame.height), 0, 0);
-          done(true);
-        })
-        .catch(() => done(false));
+      if (!pixels || pixels.width !== width || pixels.height !== height) {
+        if (base !== 0) { have = 0; return false; }
+        pixels = new ImageData(width, height); pixels32 = new Uint32Array(pixels.data.buffer);
+        canvas.width = width; canvas.height = height;
+      }
+      if (base === 0) pixels32.fill(0);
+      else if (base !== have) { have = 0; return false; }   // not the frame on screen: ask for a whole one
+      for (let i = 9; i + 2 <= words.length;) {
+        const start = words[i], count = words[i + 1];
+        pixels32.set(words.subarray(i + 2, i + 2 + count), start);
+        i += 2 + count;
+      }
+      if (x1 > x0 && y1 > y0) canvas.getContext('2d').putImageData(pixels, 0, 0, x0, y0, x1 - x0, y1 - y0);
+      have = number;
+      return true;
     }
+    // What the page does with a frame it has drawn: the latencies of its changes, the
+    // sphere (once the frames pause for 150 ms: off the path of a drag) and the info line.
+    function shown(frame) {
+      trace('loaded', frame.tag);
+      const now = performance.now();
+      if (frame.tag && String(frame.tag).startsWith(me + ':')) {
+        const upTo = Number(String(frame.tag).slice(me.length + 1));
+        for (const [id, t0] of pending) if (id <= upTo) { window.__latencies.push(now - t0); pending.delete(id); }
+      }
+      window.__shown = frame;
+      clearTimeout(sphereTimer);
+      sphereTimer = setTimeout(() => { $('sphere').src = '/sphere?token=' + encodeURIComponent(token) + '&n=' + frame.n; }, 150);
+      $('info').textContent = `frame ${frame.n} · ${frame.width}×${frame.height} · rendered in ${frame.ms} ms`;
+    }
+
+    // One frame request is always waiting at the server, which answers it the moment
+    // a frame newer than ours is rendered: no event and no second request between a
+    // render and the pixels. A failed request (a busy machine, a dropped connection)
+    // is made again after a pause; a delta from a frame the server no longer keeps is
+    // asked for again whole.
+    async function pollFrames() {
+      for (;;) {
+        try {
+          const r = await fetch('/frame.delta?token=' + encodeURIComponent(token) + '&have=' + have + '&wait=20',
+                                { cache: 'no-store' });
+          if (r.status === 204) continue;
+          if (!r.ok) throw new Error(String(r.status));
+          const info = JSON.parse(decodeURIComponent(r.headers.get('X-Frame-Info') || '%7B%7D'));
+          if (applyDelta(await r.arrayBuffer())) shown(info);
+          else await new Promise((resume) => setTimeout(resume, 20));   // then asked for whole
+        } catch (e) {
+          await new Promise((resume) => setTimeout(resume, 250));
+        }
+      }
+    }
+    window.__framePixels = () => pixels32;   // for the browser test: the frame the page holds
 
     function listen() {
       const events = new EventSource('/api/events?token=' + encodeURIComponent(token));
@@ -432,7 +455,6 @@ enum EditorPage {
         $('render-error').hidden = true;
         const frame = JSON.parse(e.data);
         trace('event', frame.tag);
-        showFrame(frame);
       });
       events.addEventListener('render-error', (e) => {
         const box = $('render-error');
@@ -466,6 +488,7 @@ enum EditorPage {
       });
       await refresh();
       listen();
+      pollFrames();
     });
     """##
 }

@@ -16,6 +16,8 @@ public final class EditorServer: Sendable {
     public static let defaultPort: UInt16 = 8470
     /// The largest request body taken.
     public static let maximumBody = 256 * 1024
+    /// The longest a frame request waits for a new frame (`/frame.delta?wait=`), in seconds.
+    static let longestFrameWait = 20
 
     public let session: EditorSession
     public let token: String
@@ -140,6 +142,27 @@ struct EditorHandler: HTTPHandler {
             return Self.resource(EditorPage.style, type: "text/css; charset=utf-8")
         case .state:
             return await state()
+        case .delta:
+            // The pixels that changed since the frame the page shows (`have`), as runs;
+            // with `wait` (seconds, at most `longestFrameWait`), sent as soon as a frame
+            // newer than `have` is rendered, or 204 when none came in that time.
+            let have = Int(request.query["have"] ?? "") ?? 0
+            if let wait = request.query["wait"].flatMap(Int.init), wait > 0 {
+                await session.waitForFrame(after: have, timeout: .seconds(min(wait, EditorServer.longestFrameWait)))
+                if (await session.frame?.number ?? 0) <= have {
+                    return HTTPResponse(statusCode: .noContent, headers: Self.headers("text/plain"))
+                }
+            }
+            guard let (frame, base) = await session.frame(andBase: have) else {
+                return Self.error(404, "Not Found", await session.lastError ?? "no frame rendered yet")
+            }
+            let bytes = FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0)
+            var response = HTTPResponse(statusCode: .ok, headers: Self.headers("application/octet-stream"), body: Data(bytes))
+            response.headers[HTTPHeader("X-Frame")] = String(frame.number)
+            // The frame's event, percent-encoded (a tag is the page's text: no line breaks in a header).
+            let info = EditorJSON.string(session.frameInfo(frame))
+            response.headers[HTTPHeader("X-Frame-Info")] = info.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "%7B%7D"
+            return response
         case .frame, .sphere, .pixels:
             guard let frame = await session.frame else {
                 return Self.error(404, "Not Found", await session.lastError ?? "no frame rendered yet")
@@ -328,7 +351,7 @@ struct EditorHandler: HTTPHandler {
 /// The routes, by method and exact path.
 struct Route {
     enum Kind {
-        case page, script, style, state, frame, pixels, sphere, events, set, save, export, download
+        case page, script, style, state, frame, pixels, delta, sphere, events, set, save, export, download
 
         var method: String {
             switch self {
@@ -357,6 +380,7 @@ struct Route {
         case "/api/state": kind = .state
         case "/frame": kind = .frame
         case "/frame.rgba": kind = .pixels
+        case "/frame.delta": kind = .delta
         case "/sphere": kind = .sphere
         case "/api/events": kind = .events
         case "/api/set": kind = .set

@@ -47,6 +47,14 @@ public actor EditorSession {
     /// The folder of the scene file (absolute): the only folder paths from a page may name.
     public nonisolated let folder: String
     public private(set) var frame: EditorFrame?
+    /// The frames before `frame` that a page may still show, newest last: three, or
+    /// one when a frame is over `largeFramePixels` (a 4K frame is 33 MB).
+    private var earlierFrames: [EditorFrame] = []
+    /// Frame requests waiting for the next frame (see `waitForFrame`).
+    private var frameWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextFrameWaiter = 0
+    private var stopped = false
+    static let largeFramePixels = 3840 * 2160
     /// The last render's error (nil when it rendered).
     public private(set) var lastError: String?
     private var lastTag: String?
@@ -126,6 +134,33 @@ public actor EditorSession {
         for client in clients.values { client.finish() }
         clients.removeAll()
         watcher = nil
+        stopped = true
+        wakeFrameWaiters()
+    }
+
+    /// Returns once a frame numbered above `number` has been rendered, or `timeout`
+    /// has passed, or the session stops: a page's frame request waits here, so a frame
+    /// goes out the moment it is rendered, with no event and request in between.
+    public func waitForFrame(after number: Int, timeout: Duration) async {
+        guard (frame?.number ?? 0) <= number, !stopped else { return }
+        let id = nextFrameWaiter
+        nextFrameWaiter += 1
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.wakeFrameWaiter(id)
+        }
+        await withCheckedContinuation { frameWaiters[id] = $0 }
+        timer.cancel()
+    }
+
+    private func wakeFrameWaiter(_ id: Int) {
+        frameWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    private func wakeFrameWaiters() {
+        let waiting = frameWaiters
+        frameWaiters.removeAll()
+        waiting.values.forEach { $0.resume() }
     }
 
     /// How many renders have started (for tests of the coalescing).
@@ -292,15 +327,35 @@ public actor EditorSession {
         case .success(let r):
             frameCounter += 1
             lastError = nil
+            if let shown = frame {
+                // A page may still show one of the last few frames; deltas are made from it.
+                earlierFrames.append(shown)
+                let keep = shown.width * shown.height <= Self.largeFramePixels ? 3 : 1
+                if earlierFrames.count > keep { earlierFrames.removeFirst(earlierFrames.count - keep) }
+            }
             frame = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, image: r.image,
                                 scene: snapshot.settings.scene, width: r.image.width, height: r.image.height, milliseconds: r.ms)
-            broadcast(event: "frame", json: ["n": frameCounter, "revision": snapshot.revision, "tag": snapshot.tag ?? NSNull(),
-                                             "width": r.image.width, "height": r.image.height, "ms": (r.ms * 10).rounded() / 10])
+            wakeFrameWaiters()
+            broadcast(event: "frame", json: frameInfo(frame!))
         case .failure(let error):
             lastError = error.message
             broadcast(event: "render-error", json: ["message": error.message, "revision": snapshot.revision,
                                              "tag": snapshot.tag ?? NSNull()])
         }
+    }
+
+    /// What a page is told of a frame: its number, the state it shows, size and render time.
+    public nonisolated func frameInfo(_ frame: EditorFrame) -> [String: Any] {
+        ["n": frame.number, "revision": frame.revision, "tag": frame.tag ?? NSNull(),
+         "width": frame.width, "height": frame.height, "ms": (frame.milliseconds * 10).rounded() / 10]
+    }
+
+    /// The newest frame and, when the page's frame `have` is still kept and of the
+    /// same size, that frame: the base of the delta the page is sent.
+    public func frame(andBase have: Int) -> (frame: EditorFrame, base: EditorFrame?)? {
+        guard let frame else { return nil }
+        let base = have == frame.number ? frame : earlierFrames.last { $0.number == have }
+        return (frame, base.flatMap { $0.width == frame.width && $0.height == frame.height ? $0 : nil })
     }
 
     /// The shading sphere's PNG for `scene` (made again only when the scene changes).
@@ -353,8 +408,7 @@ public actor EditorSession {
         clients[id] = continuation
         continuation.yield(Self.event("state", ["revision": revision, "tag": lastTag ?? NSNull()]))
         if let frame {
-            continuation.yield(Self.event("frame", ["n": frame.number, "revision": frame.revision, "tag": frame.tag ?? NSNull(),
-                                                    "width": frame.width, "height": frame.height, "ms": frame.milliseconds]))
+            continuation.yield(Self.event("frame", frameInfo(frame)))
         }
         return stream
     }

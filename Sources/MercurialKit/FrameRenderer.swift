@@ -21,6 +21,10 @@ public final class FrameRenderer {
         var normals: SurfaceNormals
     }
     private var geometry: Geometry
+    /// Where the shape's inked pixels sample the shading lookup (made again with the
+    /// shape, or for a lookup of another size); nil for a shape too large for one.
+    private var plan: ShadingPlan?
+    private var planTooLarge = false
     private var canvas: Image<RGBA8>
     /// The shaded title, reused from frame to frame while the shape stays.
     private var title: Image<RGBA8>
@@ -113,19 +117,42 @@ public final class FrameRenderer {
         }
         // Nothing moved since the last frame (a still title, or after the last keyframe): the same frame.
         if settings == lastSettings { return canvas }
-        if key != geometry.key {
+        let reshaped = key != geometry.key
+        if reshaped {
             let (built, size, _) = try Self.buildGeometry(settings)
             guard size == (width, height) else {
                 throw MercurialError("the canvas changes from \(width)×\(height) to \(size.width)×\(size.height)\(at); give \"width\" and \"height\" in the scene so that every frame has one size")
             }
             geometry = built
             geometryBuilds += 1
+            plan = nil
+            planTooLarge = false
             title = Image(width: built.mask.width, height: built.mask.height, repeating: .clear)
         }
         let shading = shadingImage ?? ShadingSphere.lookup(settings.scene)
-        ShadedMaterial.shade(normals: geometry.normals, coverage: geometry.mask, shading: shading, into: &title)
+        if !planTooLarge, plan.map({ !$0.fits(shading) }) ?? true {
+            plan = ShadingPlan(normals: geometry.normals, coverage: geometry.mask, for: shading)
+            planTooLarge = plan == nil
+        }
+        // As `TitleRenderer` does: over a plain colour (and no point lights), the ink is
+        // mixed with the colour in floating point as it is shaded, not blended after.
+        let flat = settings.pointLights.isEmpty && settings.backgroundGradient == nil ? settings.background : nil
+        if let plan {
+            // Only the inked pixels: the others stay clear from when the title was made.
+            ShadedMaterial.shade(plan, shading: shading, background: flat, into: &title)
+        } else {
+            ShadedMaterial.shade(normals: geometry.normals, coverage: geometry.mask, shading: shading, background: flat,
+                                 into: &title)
+        }
         settings.pointLighting?.apply(to: &title, originX: geometry.origin.x, originY: geometry.origin.y)
-        CanvasCompositor.draw(title, atX: geometry.origin.x, y: geometry.origin.y, over: Backdrop(settings), into: &canvas)
+        let backdrop = Backdrop(settings)
+        // The same shape over the same backdrop as the canvas has: only the inked pixels change.
+        let sameBackdrop = lastSettings.map { Backdrop($0) == backdrop } ?? false
+        if reshaped || !sameBackdrop || plan == nil
+            || !CanvasCompositor.redraw(title, pixels: plan?.pixels ?? [], atX: geometry.origin.x, y: geometry.origin.y,
+                                        over: backdrop, into: &canvas) {
+            CanvasCompositor.draw(title, atX: geometry.origin.x, y: geometry.origin.y, over: backdrop, into: &canvas)
+        }
         lastSettings = settings
         return canvas
     }

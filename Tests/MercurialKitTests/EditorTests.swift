@@ -255,6 +255,18 @@ struct EditorFixture {
             let raw = try await editor.get("/frame.rgba")
             #expect(raw.status == 200 && raw.headers.contains("application/octet-stream"))
             #expect(raw.body == direct.pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] })
+            // The page is sent deltas: from its frame (`have`) and from nothing, both give the frame.
+            let w = after.width, h = after.height
+            for have in [before.number, 0, 987_654] {
+                let delta = try await editor.get("/frame.delta?have=\(have)")
+                #expect(delta.status == 200)
+                var pixels = have == before.number ? before.image.pixels : [RGBA8](repeating: RGBA8(r: 1, g: 2, b: 3, a: 4), count: w * h)
+                #expect(try FrameDelta.apply(delta.body, to: &pixels, width: w, height: h) == after.number)
+                #expect(FrameDeltaTests.differing(pixels, direct.pixels) == 0, "the delta from frame \(have)")
+                if have == before.number {
+                    #expect(delta.body.count < w * h * 4 / 2, "a light's change is sent in \(delta.body.count) bytes")
+                }
+            }
             // The state other tabs refresh from carries the value.
             let state = try await editor.get("/api/state")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(state.body)) as? [String: Any])

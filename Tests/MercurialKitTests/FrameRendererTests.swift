@@ -29,6 +29,37 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         #expect(still.pixels == first)
     }
 
+    /// Frames whose shape stays shade only the inked pixels (a `ShadingPlan`) and,
+    /// over the same backdrop, draw only those again; every frame must still be the
+    /// still title of its settings, to the bit, as the backdrop changes under it,
+    /// point lights come and go, and the shape changes and comes back.
+    @Test func framesThatKeepTheShapeAreTheStillTitlesExactly() throws {
+        let renderer = try FrameRenderer(base: animatedSettings(), timeline: Timeline(duration: 1))
+        var settings = animatedSettings()
+        let steps: [(String, (inout RenderSettings) throws -> Void)] = [
+            ("first", { _ in }),
+            ("a light's hue", { try $0.set(assignment: "light1.hue=0.3") }),
+            ("a light moved", { try $0.set(assignment: "light2.x=-20") }),
+            ("a background colour", { try $0.set(assignment: "background=#203040") }),
+            ("a light over the colour", { try $0.set(assignment: "light1.hue=0.7") }),
+            ("a point light", { $0.pointLights = [PointLight(x: 120, y: 60, color: RGBColor(r: 1, g: 0.5, b: 0), intensity: 0.8, range: 150)] }),
+            ("the point light's colour", { $0.pointLights[0].color = RGBColor(r: 0.2, g: 0.4, b: 1) }),
+            ("a gradient", { $0.pointLights = []; $0.backgroundGradient = BackgroundGradient(gradient: Gradient(colors: [.black, RGBColor(r: 0, g: 0, b: 0.5)])) }),
+            ("a light over the gradient", { try $0.set(assignment: "light3.hue=0.1") }),
+            ("transparent again", { $0.backgroundGradient = nil; $0.background = nil }),
+            ("another shape", { try $0.set(assignment: "radius=9") }),
+            ("a light on it", { try $0.set(assignment: "light1.hue=0.9") }),
+        ]
+        for (what, change) in steps {
+            try change(&settings)
+            let frame = try renderer.render(settings)
+            let still = try TitleRenderer.render(settings).image
+            let differing = zip(frame.pixels, still.pixels).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) }
+            let worst = zip(frame.pixels, still.pixels).map { max(abs(Int($0.r) - Int($1.r)), abs(Int($0.g) - Int($1.g)), abs(Int($0.b) - Int($1.b)), abs(Int($0.a) - Int($1.a))) }.max() ?? 0
+            #expect(differing == 0, "\(what): \(differing) pixels differ from the still title, by up to \(worst)")
+        }
+    }
+
     @Test func shapeTracksRebuildTheShape() throws {
         let timeline = Timeline(duration: 1, fps: 4, tracks: [try track("radius", [(0, .number(4)), (1, .number(12))])])
         let renderer = try FrameRenderer(base: animatedSettings(), timeline: timeline)
