@@ -101,8 +101,7 @@ public enum Transition: Sendable, Equatable {
 
         /// The same frame as `transition.render`, from the tables when they fit the images.
         public func render(from first: Image<RGBA8>, to second: Image<RGBA8>, time: Double, into out: inout Image<RGBA8>) {
-            let fits = polar.map { $0.width == first.width && $0.height == first.height } ?? false
-            transition.render(from: first, to: second, time: time, polar: fits ? polar : nil, into: &out)
+            transition.render(from: first, to: second, time: time, polar: polar, into: &out)
         }
     }
 }
@@ -157,14 +156,10 @@ public enum Transitions {
         let lit = max(s, rayReach * s, 1e-6)
         let litSquared = lit * lit * area.reach * area.reach
         let perCore = 1 / max(s, 1e-6), perRay = 1 / max(rayReach * s, 1e-6)
-        let (rows, columns) = (area.rows(first.height), area.columns(first.width))
-        let outside = Float(time)
+        let width = first.width
         rays.withUnsafeBufferPointer { rays in
             Polar.withRows(polar) { distances, angles in
-                forEachRow(first, second, &out) { y, a, b, o, width in
-                    guard rows.contains(y) else { return dissolveRow(a, b, o, 0..<width, outside) }
-                    dissolveRow(a, b, o, 0..<columns.lowerBound, outside)
-                    dissolveRow(a, b, o, columns.upperBound..<width, outside)
+                forEachRow(in: area, first, second, &out, time: time) { y, a, b, o, columns in
                     if blowOut >= 1 {
                         for x in columns { o[x] = fade > 0 ? mix(color, b[x], fade) : color }
                         return
@@ -172,9 +167,11 @@ public enum Transitions {
                     // Only pixels within `lit` of the centre need their distance and angle.
                     let dy = Float(y) + 0.5 - area.cy
                     let near = circleCover(litSquared.squareRoot(), dy: dy, cx: area.cx, width: width).clamped(to: columns)
-                    for far in [columns.lowerBound..<near.lowerBound, near.upperBound..<columns.upperBound] {
-                        if blowOut > 0 { for x in far { o[x] = mix(a[x], color, blowOut) } } else { copy(a, o, far) }
+                    @inline(__always) func beyond(_ xs: Range<Int>) {
+                        if blowOut > 0 { for x in xs { o[x] = mix(a[x], color, blowOut) } } else { copy(a, o, xs) }
                     }
+                    beyond(columns.lowerBound..<near.lowerBound)
+                    beyond(near.upperBound..<columns.upperBound)
                     if near.isEmpty { return }
                     @inline(__always) func shade(_ d: UnsafePointer<Float>, _ k: UnsafePointer<UInt16>) {
                         for x in near {
@@ -218,15 +215,18 @@ public enum Transitions {
         let band = Float(max(swipe.width, 1e-3))
         let edge = near + Float(time) * (far - near + band)
         let tint = RGBA8(opaque: swipe.color), opacity = Float(swipe.opacity)
-        forEachPixel(first, second, &out, area: area, time: time) { x, y, a, b in
-            let along = (Float(x) + 0.5) * dx + (Float(y) + 0.5) * dy
-            // Behind the edge (along < edge) is the second image; one pixel of anti-aliasing.
-            let behind = min(max(edge - along + 0.5, 0), 1)
-            var p = behind >= 1 ? b : behind <= 0 ? a : mix(a, b, behind)
-            if opacity > 0 && along < edge && along > edge - band {
-                p = mix(p, tint, opacity * (1 - (edge - along) / band))
+        forEachRow(in: area, first, second, &out, time: time) { y, a, b, o, columns in
+            let across = (Float(y) + 0.5) * dy
+            for x in columns {
+                let along = (Float(x) + 0.5) * dx + across
+                // Behind the edge (along < edge) is the second image; one pixel of anti-aliasing.
+                let behind = min(max(edge - along + 0.5, 0), 1)
+                var p = behind >= 1 ? b[x] : behind <= 0 ? a[x] : mix(a[x], b[x], behind)
+                if opacity > 0 && along < edge && along > edge - band {
+                    p = mix(p, tint, opacity * (1 - (edge - along) / band))
+                }
+                o[x] = p
             }
-            return p
         }
     }
 
@@ -246,14 +246,9 @@ public enum Transitions {
         let inner = middle - ring / 2
         let scale = Float(ripple.scale)
         let width = first.width, height = first.height
-        let (rows, columns) = (area.rows(height), area.columns(width))
-        let outside = Float(time)
         first.withUnsafeBufferPointer { whole1 in
             second.withUnsafeBufferPointer { whole2 in
-                forEachRow(first, second, &out) { y, a, b, o, width in
-                    guard rows.contains(y) else { return dissolveRow(a, b, o, 0..<width, outside) }
-                    dissolveRow(a, b, o, 0..<columns.lowerBound, outside)
-                    dissolveRow(a, b, o, columns.upperBound..<width, outside)
+                forEachRow(in: area, first, second, &out, time: time) { y, a, b, o, columns in
                     // Outside the ring's outer side the first image, inside its inner side the second:
                     // copied. Only the pixels near the ring (`ringed`, less the `within` part) are sampled.
                     let dy = Float(y) + 0.5 - area.cy
@@ -314,16 +309,19 @@ public enum Transitions {
         }
     }
 
-    /// Sets every pixel of `out`: inside `area` to `inside(x, y, first's pixel, second's
-    /// pixel)`, outside it to the two titles dissolved at `time`.
-    @inline(__always)
-    static func forEachPixel(_ first: Image<RGBA8>, _ second: Image<RGBA8>, _ out: inout Image<RGBA8>, area: Area,
-                             time: Double, _ inside: (Int, Int, RGBA8, RGBA8) -> RGBA8) {
+    /// Runs `inside(y, firstRow, secondRow, outRow, columns)` for every row that crosses
+    /// `area`, with the columns inside it (in bands on every core); every pixel outside
+    /// `area` is set to the two titles dissolved at `time`.
+    static func forEachRow(in area: Area, _ first: Image<RGBA8>, _ second: Image<RGBA8>, _ out: inout Image<RGBA8>,
+                           time: Double,
+                           _ inside: (Int, UnsafePointer<RGBA8>, UnsafePointer<RGBA8>, UnsafeMutablePointer<RGBA8>, Range<Int>) -> Void) {
         let outside = Float(time)
+        let rows = area.rows(first.height), columns = area.columns(first.width)
         forEachRow(first, second, &out) { y, a, b, o, width in
-            for x in 0..<width {
-                o[x] = area.contains(x, y) ? inside(x, y, a[x], b[x]) : mix(a[x], b[x], outside)
-            }
+            guard rows.contains(y), !columns.isEmpty else { return dissolveRow(a, b, o, 0..<width, outside) }
+            dissolveRow(a, b, o, 0..<columns.lowerBound, outside)
+            dissolveRow(a, b, o, columns.upperBound..<width, outside)
+            inside(y, a, b, o, columns)
         }
     }
 
@@ -443,17 +441,19 @@ public enum Transitions {
             guard count > 0, count <= Self.maximumPixels else { return nil }
             self.width = width; self.height = height
             cx = area.cx; cy = area.cy; reach = area.reach
-            var distances = [Float](repeating: 0, count: count)
-            var angles = [UInt16](repeating: 0, count: count)
-            distances.withUnsafeMutableBufferPointer { d in
-                angles.withUnsafeMutableBufferPointer { k in
-                    guard let d = d.baseAddress, let k = k.baseAddress else { return }
-                    parallelBands(height, minimumBand: 8) { rows in
-                        for y in rows { Self.fillRow(y, 0..<width, area, d + y * width, k + y * width) }
+            // Every element is written by `fillRow`, so the arrays start uninitialised.
+            var angles: [UInt16] = []
+            distances = [Float](unsafeUninitializedCapacity: count) { d, dCount in
+                angles = [UInt16](unsafeUninitializedCapacity: count) { k, kCount in
+                    if let d = d.baseAddress, let k = k.baseAddress {
+                        parallelBands(height, minimumBand: 8) { rows in
+                            for y in rows { Self.fillRow(y, 0..<width, area, d + y * width, k + y * width) }
+                        }
                     }
+                    kCount = count
                 }
+                dCount = count
             }
-            self.distances = distances
             self.angles = angles
         }
 

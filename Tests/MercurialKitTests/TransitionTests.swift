@@ -285,6 +285,23 @@ struct TransitionFastPathTests {
             }
         }
 
+        static func swipe(_ first: Image<RGBA8>, _ second: Image<RGBA8>, time: Double, _ swipe: Transition.Swipe) -> Image<RGBA8> {
+            let area = Transitions.Area(swipe.extent, center: nil, width: first.width, height: first.height)
+            let (dx, dy) = (Float(cos(swipe.angle)), Float(-sin(swipe.angle)))
+            let (near, far) = area.projectionRange(dx, dy)
+            let band = Float(max(swipe.width, 1e-3))
+            let edge = near + Float(time) * (far - near + band)
+            return render(first, second, area, time: time) { x, y, a, b in
+                let along = (Float(x) + 0.5) * dx + (Float(y) + 0.5) * dy
+                let behind = min(max(edge - along + 0.5, 0), 1)
+                var p = behind >= 1 ? b : behind <= 0 ? a : mix(a, b, behind)
+                if swipe.opacity > 0 && along < edge && along > edge - band {
+                    p = mix(p, RGBA8(opaque: swipe.color), Float(swipe.opacity) * (1 - (edge - along) / band))
+                }
+                return p
+            }
+        }
+
         static func ripple(_ first: Image<RGBA8>, _ second: Image<RGBA8>, time: Double, _ ripple: Transition.Ripple) -> Image<RGBA8> {
             let area = Transitions.Area(ripple.extent, center: ripple.center, width: first.width, height: first.height)
             let ring = Float(max(ripple.width, 1e-3))
@@ -369,6 +386,19 @@ struct TransitionFastPathTests {
         pulling.scale = -30
         for (name, ripple) in [("off-centre ripple", offCentre), ("pulling ripple", pulling), ("default ripple", Transition.Ripple())] {
             check(.ripple(ripple), a, b, time, Reference.ripple(a, b, time: time, ripple), name)
+        }
+    }
+
+    @Test(arguments: times)
+    func swipeMatchesThePerPixelReference(_ time: Double) {
+        let (a, b) = transitionPair(width: 61, height: 37)
+        var tinted = Transition.Swipe()
+        tinted.extent = Transition.Extent(x: 3.5, y: 7, width: 44, height: 21.2)
+        tinted.angle = 2.2
+        tinted.width = 9
+        tinted.opacity = 0.7
+        for (name, swipe) in [("tinted swipe in an extent", tinted), ("default swipe", Transition.Swipe())] {
+            check(.swipe(swipe), a, b, time, Reference.swipe(a, b, time: time, swipe), name)
         }
     }
 
