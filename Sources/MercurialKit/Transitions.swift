@@ -421,6 +421,8 @@ public enum Transitions {
     /// `x`'s whole part plus `offset`, within 0…`width`.
     @inline(__always)
     static func column(_ x: Float, _ width: Int, _ offset: Int) -> Int {
+        // A NaN (a NaN centre) widens a cover to the whole row and empties an interior.
+        guard !x.isNaN else { return offset < 0 ? 0 : width }
         let f = x.rounded(.down)
         let c = f < -4 ? -4 : f > Float(width) + 4 ? width + 4 : Int(f)
         return min(max(c + offset, 0), width)

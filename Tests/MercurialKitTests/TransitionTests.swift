@@ -402,6 +402,26 @@ struct TransitionFastPathTests {
         }
     }
 
+    /// A row's cover holds every pixel nearer than the radius, and its interior only such pixels.
+    @Test func circleSpansAreConservative() {
+        var generator = SystemRandomNumberGenerator()
+        let width = 50
+        for _ in 0..<2000 {
+            let radius = Float.random(in: -5...60, using: &generator), dy = Float.random(in: -70...70, using: &generator)
+            let cx = Float.random(in: -40...90, using: &generator)
+            let cover = Transitions.circleCover(radius, dy: dy, cx: cx, width: width)
+            let interior = Transitions.circleInterior(radius, dy: dy, cx: cx, width: width)
+            for x in 0..<width {
+                let dx = Float(x) + 0.5 - cx
+                let inside = radius > 0 && (dx * dx + dy * dy).squareRoot() < radius
+                if inside && !cover.contains(x) { Issue.record("r \(radius), dy \(dy), cx \(cx): x = \(x) is inside but not in \(cover)") }
+                if interior.contains(x) && !inside { Issue.record("r \(radius), dy \(dy), cx \(cx): x = \(x) is in \(interior) but not inside") }
+            }
+        }
+        #expect(Transitions.circleCover(10, dy: 0, cx: .nan, width: width) == 0..<width)
+        #expect(Transitions.circleInterior(10, dy: 0, cx: .nan, width: width).isEmpty)
+    }
+
     /// The shortcuts for clear and opaque pixels give what the premultiplied mix gives.
     @Test func mixShortcutsMatchThePremultipliedMix() {
         let pixels = [RGBA8.clear, RGBA8(r: 250, g: 3, b: 77, a: 0), RGBA8(r: 9, g: 200, b: 130, a: 255),
