@@ -258,20 +258,20 @@ public enum Transitions {
                     copy(a, o, ringed.upperBound..<columns.upperBound)
                     copy(b, o, within)
                     @inline(__always) func sampleRing(_ xs: Range<Int>) {
-                      for x in xs {
-                        let dx = Float(x) + 0.5 - area.cx
-                        let d = (dx * dx + dy * dy).squareRoot()
-                        let across = (d - inner) / ring
-                        if across >= 1 { o[x] = a[x]; continue }
-                        if across <= 0 { o[x] = b[x]; continue }
-                        let push = scale / 2 * sinf(Float.pi * across)
-                        let k = d > 0 ? (d - push) / d : 1
-                        let sx = area.cx + dx * k - 0.5, sy = area.cy + dy * k - 0.5
-                        let p = sample(whole1, width, height, sx, sy)
-                        let q = sample(whole2, width, height, sx, sy)
-                        let w = 1 - across
-                        o[x] = straight(p + (q - p) * (w * w * (3 - 2 * w)))
-                      }
+                        for x in xs {
+                            let dx = Float(x) + 0.5 - area.cx
+                            let d = (dx * dx + dy * dy).squareRoot()
+                            let across = (d - inner) / ring
+                            if across >= 1 { o[x] = a[x]; continue }
+                            if across <= 0 { o[x] = b[x]; continue }
+                            let push = scale / 2 * sinf(Float.pi * across)
+                            let k = d > 0 ? (d - push) / d : 1
+                            let sx = area.cx + dx * k - 0.5, sy = area.cy + dy * k - 0.5
+                            let p = sample(whole1, width, height, sx, sy)
+                            let q = sample(whole2, width, height, sx, sy)
+                            let w = 1 - across
+                            o[x] = straight(p + (q - p) * (w * w * (3 - 2 * w)))
+                        }
                     }
                     sampleRing(ringed.lowerBound..<within.lowerBound)
                     sampleRing(within.upperBound..<ringed.upperBound)
@@ -435,7 +435,7 @@ public enum Transitions {
         let cx: Float, cy: Float, reach: Float
         let distances: [Float]
         let angles: [UInt16]
-        /// The largest canvas tabulated (3840 × 2160, 48 MB); larger ones work rows out per frame.
+        /// The largest canvas tabulated (3840 × 2160, 50 MB); larger ones work rows out per frame.
         static let maximumPixels = 3840 * 2160
 
         init?(_ area: Area, width: Int, height: Int) {
