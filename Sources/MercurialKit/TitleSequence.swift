@@ -110,6 +110,8 @@ public final class SequenceRenderer: AnimationFrames {
     public var warnings: [MercurialWarning] { sequence.warnings }
     private var titles: [Int: FrameRenderer] = [:]
     private var canvas: Image<RGBA8>
+    /// The transition being played (from title `from`), prepared once for the canvas.
+    private var playing: (from: Int, transition: Transition.Prepared)?
 
     public init(_ sequence: TitleSequence) throws(MercurialError) {
         guard !sequence.steps.isEmpty else { throw MercurialError("the sequence has no titles; add steps to \"sequence\"") }
@@ -151,11 +153,18 @@ public final class SequenceRenderer: AnimationFrames {
     public func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8> {
         switch sequence.moment(at: Double(index) / sequence.fps) {
         case let .title(step, localTime):
+            playing = nil
             return try title(step).frame(at: localTime)
         case let .transition(from, progress, fromTime, toTime):
             let first = try title(from).frame(at: fromTime)
             let second = try title(from + 1).frame(at: toTime)
-            let transition = sequence.steps[from].transition?.transition ?? .dissolve
+            let transition: Transition.Prepared
+            if let playing, playing.from == from {
+                transition = playing.transition
+            } else {
+                transition = (sequence.steps[from].transition?.transition ?? .dissolve).prepared(width: width, height: height)
+                playing = (from, transition)
+            }
             transition.render(from: first, to: second, time: progress, into: &canvas)
             return canvas
         }

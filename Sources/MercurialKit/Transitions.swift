@@ -65,12 +65,43 @@ public enum Transition: Sendable, Equatable {
     }
 
     /// The transition's frame at `time` from `first` to `second` (the same size), into `out`.
+    /// For many frames of one transition, `prepared(width:height:)` once and render with that.
     public func render(from first: Image<RGBA8>, to second: Image<RGBA8>, time: Double, into out: inout Image<RGBA8>) {
+        render(from: first, to: second, time: time, polar: nil, into: &out)
+    }
+
+    func render(from first: Image<RGBA8>, to second: Image<RGBA8>, time: Double, polar: Transitions.Polar?,
+                into out: inout Image<RGBA8>) {
         switch self {
         case .dissolve: Transitions.dissolve(first, second, time: time, into: &out)
-        case .flash(let f): Transitions.flash(first, second, time: time, flash: f, into: &out)
+        case .flash(let f): Transitions.flash(first, second, time: time, flash: f, polar: polar, into: &out)
         case .swipe(let s): Transitions.swipe(first, second, time: time, swipe: s, into: &out)
         case .ripple(let r): Transitions.ripple(first, second, time: time, ripple: r, into: &out)
+        }
+    }
+
+    /// This transition with what it reuses on every frame of a `width` × `height`
+    /// canvas worked out once: for a flash, each pixel's distance from the centre and
+    /// its ray's angle (6 bytes a pixel, only up to 3840 × 2160; larger canvases work
+    /// them out row by row on every frame).
+    public func prepared(width: Int, height: Int) -> Prepared {
+        var polar: Transitions.Polar? = nil
+        if case .flash(let f) = self {
+            polar = Transitions.Polar(Transitions.Area(f.extent, center: f.center, width: width, height: height),
+                                      width: width, height: height)
+        }
+        return Prepared(transition: self, polar: polar)
+    }
+
+    /// A transition ready to render many frames of one canvas size (see `prepared(width:height:)`).
+    /// Immutable once made, so it may be shared.
+    public struct Prepared: Sendable {
+        public let transition: Transition
+        let polar: Transitions.Polar?
+
+        /// The same frame as `transition.render`, from the tables when they fit the images.
+        public func render(from first: Image<RGBA8>, to second: Image<RGBA8>, time: Double, into out: inout Image<RGBA8>) {
+            transition.render(from: first, to: second, time: time, polar: polar, into: &out)
         }
     }
 }
@@ -96,14 +127,23 @@ public enum Transitions {
     /// the titles dissolve.
     public static func flash(_ first: Image<RGBA8>, _ second: Image<RGBA8>, time: Double, flash: Transition.Flash,
                              into out: inout Image<RGBA8>) {
+        self.flash(first, second, time: time, flash: flash, polar: nil, into: &out)
+    }
+
+    /// The flash, with each pixel's distance and angle taken from `polar` when it was made for this canvas.
+    static func flash(_ first: Image<RGBA8>, _ second: Image<RGBA8>, time: Double, flash: Transition.Flash,
+                      polar: Polar?, into out: inout Image<RGBA8>) {
         if copyEndpoint(first, second, time: time, into: &out) { return }
         let area = Area(flash.extent, center: flash.center, width: first.width, height: first.height)
+        let polar = polar.flatMap { $0.fits(area, first.width, first.height) ? $0 : nil }
         let color = RGBA8(opaque: flash.color)
         let threshold = flash.fadeThreshold
         // s: how far the flash has grown (1 at the peak); u: how far the fade to the second image has gone.
         let s = Float(threshold > 0 ? min(time / threshold, 1) : 1)
         let u = Float(time > threshold ? (time - threshold) / max(1 - threshold, 1e-9) : 0)
         let fade = u * u * (3 - 2 * u)
+        // The fade only starts once the flash has grown (s = 1, so blowOut = 1): until then a pixel
+        // is the first image mixed towards the colour, after it the colour mixed towards the second.
         let blowOut = smoothstep(0.55, 1, s)
         let rayReach = Float(max(flash.maxStriationRadius, 1e-6))
         // The rays' strength at each of `rayAngles` angles: the pattern, sharpened by the contrast.
@@ -115,23 +155,50 @@ public enum Transitions {
         // Past `lit` (in units of the reach) neither the core nor a ray reaches: the flash is `blowOut` there.
         let lit = max(s, rayReach * s, 1e-6)
         let litSquared = lit * lit * area.reach * area.reach
-        let perReach = 1 / area.reach, perCore = 1 / max(s, 1e-6), perRay = 1 / max(rayReach * s, 1e-6)
-        let perAngle = Float(rayAngles) / (2 * Float.pi)
+        let perCore = 1 / max(s, 1e-6), perRay = 1 / max(rayReach * s, 1e-6)
+        let width = first.width
         rays.withUnsafeBufferPointer { rays in
-            forEachPixel(first, second, &out, area: area, time: time) { x, y, a, b in
-                let dx = Float(x) + 0.5 - area.cx, dy = Float(y) + 0.5 - area.cy
-                let squared = dx * dx + dy * dy
-                var amount = blowOut
-                if blowOut < 1 && squared < litSquared {
-                    // The core: full at the centre, gone at radius s; the rays fade out to rayReach · s.
-                    let d = squared.squareRoot() * perReach
-                    let core = max(0, 1 - d * perCore)
-                    let k = Int((fastAtan2(dy, dx) + Float.pi) * perAngle) & (rayAngles - 1)
-                    let ray = rays[k] * max(0, 1 - d * perRay)
-                    amount = min(1, core * core * (3 - 2 * core) + ray + blowOut)
+            Polar.withRows(polar) { distances, angles in
+                forEachRow(in: area, first, second, &out, time: time) { y, a, b, o, columns in
+                    if blowOut >= 1 {
+                        for x in columns { o[x] = fade > 0 ? mix(color, b[x], fade) : color }
+                        return
+                    }
+                    // Only pixels within `lit` of the centre need their distance and angle.
+                    let dy = Float(y) + 0.5 - area.cy
+                    let near = circleCover(litSquared.squareRoot(), dy: dy, cx: area.cx, width: width).clamped(to: columns)
+                    @inline(__always) func beyond(_ xs: Range<Int>) {
+                        if blowOut > 0 { for x in xs { o[x] = mix(a[x], color, blowOut) } } else { copy(a, o, xs) }
+                    }
+                    beyond(columns.lowerBound..<near.lowerBound)
+                    beyond(near.upperBound..<columns.upperBound)
+                    if near.isEmpty { return }
+                    @inline(__always) func shade(_ d: UnsafePointer<Float>, _ k: UnsafePointer<UInt16>) {
+                        for x in near {
+                            let dx = Float(x) + 0.5 - area.cx
+                            var amount = blowOut
+                            if dx * dx + dy * dy < litSquared {
+                                // The core: full at the centre, gone at radius s; the rays fade out to rayReach · s.
+                                let core = max(0, 1 - d[x] * perCore)
+                                let ray = rays[Int(k[x])] * max(0, 1 - d[x] * perRay)
+                                amount = min(1, core * core * (3 - 2 * core) + ray + blowOut)
+                            }
+                            o[x] = mix(a[x], color, amount)
+                        }
+                    }
+                    if let distances, let angles {
+                        shade(distances + y * width, angles + y * width)
+                    } else {
+                        // No table (a one-off frame, or a canvas too large for one): this row's, for `near` only.
+                        withUnsafeTemporaryAllocation(of: Float.self, capacity: width) { d in
+                            withUnsafeTemporaryAllocation(of: UInt16.self, capacity: width) { k in
+                                guard let d = d.baseAddress, let k = k.baseAddress else { return }
+                                Polar.fillRow(y, near, area, d, k)
+                                shade(d, k)
+                            }
+                        }
+                    }
                 }
-                let peak = mix(a, color, amount)
-                return fade > 0 ? mix(peak, b, fade) : peak
             }
         }
     }
@@ -148,15 +215,18 @@ public enum Transitions {
         let band = Float(max(swipe.width, 1e-3))
         let edge = near + Float(time) * (far - near + band)
         let tint = RGBA8(opaque: swipe.color), opacity = Float(swipe.opacity)
-        forEachPixel(first, second, &out, area: area, time: time) { x, y, a, b in
-            let along = (Float(x) + 0.5) * dx + (Float(y) + 0.5) * dy
-            // Behind the edge (along < edge) is the second image; one pixel of anti-aliasing.
-            let behind = min(max(edge - along + 0.5, 0), 1)
-            var p = behind >= 1 ? b : behind <= 0 ? a : mix(a, b, behind)
-            if opacity > 0 && along < edge && along > edge - band {
-                p = mix(p, tint, opacity * (1 - (edge - along) / band))
+        forEachRow(in: area, first, second, &out, time: time) { y, a, b, o, columns in
+            let across = (Float(y) + 0.5) * dy
+            for x in columns {
+                let along = (Float(x) + 0.5) * dx + across
+                // Behind the edge (along < edge) is the second image; one pixel of anti-aliasing.
+                let behind = min(max(edge - along + 0.5, 0), 1)
+                var p = behind >= 1 ? b[x] : behind <= 0 ? a[x] : mix(a[x], b[x], behind)
+                if opacity > 0 && along < edge && along > edge - band {
+                    p = mix(p, tint, opacity * (1 - (edge - along) / band))
+                }
+                o[x] = p
             }
-            return p
         }
     }
 
@@ -178,19 +248,33 @@ public enum Transitions {
         let width = first.width, height = first.height
         first.withUnsafeBufferPointer { whole1 in
             second.withUnsafeBufferPointer { whole2 in
-                forEachPixel(first, second, &out, area: area, time: time) { x, y, a, b in
-                    let dx = Float(x) + 0.5 - area.cx, dy = Float(y) + 0.5 - area.cy
-                    let d = (dx * dx + dy * dy).squareRoot()
-                    let across = (d - inner) / ring
-                    if across >= 1 { return a }
-                    if across <= 0 { return b }
-                    let push = scale / 2 * sinf(Float.pi * across)
-                    let k = d > 0 ? (d - push) / d : 1
-                    let sx = area.cx + dx * k - 0.5, sy = area.cy + dy * k - 0.5
-                    let p = sample(whole1, width, height, sx, sy)
-                    let q = sample(whole2, width, height, sx, sy)
-                    let w = 1 - across
-                    return straight(p + (q - p) * (w * w * (3 - 2 * w)))
+                forEachRow(in: area, first, second, &out, time: time) { y, a, b, o, columns in
+                    // Outside the ring's outer side the first image, inside its inner side the second:
+                    // copied. Only the pixels near the ring (`ringed`, less the `within` part) are sampled.
+                    let dy = Float(y) + 0.5 - area.cy
+                    let ringed = circleCover(inner + ring, dy: dy, cx: area.cx, width: width).clamped(to: columns)
+                    let within = circleInterior(inner, dy: dy, cx: area.cx, width: width).clamped(to: ringed)
+                    copy(a, o, columns.lowerBound..<ringed.lowerBound)
+                    copy(a, o, ringed.upperBound..<columns.upperBound)
+                    copy(b, o, within)
+                    @inline(__always) func sampleRing(_ xs: Range<Int>) {
+                        for x in xs {
+                            let dx = Float(x) + 0.5 - area.cx
+                            let d = (dx * dx + dy * dy).squareRoot()
+                            let across = (d - inner) / ring
+                            if across >= 1 { o[x] = a[x]; continue }
+                            if across <= 0 { o[x] = b[x]; continue }
+                            let push = scale / 2 * sinf(Float.pi * across)
+                            let k = d > 0 ? (d - push) / d : 1
+                            let sx = area.cx + dx * k - 0.5, sy = area.cy + dy * k - 0.5
+                            let p = sample(whole1, width, height, sx, sy)
+                            let q = sample(whole2, width, height, sx, sy)
+                            let w = 1 - across
+                            o[x] = straight(p + (q - p) * (w * w * (3 - 2 * w)))
+                        }
+                    }
+                    sampleRing(ringed.lowerBound..<within.lowerBound)
+                    sampleRing(within.upperBound..<ringed.upperBound)
                 }
             }
         }
@@ -225,17 +309,33 @@ public enum Transitions {
         }
     }
 
-    /// Sets every pixel of `out`: inside `area` to `inside(x, y, first's pixel, second's
-    /// pixel)`, outside it to the two titles dissolved at `time`.
-    @inline(__always)
-    static func forEachPixel(_ first: Image<RGBA8>, _ second: Image<RGBA8>, _ out: inout Image<RGBA8>, area: Area,
-                             time: Double, _ inside: (Int, Int, RGBA8, RGBA8) -> RGBA8) {
+    /// Runs `inside(y, firstRow, secondRow, outRow, columns)` for every row that crosses
+    /// `area`, with the columns inside it (in bands on every core); every pixel outside
+    /// `area` is set to the two titles dissolved at `time`.
+    static func forEachRow(in area: Area, _ first: Image<RGBA8>, _ second: Image<RGBA8>, _ out: inout Image<RGBA8>,
+                           time: Double,
+                           _ inside: (Int, UnsafePointer<RGBA8>, UnsafePointer<RGBA8>, UnsafeMutablePointer<RGBA8>, Range<Int>) -> Void) {
         let outside = Float(time)
+        let rows = area.rows(first.height), columns = area.columns(first.width)
         forEachRow(first, second, &out) { y, a, b, o, width in
-            for x in 0..<width {
-                o[x] = area.contains(x, y) ? inside(x, y, a[x], b[x]) : mix(a[x], b[x], outside)
-            }
+            guard rows.contains(y), !columns.isEmpty else { return dissolveRow(a, b, o, 0..<width, outside) }
+            dissolveRow(a, b, o, 0..<columns.lowerBound, outside)
+            dissolveRow(a, b, o, columns.upperBound..<width, outside)
+            inside(y, a, b, o, columns)
         }
+    }
+
+    /// Row `o`'s pixels in `xs`: rows `a` and `b` dissolved, `w` of the way to `b`.
+    @inline(__always)
+    static func dissolveRow(_ a: UnsafePointer<RGBA8>, _ b: UnsafePointer<RGBA8>, _ o: UnsafeMutablePointer<RGBA8>,
+                            _ xs: Range<Int>, _ w: Float) {
+        for x in xs { o[x] = mix(a[x], b[x], w) }
+    }
+
+    /// Row `o`'s pixels in `xs` copied from row `a`.
+    @inline(__always)
+    static func copy(_ a: UnsafePointer<RGBA8>, _ o: UnsafeMutablePointer<RGBA8>, _ xs: Range<Int>) {
+        if !xs.isEmpty { (o + xs.lowerBound).update(from: a + xs.lowerBound, count: xs.count) }
     }
 
     /// `p` and `q` mixed in premultiplied alpha, `w` of the way to `q`.
@@ -251,8 +351,19 @@ public enum Transitions {
             }
             return RGBA8(r: lerp(p.r, q.r), g: lerp(p.g, q.g), b: lerp(p.b, q.b), a: 255)
         }
+        // Clear and opaque pixels (most of a title's) take the same values the general case
+        // below gives them, without the division: the opaque one's colour at the mixed alpha.
+        if p.a == 0 && q.a == 0 { return .clear }
+        if p.a == 0 && q.a == 255 { return atAlpha(q, 255 * w) }
+        if p.a == 255 && q.a == 0 { return atAlpha(p, 255 + (0 - 255) * w) }
         let a = premultiplied(p), b = premultiplied(q)
         return straight(a + (b - a) * w)
+    }
+
+    /// Opaque `p`'s colour at `alpha` (0…255), as `straight` rounds it.
+    @inline(__always)
+    static func atAlpha(_ p: RGBA8, _ alpha: Float) -> RGBA8 {
+        alpha >= 0.5 ? RGBA8(r: p.r, g: p.g, b: p.b, a: UInt8(min(alpha, 255) + 0.5)) : .clear
     }
 
     /// (r·a, g·a, b·a, a) in 0…255.
@@ -283,6 +394,96 @@ public enum Transitions {
         let top = premultiplied(image[y0 * width + x0]) * (1 - tx) + premultiplied(image[y0 * width + x1]) * tx
         let bottom = premultiplied(image[y1 * width + x0]) * (1 - tx) + premultiplied(image[y1 * width + x1]) * tx
         return top * (1 - ty) + bottom * ty
+    }
+
+    /// Columns `0..<width` that may hold a pixel (centre x + 0.5) within `radius` of
+    /// (`cx`, the row at `dy` from the centre): every pixel outside them is surely farther
+    /// (by 2 pixels of margin, so a pixel's own test decides the edge).
+    static func circleCover(_ radius: Float, dy: Float, cx: Float, width: Int) -> Range<Int> {
+        let r = radius + 2
+        let h2 = r * r - dy * dy
+        guard radius.isFinite, radius > -2, h2 > 0 else { return 0..<0 }
+        let h = h2.squareRoot()
+        return column(cx - h - 0.5, width, -1)..<column(cx + h - 0.5, width, 2)
+    }
+
+    /// Columns `0..<width` whose pixels all lie surely nearer than `radius` (by 2 pixels
+    /// of margin) to (`cx`, the row at `dy` from the centre); empty when there are none.
+    static func circleInterior(_ radius: Float, dy: Float, cx: Float, width: Int) -> Range<Int> {
+        let r = radius - 2
+        let h2 = r * r - dy * dy
+        guard r.isFinite, r > 0, h2 > 0 else { return 0..<0 }
+        let h = h2.squareRoot()
+        let lo = column(cx - h - 0.5, width, 2), hi = column(cx + h - 0.5, width, -1)
+        return lo < hi ? lo..<hi : 0..<0
+    }
+
+    /// `x`'s whole part plus `offset`, within 0…`width`.
+    @inline(__always)
+    static func column(_ x: Float, _ width: Int, _ offset: Int) -> Int {
+        // A NaN (a NaN centre) widens a cover to the whole row and empties an interior.
+        guard !x.isNaN else { return offset < 0 ? 0 : width }
+        let f = x.rounded(.down)
+        let c = f < -4 ? -4 : f > Float(width) + 4 ? width + 4 : Int(f)
+        return min(max(c + offset, 0), width)
+    }
+
+    /// Each pixel's distance from a flash's centre (in reaches) and its ray's index
+    /// (0..<`rayAngles`), worked out once for many frames of one canvas.
+    struct Polar: Sendable {
+        let width: Int, height: Int
+        let cx: Float, cy: Float, reach: Float
+        let distances: [Float]
+        let angles: [UInt16]
+        /// The largest canvas tabulated (3840 × 2160, 50 MB); larger ones work rows out per frame.
+        static let maximumPixels = 3840 * 2160
+
+        init?(_ area: Area, width: Int, height: Int) {
+            let count = width * height
+            guard count > 0, count <= Self.maximumPixels else { return nil }
+            self.width = width; self.height = height
+            cx = area.cx; cy = area.cy; reach = area.reach
+            // Every element is written by `fillRow`, so the arrays start uninitialised.
+            var angles: [UInt16] = []
+            distances = [Float](unsafeUninitializedCapacity: count) { d, dCount in
+                angles = [UInt16](unsafeUninitializedCapacity: count) { k, kCount in
+                    if let d = d.baseAddress, let k = k.baseAddress {
+                        parallelBands(height, minimumBand: 8) { rows in
+                            for y in rows { Self.fillRow(y, 0..<width, area, d + y * width, k + y * width) }
+                        }
+                    }
+                    kCount = count
+                }
+                dCount = count
+            }
+            self.angles = angles
+        }
+
+        /// Whether this table was made for `area` on a `width` × `height` canvas.
+        func fits(_ area: Area, _ width: Int, _ height: Int) -> Bool {
+            self.width == width && self.height == height && cx == area.cx && cy == area.cy && reach == area.reach
+        }
+
+        /// Row `y`'s distances and ray indices for the columns `xs`, into `d` and `k` (indexed by x).
+        @inline(__always)
+        static func fillRow(_ y: Int, _ xs: Range<Int>, _ area: Area,
+                            _ d: UnsafeMutablePointer<Float>, _ k: UnsafeMutablePointer<UInt16>) {
+            let dy = Float(y) + 0.5 - area.cy
+            let perReach = 1 / area.reach, perAngle = Float(rayAngles) / (2 * Float.pi)
+            for x in xs {
+                let dx = Float(x) + 0.5 - area.cx
+                d[x] = (dx * dx + dy * dy).squareRoot() * perReach
+                k[x] = UInt16(truncatingIfNeeded: Int((fastAtan2(dy, dx) + Float.pi) * perAngle) & (rayAngles - 1))
+            }
+        }
+
+        /// `body` with the table's base pointers, or with nil for no table.
+        static func withRows(_ polar: Polar?, _ body: (UnsafePointer<Float>?, UnsafePointer<UInt16>?) -> Void) {
+            guard let polar else { return body(nil, nil) }
+            polar.distances.withUnsafeBufferPointer { d in
+                polar.angles.withUnsafeBufferPointer { k in body(d.baseAddress, k.baseAddress) }
+            }
+        }
     }
 
     /// How many angles the flash's rays are tabulated at (a power of two).
@@ -331,6 +532,28 @@ public enum Transitions {
                 farthest = max(farthest, ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot())
             }
             reach = farthest
+        }
+
+        /// The rows whose pixels' centres lie between y0 and y1 (as `contains` decides).
+        func rows(_ height: Int) -> Range<Int> { Self.span(y0, y1, height) }
+
+        /// The columns whose pixels' centres lie between x0 and x1 (as `contains` decides).
+        func columns(_ width: Int) -> Range<Int> { Self.span(x0, x1, width) }
+
+        /// The i in 0..<n with lo ≤ i + 0.5 < hi.
+        static func span(_ lo: Float, _ hi: Float, _ n: Int) -> Range<Int> {
+            guard !lo.isNaN, !hi.isNaN else { return 0..<0 }
+            let start = first(atLeast: lo, n), end = first(atLeast: hi, n)
+            return start < end ? start..<end : 0..<0
+        }
+
+        /// The first i in 0...n with i + 0.5 ≥ bound (n when there is none).
+        static func first(atLeast bound: Float, _ n: Int) -> Int {
+            let guess = (bound - 0.5).rounded(.up)
+            var i = guess <= 0 ? 0 : guess >= Float(n) ? n : Int(guess)
+            while i > 0 && Float(i - 1) + 0.5 >= bound { i -= 1 }
+            while i < n && !(Float(i) + 0.5 >= bound) { i += 1 }
+            return i
         }
 
         /// Whether pixel (x, y)'s centre lies inside.

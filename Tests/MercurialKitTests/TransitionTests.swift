@@ -229,3 +229,213 @@ extension TitleSequence.Moment {
         }
     }
 }
+
+/// The row-by-row flash and ripple (with and without their prepared tables) against a
+/// plain per-pixel rendering of the same formulas, to within 1 per channel.
+struct TransitionFastPathTests {
+    /// Core Image's flash and ripple, one pixel at a time, as they were written before
+    /// the row-by-row versions: the reference for them.
+    enum Reference {
+        static func mix(_ p: RGBA8, _ q: RGBA8, _ w: Float) -> RGBA8 {
+            if w <= 0 { return p }
+            if w >= 1 { return q }
+            let a = Transitions.premultiplied(p), b = Transitions.premultiplied(q)
+            return Transitions.straight(a + (b - a) * w)
+        }
+
+        static func render(_ first: Image<RGBA8>, _ second: Image<RGBA8>, _ area: Transitions.Area, time: Double,
+                           _ inside: (Int, Int, RGBA8, RGBA8) -> RGBA8) -> Image<RGBA8> {
+            var out = first
+            for y in 0..<first.height {
+                for x in 0..<first.width {
+                    out[x, y] = area.contains(x, y) ? inside(x, y, first[x, y], second[x, y])
+                                                    : mix(first[x, y], second[x, y], Float(time))
+                }
+            }
+            return out
+        }
+
+        static func flash(_ first: Image<RGBA8>, _ second: Image<RGBA8>, time: Double, _ flash: Transition.Flash) -> Image<RGBA8> {
+            let area = Transitions.Area(flash.extent, center: flash.center, width: first.width, height: first.height)
+            let color = RGBA8(opaque: flash.color)
+            let threshold = flash.fadeThreshold
+            let s = Float(threshold > 0 ? min(time / threshold, 1) : 1)
+            let u = Float(time > threshold ? (time - threshold) / max(1 - threshold, 1e-9) : 0)
+            let fade = u * u * (3 - 2 * u)
+            let blowOut = Transitions.smoothstep(0.55, 1, s)
+            let rayReach = Float(max(flash.maxStriationRadius, 1e-6))
+            let (strength, contrast) = (Float(flash.striationStrength), Float(flash.striationContrast))
+            let lit = max(s, rayReach * s, 1e-6)
+            return render(first, second, area, time: time) { x, y, a, b in
+                let dx = Float(x) + 0.5 - area.cx, dy = Float(y) + 0.5 - area.cy
+                let squared = dx * dx + dy * dy
+                var amount = blowOut
+                if blowOut < 1 && squared < lit * lit * area.reach * area.reach {
+                    let d = squared.squareRoot() / area.reach
+                    let core = max(0, 1 - d / max(s, 1e-6))
+                    let n = Transitions.rayAngles
+                    let k = Int((Transitions.fastAtan2(dy, dx) + Float.pi) * Float(n) / (2 * Float.pi)) & (n - 1)
+                    let pattern = Transitions.striation(Float(k) / Float(n) * 2 * Float.pi - Float.pi)
+                    let ray = strength * min(max(0.5 + (pattern - 0.5) * (1 + contrast), 0), 1)
+                        * max(0, 1 - d / max(rayReach * s, 1e-6))
+                    amount = min(1, core * core * (3 - 2 * core) + ray + blowOut)
+                }
+                let peak = mix(a, color, amount)
+                return fade > 0 ? mix(peak, b, fade) : peak
+            }
+        }
+
+        static func swipe(_ first: Image<RGBA8>, _ second: Image<RGBA8>, time: Double, _ swipe: Transition.Swipe) -> Image<RGBA8> {
+            let area = Transitions.Area(swipe.extent, center: nil, width: first.width, height: first.height)
+            let (dx, dy) = (Float(cos(swipe.angle)), Float(-sin(swipe.angle)))
+            let (near, far) = area.projectionRange(dx, dy)
+            let band = Float(max(swipe.width, 1e-3))
+            let edge = near + Float(time) * (far - near + band)
+            return render(first, second, area, time: time) { x, y, a, b in
+                let along = (Float(x) + 0.5) * dx + (Float(y) + 0.5) * dy
+                let behind = min(max(edge - along + 0.5, 0), 1)
+                var p = behind >= 1 ? b : behind <= 0 ? a : mix(a, b, behind)
+                if swipe.opacity > 0 && along < edge && along > edge - band {
+                    p = mix(p, RGBA8(opaque: swipe.color), Float(swipe.opacity) * (1 - (edge - along) / band))
+                }
+                return p
+            }
+        }
+
+        static func ripple(_ first: Image<RGBA8>, _ second: Image<RGBA8>, time: Double, _ ripple: Transition.Ripple) -> Image<RGBA8> {
+            let area = Transitions.Area(ripple.extent, center: ripple.center, width: first.width, height: first.height)
+            let ring = Float(max(ripple.width, 1e-3))
+            let inner = -ring / 2 + Float(time) * (area.reach + ring) - ring / 2
+            let (width, height) = (first.width, first.height)
+            return first.withUnsafeBufferPointer { one in
+                second.withUnsafeBufferPointer { two in
+                    render(first, second, area, time: time) { x, y, a, b in
+                        let dx = Float(x) + 0.5 - area.cx, dy = Float(y) + 0.5 - area.cy
+                        let d = (dx * dx + dy * dy).squareRoot()
+                        let across = (d - inner) / ring
+                        if across >= 1 { return a }
+                        if across <= 0 { return b }
+                        let push = Float(ripple.scale) / 2 * sinf(Float.pi * across)
+                        let k = d > 0 ? (d - push) / d : 1
+                        let (sx, sy) = (area.cx + dx * k - 0.5, area.cy + dy * k - 0.5)
+                        let p = Transitions.sample(one, width, height, sx, sy), q = Transitions.sample(two, width, height, sx, sy)
+                        let w = 1 - across
+                        return Transitions.straight(p + (q - p) * (w * w * (3 - 2 * w)))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The largest difference in any channel, and where.
+    func worst(_ out: Image<RGBA8>, _ expected: Image<RGBA8>) -> (Int, Int, Int) {
+        var worst = (0, 0, 0)
+        for y in 0..<out.height {
+            for x in 0..<out.width {
+                let p = out[x, y], q = expected[x, y]
+                let d = max(abs(Int(p.r) - Int(q.r)), abs(Int(p.g) - Int(q.g)), abs(Int(p.b) - Int(q.b)), abs(Int(p.a) - Int(q.a)))
+                if d > worst.0 { worst = (d, x, y) }
+            }
+        }
+        return worst
+    }
+
+    /// Every way `transition` renders (one-off, prepared for this canvas, prepared for another) within 1 of `expected`.
+    func check(_ transition: Transition, _ a: Image<RGBA8>, _ b: Image<RGBA8>, _ time: Double, _ expected: Image<RGBA8>,
+               _ name: String) {
+        let ways: [(String, Transition.Prepared?)] = [
+            ("one-off", nil), ("prepared", transition.prepared(width: a.width, height: a.height)),
+            ("prepared for another size", transition.prepared(width: a.width + 3, height: a.height)),
+        ]
+        for (way, prepared) in ways {
+            var out = Image(width: a.width, height: a.height, repeating: RGBA8.clear)
+            if let prepared { prepared.render(from: a, to: b, time: time, into: &out) } else { transition.render(from: a, to: b, time: time, into: &out) }
+            let (d, x, y) = worst(out, expected)
+            #expect(d <= 1, "\(name) \(way) at t = \(time): off by \(d) at (\(x), \(y)): \(out[x, y]) vs \(expected[x, y])")
+        }
+    }
+
+    static let times = [0.1, 0.3, 0.5, 0.8, 0.9]
+
+    @Test(arguments: times)
+    func flashMatchesThePerPixelReference(_ time: Double) {
+        let (a, b) = transitionPair(width: 61, height: 37)
+        var offCentre = Transition.Flash()
+        offCentre.center = SIMD2(17.3, 11.8)
+        offCentre.extent = Transition.Extent(x: 4.2, y: 3, width: 50, height: 29.5)
+        var wide = Transition.Flash()   // rays reaching past the canvas, centred outside the extent
+        wide.center = SIMD2(70, -5)
+        wide.extent = Transition.Extent(x: 0, y: 6, width: 40, height: 31)
+        wide.maxStriationRadius = 4
+        wide.striationContrast = 3
+        for (name, flash) in [("off-centre flash", offCentre), ("default flash", Transition.Flash()), ("wide flash", wide)] {
+            check(.flash(flash), a, b, time, Reference.flash(a, b, time: time, flash), name)
+        }
+    }
+
+    @Test(arguments: times)
+    func rippleMatchesThePerPixelReference(_ time: Double) {
+        let (a, b) = transitionPair(width: 61, height: 37)
+        var offCentre = Transition.Ripple()
+        offCentre.center = SIMD2(40.5, 9.25)
+        offCentre.extent = Transition.Extent(x: 5, y: 2.5, width: 48.3, height: 30)
+        offCentre.width = 12
+        offCentre.scale = 16
+        var pulling = Transition.Ripple()
+        pulling.width = 7
+        pulling.scale = -30
+        for (name, ripple) in [("off-centre ripple", offCentre), ("pulling ripple", pulling), ("default ripple", Transition.Ripple())] {
+            check(.ripple(ripple), a, b, time, Reference.ripple(a, b, time: time, ripple), name)
+        }
+    }
+
+    @Test(arguments: times)
+    func swipeMatchesThePerPixelReference(_ time: Double) {
+        let (a, b) = transitionPair(width: 61, height: 37)
+        var tinted = Transition.Swipe()
+        tinted.extent = Transition.Extent(x: 3.5, y: 7, width: 44, height: 21.2)
+        tinted.angle = 2.2
+        tinted.width = 9
+        tinted.opacity = 0.7
+        for (name, swipe) in [("tinted swipe in an extent", tinted), ("default swipe", Transition.Swipe())] {
+            check(.swipe(swipe), a, b, time, Reference.swipe(a, b, time: time, swipe), name)
+        }
+    }
+
+    /// A row's cover holds every pixel nearer than the radius, and its interior only such pixels.
+    @Test func circleSpansAreConservative() {
+        var generator = SystemRandomNumberGenerator()
+        let width = 50
+        for _ in 0..<2000 {
+            let radius = Float.random(in: -5...60, using: &generator), dy = Float.random(in: -70...70, using: &generator)
+            let cx = Float.random(in: -40...90, using: &generator)
+            let cover = Transitions.circleCover(radius, dy: dy, cx: cx, width: width)
+            let interior = Transitions.circleInterior(radius, dy: dy, cx: cx, width: width)
+            for x in 0..<width {
+                let dx = Float(x) + 0.5 - cx
+                let inside = radius > 0 && (dx * dx + dy * dy).squareRoot() < radius
+                if inside && !cover.contains(x) { Issue.record("r \(radius), dy \(dy), cx \(cx): x = \(x) is inside but not in \(cover)") }
+                if interior.contains(x) && !inside { Issue.record("r \(radius), dy \(dy), cx \(cx): x = \(x) is in \(interior) but not inside") }
+            }
+        }
+        #expect(Transitions.circleCover(10, dy: 0, cx: .nan, width: width) == 0..<width)
+        #expect(Transitions.circleInterior(10, dy: 0, cx: .nan, width: width).isEmpty)
+    }
+
+    /// The shortcuts for clear and opaque pixels give what the premultiplied mix gives.
+    @Test func mixShortcutsMatchThePremultipliedMix() {
+        let pixels = [RGBA8.clear, RGBA8(r: 250, g: 3, b: 77, a: 0), RGBA8(r: 9, g: 200, b: 130, a: 255),
+                      RGBA8(r: 255, g: 255, b: 255, a: 255), RGBA8(r: 120, g: 60, b: 30, a: 128)]
+        for p in pixels {
+            for q in pixels {
+                for step in 0...64 {
+                    let w = Float(step) / 64 - 0.0001
+                    let fast = Transitions.mix(p, q, w), slow = Reference.mix(p, q, w)
+                    let d = max(abs(Int(fast.r) - Int(slow.r)), abs(Int(fast.g) - Int(slow.g)),
+                                abs(Int(fast.b) - Int(slow.b)), abs(Int(fast.a) - Int(slow.a)))
+                    #expect(d <= 1, "mix(\(p), \(q), \(w)): \(fast) vs \(slow)")
+                }
+            }
+        }
+    }
+}
