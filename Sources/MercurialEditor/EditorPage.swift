@@ -119,10 +119,23 @@ enum EditorPage {
     }
 
     // Sends changes [{key, value}]; on success records them for undo (unless `record`
-    // is false). One request is in flight at a time; changes made meanwhile wait in
-    // one batch, the newest value of each key winning, so a fast drag never builds a
-    // queue (the server's RenderPipeline does the same with renders).
+    // is false). One batch is in flight at a time, from its input until its frame is
+    // on screen (or 250 ms, for a change that renders nothing); changes made meanwhile
+    // wait in one batch, the newest value of each key winning, so a fast drag never
+    // builds a queue (the server's RenderPipeline does the same with renders). Waiting
+    // for the frame, not just the answer, keeps the server's render and the page's
+    // drawing from fighting over the cores: on two cores a drag's frames came 2–3 times
+    // slower when the next render started while the page was still drawing.
     let inFlight = false, next = null;
+    const frameWaiters = [];            // [id, resume]: a batch waiting for its frame
+    function whenShown(id, ms) {
+      return new Promise((resume) => {
+        if (!pending.has(id)) { resume(); return; }
+        const waiter = [id, resume];
+        frameWaiters.push(waiter);
+        setTimeout(() => { const k = frameWaiters.indexOf(waiter); if (k >= 0) { frameWaiters.splice(k, 1); resume(); } }, ms);
+      });
+    }
     function send(changes, record = true, started = performance.now()) {
       const id = ++seq;
       pending.set(id, started);
@@ -159,10 +172,11 @@ enum EditorPage {
           if (!json.changed) batch.ids.forEach((id) => pending.delete(id));   // no frame will come
           if (batch.record) remember([...batch.before].map(([key, value]) => ({ key, value })), changes);
           status('');
-        } else {
-          batch.ids.forEach((id) => pending.delete(id));
-          showError(json.key || changes[0].key, json.error || ('HTTP ' + code));
+          whenShown(last, 250).then(() => finish(code));
+          return;
         }
+        batch.ids.forEach((id) => pending.delete(id));
+        showError(json.key || changes[0].key, json.error || ('HTTP ' + code));
         finish(code);
       }, () => { batch.ids.forEach((id) => pending.delete(id)); status('the editor is not answering', true); finish(0); });
     }
@@ -412,6 +426,9 @@ enum EditorPage {
       if (frame.tag && String(frame.tag).startsWith(me + ':')) {
         const upTo = Number(String(frame.tag).slice(me.length + 1));
         for (const [id, t0] of pending) if (id <= upTo) { window.__latencies.push(now - t0); pending.delete(id); }
+        for (let k = frameWaiters.length - 1; k >= 0; k--) {
+          if (frameWaiters[k][0] <= upTo) frameWaiters.splice(k, 1)[0][1]();
+        }
       }
       window.__shown = frame;
       clearTimeout(sphereTimer);
