@@ -165,6 +165,7 @@ enum EditorPage {
         batch.resolvers.forEach((resolve) => resolve(code));
         pump();
       };
+      trace('sent', last);
       api('/api/set', { changes, tag: me + ':' + last }).then(({ status: code, json }) => {
         trace('answer', last);
         if (code === 200) {
@@ -449,7 +450,9 @@ enum EditorPage {
           if (r.status === 204) continue;
           if (!r.ok) throw new Error(String(r.status));
           const info = JSON.parse(decodeURIComponent(r.headers.get('X-Frame-Info') || '%7B%7D'));
-          if (applyDelta(await r.arrayBuffer())) shown(info);
+          const bytes = await r.arrayBuffer();
+          trace('arrived', info.tag);
+          if (applyDelta(bytes)) shown(info);
           else await new Promise((resume) => setTimeout(resume, 20));   // then asked for whole
         } catch (e) {
           await new Promise((resume) => setTimeout(resume, 250));
