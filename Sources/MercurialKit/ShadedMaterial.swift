@@ -74,7 +74,7 @@ public struct ShadedMaterial: Sendable {
 }
 
 /// A shading image ready for lookups: RGB as floats, and its inscribed circle.
-public struct ShadingLookup: Sendable {
+public struct ShadingLookup: Sendable, Equatable {
     public let width: Int, height: Int
     private let rgb: [Float]          // 3 floats a pixel
     private let centreX: Float, centreY: Float, radius: Float
@@ -273,8 +273,15 @@ extension ShadedMaterial {
                     shading.withSampler { shading in
                         out.withUnsafeMutableBufferPointer { out in
                             parallelBands(pixels.count, minimumBand: 4096) { range in
-                                for k in range {
-                                    out[Int(pixels[k])] = RGBA8(shading.color(at: samples[k]), alpha: alphas[k], over: background)
+                                // Two loops, so that the usual one (no background) has no branch.
+                                if let background {
+                                    for k in range {
+                                        out[Int(pixels[k])] = RGBA8(shading.color(at: samples[k]), alpha: alphas[k], over: background)
+                                    }
+                                } else {
+                                    for k in range {
+                                        out[Int(pixels[k])] = RGBA8(shading.color(at: samples[k]), alpha: alphas[k], over: nil)
+                                    }
                                 }
                             }
                         }

@@ -121,20 +121,42 @@ struct SphereShader {
 
     /// The colour of the sphere where the camera ray through (x, y) meets it; x² + y² ≤ 1.
     func shade(x: Float, y: Float) -> RGBColor {
-        let normal = SIMD3<Float>(x, y, max(0, 1 - x * x - y * y).squareRoot())
-        let point = normal                      // unit sphere at the origin
-        let view = SIMD3<Float>(0, 0, 1)        // orthographic camera on +z
+        let normal = Self.normal(x: x, y: y)
         var colour = ambient
         for light in lights {
-            let toLight = normalized(light.position - point)
-            let lambert = dot(normal, toLight)
-            guard lambert > 0 else { continue }
-            colour += diffuse * light.color * lambert
-            let halfVector = normalized(toLight + view)
-            colour += specular * light.color * pow(max(dot(normal, halfVector), 0), exponent)
+            guard let (diffuseTerm, specularTerm) = terms(of: light, at: normal) else { continue }
+            colour += diffuseTerm
+            colour += specularTerm
         }
+        return finished(colour, at: normal)
+    }
+
+    static let view = SIMD3<Float>(0, 0, 1)        // orthographic camera on +z
+
+    @inline(__always)
+    static func normal(x: Float, y: Float) -> SIMD3<Float> {
+        SIMD3<Float>(x, y, max(0, 1 - x * x - y * y).squareRoot())
+    }
+
+    /// One light's diffuse and specular terms where the sphere's normal is `normal`
+    /// (the point is the normal: a unit sphere at the origin); nil when it is behind.
+    @inline(__always)
+    func terms(of light: (position: SIMD3<Float>, color: SIMD3<Float>), at normal: SIMD3<Float>)
+        -> (SIMD3<Float>, SIMD3<Float>)? {
+        let toLight = normalized(light.position - normal)
+        let lambert = dot(normal, toLight)
+        guard lambert > 0 else { return nil }
+        let halfVector = normalized(toLight + Self.view)
+        return (diffuse * light.color * lambert,
+                specular * light.color * pow(max(dot(normal, halfVector), 0), exponent))
+    }
+
+    /// The lights' sum `colour` with the reflection added.
+    @inline(__always)
+    func finished(_ colour: SIMD3<Float>, at normal: SIMD3<Float>) -> RGBColor {
+        var colour = colour
         if let reflection {
-            let reflected = 2 * dot(normal, view) * normal - view
+            let reflected = 2 * dot(normal, Self.view) * normal - Self.view
             let c = reflection.color(at: (1 - reflected.y) / 2)
             colour += SIMD3(c.r, c.g, c.b) * reflectivity
         }
@@ -171,15 +193,106 @@ final class ShadingCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [(scene: ShadingScene, size: Int, lookup: ShadingLookup)] = []
 
+    /// Each light's terms from recent lookups (see `LightLayer`), newest first.
+    private var layers: [LightLayer] = []
+    static let keptLayers = 8
+
     func lookup(_ scene: ShadingScene, size: Int) -> ShadingLookup {
         if let hit = lock.withLock({ entries.first { $0.scene == scene && $0.size == size }?.lookup }) {
             return hit
         }
-        let built = ShadingLookup(ShadingSphere.render(scene, size: size, antialiasedRim: false))
+        // A light seen in a recent lookup, with the same material, is not traced again:
+        // a slider drag or an animation that moves one light re-traces a quarter of the sphere.
+        let shader = SphereShader(scene)
+        let kept = lock.withLock { layers }
+        let sceneLayers = scene.lights.indices.map { i in
+            kept.first { $0.fits(scene.lights[i], scene.material, size) }
+                ?? LightLayer(scene.lights[i], shader.lights[i], scene.material, size: size, shader: shader)
+        }
+        let built = ShadingLookup(LightLayer.sphere(from: sceneLayers, shader: shader, size: size))
         lock.withLock {
             entries.insert((scene, size, built), at: 0)
             if entries.count > 4 { entries.removeLast() }
+            let fresh = sceneLayers.filter { layer in !layers.contains { $0 === layer } }
+            layers = Array((fresh + layers).prefix(Self.keptLayers))
         }
         return built
+    }
+}
+
+/// One light's diffuse and specular terms at every texel of a lookup sphere (nil
+/// where the light is behind), for one material. Added up in the lights' order,
+/// with the ambient first and the reflection last, they are the colour `shade`
+/// gives, to the bit: the same terms, summed in the same order (a test compares).
+final class LightLayer: @unchecked Sendable {
+    let light: Light
+    let diffuse: RGBColor, specular: RGBColor, shininess: Double
+    let size: Int
+    /// 2 per texel (diffuse, specular); `lit` says which texels the light reaches.
+    let terms: [SIMD3<Float>]
+    let lit: [Bool]
+
+    init(_ light: Light, _ traced: (position: SIMD3<Float>, color: SIMD3<Float>), _ material: SphereMaterial,
+         size: Int, shader: SphereShader) {
+        self.light = light
+        (diffuse, specular, shininess) = (material.diffuse, material.specular, material.shininess)
+        self.size = size
+        var terms = [SIMD3<Float>](repeating: .zero, count: 2 * size * size)
+        var lit = [Bool](repeating: false, count: size * size)
+        terms.withUnsafeMutableBufferPointer { terms in
+            lit.withUnsafeMutableBufferPointer { lit in
+                parallelBands(size, minimumBand: 4) { rows in
+                    for j in rows {
+                        for i in 0..<size {
+                            let k = j * size + i
+                            guard let (d, s) = shader.terms(of: traced, at: Self.normal(i, j, size)) else { continue }
+                            terms[2 * k] = d
+                            terms[2 * k + 1] = s
+                            lit[k] = true
+                        }
+                    }
+                }
+            }
+        }
+        self.terms = terms
+        self.lit = lit
+    }
+
+    func fits(_ light: Light, _ material: SphereMaterial, _ size: Int) -> Bool {
+        self.light == light && self.size == size && diffuse == material.diffuse && specular == material.specular
+            && shininess == material.shininess
+    }
+
+    /// The normal at texel (i, j) of a lookup sphere: as `ShadingSphere.render` without
+    /// an antialiased rim takes it, a pixel outside the circle taking the rim's.
+    @inline(__always)
+    static func normal(_ i: Int, _ j: Int, _ size: Int) -> SIMD3<Float> {
+        let pixelSize = 2 / Float(size)
+        let x = (Float(i) + 0.5) * pixelSize - 1
+        let y = 1 - (Float(j) + 0.5) * pixelSize
+        let r = (x * x + y * y).squareRoot()
+        let s = r > 1 ? 1 / r : 1
+        return SphereShader.normal(x: x * s, y: y * s)
+    }
+
+    /// The lookup sphere from its lights' layers.
+    static func sphere(from layers: [LightLayer], shader: SphereShader, size: Int) -> Image<RGBA8> {
+        var image = Image<RGBA8>(width: size, height: size, repeating: .clear)
+        image.withUnsafeMutableBufferPointer { out in
+            parallelBands(size, minimumBand: 4) { rows in
+                for j in rows {
+                    for i in 0..<size {
+                        let k = j * size + i
+                        var colour = shader.ambient
+                        for layer in layers where layer.lit[k] {
+                            colour += layer.terms[2 * k]
+                            colour += layer.terms[2 * k + 1]
+                        }
+                        out[k] = RGBA8(opaque: shader.finished(colour, at: normal(i, j, size)))
+                    }
+                }
+            }
+        }
+        return image
     }
 }

@@ -80,6 +80,29 @@ import Testing
         #expect(bottom.r > 200 && bottom.b < 60)
     }
 
+    /// Lookups are summed from each light's kept terms (`LightLayer`), and a scene
+    /// that changes one light traces only that one; the lookup must be the traced
+    /// sphere's to the bit, for a new cache and for one that reuses layers, with an
+    /// ambient colour, a reflection gradient, a light behind the sphere and a new material.
+    @Test func lookupsFromKeptLightLayersAreTheTracedSphereExactly() {
+        let cache = ShadingCache()
+        var scene = ShadingScene()
+        scene.material.ambient = RGBColor(r: 0.05, g: 0.02, b: 0.1)
+        var scenes = [scene]
+        scene.lights[0].hue = 0.4; scenes.append(scene)                       // one light's colour
+        scene.lights[2].position = [10, -5, -40]; scenes.append(scene)        // one light moved behind
+        scene.lights[0].hue = 0; scenes.append(scene)                         // back to a kept layer
+        scene.material.reflection = Gradient(colors: [.white, .black]); scene.material.reflectivity = 0.3
+        scenes.append(scene)                                                  // reflection: layers kept
+        scene.material.shininess = 0.1; scenes.append(scene)                  // new material: all traced
+        for (k, scene) in scenes.enumerated() {
+            for size in [256, 33] {
+                let traced = ShadingLookup(ShadingSphere.render(scene, size: size, antialiasedRim: false))
+                #expect(cache.lookup(scene, size: size) == traced, "scene \(k) at \(size)")
+            }
+        }
+    }
+
     @Test func hueAndBrightnessMakeTheLightColour() {
         #expect(RGBColor(hue: 0, saturation: 1, brightness: 1) == RGBColor(r: 1, g: 0, b: 0))
         #expect(RGBColor(hue: 1.0 / 3, saturation: 1, brightness: 0.5).g == 0.5)
