@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import MercurialKit
 
 /// The bytes that turn the frame a page shows into the newest one: only the pixels
@@ -31,42 +33,66 @@ public enum FrameDelta {
         let width = image.width, count = image.width * image.height
         var words: [UInt32] = [magic, UInt32(width), UInt32(image.height), UInt32(truncatingIfNeeded: frame),
                                base == nil ? 0 : UInt32(truncatingIfNeeded: baseNumber), 0, 0, 0, 0]
-        var x0 = width, y0 = image.height, x1 = 0, y1 = 0
+        // The canvas in as many pieces as cores, each scanned on its own (a run stops at
+        // a piece's end), then joined in order: 2.7 ms of the server's path at 1080p on one core.
+        let pieceCount = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 65_536))
+        nonisolated(unsafe) var pieces = [Piece](repeating: Piece(), count: pieceCount)
         image.withUnsafeBufferPointer { new in
             new.withMemoryRebound(to: UInt32.self) { new in
-                func runs(_ differs: (Int) -> Bool) {
-                    var i = 0
-                    while i < count {
-                        guard differs(i) else { i += 1; continue }
-                        // The run goes on until `joinGap` equal pixels in a row.
-                        var last = i, j = i + 1
-                        while j < count && j - last <= joinGap {
-                            if differs(j) { last = j }
-                            j += 1
+                base.withUnsafeBufferPointerIfPresent { old in
+                    old.withMemoryRebound(to: UInt32.self) { old in
+                        nonisolated(unsafe) let (new, old) = (new, old)
+                        pieces.withUnsafeMutableBufferPointer { pieces in
+                            nonisolated(unsafe) let pieces = pieces
+                            DispatchQueue.concurrentPerform(iterations: pieceCount) { k in
+                                let range = (count * k / pieceCount)..<(count * (k + 1) / pieceCount)
+                                pieces[k] = old.isEmpty ? Piece(new, width: width, range: range) { new[$0] != 0 }
+                                                        : Piece(new, width: width, range: range) { new[$0] != old[$0] }
+                            }
                         }
-                        let end = last + 1
-                        words.append(UInt32(i))
-                        words.append(UInt32(end - i))
-                        words.append(contentsOf: UnsafeBufferPointer(rebasing: new[i..<end]))
-                        let (ya, yb) = (i / width, last / width)
-                        y0 = min(y0, ya); y1 = max(y1, yb + 1)
-                        if ya == yb { x0 = min(x0, i % width); x1 = max(x1, last % width + 1) } else { x0 = 0; x1 = width }
-                        i = j
                     }
-                }
-                if let base {
-                    base.withUnsafeBufferPointer { old in
-                        old.withMemoryRebound(to: UInt32.self) { old in runs { new[$0] != old[$0] } }
-                    }
-                } else {
-                    runs { new[$0] != 0 }
                 }
             }
+        }
+        var x0 = width, y0 = image.height, x1 = 0, y1 = 0
+        words.reserveCapacity(pieces.reduce(words.count) { $0 + $1.words.count })
+        for piece in pieces {
+            words += piece.words
+            (x0, y0, x1, y1) = (min(x0, piece.x0), min(y0, piece.y0), max(x1, piece.x1), max(y1, piece.y1))
         }
         if base == nil { (x0, y0, x1, y1) = (0, 0, width, image.height) }   // a clear canvas: all of it is new
         if x1 <= x0 || y1 <= y0 { (x0, y0, x1, y1) = (0, 0, 0, 0) }         // nothing changed
         words[5] = UInt32(x0); words[6] = UInt32(y0); words[7] = UInt32(x1); words[8] = UInt32(y1)
         return words.withUnsafeBytes { Array($0) }
+    }
+
+    /// The runs of one piece of the canvas and the rectangle they cover.
+    struct Piece {
+        var words: [UInt32] = []
+        var x0 = Int.max, y0 = Int.max, x1 = 0, y1 = 0
+
+        init() {}
+
+        /// The runs of pixels in `range` for which `differs` holds.
+        init(_ new: UnsafeBufferPointer<UInt32>, width: Int, range: Range<Int>, differs: (Int) -> Bool) {
+            var i = range.lowerBound
+            while i < range.upperBound {
+                guard differs(i) else { i += 1; continue }
+                // The run goes on until `joinGap` equal pixels in a row.
+                var last = i, j = i + 1
+                while j < range.upperBound && j - last <= joinGap {
+                    if differs(j) { last = j }
+                    j += 1
+                }
+                words.append(UInt32(i))
+                words.append(UInt32(last + 1 - i))
+                words.append(contentsOf: UnsafeBufferPointer(rebasing: new[i...last]))
+                let (ya, yb) = (i / width, last / width)
+                y0 = min(y0, ya); y1 = max(y1, yb + 1)
+                if ya == yb { x0 = min(x0, i % width); x1 = max(x1, last % width + 1) } else { x0 = 0; x1 = width }
+                i = j
+            }
+        }
     }
 
     /// Applies `delta` to `pixels` (the base it names, or anything when it starts from
@@ -89,5 +115,15 @@ public enum FrameDelta {
             i += 2 + n
         }
         return Int(words[3])
+    }
+}
+
+extension Optional where Wrapped == Image<RGBA8> {
+    /// The image's pixels, or an empty buffer when there is none.
+    func withUnsafeBufferPointerIfPresent<R>(_ body: (UnsafeBufferPointer<RGBA8>) -> R) -> R {
+        switch self {
+        case .some(let image): return image.withUnsafeBufferPointer(body)
+        case .none: return body(UnsafeBufferPointer(start: nil, count: 0))
+        }
     }
 }

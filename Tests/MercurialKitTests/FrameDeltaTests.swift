@@ -55,6 +55,28 @@ import Testing
         if count >= 64 { #expect(delta.count < count * 4) }
     }
 
+    /// A canvas large enough to be scanned in pieces on several cores: runs that
+    /// cross a piece's end, and the rectangle, must come out as from one scan.
+    @Test func aLargeCanvasScannedInPiecesGivesTheFrame() throws {
+        let (width, height) = (640, 360)
+        let base = Self.noise(width: width, height: height, seed: 11)
+        var changed = base
+        let count = width * height
+        for i in Array((count / 2 - 5)..<(count / 2 + 5)) + Array((count / 3 - 2)..<(count / 3 + 2)) + [0, count - 1] {
+            changed[i % width, i / width] = RGBA8(r: 1, g: 2, b: 3, a: 4)
+        }
+        let delta = FrameDelta.encode(changed, frame: 3, from: base, baseNumber: 2)
+        var pixels = base.pixels
+        #expect(try FrameDelta.apply(delta, to: &pixels, width: width, height: height) == 3)
+        #expect(Self.differing(pixels, changed.pixels) == 0)
+        #expect(Array(Self.header(delta)[5...8]) == [0, 0, width, height])
+        #expect(delta.count < 200 * 4, "\(delta.count) bytes for 16 changed pixels")
+        // From nothing, the same frame.
+        var fresh = [RGBA8](repeating: RGBA8(r: 9, g: 9, b: 9, a: 9), count: count)
+        _ = try FrameDelta.apply(FrameDelta.encode(changed, frame: 4, from: nil, baseNumber: 0), to: &fresh, width: width, height: height)
+        #expect(Self.differing(fresh, changed.pixels) == 0)
+    }
+
     @Test func fromNothingItIsTheWholeFrameAndTransparentPixelsAreNotSent() throws {
         var image = Image<RGBA8>(width: 50, height: 20, repeating: RGBA8(r: 0, g: 0, b: 0, a: 0))
         for x in 10..<20 { image[x, 5] = RGBA8(r: 200, g: 100, b: 50, a: 255) }
