@@ -135,7 +135,8 @@ cp -n "scripts/fuzz/corpus/$target"/* "$out/corpus/" 2>/dev/null || true
 
 flags=(
     -max_total_time="$seconds"
-    -rss_limit_mb=2048
+    -rss_limit_mb=512
+    -malloc_limit_mb=512
     -timeout=10
     -max_len="$max_len"
     -print_final_stats=1
@@ -145,7 +146,7 @@ flags=(
 
 # LeakSanitizer suppressions for what is kept on purpose until exit (see the file).
 export LSAN_OPTIONS="suppressions=$root/scripts/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:symbolize=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:symbolize=1:allocator_release_to_os_interval_ms=500${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 # Let the library find fonts/ and materials/ (bundled material names in scene files).
 export MERCURIAL_DATA="$root"
 

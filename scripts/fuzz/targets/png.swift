@@ -28,6 +28,36 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fuzzFeedback(feedbackValue("error", withoutUnknownChunkName(error.message)))
         return 0
     }
+    // The encoders: the picture written back, alone and in a taller, wider canvas of
+    // one fill (repeated rows, which the fast encoder splices), must make a zlib stream
+    // that inflates strictly to every row and decodes to the same pixels.
+    if image.width * image.height <= 1 << 16 {
+        let fill = image.pixels[image.pixels.count / 2]
+        let canvases = [CanvasRegion(image, fill: .clear),
+                        CanvasRegion(width: image.width + 3, height: image.height + 40, content: image, originX: 2, originY: 21, fill: fill)]
+        for canvas in canvases {
+            for compression in PNGFile.Compression.allCases {
+                guard let png = try? PNGEncoder(compression: compression).encode(canvas) else {
+                    fatalError("the \(compression) encoder failed on a \(canvas.width)×\(canvas.height) canvas")
+                }
+                let inflated = PNGFile.strictlyInflatedImageData(png)?.count
+                guard inflated == canvas.height * (canvas.width * 4 + 1) else {
+                    fatalError("the \(compression) encoder's stream for \(canvas.width)×\(canvas.height) inflates to \(inflated.map(String.init) ?? "an error")")
+                }
+                guard let back = try? PNGFile.decode(png, name: "re-encoded", role: "fuzz"),
+                      back.width == canvas.width, back.height == canvas.height,
+                      (0..<canvas.height).allSatisfy({ y in
+                          (0..<canvas.width).allSatisfy { x in
+                              let inside = x >= 2 && y >= 21 && x < 2 + image.width && y < 21 + image.height
+                              let expected = canvas.width == image.width ? image[x, y] : inside ? image[x - 2, y - 21] : fill
+                              return back[x, y] == expected
+                          }
+                      }) else {
+                    fatalError("the \(compression) encoder changed the pixels of a \(canvas.width)×\(canvas.height) canvas")
+                }
+            }
+        }
+    }
     // As a mask.
     let mask = TitleRenderer.coverage(of: image)
     let ink = mask.inkBounds(threshold: 0)
