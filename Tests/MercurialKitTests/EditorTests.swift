@@ -304,6 +304,33 @@ struct EditorFixture {
         }
     }
 
+    /// A frame request with `wait` is answered when a newer frame is rendered, with
+    /// that frame's delta and its event in `X-Frame-Info`; with none, 204 after the wait.
+    @Test func aWaitingFrameRequestIsAnsweredByTheNextFrame() async throws {
+        try await EditorFixture.with { editor in
+            try await eventually("the first frame") { await editor.session.frame != nil }
+            await editor.session.waitUntilIdle()
+            let shown = try #require(await editor.session.frame)
+            let started = ContinuousClock.now
+            let idle = try await editor.get("/frame.delta?have=\(shown.number)&wait=1")
+            #expect(idle.status == 204, "\(idle.status.map(String.init) ?? "no answer")")
+            #expect(started.duration(to: .now) >= .milliseconds(900), "204 only after the wait")
+            // A change made while the request waits.
+            async let waiting = editor.get("/frame.delta?have=\(shown.number)&wait=20")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await editor.set("light3.hue", "0.42", tag: "waited:1").status == 200)
+            let answer = try await waiting
+            #expect(answer.status == 200)
+            let newer = try #require(await editor.session.frame)
+            var pixels = shown.image.pixels
+            #expect(try FrameDelta.apply(answer.body, to: &pixels, width: shown.width, height: shown.height) == newer.number)
+            #expect(FrameDeltaTests.differing(pixels, newer.image.pixels) == 0)
+            let info = answer.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-frame-info:") }
+            let decoded = info.flatMap { String($0.dropFirst("x-frame-info:".count)).trimmingCharacters(in: .whitespaces).removingPercentEncoding } ?? ""
+            #expect(decoded.contains("\"tag\":\"waited:1\""), "\(decoded)")
+        }
+    }
+
     @Test func anInvalidValueGetsTheCommandLinesErrorAndChangesNothing() async throws {
         try await EditorFixture.with { editor in
             let revision = await editor.session.revision
