@@ -265,8 +265,7 @@ public actor EditorSession {
 
     /// Asks for a render. The request travels in a task, and two tasks may reach the
     /// pipeline in either order; that is harmless, as a render reads the newest state
-    /// when it starts (before, a snapshot sent along could overtake a newer one, and
-    /// under load the page was left showing the next-to-last state).
+    /// when it starts (a snapshot sent along could overtake a newer one).
     private func scheduleRender() {
         Task { await pipeline?.update(()) }
     }
@@ -333,10 +332,12 @@ public actor EditorSession {
                 let keep = shown.width * shown.height <= Self.largeFramePixels ? 3 : 1
                 if earlierFrames.count > keep { earlierFrames.removeFirst(earlierFrames.count - keep) }
             }
-            frame = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, image: r.image,
-                                scene: snapshot.settings.scene, width: r.image.width, height: r.image.height, milliseconds: r.ms)
+            let made = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, image: r.image,
+                                   scene: snapshot.settings.scene, width: r.image.width, height: r.image.height,
+                                   milliseconds: r.ms)
+            frame = made
             wakeFrameWaiters()
-            broadcast(event: "frame", json: frameInfo(frame!))
+            broadcast(event: "frame", json: frameInfo(made))
         case .failure(let error):
             lastError = error.message
             broadcast(event: "render-error", json: ["message": error.message, "revision": snapshot.revision,
