@@ -62,11 +62,7 @@ public enum CanvasCompositor {
                             let i = Int(pixels[k])
                             let p = part[i]
                             let at = (originY + i / contentWidth) * canvasWidth + originX + i % contentWidth
-                            if let fill {
-                                out[at] = p.a == 255 ? p : p.a > 0 ? blend(p, over: fill) : fill
-                            } else {
-                                out[at] = p
-                            }
+                            out[at] = over(p, backdrop: fill ?? .clear, opaque: fill != nil)
                         }
                     }
                 }
@@ -82,13 +78,15 @@ public enum CanvasCompositor {
                           y: Int, into row: UnsafeMutablePointer<RGBA8>) {
         ramp.fill(row: row, y: y, width: ramp.width)
         for x in 0..<count {
-            let p = source[x]
-            if !ramp.opaque || p.a == 255 {
-                row[originX + x] = p
-            } else if p.a > 0 {
-                row[originX + x] = blend(p, over: row[originX + x])
-            }
+            row[originX + x] = over(source[x], backdrop: row[originX + x], opaque: ramp.opaque)
         }
+    }
+
+    /// A content pixel (straight alpha) on the canvas: as it is over a transparent
+    /// backdrop; over an opaque one, blended with it (the backdrop where it is clear).
+    @inline(__always)
+    static func over(_ p: RGBA8, backdrop: RGBA8, opaque: Bool) -> RGBA8 {
+        !opaque || p.a == 255 ? p : p.a > 0 ? blend(p, over: backdrop) : backdrop
     }
 
     /// `p` (straight alpha) over the opaque `b`.

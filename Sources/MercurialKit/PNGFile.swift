@@ -185,18 +185,32 @@ public enum PNGFile {
         return zlib
     }
 
+    /// The chunks after a PNG's signature, in order, up to and with IEND (CRCs not
+    /// checked); `overrun` tells of a chunk that claims more bytes than the file has
+    /// left, where the walk stops.
+    static func chunks(of png: [UInt8]) -> (chunks: [(type: String, data: ArraySlice<UInt8>)],
+                                          overrun: (claimed: Int, left: Int)?) {
+        var chunks: [(type: String, data: ArraySlice<UInt8>)] = []
+        var i = 8
+        while i + 12 <= png.count {
+            let length = Int(png[i]) << 24 | Int(png[i + 1]) << 16 | Int(png[i + 2]) << 8 | Int(png[i + 3])
+            guard length <= png.count - i - 12 else { return (chunks, (length, png.count - i - 12)) }
+            let type = String(decoding: png[(i + 4)..<(i + 8)], as: UTF8.self)
+            chunks.append((type, png[(i + 8)..<(i + 8 + length)]))
+            i += 12 + length
+            if type == "IEND" { break }
+        }
+        return (chunks, nil)
+    }
+
     /// A PNG's image data inflated strictly: every IDAT joined and run through zlib,
     /// which checks the stream's end and its Adler-32 (libpng's reader forgives a wrong
     /// check and zero-fills missing rows, so a picture alone can hide a broken stream).
     /// For tests of the encoders; nil when the stream is damaged.
     static func strictlyInflatedImageData(_ png: [UInt8]) -> [UInt8]? {
-        var i = 8, zlib: [UInt8] = []
-        while i + 12 <= png.count {
-            let length = Int(png[i]) << 24 | Int(png[i + 1]) << 16 | Int(png[i + 2]) << 8 | Int(png[i + 3])
-            guard length <= png.count - i - 12 else { return nil }
-            if png[(i + 4)..<(i + 8)].elementsEqual("IDAT".utf8) { zlib += png[(i + 8)..<(i + 8 + length)] }
-            i += 12 + length
-        }
+        let walk = chunks(of: png)
+        guard walk.overrun == nil else { return nil }
+        let zlib = walk.chunks.filter { $0.type == "IDAT" }.flatMap(\.data)
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         guard mercurial_zlib_uncompress(zlib, zlib.count, maximumPixels * 5, &out, &size) != 0, let out else { return nil }

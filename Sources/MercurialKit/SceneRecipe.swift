@@ -106,23 +106,13 @@ public enum SceneRecipe {
         guard bytes.count >= 8, Array(bytes[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
             throw MercurialError("'\(name)' is not a PNG file; give a title written by mercurial")
         }
-        var i = 8
-        while i + 12 <= bytes.count {
-            let length = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-            guard length >= 0, length <= bytes.count - i - 12 else {
-                throw MercurialError("'\(name)' is truncated or damaged: a chunk claims \(length) bytes but the file has \(bytes.count - i - 12) left")
-            }
-            let type = String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self)
-            let data = bytes[(i + 8)..<(i + 8 + length)]
-            i += 12 + length
+        let walk = PNGFile.chunks(of: bytes)
+        for (type, data) in walk.chunks {
             guard type == "iTXt", let zero = data.firstIndex(of: 0),
-                  String(decoding: data[data.startIndex..<zero], as: UTF8.self) == keyword else {
-                if type == "IEND" { break }
-                continue
-            }
+                  String(decoding: data[data.startIndex..<zero], as: UTF8.self) == keyword else { continue }
             // Compressed flag, method, then the language tag and translated keyword, each NUL-ended.
             var p = zero + 1
-            guard p + 2 <= data.endIndex else { break }
+            guard p + 2 <= data.endIndex else { return nil }
             let isCompressed = data[p] == 1
             p += 2
             for _ in 0..<2 {
@@ -138,6 +128,9 @@ public enum SceneRecipe {
             }
             defer { mercurial_png_free(out) }
             return String(decoding: UnsafeBufferPointer(start: out, count: size), as: UTF8.self)
+        }
+        if let overrun = walk.overrun {
+            throw MercurialError("'\(name)' is truncated or damaged: a chunk claims \(overrun.claimed) bytes but the file has \(overrun.left) left")
         }
         return nil
     }
