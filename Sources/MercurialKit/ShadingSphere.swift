@@ -224,7 +224,7 @@ final class ShadingCache: @unchecked Sendable {
 /// where the light is behind), for one material. Added up in the lights' order,
 /// with the ambient first and the reflection last, they are the colour `shade`
 /// gives, to the bit: the same terms, summed in the same order (a test compares).
-final class LightLayer: @unchecked Sendable {
+final class LightLayer: Sendable {
     let light: Light
     let diffuse: RGBColor, specular: RGBColor, shininess: Double
     let size: Int
