@@ -166,7 +166,7 @@ enum EditorPage {
         pump();
       };
       trace('sent', last);
-      api('/api/set', { changes, tag: me + ':' + last }).then(({ status: code, json }) => {
+      setChanges({ changes, tag: me + ':' + last }).then(({ status: code, json }) => {
         trace('answer', last);
         if (code === 200) {
           for (const c of changes) { values.set(c.key, c.value); showError(c.key, ''); }
@@ -390,16 +390,17 @@ enum EditorPage {
       });
     }
 
-    // The newest frame is always the one loaded next; one load at a time. A frame
-    // comes as a delta from the frame on screen (`have`): runs of the pixels that
-    // changed, straight-alpha RGBA as ImageData wants them (see FrameDelta.swift). The
-    // page keeps the frame's pixels, applies the runs, and puts only the rectangle
-    // they cover on the canvas: no PNG to deflate on the server or to inflate here.
+    // Frames come over the page's WebSocket (see EditorSocket.swift), each a delta
+    // from the frame on screen (`have`): runs of the pixels that changed, straight-alpha
+    // RGBA as ImageData wants them (see FrameDelta.swift). The page keeps the frame's
+    // pixels, applies the runs, puts only the rectangle they cover on the canvas and
+    // says which frame it now has; the server sends the next frame only then, and the
+    // newest one: no PNG to deflate or inflate, no request per frame, no queue.
     let sphereTimer = null;
     let pixels = null, pixels32 = null, have = 0;
     const MAGIC = 0x3144544D;
-    function applyDelta(buffer) {
-      const words = new Uint32Array(buffer);
+    function applyDelta(buffer, offset) {
+      const words = new Uint32Array(buffer, offset);
       if (words.length < 9 || words[0] !== MAGIC) { have = 0; return false; }
       const [, width, height, number, base, x0, y0, x1, y1] = words;
       const canvas = $('preview');
@@ -437,27 +438,41 @@ enum EditorPage {
       $('info').textContent = `frame ${frame.n} · ${frame.width}×${frame.height} · rendered in ${frame.ms} ms`;
     }
 
-    // One frame request is always waiting at the server, which answers it the moment
-    // a frame newer than ours is rendered: no event and no second request between a
-    // render and the pixels. A failed request (a busy machine, a dropped connection)
-    // is made again after a pause; a delta from a frame the server no longer keeps is
-    // asked for again whole.
-    async function pollFrames() {
-      for (;;) {
-        try {
-          const r = await fetch('/frame.delta?token=' + encodeURIComponent(token) + '&have=' + have + '&wait=20',
-                                { cache: 'no-store' });
-          if (r.status === 204) continue;
-          if (!r.ok) throw new Error(String(r.status));
-          const info = JSON.parse(decodeURIComponent(r.headers.get('X-Frame-Info') || '%7B%7D'));
-          const bytes = await r.arrayBuffer();
-          trace('arrived', info.tag);
-          if (applyDelta(bytes)) shown(info);
-          else await new Promise((resume) => setTimeout(resume, 20));   // then asked for whole
-        } catch (e) {
-          await new Promise((resume) => setTimeout(resume, 250));
+    // The socket: frames in, changes out. Closed (the server restarting, a machine
+    // asleep), it is opened again after a pause; changes go by POST meanwhile.
+    let socket = null, socketOpen = false, nextAnswer = 0;
+    const answers = new Map();          // id of a change sent on the socket → its resolve
+    function connect() {
+      const ws = new WebSocket(`ws://${location.host}/api/socket?token=${encodeURIComponent(token)}`);
+      ws.binaryType = 'arraybuffer';
+      socket = ws;
+      ws.onopen = () => { socketOpen = true; have = 0; };   // the server starts with a whole frame
+      ws.onmessage = (e) => {
+        if (typeof e.data === 'string') {
+          const json = JSON.parse(e.data);
+          const resolve = answers.get(json.answer);
+          if (resolve) { answers.delete(json.answer); resolve({ status: json.status, json }); }
+          return;
         }
-      }
+        const infoLength = new DataView(e.data).getUint32(0, true);
+        const info = JSON.parse(new TextDecoder().decode(new Uint8Array(e.data, 4, infoLength)));
+        trace('arrived', info.tag);
+        const applied = applyDelta(e.data, 4 + infoLength);
+        ws.send(JSON.stringify({ have }));
+        if (applied) shown(info);
+      };
+      ws.onclose = () => {
+        socketOpen = false; socket = null;
+        for (const resolve of answers.values()) resolve({ status: 0, json: { error: 'the editor is not answering' } });
+        answers.clear();
+        setTimeout(connect, 500);
+      };
+    }
+    // Changes, on the socket when it is open.
+    function setChanges(body) {
+      if (!socketOpen) return api('/api/set', body);
+      const id = ++nextAnswer;
+      return new Promise((resolve) => { answers.set(id, resolve); socket.send(JSON.stringify({ ...body, id })); });
     }
     window.__framePixels = () => pixels32;   // for the browser test: the frame the page holds
 
@@ -508,7 +523,7 @@ enum EditorPage {
       });
       await refresh();
       listen();
-      pollFrames();
+      connect();
     });
     """##
 }

@@ -110,7 +110,7 @@ struct EditorHandler: HTTPHandler {
             }
             // A browser names the page's origin; it must be this server.
             let origin = request.headers[HTTPHeader("Origin")]
-            if kind.method == "POST" || origin != nil {
+            if kind.method == "POST" || kind == .socket || origin != nil {
                 guard origin == "http://\(host)" else {
                     return Self.error(403, "Forbidden", "the request's Origin must be http://\(host)")
                 }
@@ -189,8 +189,15 @@ struct EditorHandler: HTTPHandler {
             headers[HTTPHeader("X-Accel-Buffering")] = "no"
             return HTTPResponse(statusCode: .ok, headers: headers,
                                 body: HTTPBodySequence(from: EventBytes(stream: stream)))
+        case .socket:
+            // Changes in and frames out on one connection (see EditorSocket.swift).
+            let upgrade = WebSocketHTTPHandler(handler: MessageFrameWSHandler(handler: EditorSocket(session: session),
+                                                                              frameSize: EditorSocket.frameSize))
+            return (try? await upgrade.handleRequest(request))
+                ?? Self.error(400, "Bad Request", "this is a WebSocket: connect with an Upgrade: websocket request")
         case .set:
-            return await set(body)
+            let (code, json) = await Self.set(body, session: session)
+            return Self.json(code, json)
         case .save:
             do {
                 let path = try await session.save()
@@ -237,16 +244,17 @@ struct EditorHandler: HTTPHandler {
         return HTTPResponse(statusCode: .ok, headers: Self.headers("application/json"), body: Data(merged.utf8))
     }
 
-    /// `{"changes": [{"key": K, "value": V}, …], "tag": T}` or `{"key": K, "value": V, "tag": T}`.
-    private func set(_ body: [UInt8]) async -> HTTPResponse {
+    /// `{"changes": [{"key": K, "value": V}, …], "tag": T}` or `{"key": K, "value": V, "tag": T}`,
+    /// from a POST or the page's socket: the answer's status and JSON.
+    static func set(_ body: [UInt8], session: EditorSession) async -> (Int, [String: Any]) {
         let root: JSONNode
         do {
             root = try JSONDocument.parse(body)
         } catch {
-            return Self.error(400, "Bad Request", "the body is not JSON: \(error.location): \(error.reason)")
+            return (400, ["error": "the body is not JSON: \(error.location): \(error.reason)"])
         }
         guard case .object(let members) = root.value else {
-            return Self.error(400, "Bad Request", "the body must be a JSON object")
+            return (400, ["error": "the body must be a JSON object"])
         }
         func string(_ node: JSONNode?) -> String? {
             switch node?.value {
@@ -265,25 +273,25 @@ struct EditorHandler: HTTPHandler {
         var changes: [EditorSession.Change] = []
         if let list = members.first(where: { $0.key == "changes" })?.value {
             guard case .array(let items) = list.value, items.count <= 256 else {
-                return Self.error(400, "Bad Request", "\"changes\" must be an array of at most 256 {\"key\", \"value\"} objects")
+                return (400, ["error": "\"changes\" must be an array of at most 256 {\"key\", \"value\"} objects"])
             }
             for item in items {
                 guard case .object(let fields) = item.value, let c = change(fields) else {
-                    return Self.error(400, "Bad Request", "each change must be {\"key\": string, \"value\": string}")
+                    return (400, ["error": "each change must be {\"key\": string, \"value\": string}"])
                 }
                 changes.append(c)
             }
         } else if let c = change(members) {
             changes = [c]
         } else {
-            return Self.error(400, "Bad Request", "give {\"key\": string, \"value\": string} or {\"changes\": […]}")
+            return (400, ["error": "give {\"key\": string, \"value\": string} or {\"changes\": […]}"])
         }
         let tag = string(members.first { $0.key == "tag" }?.value).map { String($0.prefix(100)) }
         do {
             let (revision, changed) = try await session.apply(changes, tag: tag)
-            return Self.json(200, ["revision": revision, "changed": changed])
+            return (200, ["revision": revision, "changed": changed])
         } catch {
-            return Self.json(422, ["error": error.message, "key": error.key])
+            return (422, ["error": error.message, "key": error.key])
         }
     }
 
@@ -338,7 +346,8 @@ struct EditorHandler: HTTPHandler {
     }
 
     static func json(_ code: Int, _ object: [String: Any]) -> HTTPResponse {
-        HTTPResponse(statusCode: HTTPStatusCode(code, phrase: code == 200 ? "OK" : "Unprocessable Content"),
+        let phrase = code == 200 ? "OK" : code == 400 ? "Bad Request" : "Unprocessable Content"
+        return HTTPResponse(statusCode: HTTPStatusCode(code, phrase: phrase),
                      headers: headers("application/json"), body: Data(EditorJSON.string(object).utf8))
     }
 
@@ -351,7 +360,7 @@ struct EditorHandler: HTTPHandler {
 /// The routes, by method and exact path.
 struct Route {
     enum Kind {
-        case page, script, style, state, frame, pixels, delta, sphere, events, set, save, export, download
+        case page, script, style, state, frame, pixels, delta, sphere, events, socket, set, save, export, download
 
         var method: String {
             switch self {
@@ -383,6 +392,7 @@ struct Route {
         case "/frame.delta": kind = .delta
         case "/sphere": kind = .sphere
         case "/api/events": kind = .events
+        case "/api/socket": kind = .socket
         case "/api/set": kind = .set
         case "/api/save": kind = .save
         case "/api/export": kind = .export

@@ -141,17 +141,26 @@ public actor EditorSession {
     /// Returns once a frame numbered above `number` has been rendered, or `timeout`
     /// has passed, or the session stops: a page's frame request waits here, so a frame
     /// goes out the moment it is rendered, with no event and request in between.
+    /// A cancelled task returns at once (a page's socket that closed).
     public func waitForFrame(after number: Int, timeout: Duration) async {
-        guard (frame?.number ?? 0) <= number, !stopped else { return }
+        guard (frame?.number ?? 0) <= number, !stopped, !Task.isCancelled else { return }
         let id = nextFrameWaiter
         nextFrameWaiter += 1
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
             await self?.wakeFrameWaiter(id)
         }
-        await withCheckedContinuation { frameWaiters[id] = $0 }
+        // The continuation is stored before this actor can run the cancellation's task.
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { frameWaiters[id] = $0 }
+        } onCancel: {
+            Task { await self.wakeFrameWaiter(id) }
+        }
         timer.cancel()
     }
+
+    /// Whether `stop` was called.
+    public var isStopped: Bool { stopped }
 
     private func wakeFrameWaiter(_ id: Int) {
         frameWaiters.removeValue(forKey: id)?.resume()

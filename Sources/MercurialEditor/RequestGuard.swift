@@ -12,7 +12,9 @@ import Glibc
 /// `EditorServer.maximumBody` bytes and no chunked body. A request that passes is
 /// handed, with `Connection: close`, to the FlyingFox server on an abstract Unix
 /// socket, and its answer (a page, a PNG or an endless event stream) copied back.
-/// One request per connection, so nothing unchecked ever follows a checked head.
+/// One request per connection, so nothing unchecked ever follows a checked head; a
+/// WebSocket upgrade (the page's `/api/socket`) stays open, and every frame the
+/// client sends on it is checked as it passes (see `WebSocketFrameCheck`).
 final class RequestGuard: @unchecked Sendable {
     static let maximumHead = 16 * 1024
     static let headTimeout = 10
@@ -138,12 +140,19 @@ final class RequestGuard: @unchecked Sendable {
         }
         var contentLength = 0
         var lengths = 0
+        var upgrade = false
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: 58) else { continue }
             let name = String(decoding: line[..<colon], as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
             let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
             if name == "transfer-encoding" {
                 return Self.answer(client, 411, "Length Required", "send the body with a Content-Length, not chunked")
+            }
+            if name == "upgrade" {
+                guard value.lowercased() == "websocket" else {
+                    return Self.answer(client, 400, "Bad Request", "the only upgrade is to a WebSocket")
+                }
+                upgrade = true
             }
             if name == "content-length" {
                 lengths += 1
@@ -158,19 +167,33 @@ final class RequestGuard: @unchecked Sendable {
             return Self.answer(client, 413, "Content Too Large",
                                "the body is \(contentLength) bytes, over the limit of \(EditorServer.maximumBody)")
         }
+        guard !upgrade || contentLength == 0 else {
+            return Self.answer(client, 400, "Bad Request", "a WebSocket upgrade has no body")
+        }
+        // Bytes after an upgrade's head are the client's first WebSocket frames.
+        var early: [UInt8] = []
+        if upgrade { early = body; body = [] }
         if body.count > contentLength { body.removeLast(body.count - contentLength) }
-        // One request per connection: the server closes after answering.
-        lines.removeAll { line in
-            String(decoding: line.prefix(11), as: UTF8.self).lowercased() == "connection:"
+        // One request per connection: the server closes after answering (an upgrade keeps
+        // its own `Connection: Upgrade`).
+        if !upgrade {
+            lines.removeAll { line in
+                String(decoding: line.prefix(11), as: UTF8.self).lowercased() == "connection:"
+            }
         }
         var forwarded = lines.map { $0 + [13, 10] }.reduce([], +)
-        forwarded += Array("Connection: close\r\n\r\n".utf8) + body
+        forwarded += Array((upgrade ? "\r\n" : "Connection: close\r\n\r\n").utf8) + body
         guard let upstream = connectBackend() else {
             return Self.answer(client, 503, "Service Unavailable", "the editor is not ready")
         }
         defer { close(upstream) }
         guard Self.sendAll(upstream, forwarded) else { return }
         var remaining = contentLength - body.count
+        var frames = upgrade ? WebSocketFrameCheck(maximumMessage: EditorServer.maximumBody) : nil
+        if var check = frames, !early.isEmpty {
+            guard check.passes(early[...]), Self.sendAll(upstream, early) else { return }
+            frames = check
+        }
         // The rest of the body to the server, its answer to the client (a frame's 8 MB
         // of pixels go through in 1 MB pieces, sent from where they were read).
         buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -188,13 +211,20 @@ final class RequestGuard: @unchecked Sendable {
             if fds[0].revents != 0 {
                 let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
                 if n == 0 {
-                    // The client has sent all it will: go on relaying the answer.
-                    guard remaining == 0 else { return }
+                    // The client has sent all it will: go on relaying the answer (a
+                    // WebSocket's client has left).
+                    guard remaining == 0, frames == nil else { return }
                     fds[0].fd = -1
                     continue
                 }
                 guard n > 0 else { return }
-                if remaining > 0 {
+                if var check = frames {
+                    // A WebSocket: each frame's header is checked before its bytes go on.
+                    guard buffer.withUnsafeBytes({ bytes in
+                        check.passes(bytes[0..<n]) && Self.sendAll(upstream, UnsafeRawBufferPointer(rebasing: bytes[0..<n]))
+                    }) else { return }
+                    frames = check
+                } else if remaining > 0 {
                     let take = min(remaining, n)
                     guard buffer.withUnsafeBytes({ Self.sendAll(upstream, UnsafeRawBufferPointer(rebasing: $0[0..<take])) }) else { return }
                     remaining -= take
@@ -263,5 +293,72 @@ final class RequestGuard: @unchecked Sendable {
         }
         lines.append(current)
         return lines
+    }
+}
+
+/// Checks a WebSocket client's frames as their bytes pass, so that the server behind
+/// never reads a frame it would trust too far: FlyingFox reads a frame's payload
+/// whole, at whatever length its header declares. A frame must be masked (RFC 6455
+/// §5.1), use no reserved bit or opcode, a control frame must be whole and at most
+/// 125 bytes, continuations must follow a started message, and a message (all its
+/// frames) may hold at most `maximumMessage` bytes. Written here because the guard
+/// must decide before a byte reaches the server; it reads headers only.
+struct WebSocketFrameCheck {
+    let maximumMessage: Int
+    /// The current frame's header so far (2 to 14 bytes).
+    private var header: [UInt8] = []
+    /// Payload bytes of the current frame still to pass.
+    private var payloadLeft = 0
+    private var inMessage = false
+    private var messageBytes = 0
+
+    init(maximumMessage: Int) { self.maximumMessage = maximumMessage }
+
+    /// Whether `bytes`, the next the client sent, keep to the rules.
+    mutating func passes(_ bytes: some Collection<UInt8>) -> Bool {
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            if payloadLeft > 0 {
+                let step = min(payloadLeft, bytes.distance(from: index, to: bytes.endIndex))
+                payloadLeft -= step
+                index = bytes.index(index, offsetBy: step)
+                continue
+            }
+            header.append(bytes[index])
+            index = bytes.index(after: index)
+            guard header.count >= 2 else { continue }
+            let short = Int(header[1] & 0x7F)
+            let needed = 2 + (short == 126 ? 2 : short == 127 ? 8 : 0) + 4
+            guard header.count == needed else { continue }
+            guard let length = frameAccepted(short: short) else { return false }
+            header.removeAll(keepingCapacity: true)
+            payloadLeft = length
+        }
+        return true
+    }
+
+    /// The payload length of the complete header in `header`, or nil when the frame breaks a rule.
+    private mutating func frameAccepted(short: Int) -> Int? {
+        let fin = header[0] & 0x80 != 0, reserved = header[0] & 0x70, opcode = header[0] & 0x0F
+        guard reserved == 0, header[1] & 0x80 != 0 else { return nil }   // no extensions; masked
+        var length = short
+        if short == 126 {
+            length = Int(header[2]) << 8 | Int(header[3])
+        } else if short == 127 {
+            guard header[2] == 0, header[3] == 0, header[4] == 0 else { return nil }   // over 2^40: refused anyway
+            length = header[5...9].reduce(0) { $0 << 8 | Int($1) }
+        }
+        switch opcode {
+        case 0x8, 0x9, 0xA:   // close, ping, pong
+            guard fin, length <= 125 else { return nil }
+        case 0x1, 0x2, 0x0:   // text, binary, continuation
+            guard (opcode == 0) == inMessage else { return nil }
+            messageBytes = (opcode == 0 ? messageBytes : 0) + length
+            guard messageBytes <= maximumMessage else { return nil }
+            inMessage = !fin
+        default:
+            return nil
+        }
+        return length
     }
 }
