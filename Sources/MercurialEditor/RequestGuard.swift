@@ -327,6 +327,8 @@ struct WebSocketFrameCheck {
             header.append(bytes[index])
             index = bytes.index(after: index)
             guard header.count >= 2 else { continue }
+            // No extension is agreed, so no reserved bit; a client's frame is masked.
+            guard header[0] & 0x70 == 0, header[1] & 0x80 != 0 else { return false }
             let short = Int(header[1] & 0x7F)
             let needed = 2 + (short == 126 ? 2 : short == 127 ? 8 : 0) + 4
             guard header.count == needed else { continue }
@@ -339,8 +341,7 @@ struct WebSocketFrameCheck {
 
     /// The payload length of the complete header in `header`, or nil when the frame breaks a rule.
     private mutating func frameAccepted(short: Int) -> Int? {
-        let fin = header[0] & 0x80 != 0, reserved = header[0] & 0x70, opcode = header[0] & 0x0F
-        guard reserved == 0, header[1] & 0x80 != 0 else { return nil }   // no extensions; masked
+        let fin = header[0] & 0x80 != 0, opcode = header[0] & 0x0F
         var length = short
         if short == 126 {
             length = Int(header[2]) << 8 | Int(header[3])

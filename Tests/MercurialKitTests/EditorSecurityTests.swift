@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MercurialKit
+@testable import MercurialEditor
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -170,6 +171,20 @@ final class EditorProcess: @unchecked Sendable {
                         "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"] {
             add("garbage \(garbage.prefix(20).debugDescription)", garbage)
         }
+        // WebSocket upgrades that must not open a socket.
+        let upgrade = ["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"]
+        let socketPath = "/api/socket?token=\(token)"
+        add("socket without a token", r("GET", "/api/socket", nil, nil, nil, .some("http://127.0.0.1:\(port)"), upgrade))
+        add("socket with a wrong token", r("GET", "/api/socket?token=00", nil, nil, nil, .some("http://127.0.0.1:\(port)"), upgrade))
+        add("socket from another origin", r("GET", socketPath, nil, nil, nil, .some("http://evil.example"), upgrade))
+        add("socket with no Origin", r("GET", socketPath, nil, nil, nil, .some(nil), upgrade))
+        add("socket from a rebound host", r("GET", socketPath, nil, nil, "evil.example:\(port)", .some("http://evil.example:\(port)"), upgrade))
+        add("socket by POST", r("POST", socketPath, nil, "{}", nil, .some("http://127.0.0.1:\(port)"), upgrade))
+        add("socket with a body", r("GET", socketPath, nil, nil, nil, .some("http://127.0.0.1:\(port)"), upgrade + ["Content-Length: 5"]))
+        add("upgrade to another protocol", r("GET", socketPath, nil, nil, nil, .some("http://127.0.0.1:\(port)"),
+                                             ["Upgrade: h2c", "Connection: Upgrade"]))
+        add("socket without a key", r("GET", socketPath, nil, nil, nil, .some("http://127.0.0.1:\(port)"), Array(upgrade.prefix(2)) + ["Sec-WebSocket-Version: 13"]))
+        add("socket without an upgrade", r("GET", socketPath, nil, nil, nil, .some("http://127.0.0.1:\(port)"), []))
         return cases
     }
 
@@ -224,6 +239,36 @@ final class EditorProcess: @unchecked Sendable {
         let status = editor.stop()
         #expect(status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: editor.folder.path).isEmpty)
+    }
+
+    /// Each frame no browser sends closes its socket (the guard stops it before the
+    /// server reads it), a socket opened meanwhile keeps working, and so does the server.
+    @Test func hostileWebSocketFramesCloseTheirSocketAndTheServerGoesOn() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let good = try await offPool { try RawWebSocket(port: port, token: token) }
+        #expect(good.status == 101)
+        let first = try #require(try await offPool { good.receive() })
+        #expect(first.opcode == 0x2)
+        let cases = EditorSocketTests.badFrames(limit: EditorServer.maximumBody)
+            + [("a 300 KB text frame", RawWebSocket.frame(0x1, [UInt8](repeating: 65, count: 300_000)))]
+        for (what, bytes) in cases {
+            let closed = try await offPool {
+                let socket = try RawWebSocket(port: port, token: token, timeout: 5)
+                guard socket.status == 101 else { return false }
+                socket.sendRaw(bytes)
+                return socket.closesWithin()
+            }
+            #expect(closed, "\(what): the socket stays open")
+            #expect(editor.process.isRunning, "the server stopped after \(what)")
+        }
+        // The good socket still carries a change and its answer.
+        good.send(#"{"id": 1, "changes": [{"key": "light2.hue", "value": "0.25"}]}"#)
+        let answer = try #require(try await offPool { good.receive() })
+        #expect(RawWebSocket.json(answer.payload)["status"] as? Int == 200, "\(String(decoding: answer.payload, as: UTF8.self))")
+        let state = try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: token))
+        #expect(state.status == 200)
     }
 
     @Test func itListensOnLoopbackOnly() async throws {
