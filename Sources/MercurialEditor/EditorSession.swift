@@ -16,6 +16,8 @@ public struct EditorFrame: Sendable {
     /// The canvas, straight-alpha RGBA: the page draws these bytes as they are.
     public var image: Image<RGBA8>
     public var scene: ShadingScene
+    /// The settings it was rendered with.
+    var settings: RenderSettings
     public var width: Int
     public var height: Int
     public var milliseconds: Double
@@ -339,11 +341,15 @@ public actor EditorSession {
                 // A page may still show one of the last few frames; deltas are made from it.
                 earlierFrames.append(shown)
                 let keep = shown.width * shown.height <= Self.largeFramePixels ? 3 : 1
-                if earlierFrames.count > keep { earlierFrames.removeFirst(earlierFrames.count - keep) }
+                while earlierFrames.count > keep {
+                    // Its canvas is drawn into again (see `RenderCache.recycle`).
+                    let old = earlierFrames.removeFirst()
+                    renderCache.recycle(old.image, showing: old.settings)
+                }
             }
             let made = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, image: r.image,
-                                   scene: snapshot.settings.scene, width: r.image.width, height: r.image.height,
-                                   milliseconds: r.ms)
+                                   scene: snapshot.settings.scene, settings: snapshot.settings,
+                                   width: r.image.width, height: r.image.height, milliseconds: r.ms)
             frame = made
             wakeFrameWaiters()
             broadcast(event: "frame", json: frameInfo(made))
@@ -459,15 +465,36 @@ final class RenderCache: @unchecked Sendable {
     private let lock = NSLock()
     private var renderer: (key: RenderSettings, renderer: FrameRenderer)?
 
+    /// Canvases of frames the session let go of, with the settings each shows: a
+    /// frame is drawn into one of these (only its inked pixels, when only the shading
+    /// changed), not into a copy of the last frame's 8 MB.
+    private var spares: [(image: Image<RGBA8>, settings: RenderSettings)] = []
+    static let keptSpares = 2
+
     /// The title's canvas for `settings`; as `TitleRenderer.render` gives it, pixel for pixel.
     func frame(for settings: RenderSettings) throws(MercurialError) -> Image<RGBA8> {
         let key = FrameRenderer.geometryKey(settings)
         let cached = lock.withLock { renderer?.key == key ? renderer?.renderer : nil }
         let frameRenderer: FrameRenderer
         if let cached { frameRenderer = cached } else { frameRenderer = try FrameRenderer(base: settings, timeline: Timeline(duration: 1)) }
-        let image = try frameRenderer.render(settings)
+        var canvas = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
+        var shown: RenderSettings?
+        if let spare = lock.withLock({ spares.popLast() }),
+           spare.image.width == frameRenderer.width, spare.image.height == frameRenderer.height {
+            (canvas, shown) = (spare.image, spare.settings)
+        }
+        try frameRenderer.render(settings, into: &canvas, showing: shown)
         lock.withLock { renderer = (key, frameRenderer) }
-        return image
+        return canvas
+    }
+
+    /// A frame's canvas that the session no longer keeps (a page's request may still
+    /// hold it: then drawing into it copies it first, as values do).
+    func recycle(_ image: Image<RGBA8>, showing settings: RenderSettings) {
+        lock.withLock {
+            spares.append((image, settings))
+            if spares.count > Self.keptSpares { spares.removeFirst() }
+        }
     }
 
     private var scene: ShadingScene?

@@ -104,6 +104,27 @@ public final class FrameRenderer {
         try render(settings, time: nil)
     }
 
+    /// The same, drawn into `target`, a canvas of this renderer's size that holds the
+    /// frame for `shown` (nil: anything): when only the shading changed since, only
+    /// the inked pixels are drawn. The live editor keeps its last frames and hands
+    /// back the ones it no longer needs, so a frame costs no 8 MB copy of the canvas.
+    public func render(_ settings: RenderSettings, into target: inout Image<RGBA8>, showing shown: RenderSettings?)
+        throws(MercurialError) {
+        guard dynamicTitle == nil, target.width == width, target.height == height else {
+            target = try render(settings)
+            return
+        }
+        // Swapped in for the renderer's own canvas, and back out.
+        swap(&canvas, &target)
+        let own = lastSettings
+        lastSettings = shown
+        defer {
+            swap(&canvas, &target)
+            lastSettings = own
+        }
+        _ = try render(settings, time: nil)
+    }
+
     private func render(_ settings: RenderSettings, time: Double?) throws(MercurialError) -> Image<RGBA8> {
         let at = time.map { " at frame \(Int(($0 * timeline.fps).rounded()))" } ?? ""
         let key = Self.geometryKey(settings)
@@ -147,7 +168,8 @@ public final class FrameRenderer {
         settings.pointLighting?.apply(to: &title, originX: geometry.origin.x, originY: geometry.origin.y)
         let backdrop = Backdrop(settings)
         // The same shape over the same backdrop as the canvas has: only the inked pixels change.
-        let sameBackdrop = lastSettings.map { Backdrop($0) == backdrop } ?? false
+        // (A canvas handed in may show another shape: see `render(_:into:showing:)`.)
+        let sameBackdrop = lastSettings.map { Backdrop($0) == backdrop && Self.geometryKey($0) == key } ?? false
         if reshaped || !sameBackdrop || plan == nil
             || !CanvasCompositor.redraw(title, pixels: plan?.pixels ?? [], atX: geometry.origin.x, y: geometry.origin.y,
                                         over: backdrop, into: &canvas) {

@@ -60,6 +60,38 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         }
     }
 
+    /// Drawn into a canvas handed in (the editor's spare frames): only the inked
+    /// pixels when the canvas shows the same shape over the same backdrop, the whole
+    /// canvas when it shows another shape or backdrop; the still title either way.
+    @Test func framesDrawnIntoAnOlderCanvasAreTheStillTitlesExactly() throws {
+        let renderer = try FrameRenderer(base: animatedSettings(), timeline: Timeline(duration: 1))
+        var settings = animatedSettings()
+        let first = try renderer.render(settings)
+        var other = animatedSettings()
+        try other.set(assignment: "text=Ho")
+        let otherShape = try TitleRenderer.render(other).image
+        var coloured = animatedSettings()
+        try coloured.set(assignment: "background=#203040")
+        let otherBackdrop = try TitleRenderer.render(coloured).image
+        let cases: [(String, Image<RGBA8>, RenderSettings?, String)] = [
+            ("the same shape", first, animatedSettings(), "light1.hue=0.3"),
+            ("another shape", otherShape, other, "light1.hue=0.4"),
+            ("another backdrop", otherBackdrop, coloured, "light2.hue=0.6"),
+            ("a canvas of unknown content", otherShape, nil, "light3.hue=0.2"),
+        ]
+        for (what, canvas, shown, change) in cases {
+            try settings.set(assignment: change)
+            var target = canvas
+            try renderer.render(settings, into: &target, showing: shown)
+            let still = try TitleRenderer.render(settings).image
+            let differing = zip(target.pixels, still.pixels).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) }
+            #expect(differing == 0, "\(what): \(differing) pixels differ from the still title")
+        }
+        // The renderer's own frames go on from its own canvas.
+        try settings.set(assignment: "light4.hue=0.8")
+        #expect(try renderer.render(settings).pixels == (try TitleRenderer.render(settings).image.pixels))
+    }
+
     @Test func shapeTracksRebuildTheShape() throws {
         let timeline = Timeline(duration: 1, fps: 4, tracks: [try track("radius", [(0, .number(4)), (1, .number(12))])])
         let renderer = try FrameRenderer(base: animatedSettings(), timeline: timeline)
