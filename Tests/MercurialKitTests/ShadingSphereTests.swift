@@ -103,6 +103,37 @@ import Testing
         }
     }
 
+    /// A layer holds only a light's colourless terms: lights that change only their
+    /// colour, and a material that changes only its diffuse or specular colour, trace
+    /// nothing and give the traced sphere's pixels exactly; a moved light traces one
+    /// layer and a new shininess all four.
+    @Test func colourChangesReuseTracedLayersAndMatchTheTracedSphere() {
+        let cache = ShadingCache()
+        var scene = ShadingScene()
+        func expectLookup(_ scene: ShadingScene, traced: Int, _ note: String) {
+            let lookup = cache.lookup(scene, size: 256)
+            #expect(cache.tracedLayers == traced, "\(note): \(cache.tracedLayers) layers traced")
+            // A lookup holds its image's bytes (each / 255), so equal lookups are equal pixels.
+            let same = lookup == ShadingLookup(ShadingSphere.render(scene, size: 256, antialiasedRim: false))
+            #expect(same, "\(note): not the traced sphere's pixels")
+        }
+        expectLookup(scene, traced: 4, "first scene")
+        for (i, light) in scene.lights.enumerated() {
+            scene.lights[i].hue = (light.hue + 0.37).truncatingRemainder(dividingBy: 1)
+            scene.lights[i].brightness = 0.3 + 0.15 * Double(i)
+        }
+        expectLookup(scene, traced: 4, "every light's colour")
+        scene.material.diffuse = RGBColor(r: 0.6, g: 0.25, b: 0.1)
+        expectLookup(scene, traced: 4, "the material's diffuse colour")
+        scene.material.specular = RGBColor(r: 0.2, g: 0.9, b: 0.5)
+        scene.material.ambient = RGBColor(r: 0.05, g: 0.1, b: 0)
+        expectLookup(scene, traced: 4, "the material's specular and ambient colours")
+        scene.lights[1].position = [5, 30, 20]
+        expectLookup(scene, traced: 5, "one light moved")
+        scene.material.shininess = 0.07
+        expectLookup(scene, traced: 9, "a new shininess")
+    }
+
     @Test func hueAndBrightnessMakeTheLightColour() {
         #expect(RGBColor(hue: 0, saturation: 1, brightness: 1) == RGBColor(r: 1, g: 0, b: 0))
         #expect(RGBColor(hue: 1.0 / 3, saturation: 1, brightness: 0.5).g == 0.5)
