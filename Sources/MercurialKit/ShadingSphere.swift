@@ -229,7 +229,7 @@ final class ShadingCache: @unchecked Sendable {
             traced += 1
             return LightLayer(position: light.position, exponent: shader.exponent, size: size)
         }
-        let built = ShadingLookup(LightLayer.sphere(from: sceneLayers, shader: shader, size: size))
+        let built = LightLayer.lookup(from: sceneLayers, shader: shader, size: size)
         lock.withLock {
             _tracedLayers += traced
             entries.insert((scene, size, built), at: 0)
@@ -251,15 +251,17 @@ final class LightLayer: Sendable {
     let position: SIMD3<Float>
     let exponent: Float
     let size: Int
-    /// Per texel (lambert, highlight); both 0 where the light is behind the sphere, so
-    /// that `lambert > 0` says which texels it reaches.
-    let terms: [SIMD2<Float>]
+    /// Every texel's Lambert factor, then every texel's highlight (`2 * size * size`
+    /// floats, two planes so that the sums load eight texels at a time); both 0 where
+    /// the light is behind the sphere, so that `lambert > 0` says which texels it reaches.
+    let terms: [Float]
 
     init(position: SIMD3<Float>, exponent: Float, size: Int) {
         self.position = position
         self.exponent = exponent
         self.size = size
-        var terms = [SIMD2<Float>](repeating: .zero, count: size * size)
+        let plane = size * size
+        var terms = [Float](repeating: 0, count: 2 * plane)
         terms.withUnsafeMutableBufferPointer { terms in
             parallelBands(size, minimumBand: 4) { rows in
                 for j in rows {
@@ -267,7 +269,8 @@ final class LightLayer: Sendable {
                         let normal = Self.normal(i, j, size)
                         guard let (lambert, highlight) = SphereShader.geometry(of: position, at: normal,
                                                                                exponent: exponent) else { continue }
-                        terms[j * size + i] = SIMD2(lambert, highlight)
+                        terms[j * size + i] = lambert
+                        terms[plane + j * size + i] = highlight
                     }
                 }
             }
@@ -291,60 +294,104 @@ final class LightLayer: Sendable {
         return SphereShader.normal(x: x * s, y: y * s)
     }
 
-    /// The lookup sphere from its lights' layers (`layers[n]` traced for `shader.lights[n]`).
-    /// It runs on every step of a colour drag, so it works a row at a time, one colour
-    /// channel per array, in loops the compiler vectorises; each channel gets exactly
-    /// `shade`'s operations: ambient, then per lit light `+ (d * c) * lambert` and
-    /// `+ (s * c) * highlight`.
-    static func sphere(from layers: [LightLayer], shader: SphereShader, size: Int) -> Image<RGBA8> {
+    /// The lookup sphere from its lights' layers (`layers[n]` traced for `shader.lights[n]`),
+    /// its texels as `ShadingLookup(ShadingSphere.render(…, antialiasedRim: false))` has
+    /// them. It runs on every step of a colour drag, so it works a row at a time, one
+    /// colour channel per array, eight texels at a time; each channel gets exactly
+    /// `shade`'s operations: the ambient, then per lit light `+ (d * c) * lambert` and
+    /// `+ (s * c) * highlight`, then the reflection.
+    static func lookup(from layers: [LightLayer], shader: SphereShader, size: Int) -> ShadingLookup {
         precondition(layers.count == shader.lights.count && layers.allSatisfy { $0.size == size })
-        // Each light's colour times the material's diffuse and specular, per channel.
+        // Each light's colour times the material's diffuse and specular.
         let factors = shader.lights.map { light in
             (diffuse: shader.diffuse * light.color, specular: shader.specular * light.color)
         }
-        var image = Image<RGBA8>(width: size, height: size, repeating: .clear)
-        image.withUnsafeMutableBufferPointer { out in
+        let plane = size * size
+        return ShadingLookup(width: size, height: size) { rgb in
             withTerms(of: layers[...]) { terms in
                 parallelBands(size, minimumBand: 4) { rows in
                     withUnsafeTemporaryAllocation(of: Float.self, capacity: 3 * size) { sums in
                         let red = sums.baseAddress!, green = red + size, blue = green + size
                         for j in rows {
                             let row = j * size
-                            for i in 0..<size {
-                                red[i] = shader.ambient.x; green[i] = shader.ambient.y; blue[i] = shader.ambient.z
-                            }
+                            red.update(repeating: shader.ambient.x, count: size)
+                            green.update(repeating: shader.ambient.y, count: size)
+                            blue.update(repeating: shader.ambient.z, count: size)
                             for (layer, factor) in zip(terms, factors) {
-                                addLayer(layer.baseAddress! + row, factor.diffuse.x, factor.specular.x, to: red, size)
-                                addLayer(layer.baseAddress! + row, factor.diffuse.y, factor.specular.y, to: green, size)
-                                addLayer(layer.baseAddress! + row, factor.diffuse.z, factor.specular.z, to: blue, size)
+                                let lambert = layer.baseAddress! + row, highlight = lambert + plane
+                                addLayer(lambert, highlight, factor.diffuse.x, factor.specular.x, to: red, size)
+                                addLayer(lambert, highlight, factor.diffuse.y, factor.specular.y, to: green, size)
+                                addLayer(lambert, highlight, factor.diffuse.z, factor.specular.z, to: blue, size)
                             }
+                            if shader.reflection != nil {
+                                for i in 0..<size {
+                                    let c = shader.finished(SIMD3(red[i], green[i], blue[i]), at: normal(i, j, size))
+                                    (red[i], green[i], blue[i]) = (c.r, c.g, c.b)
+                                }
+                            }
+                            storeAsBytes(red, size); storeAsBytes(green, size); storeAsBytes(blue, size)
                             for i in 0..<size {
-                                let colour = SIMD3(red[i], green[i], blue[i])
-                                let surface = shader.reflection == nil ? .zero : normal(i, j, size)
-                                out[row + i] = RGBA8(opaque: shader.finished(colour, at: surface))
+                                let texel = rgb.baseAddress! + 3 * (row + i)
+                                (texel[0], texel[1], texel[2]) = (red[i], green[i], blue[i])
                             }
                         }
                     }
                 }
             }
         }
-        return image
     }
 
-    /// One channel of one layer added to a row's sums, where the light reaches.
+    /// One channel of one layer added to a row's sums where the light reaches it:
+    /// `(sum + diffuse * lambert) + specular * highlight`, eight texels at a time.
     @inline(__always)
-    private static func addLayer(_ terms: UnsafePointer<SIMD2<Float>>, _ diffuse: Float, _ specular: Float,
+    private static func addLayer(_ lambert: UnsafePointer<Float>, _ highlight: UnsafePointer<Float>,
+                                 _ diffuse: Float, _ specular: Float,
                                  to sums: UnsafeMutablePointer<Float>, _ count: Int) {
-        for i in 0..<count {
-            let t = terms[i]
-            let sum = sums[i] + diffuse * t.x + specular * t.y
-            sums[i] = t.x > 0 ? sum : sums[i]
+        typealias Lanes = SIMD8<Float>
+        let lanes = Lanes.scalarCount
+        var i = 0
+        while i + lanes <= count {
+            let l = UnsafeRawPointer(lambert + i).loadUnaligned(as: Lanes.self)
+            let h = UnsafeRawPointer(highlight + i).loadUnaligned(as: Lanes.self)
+            let s = UnsafeRawPointer(sums + i).loadUnaligned(as: Lanes.self)
+            let sum = (s + diffuse * l) + specular * h
+            UnsafeMutableRawPointer(sums + i).storeBytes(of: s.replacing(with: sum, where: l .> 0), as: Lanes.self)
+            i += lanes
+        }
+        while i < count {
+            if lambert[i] > 0 { sums[i] = (sums[i] + diffuse * lambert[i]) + specular * highlight[i] }
+            i += 1
+        }
+    }
+
+    /// Each value `v` made `Float(unitByte(v)) / 255`, what a lookup holds for a pixel's
+    /// byte, eight at a time. The byte is `x = clamped * 255 + 0.5` rounded down, which
+    /// (0.5 ≤ x ≤ 255.5) is x rounded to the nearest integer by adding and taking away
+    /// 2²³, less one where that went up: plain SSE2 arithmetic, exact, with no calls.
+    @inline(__always)
+    static func storeAsBytes(_ values: UnsafeMutablePointer<Float>, _ count: Int) {
+        typealias Lanes = SIMD8<Float>
+        let lanes = Lanes.scalarCount
+        var i = 0
+        while i + lanes <= count {
+            var v = UnsafeRawPointer(values + i).loadUnaligned(as: Lanes.self)
+            v.replace(with: 0, where: v .< 0)
+            v.replace(with: 1, where: v .> 1)
+            let x = v * 255 + 0.5
+            var byte = (x + 8_388_608) - 8_388_608
+            byte.replace(with: byte - 1, where: byte .> x)
+            UnsafeMutableRawPointer(values + i).storeBytes(of: byte / 255, as: Lanes.self)
+            i += lanes
+        }
+        while i < count {
+            values[i] = Float(unitByte(values[i])) / 255
+            i += 1
         }
     }
 
     /// `body` with the layers' terms as buffers, in order.
-    private static func withTerms<R>(of layers: ArraySlice<LightLayer>, _ taken: [UnsafeBufferPointer<SIMD2<Float>>] = [],
-                                     _ body: ([UnsafeBufferPointer<SIMD2<Float>>]) -> R) -> R {
+    private static func withTerms<R>(of layers: ArraySlice<LightLayer>, _ taken: [UnsafeBufferPointer<Float>] = [],
+                                     _ body: ([UnsafeBufferPointer<Float>]) -> R) -> R {
         guard let first = layers.first else { return body(taken) }
         return first.terms.withUnsafeBufferPointer { terms in
             withTerms(of: layers.dropFirst(), taken + [terms], body)

@@ -204,3 +204,31 @@ if arguments.contains("--editor") {
         exit(1)
     }
 }
+
+// MARK: - Shading sphere lookups
+
+/// The 256² shading lookup as a slider step builds it: a light's colour changed
+/// (the kept layers summed, nothing traced), a light moved (its layer traced, then
+/// all summed), and the whole sphere traced as `ShadingSphere.render` does it, for
+/// comparison. Medians in ms.
+func sphereLookupTimes(runs: Int) -> [(String, Double)] {
+    var scene = ShadingScene()
+    let size = ShadingSphere.lookupSize
+    var colour: [Double] = [], moved: [Double] = [], traced: [Double] = []
+    _ = ShadingSphere.lookup(scene, size: size)
+    for i in 0..<runs {
+        scene.lights[0].hue = 0.2 + 0.6 * Double(i % 50) / 50
+        colour.append(time { ShadingSphere.lookup(scene, size: size) }.1)
+        scene.lights[1].position.x = 25 + Double(i % 50) / 10
+        moved.append(time { ShadingSphere.lookup(scene, size: size) }.1)
+        traced.append(time { ShadingLookup(ShadingSphere.render(scene, size: size, antialiasedRim: false)) }.1)
+    }
+    return [("a light's colour changed", median(colour)), ("a light moved", median(moved)),
+            ("the whole sphere traced", median(traced))]
+}
+
+if arguments.contains("--sphere") {
+    for (name, ms) in sphereLookupTimes(runs: max(runs, 30)) {
+        print(String(format: "shading lookup %d², %@: %.2f ms", ShadingSphere.lookupSize, name, ms))
+    }
+}

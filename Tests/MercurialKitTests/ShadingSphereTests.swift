@@ -134,6 +134,22 @@ import Testing
         expectLookup(scene, traced: 9, "a new shininess")
     }
 
+    /// The lookup's eight-at-a-time byte rounding is `unitByte`'s, for every byte's
+    /// boundaries (where `v * 255 + 0.5` is a whole number or next to one), out of range
+    /// values and a fine sweep; 2001 values, so the last one goes through the scalar tail.
+    @Test func vectorByteRoundingIsUnitByte() {
+        var values: [Float] = [-1, -0.0, 0, 1, 2, .greatestFiniteMagnitude, -.greatestFiniteMagnitude]
+        for n in 0...255 {
+            let v = Float(n) / 255, edge = (Float(n) + 0.5) / 255
+            values += [v, v.nextUp, v.nextDown, edge, edge.nextUp, edge.nextDown]
+        }
+        while values.count < 2001 { values.append(Float(values.count) / 1613 - 0.3) }
+        let expected = values.map { Float(unitByte($0)) / 255 }
+        values.withUnsafeMutableBufferPointer { LightLayer.storeAsBytes($0.baseAddress!, $0.count) }
+        let wrong = zip(values, expected).filter { $0.0 != $0.1 }.count
+        #expect(values.count % 8 == 1 && wrong == 0, "\(wrong) of \(values.count) values rounded differently")
+    }
+
     @Test func hueAndBrightnessMakeTheLightColour() {
         #expect(RGBColor(hue: 0, saturation: 1, brightness: 1) == RGBColor(r: 1, g: 0, b: 0))
         #expect(RGBColor(hue: 1.0 / 3, saturation: 1, brightness: 0.5).g == 0.5)
