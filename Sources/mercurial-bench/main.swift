@@ -174,8 +174,8 @@ if arguments.contains("--animation") {
 
 /// The editor's work for one slider step at 1920×1080 (the browser test's scene, two
 /// lines): a light's hue changed, rendered by a kept `FrameRenderer` as the editor
-/// renders, and its parts (the shading sphere traced, the image copied as the editor
-/// keeps frames). Medians in ms.
+/// renders, and its parts (the shading sphere's lookup for the new colour, summed from
+/// the kept light layers; the image copied as the editor keeps frames). Medians in ms.
 func editorFrameTimes(runs: Int) throws -> [(String, Double)] {
     var settings = RenderSettings()
     try settings.set(assignment: "text=Flex Monkey\nMercurial Text")
@@ -186,12 +186,12 @@ func editorFrameTimes(runs: Int) throws -> [(String, Double)] {
     var render: [Double] = [], trace: [Double] = []
     for i in 0...runs {
         try settings.set(assignment: "light1.hue=\(0.2 + 0.6 * Double(i % 50) / 50)")
-        let (_, traceMs) = time { ShadingSphere.lookup(settings.scene) }   // traced here, then cached for the render
+        let (_, traceMs) = time { ShadingSphere.lookup(settings.scene) }   // built here, then cached for the render
         let (image, ms) = try time { try renderer.render(settings) }
         kept = Array((kept + [image]).suffix(4))   // the editor keeps the last frames for deltas
         if i > 0 { render.append(ms); trace.append(traceMs) }
     }
-    return [("shading sphere traced", median(trace)), ("the rest of the render", median(render))]
+    return [("shading sphere for the new hue", median(trace)), ("the rest of the render", median(render))]
 }
 
 if arguments.contains("--editor") {
