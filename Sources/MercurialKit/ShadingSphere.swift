@@ -207,10 +207,7 @@ final class ShadingCache: @unchecked Sendable {
     private var layers: [LightLayer] = []
     static let keptLayers = 8
     /// How many layers this cache has traced (for tests: a colour change traces none).
-    private(set) var tracedLayers: Int {
-        get { lock.withLock { _tracedLayers } }
-        set { lock.withLock { _tracedLayers = newValue } }
-    }
+    var tracedLayers: Int { lock.withLock { _tracedLayers } }
     private var _tracedLayers = 0
 
     func lookup(_ scene: ShadingScene, size: Int) -> ShadingLookup {
