@@ -80,15 +80,25 @@ public struct ShadingLookup: Sendable, Equatable {
     private let centreX: Float, centreY: Float, radius: Float
 
     public init(_ image: Image<RGBA8>) {
-        width = image.width
-        height = image.height
-        var rgb = [Float](repeating: 0, count: image.count * 3)
-        for (i, p) in image.pixels.enumerated() {
-            rgb[3 * i] = Float(p.r) / 255
-            rgb[3 * i + 1] = Float(p.g) / 255
-            rgb[3 * i + 2] = Float(p.b) / 255
+        self.init(width: image.width, height: image.height) { rgb in
+            for (i, p) in image.pixels.enumerated() {
+                rgb[3 * i] = Float(p.r) / 255
+                rgb[3 * i + 1] = Float(p.g) / 255
+                rgb[3 * i + 2] = Float(p.b) / 255
+            }
         }
-        self.rgb = rgb
+    }
+
+    /// A lookup whose texels `fill` writes, every one of them: 3 floats a pixel, each
+    /// a byte / 255 as an image gives (`ShadingCache` sums its sphere straight into them).
+    init(width: Int, height: Int, fill: (UnsafeMutableBufferPointer<Float>) -> Void) {
+        self.width = width
+        self.height = height
+        rgb = [Float](unsafeUninitializedCapacity: 3 * width * height) { buffer, count in
+            buffer.initialize(repeating: 0)
+            fill(buffer)
+            count = buffer.count
+        }
         centreX = Float(width) / 2
         centreY = Float(height) / 2
         radius = Float(min(width, height)) / 2

@@ -143,12 +143,22 @@ struct SphereShader {
     @inline(__always)
     func terms(of light: (position: SIMD3<Float>, color: SIMD3<Float>), at normal: SIMD3<Float>)
         -> (SIMD3<Float>, SIMD3<Float>)? {
-        let toLight = normalized(light.position - normal)
+        guard let (lambert, highlight) = Self.geometry(of: light.position, at: normal, exponent: exponent) else {
+            return nil
+        }
+        return (diffuse * light.color * lambert, specular * light.color * highlight)
+    }
+
+    /// The colourless part of a light's terms: the Lambert factor and the Blinn–Phong
+    /// highlight `pow(max(n·h, 0), exponent)`; nil when the light is behind (lambert ≤ 0).
+    /// A light's terms are `(diffuse * colour) * lambert` and `(specular * colour) * highlight`.
+    @inline(__always)
+    static func geometry(of position: SIMD3<Float>, at normal: SIMD3<Float>, exponent: Float) -> (Float, Float)? {
+        let toLight = normalized(position - normal)
         let lambert = dot(normal, toLight)
         guard lambert > 0 else { return nil }
-        let halfVector = normalized(toLight + Self.view)
-        return (diffuse * light.color * lambert,
-                specular * light.color * pow(max(dot(normal, halfVector), 0), exponent))
+        let halfVector = normalized(toLight + view)
+        return (lambert, pow(max(dot(normal, halfVector), 0), exponent))
     }
 
     /// The lights' sum `colour` with the reflection added.
@@ -193,24 +203,32 @@ final class ShadingCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [(scene: ShadingScene, size: Int, lookup: ShadingLookup)] = []
 
-    /// Each light's terms from recent lookups (see `LightLayer`), newest first.
+    /// Each light's colourless terms from recent lookups (see `LightLayer`), newest first.
     private var layers: [LightLayer] = []
     static let keptLayers = 8
+    /// How many layers this cache has traced (for tests: a colour change traces none).
+    var tracedLayers: Int { lock.withLock { _tracedLayers } }
+    private var _tracedLayers = 0
 
     func lookup(_ scene: ShadingScene, size: Int) -> ShadingLookup {
         if let hit = lock.withLock({ entries.first { $0.scene == scene && $0.size == size }?.lookup }) {
             return hit
         }
-        // A light seen in a recent lookup, with the same material, is not traced again:
-        // a slider drag or an animation that moves one light re-traces a quarter of the sphere.
+        // A light seen in a recent lookup at the same position, with the same shininess,
+        // is not traced again, whatever its colour or the material's colours: a slider
+        // drag that moves one light re-traces a quarter of the sphere, one that changes
+        // a colour or the material's colours only sums the layers.
         let shader = SphereShader(scene)
         let kept = lock.withLock { layers }
-        let sceneLayers = scene.lights.indices.map { i in
-            kept.first { $0.fits(scene.lights[i], scene.material, size) }
-                ?? LightLayer(scene.lights[i], shader.lights[i], scene.material, size: size, shader: shader)
+        var traced = 0
+        let sceneLayers = shader.lights.map { light in
+            if let layer = kept.first(where: { $0.fits(light.position, shader.exponent, size) }) { return layer }
+            traced += 1
+            return LightLayer(position: light.position, exponent: shader.exponent, size: size)
         }
-        let built = ShadingLookup(LightLayer.sphere(from: sceneLayers, shader: shader, size: size))
+        let built = LightLayer.lookup(from: sceneLayers, shader: shader, size: size)
         lock.withLock {
+            _tracedLayers += traced
             entries.insert((scene, size, built), at: 0)
             if entries.count > 4 { entries.removeLast() }
             let fresh = sceneLayers.filter { layer in !layers.contains { $0 === layer } }
@@ -220,47 +238,45 @@ final class ShadingCache: @unchecked Sendable {
     }
 }
 
-/// One light's diffuse and specular terms at every texel of a lookup sphere (nil
-/// where the light is behind), for one material. Added up in the lights' order,
-/// with the ambient first and the reflection last, they are the colour `shade`
-/// gives, to the bit: the same terms, summed in the same order (a test compares).
+/// One light's colourless terms at every texel of a lookup sphere: the Lambert factor
+/// and the highlight (`SphereShader.geometry`), for a light position, a specular
+/// exponent and a size. Multiplied by the light's colour times the material's diffuse
+/// and specular colours and added up in the lights' order, with the ambient first and
+/// the reflection last, they are the colour `shade` gives, to the bit: the same
+/// operations in the same order (a test compares).
 final class LightLayer: Sendable {
-    let light: Light
-    let diffuse: RGBColor, specular: RGBColor, shininess: Double
+    let position: SIMD3<Float>
+    let exponent: Float
     let size: Int
-    /// 2 per texel (diffuse, specular); `lit` says which texels the light reaches.
-    let terms: [SIMD3<Float>]
-    let lit: [Bool]
+    /// Every texel's Lambert factor, then every texel's highlight (`2 * size * size`
+    /// floats, two planes so that the sums load eight texels at a time); both 0 where
+    /// the light is behind the sphere, so that `lambert > 0` says which texels it reaches.
+    let terms: [Float]
 
-    init(_ light: Light, _ traced: (position: SIMD3<Float>, color: SIMD3<Float>), _ material: SphereMaterial,
-         size: Int, shader: SphereShader) {
-        self.light = light
-        (diffuse, specular, shininess) = (material.diffuse, material.specular, material.shininess)
+    init(position: SIMD3<Float>, exponent: Float, size: Int) {
+        self.position = position
+        self.exponent = exponent
         self.size = size
-        var terms = [SIMD3<Float>](repeating: .zero, count: 2 * size * size)
-        var lit = [Bool](repeating: false, count: size * size)
+        let plane = size * size
+        var terms = [Float](repeating: 0, count: 2 * plane)
         terms.withUnsafeMutableBufferPointer { terms in
-            lit.withUnsafeMutableBufferPointer { lit in
-                parallelBands(size, minimumBand: 4) { rows in
-                    for j in rows {
-                        for i in 0..<size {
-                            let k = j * size + i
-                            guard let (d, s) = shader.terms(of: traced, at: Self.normal(i, j, size)) else { continue }
-                            terms[2 * k] = d
-                            terms[2 * k + 1] = s
-                            lit[k] = true
-                        }
+            parallelBands(size, minimumBand: 4) { rows in
+                for j in rows {
+                    for i in 0..<size {
+                        let normal = Self.normal(i, j, size)
+                        guard let (lambert, highlight) = SphereShader.geometry(of: position, at: normal,
+                                                                               exponent: exponent) else { continue }
+                        terms[j * size + i] = lambert
+                        terms[plane + j * size + i] = highlight
                     }
                 }
             }
         }
         self.terms = terms
-        self.lit = lit
     }
 
-    func fits(_ light: Light, _ material: SphereMaterial, _ size: Int) -> Bool {
-        self.light == light && self.size == size && diffuse == material.diffuse && specular == material.specular
-            && shininess == material.shininess
+    func fits(_ position: SIMD3<Float>, _ exponent: Float, _ size: Int) -> Bool {
+        self.position == position && self.exponent == exponent && self.size == size
     }
 
     /// The normal at texel (i, j) of a lookup sphere: as `ShadingSphere.render` without
@@ -275,24 +291,107 @@ final class LightLayer: Sendable {
         return SphereShader.normal(x: x * s, y: y * s)
     }
 
-    /// The lookup sphere from its lights' layers.
-    static func sphere(from layers: [LightLayer], shader: SphereShader, size: Int) -> Image<RGBA8> {
-        var image = Image<RGBA8>(width: size, height: size, repeating: .clear)
-        image.withUnsafeMutableBufferPointer { out in
-            parallelBands(size, minimumBand: 4) { rows in
-                for j in rows {
-                    for i in 0..<size {
-                        let k = j * size + i
-                        var colour = shader.ambient
-                        for layer in layers where layer.lit[k] {
-                            colour += layer.terms[2 * k]
-                            colour += layer.terms[2 * k + 1]
+    /// The lookup sphere from its lights' layers (`layers[n]` traced for `shader.lights[n]`),
+    /// its texels as `ShadingLookup(ShadingSphere.render(…, antialiasedRim: false))` has
+    /// them. It runs on every step of a colour drag, so it works a row at a time, one
+    /// colour channel per array, eight texels at a time; each channel gets exactly
+    /// `shade`'s operations: the ambient, then per lit light `+ (d * c) * lambert` and
+    /// `+ (s * c) * highlight`, then the reflection.
+    static func lookup(from layers: [LightLayer], shader: SphereShader, size: Int) -> ShadingLookup {
+        precondition(layers.count == shader.lights.count && layers.allSatisfy { $0.size == size })
+        // Each light's colour times the material's diffuse and specular.
+        let factors = shader.lights.map { light in
+            (diffuse: shader.diffuse * light.color, specular: shader.specular * light.color)
+        }
+        let plane = size * size
+        return ShadingLookup(width: size, height: size) { rgb in
+            withTerms(of: layers[...]) { terms in
+                parallelBands(size, minimumBand: 4) { rows in
+                    withUnsafeTemporaryAllocation(of: Float.self, capacity: 3 * size) { sums in
+                        let red = sums.baseAddress!, green = red + size, blue = green + size
+                        for j in rows {
+                            let row = j * size
+                            red.update(repeating: shader.ambient.x, count: size)
+                            green.update(repeating: shader.ambient.y, count: size)
+                            blue.update(repeating: shader.ambient.z, count: size)
+                            for (layer, factor) in zip(terms, factors) {
+                                let lambert = layer.baseAddress! + row, highlight = lambert + plane
+                                addLayer(lambert, highlight, factor.diffuse.x, factor.specular.x, to: red, size)
+                                addLayer(lambert, highlight, factor.diffuse.y, factor.specular.y, to: green, size)
+                                addLayer(lambert, highlight, factor.diffuse.z, factor.specular.z, to: blue, size)
+                            }
+                            if shader.reflection != nil {
+                                for i in 0..<size {
+                                    let c = shader.finished(SIMD3(red[i], green[i], blue[i]), at: normal(i, j, size))
+                                    (red[i], green[i], blue[i]) = (c.r, c.g, c.b)
+                                }
+                            }
+                            storeAsBytes(red, size); storeAsBytes(green, size); storeAsBytes(blue, size)
+                            for i in 0..<size {
+                                let texel = rgb.baseAddress! + 3 * (row + i)
+                                (texel[0], texel[1], texel[2]) = (red[i], green[i], blue[i])
+                            }
                         }
-                        out[k] = RGBA8(opaque: shader.finished(colour, at: normal(i, j, size)))
                     }
                 }
             }
         }
-        return image
+    }
+
+    /// One channel of one layer added to a row's sums where the light reaches it:
+    /// `(sum + diffuse * lambert) + specular * highlight`, eight texels at a time.
+    @inline(__always)
+    private static func addLayer(_ lambert: UnsafePointer<Float>, _ highlight: UnsafePointer<Float>,
+                                 _ diffuse: Float, _ specular: Float,
+                                 to sums: UnsafeMutablePointer<Float>, _ count: Int) {
+        typealias Lanes = SIMD8<Float>
+        let lanes = Lanes.scalarCount
+        var i = 0
+        while i + lanes <= count {
+            let l = UnsafeRawPointer(lambert + i).loadUnaligned(as: Lanes.self)
+            let h = UnsafeRawPointer(highlight + i).loadUnaligned(as: Lanes.self)
+            let s = UnsafeRawPointer(sums + i).loadUnaligned(as: Lanes.self)
+            let sum = (s + diffuse * l) + specular * h
+            UnsafeMutableRawPointer(sums + i).storeBytes(of: s.replacing(with: sum, where: l .> 0), as: Lanes.self)
+            i += lanes
+        }
+        while i < count {
+            if lambert[i] > 0 { sums[i] = (sums[i] + diffuse * lambert[i]) + specular * highlight[i] }
+            i += 1
+        }
+    }
+
+    /// Each value `v` made `Float(unitByte(v)) / 255`, what a lookup holds for a pixel's
+    /// byte, eight at a time. The byte is `x = clamped * 255 + 0.5` rounded down, which
+    /// (0.5 ≤ x ≤ 255.5) is x rounded to the nearest integer by adding and taking away
+    /// 2²³, less one where that went up: plain SSE2 arithmetic, exact, with no calls.
+    @inline(__always)
+    static func storeAsBytes(_ values: UnsafeMutablePointer<Float>, _ count: Int) {
+        typealias Lanes = SIMD8<Float>
+        let lanes = Lanes.scalarCount
+        var i = 0
+        while i + lanes <= count {
+            var v = UnsafeRawPointer(values + i).loadUnaligned(as: Lanes.self)
+            v.replace(with: 0, where: v .< 0)
+            v.replace(with: 1, where: v .> 1)
+            let x = v * 255 + 0.5
+            var byte = (x + 8_388_608) - 8_388_608
+            byte.replace(with: byte - 1, where: byte .> x)
+            UnsafeMutableRawPointer(values + i).storeBytes(of: byte / 255, as: Lanes.self)
+            i += lanes
+        }
+        while i < count {
+            values[i] = Float(unitByte(values[i])) / 255
+            i += 1
+        }
+    }
+
+    /// `body` with the layers' terms as buffers, in order.
+    private static func withTerms<R>(of layers: ArraySlice<LightLayer>, _ taken: [UnsafeBufferPointer<Float>] = [],
+                                     _ body: ([UnsafeBufferPointer<Float>]) -> R) -> R {
+        guard let first = layers.first else { return body(taken) }
+        return first.terms.withUnsafeBufferPointer { terms in
+            withTerms(of: layers.dropFirst(), taken + [terms], body)
+        }
     }
 }

@@ -174,8 +174,8 @@ if arguments.contains("--animation") {
 
 /// The editor's work for one slider step at 1920×1080 (the browser test's scene, two
 /// lines): a light's hue changed, rendered by a kept `FrameRenderer` as the editor
-/// renders, and its parts (the shading sphere traced, the image copied as the editor
-/// keeps frames). Medians in ms.
+/// renders, and its parts (the shading sphere's lookup for the new colour, summed from
+/// the kept light layers; the image copied as the editor keeps frames). Medians in ms.
 func editorFrameTimes(runs: Int) throws -> [(String, Double)] {
     var settings = RenderSettings()
     try settings.set(assignment: "text=Flex Monkey\nMercurial Text")
@@ -188,14 +188,14 @@ func editorFrameTimes(runs: Int) throws -> [(String, Double)] {
     var render: [Double] = [], trace: [Double] = []
     for i in 0...runs {
         try settings.set(assignment: "light1.hue=\(0.2 + 0.6 * Double(i % 50) / 50)")
-        let (_, traceMs) = time { ShadingSphere.lookup(settings.scene) }   // traced here, then cached for the render
+        let (_, traceMs) = time { ShadingSphere.lookup(settings.scene) }   // built here, then cached for the render
         var (canvas, shown): (Image<RGBA8>, RenderSettings?) = (Image(width: 0, height: 0, repeating: .clear), nil)
         if kept.count == 4 { (canvas, shown) = kept.removeFirst() }
         let ms = try time { try renderer.render(settings, into: &canvas, showing: shown) }.1
         kept.append((canvas, settings))
         if i > 0 { render.append(ms); trace.append(traceMs) }
     }
-    return [("shading sphere traced", median(trace)), ("the rest of the render", median(render))]
+    return [("shading sphere for the new hue", median(trace)), ("the rest of the render", median(render))]
 }
 
 if arguments.contains("--editor") {
@@ -206,5 +206,33 @@ if arguments.contains("--editor") {
     } catch let error as MercurialError {
         FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
         exit(1)
+    }
+}
+
+// MARK: - Shading sphere lookups
+
+/// The 256² shading lookup as a slider step builds it: a light's colour changed
+/// (the kept layers summed, nothing traced), a light moved (its layer traced, then
+/// all summed), and the whole sphere traced as `ShadingSphere.render` does it, for
+/// comparison. Medians in ms.
+func sphereLookupTimes(runs: Int) -> [(String, Double)] {
+    var scene = ShadingScene()
+    let size = ShadingSphere.lookupSize
+    var colour: [Double] = [], moved: [Double] = [], traced: [Double] = []
+    _ = ShadingSphere.lookup(scene, size: size)
+    for i in 0..<runs {
+        scene.lights[0].hue = 0.2 + 0.6 * Double(i % 50) / 50
+        colour.append(time { ShadingSphere.lookup(scene, size: size) }.1)
+        scene.lights[1].position.x = 25 + Double(i % 50) / 10
+        moved.append(time { ShadingSphere.lookup(scene, size: size) }.1)
+        traced.append(time { ShadingLookup(ShadingSphere.render(scene, size: size, antialiasedRim: false)) }.1)
+    }
+    return [("a light's colour changed", median(colour)), ("a light moved", median(moved)),
+            ("the whole sphere traced", median(traced))]
+}
+
+if arguments.contains("--sphere") {
+    for (name, ms) in sphereLookupTimes(runs: max(runs, 30)) {
+        print(String(format: "shading lookup %d², %@: %.2f ms", ShadingSphere.lookupSize, name, ms))
     }
 }

@@ -103,6 +103,53 @@ import Testing
         }
     }
 
+    /// A layer holds only a light's colourless terms: lights that change only their
+    /// colour, and a material that changes only its diffuse or specular colour, trace
+    /// nothing and give the traced sphere's pixels exactly; a moved light traces one
+    /// layer and a new shininess all four.
+    @Test func colourChangesReuseTracedLayersAndMatchTheTracedSphere() {
+        let cache = ShadingCache()
+        var scene = ShadingScene()
+        func expectLookup(_ scene: ShadingScene, traced: Int, _ note: String) {
+            let lookup = cache.lookup(scene, size: 256)
+            #expect(cache.tracedLayers == traced, "\(note): \(cache.tracedLayers) layers traced")
+            // A lookup holds its image's bytes (each / 255), so equal lookups are equal pixels.
+            let same = lookup == ShadingLookup(ShadingSphere.render(scene, size: 256, antialiasedRim: false))
+            #expect(same, "\(note): not the traced sphere's pixels")
+        }
+        expectLookup(scene, traced: 4, "first scene")
+        for (i, light) in scene.lights.enumerated() {
+            scene.lights[i].hue = (light.hue + 0.37).truncatingRemainder(dividingBy: 1)
+            scene.lights[i].brightness = 0.3 + 0.15 * Double(i)
+        }
+        expectLookup(scene, traced: 4, "every light's colour")
+        scene.material.diffuse = RGBColor(r: 0.6, g: 0.25, b: 0.1)
+        expectLookup(scene, traced: 4, "the material's diffuse colour")
+        scene.material.specular = RGBColor(r: 0.2, g: 0.9, b: 0.5)
+        scene.material.ambient = RGBColor(r: 0.05, g: 0.1, b: 0)
+        expectLookup(scene, traced: 4, "the material's specular and ambient colours")
+        scene.lights[1].position = [5, 30, 20]
+        expectLookup(scene, traced: 5, "one light moved")
+        scene.material.shininess = 0.07
+        expectLookup(scene, traced: 9, "a new shininess")
+    }
+
+    /// The lookup's eight-at-a-time byte rounding is `unitByte`'s, for every byte's
+    /// boundaries (where `v * 255 + 0.5` is a whole number or next to one), out of range
+    /// values and a fine sweep; 2001 values, so the last one goes through the scalar tail.
+    @Test func vectorByteRoundingIsUnitByte() {
+        var values: [Float] = [-1, -0.0, 0, 1, 2, .greatestFiniteMagnitude, -.greatestFiniteMagnitude]
+        for n in 0...255 {
+            let v = Float(n) / 255, edge = (Float(n) + 0.5) / 255
+            values += [v, v.nextUp, v.nextDown, edge, edge.nextUp, edge.nextDown]
+        }
+        while values.count < 2001 { values.append(Float(values.count) / 1613 - 0.3) }
+        let expected = values.map { Float(unitByte($0)) / 255 }
+        values.withUnsafeMutableBufferPointer { LightLayer.storeAsBytes($0.baseAddress!, $0.count) }
+        let wrong = zip(values, expected).filter { $0.0 != $0.1 }.count
+        #expect(values.count % 8 == 1 && wrong == 0, "\(wrong) of \(values.count) values rounded differently")
+    }
+
     @Test func hueAndBrightnessMakeTheLightColour() {
         #expect(RGBColor(hue: 0, saturation: 1, brightness: 1) == RGBColor(r: 1, g: 0, b: 0))
         #expect(RGBColor(hue: 1.0 / 3, saturation: 1, brightness: 0.5).g == 0.5)
