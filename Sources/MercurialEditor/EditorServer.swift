@@ -135,7 +135,9 @@ struct EditorHandler: HTTPHandler {
     private func respond(_ kind: Route.Kind, request: HTTPRequest, body: [UInt8]) async -> HTTPResponse {
         switch kind {
         case .page:
-            return Self.resource(EditorPage.html, type: "text/html; charset=utf-8")
+            // The socket named as well as 'self': not every browser lets 'self' cover ws:.
+            let host = request.headers[.host] ?? ""
+            return Self.resource(EditorPage.html, type: "text/html; charset=utf-8", socket: "ws://\(host)")
         case .script:
             return Self.resource(EditorPage.script, type: "text/javascript; charset=utf-8")
         case .style:
@@ -338,9 +340,10 @@ struct EditorHandler: HTTPHandler {
         return headers
     }
 
-    static func resource(_ text: String, type: String) -> HTTPResponse {
+    static func resource(_ text: String, type: String, socket: String? = nil) -> HTTPResponse {
         var headers = headers(type)
-        headers[HTTPHeader("Content-Security-Policy")] = "default-src 'self'; img-src 'self' blob:; frame-ancestors 'none'"
+        let connect = socket.map { "; connect-src 'self' \($0)" } ?? ""
+        headers[HTTPHeader("Content-Security-Policy")] = "default-src 'self'; img-src 'self' blob:\(connect); frame-ancestors 'none'"
         headers[HTTPHeader("X-Frame-Options")] = "DENY"
         return HTTPResponse(statusCode: .ok, headers: headers, body: Data(text.utf8))
     }

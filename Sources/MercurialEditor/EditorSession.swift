@@ -141,7 +141,7 @@ public actor EditorSession {
     }
 
     /// Returns once a frame numbered above `number` has been rendered, or `timeout`
-    /// has passed, or the session stops: a page's frame request waits here, so a frame
+    /// has passed, or the session stops: a page's socket and a frame request wait here, so a frame
     /// goes out the moment it is rendered, with no event and request in between.
     /// A cancelled task returns at once (a page's socket that closed).
     public func waitForFrame(after number: Int, timeout: Duration) async {

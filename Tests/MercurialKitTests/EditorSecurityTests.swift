@@ -233,6 +233,8 @@ final class EditorProcess: @unchecked Sendable {
         #expect(good.status == 200, "\(good.text)")
         let page = try RawHTTP.exchange(port: editor.port, RawHTTP.request("GET", "/", port: editor.port, token: nil, host: "localhost:\(editor.port)"))
         #expect(page.status == 200)
+        // The page may connect to its own server's socket, and nowhere else.
+        #expect(page.headers.lowercased().contains("connect-src 'self' ws://localhost:\(editor.port);"), "\(page.headers)")
         #expect(clock.duration(to: .now) < .seconds(5))
         #expect(editor.process.isRunning)
         // Ctrl-C stops it at once and leaves nothing behind.
