@@ -186,7 +186,18 @@ final class RequestGuard: @unchecked Sendable {
         guard let upstream = connectBackend() else {
             return Self.answer(client, 503, "Service Unavailable", "the editor is not ready")
         }
-        defer { close(upstream) }
+        defer {
+            if upgrade {
+                // However a WebSocket ends, FlyingFox is let end its side itself: it reads
+                // the end of the stream, and what it was writing is read and dropped. Closed
+                // under a pending write, FlyingFox 0.27.1's epoll pool kept the closed
+                // socket's registration, and a later connection given the same descriptor
+                // was never read (about 1 in 200 sockets closed that way).
+                shutdown(client, Int32(SHUT_RDWR))
+                Self.drain(upstream)
+            }
+            close(upstream)
+        }
         guard Self.sendAll(upstream, forwarded) else { return }
         var remaining = contentLength - body.count
         var frames = upgrade ? WebSocketFrameCheck(maximumMessage: EditorServer.maximumBody) : nil
@@ -248,6 +259,19 @@ final class RequestGuard: @unchecked Sendable {
     }
 
     // MARK: Helpers
+
+    /// Ends the writing half of `fd` and reads it to its end (or for at most 5 s).
+    static func drain(_ fd: Int32) {
+        shutdown(fd, Int32(SHUT_WR))
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 || (n < 0 && errno == EINTR) { continue }
+            return
+        }
+    }
 
     static func answer(_ fd: Int32, _ code: Int, _ phrase: String, _ message: String) {
         let body = EditorJSON.string(["error": message])

@@ -273,6 +273,26 @@ final class EditorProcess: @unchecked Sendable {
         #expect(state.status == 200)
     }
 
+    /// Pages that leave in the middle of a frame (a reload during a drag) do not stop
+    /// later connections from being served: each of 400 sockets, closed as soon as it
+    /// opens while its first frame is being written, is followed by one that opens.
+    @Test func socketsClosedMidFrameLeaveTheServerServing() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let failed = try await offPool { () throws -> [Int] in
+            var failed: [Int] = []
+            for i in 0..<400 {
+                let socket = try RawWebSocket(port: port, token: token, timeout: 5)
+                if socket.status != 101 { failed.append(i) }
+            }
+            return failed
+        }
+        #expect(failed.isEmpty, "sockets \(failed) were not opened within 5 s")
+        let state = try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: token))
+        #expect(state.status == 200)
+    }
+
     @Test func itListensOnLoopbackOnly() async throws {
         let editor = try EditorProcess()
         defer { editor.stop() }

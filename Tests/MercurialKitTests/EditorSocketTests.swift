@@ -71,11 +71,14 @@ final class RawWebSocket: @unchecked Sendable {
 
     /// Reads until the server closes the connection; false when it stays open past the time-out.
     func closesWithin() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            var byte: UInt8 = 0
-            let n = recv(fd, &byte, 1, 0)
-            if n == 0 || (n < 0 && errno == ECONNRESET) { return true }
-            if n < 0 { return false }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { continue }
+            if n == 0 || errno == ECONNRESET { return true }
+            // A signal (the test process's children ending) cuts a timed receive short.
+            if errno == EINTR { continue }
+            return false
         }
     }
 
@@ -107,7 +110,10 @@ final class RawWebSocket: @unchecked Sendable {
 
     private func read() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        var n: Int
+        repeat {
+            n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        } while n < 0 && errno == EINTR
         guard n > 0 else { return false }
         buffered += chunk[0..<n]
         return true
