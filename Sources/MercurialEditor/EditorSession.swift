@@ -15,9 +15,9 @@ public struct EditorFrame: Sendable {
     public var tag: String?
     /// The canvas, straight-alpha RGBA: the page draws these bytes as they are.
     public var image: Image<RGBA8>
-    public var scene: ShadingScene
     /// The settings it was rendered with.
     var settings: RenderSettings
+    public var scene: ShadingScene { settings.scene }
     public var width: Int
     public var height: Int
     public var milliseconds: Double
@@ -348,7 +348,7 @@ public actor EditorSession {
                 }
             }
             let made = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, image: r.image,
-                                   scene: snapshot.settings.scene, settings: snapshot.settings,
+                                   settings: snapshot.settings,
                                    width: r.image.width, height: r.image.height, milliseconds: r.ms)
             frame = made
             wakeFrameWaiters()

@@ -45,7 +45,7 @@ struct EditorSocket: WSMessageHandler {
                 await session.waitForFrame(after: have, timeout: .seconds(EditorServer.longestFrameWait))
                 guard !Task.isCancelled, !(await session.isStopped) else { break }
                 guard let message = await Self.frameMessage(session: session, have: have) else { continue }
-                out.yield(.data(Data(message.bytes)))
+                out.yield(.data(Data(message)))
                 // The page's word that it has this frame (or 0 when it could not use it).
                 guard let next = await acknowledgements.next() else { break }
                 have = next
@@ -62,29 +62,27 @@ struct EditorSocket: WSMessageHandler {
     /// The answer to a text message from the page, or nil when none is due.
     static func answer(_ text: String, session: EditorSession, has: AsyncStream<Int>.Continuation) async -> String? {
         let bytes = Array(text.utf8)
-        if let root = try? JSONDocument.parse(bytes), case .object(let members) = root.value {
-            if let value = members.first(where: { $0.key == "have" })?.value {
-                guard case .number(let n) = value.value, n >= 0, n < 1e15, n == n.rounded() else {
-                    return EditorJSON.string(["status": 400, "error": "\"have\" must be a frame number"])
-                }
-                has.yield(Int(n))
-                return nil
+        // What is not a JSON object is answered by `set`'s own error.
+        var members: [JSONMember] = []
+        if let root = try? JSONDocument.parse(bytes), case .object(let fields) = root.value { members = fields }
+        if let value = members.first(where: { $0.key == "have" })?.value {
+            guard case .number(let n) = value.value, n >= 0, n < 1e15, n == n.rounded() else {
+                return EditorJSON.string(["status": 400, "error": "\"have\" must be a frame number"])
             }
-            let id = members.first { $0.key == "id" }.flatMap { member -> Double? in
-                if case .number(let n) = member.value.value { return n } else { return nil }
-            }
-            var (code, json) = await EditorHandler.set(bytes, session: session)
-            json["status"] = code
-            json["answer"] = id ?? NSNull()
-            return EditorJSON.string(json)
+            has.yield(Int(n))
+            return nil
         }
-        let (code, json) = await EditorHandler.set(bytes, session: session)
-        return EditorJSON.string(json.merging(["status": code, "answer": NSNull()]) { a, _ in a })
+        var id: Any = NSNull()
+        if case .number(let n)? = members.first(where: { $0.key == "id" })?.value.value { id = n }
+        var (code, json) = await EditorHandler.set(bytes, session: session)
+        json["status"] = code
+        json["answer"] = id
+        return EditorJSON.string(json)
     }
 
     /// The newest frame as a message, made from the frame the page has (`have`), or
     /// nil when there is none newer.
-    static func frameMessage(session: EditorSession, have: Int) async -> (number: Int, bytes: [UInt8])? {
+    static func frameMessage(session: EditorSession, have: Int) async -> [UInt8]? {
         guard let (frame, base) = await session.frame(andBase: have), frame.number != have else { return nil }
         var info = Array(EditorJSON.string(session.frameInfo(frame)).utf8)
         while info.count % 4 != 0 { info.append(32) }
@@ -92,6 +90,6 @@ struct EditorSocket: WSMessageHandler {
         var bytes = [UInt8(count & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 24)]
         bytes += info
         bytes += FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0)
-        return (frame.number, bytes)
+        return bytes
     }
 }

@@ -138,8 +138,7 @@ public final class FrameRenderer {
         }
         // Nothing moved since the last frame (a still title, or after the last keyframe): the same frame.
         if settings == lastSettings { return canvas }
-        let reshaped = key != geometry.key
-        if reshaped {
+        if key != geometry.key {
             let (built, size, _) = try Self.buildGeometry(settings)
             guard size == (width, height) else {
                 throw MercurialError("the canvas changes from \(width)×\(height) to \(size.width)×\(size.height)\(at); give \"width\" and \"height\" in the scene so that every frame has one size")
@@ -167,10 +166,10 @@ public final class FrameRenderer {
         }
         settings.pointLighting?.apply(to: &title, originX: geometry.origin.x, originY: geometry.origin.y)
         let backdrop = Backdrop(settings)
-        // The same shape over the same backdrop as the canvas has: only the inked pixels change.
-        // (A canvas handed in may show another shape: see `render(_:into:showing:)`.)
-        let sameBackdrop = lastSettings.map { Backdrop($0) == backdrop && Self.geometryKey($0) == key } ?? false
-        if reshaped || !sameBackdrop || plan == nil
+        // The canvas shows this shape over this backdrop (a canvas handed in may show
+        // another: see `render(_:into:showing:)`): only the inked pixels change.
+        let canvasMatches = lastSettings.map { Backdrop($0) == backdrop && Self.geometryKey($0) == key } ?? false
+        if !canvasMatches || plan == nil
             || !CanvasCompositor.redraw(title, pixels: plan?.pixels ?? [], atX: geometry.origin.x, y: geometry.origin.y,
                                         over: backdrop, into: &canvas) {
             CanvasCompositor.draw(title, atX: geometry.origin.x, y: geometry.origin.y, over: backdrop, into: &canvas)

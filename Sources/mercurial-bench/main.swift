@@ -175,7 +175,8 @@ if arguments.contains("--animation") {
 /// The editor's work for one slider step at 1920×1080 (the browser test's scene, two
 /// lines): a light's hue changed, rendered by a kept `FrameRenderer` as the editor
 /// renders, and its parts (the shading sphere's lookup for the new colour, summed from
-/// the kept light layers; the image copied as the editor keeps frames). Medians in ms.
+/// the kept light layers; the rest, drawn into the canvas of a frame let go of, as the
+/// editor draws it). Medians in ms.
 func editorFrameTimes(runs: Int) throws -> [(String, Double)] {
     var settings = RenderSettings()
     try settings.set(assignment: "text=Flex Monkey\nMercurial Text")
