@@ -94,6 +94,16 @@ stage() {
     # It also keeps a help text's blank lines, which mdoc warns about ("Empty input
     # line") each time the page is shown; .Pp is mdoc's paragraph break.
     sed -i 's/^$/.Pp/' "$stage/share/man/man1/mercurial.1"
+    # A help line that begins with '.' or "'" (".png is an APNG") would be read as a
+    # request and lost: \& (zero width) before it makes it text. Every macro the
+    # generator writes is a capital letter after the dot, so a line whose dot is
+    # followed by anything else is help text.
+    sed -i -e "s/^\.\([^A-Z\\]\)/\\\\\&.\1/" -e "s/^'/\\\\\&'/" "$stage/share/man/man1/mercurial.1"
+    # The sections a command-line parser has no word for, before EXIT STATUS.
+    local sections="$here/manual-sections.mdoc" page="$stage/share/man/man1/mercurial.1"
+    grep -q '^\.Sh "EXIT STATUS"' "$page" || fail "the generated man page has no EXIT STATUS section to put SCENE FILE, ENVIRONMENT and FILES before"
+    awk -v sections="$sections" '/^\.Sh "EXIT STATUS"/ { while ((getline line < sections) > 0) print line } { print }' \
+        "$page" >"$page.new" && mv "$page.new" "$page" || fail "cannot add the SCENE FILE, ENVIRONMENT and FILES sections to the man page"
 }
 
 # Prints the manifest's entries, checked to lie under PREFIX.

@@ -7,34 +7,80 @@ public enum InputFile {
     /// Reads the whole regular file at `path`. A FIFO, device, socket or folder is
     /// refused without waiting on it, and a file over `limit` bytes before it is read.
     public static func read(_ path: String, role: String, limit: Int) throws(MercurialError) -> [UInt8] {
-        let userPath = try UserPath(path, role: role)
-        var info = stat()
-        // Look before opening: opening a FIFO or a device can block or act.
-        guard stat(path, &info) == 0 else { throw openError(errno, userPath, role) }
-        try requireRegularFile(info, userPath, role)
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { throw openError(errno, userPath, role) }
-        defer { close(fd) }
-        // The file may have been swapped since the look: check what was opened.
-        guard fstat(fd, &info) == 0 else { throw readError(errno, userPath, role) }
-        try requireRegularFile(info, userPath, role)
-        guard Int(info.st_size) <= limit else { throw tooLarge(userPath, role, limit) }
-
+        let file = try RegularFile(path, role: role, limit: limit)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
+        bytes.reserveCapacity(file.size)
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(file.fd, $0.baseAddress, $0.count) }
             if n == 0 { break }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw readError(errno, userPath, role)
+                throw readError(errno, file.path, role)
             }
             // A file that grows while it is read (or lies about its size) stops at the budget.
-            guard bytes.count + n <= limit else { throw tooLarge(userPath, role, limit) }
+            guard bytes.count + n <= limit else { throw tooLarge(file.path, role, limit) }
             bytes.append(contentsOf: chunk[0..<n])
         }
         return bytes
+    }
+
+    /// A regular file opened for reading, with the checks `read` makes; closed when let go.
+    /// `bytes(at:count:)` reads a part of it, so a large file need not be held whole.
+    public final class RegularFile {
+        let fd: Int32
+        let path: UserPath
+        let role: String
+        /// Its size when it was opened.
+        public let size: Int
+        private var window: [UInt8] = []
+        private var windowStart = 0
+
+        public init(_ path: String, role: String, limit: Int) throws(MercurialError) {
+            let userPath = try UserPath(path, role: role)
+            var info = stat()
+            // Look before opening: opening a FIFO or a device can block or act.
+            guard stat(path, &info) == 0 else { throw openError(errno, userPath, role) }
+            try requireRegularFile(info, userPath, role)
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+            guard fd >= 0 else { throw openError(errno, userPath, role) }
+            // The file may have been swapped since the look: check what was opened.
+            guard fstat(fd, &info) == 0 else { close(fd); throw readError(errno, userPath, role) }
+            do {
+                try requireRegularFile(info, userPath, role)
+            } catch {
+                close(fd)
+                throw error
+            }
+            guard Int(info.st_size) <= limit else { close(fd); throw tooLarge(userPath, role, limit) }
+            (self.fd, self.path, self.role, self.size) = (fd, userPath, role, Int(info.st_size))
+        }
+
+        deinit { close(fd) }
+
+        /// `count` bytes from `offset`, read through a 64 KB window so that walking many
+        /// small pieces costs few reads; fewer bytes only if the file shrank meanwhile.
+        public func bytes(at offset: Int, count: Int) throws(MercurialError) -> ArraySlice<UInt8> {
+            if offset >= windowStart, offset + count <= windowStart + window.count {
+                return window[(offset - windowStart)..<(offset - windowStart + count)]
+            }
+            var buffer = [UInt8](repeating: 0, count: max(count, 1 << 16))
+            var filled = 0
+            while filled < buffer.count {
+                let n = buffer.withUnsafeMutableBytes {
+                    pread(fd, $0.baseAddress! + filled, $0.count - filled, off_t(offset + filled))
+                }
+                if n == 0 { break }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw readError(errno, path, role)
+                }
+                filled += n
+            }
+            buffer.removeLast(buffer.count - filled)
+            (window, windowStart) = (buffer, offset)
+            return window[0..<min(count, filled)]
+        }
     }
 
     /// Refuses `path` if it exists but is not a regular file (a FIFO, a device…).

@@ -73,12 +73,18 @@ public enum SceneFile {
         return timeline
     }
 
-    /// Parses a JSON file into a node, with `file:line:column` on syntax errors.
-    static func parse(_ path: String, role: String) throws(MercurialError) -> JSONNode {
+    /// Parses a JSON file into a node, with `file:line:column` on syntax errors. With
+    /// `quoting` false the error quotes nothing of the file: a material path can come
+    /// from a scene or a title's recipe that someone else wrote, naming a file that is
+    /// no material at all (a key, a password file), whose words must not reach the screen.
+    static func parse(_ path: String, role: String, quoting: Bool = true) throws(MercurialError) -> JSONNode {
         let bytes = try PNGFile.readFile(path, role: role, limit: 16 * 1024 * 1024)
         do {
             return try JSONDocument.parse(bytes)
         } catch {
+            guard quoting else {
+                throw MercurialError("\(path):\(error.location): this \(role) is not valid JSON; a \(role) file is a JSON object such as {\"shininess\": 0.1}")
+            }
             throw MercurialError("\(path):\(error.location): \(error.reason)")
         }
     }
@@ -307,7 +313,7 @@ public enum Materials {
             }
             path = preset.path
         }
-        let root = try SceneFile.parse(path, role: "material")
+        let root = try SceneFile.parse(path, role: "material", quoting: false)
         guard case .object(let members) = root.value else {
             throw MercurialError("\(path):\(root.location): a material must be a JSON object {…}, not \(root.value.typeName)")
         }

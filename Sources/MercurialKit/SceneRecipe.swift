@@ -103,36 +103,71 @@ public enum SceneRecipe {
 
     /// The recipe a PNG carries, or nil if it has none.
     public static func read(fromPNG bytes: [UInt8], name: String) throws(MercurialError) -> String? {
-        guard bytes.count >= 8, Array(bytes[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
+        try read(pngOfSize: bytes.count, name: name) { offset, count throws(MercurialError) in
+            bytes[offset..<min(offset + count, bytes.count)]
+        }
+    }
+
+    /// The recipe the PNG file at `path` carries, or nil if it has none. Only the
+    /// chunks' headers and the recipe's own chunk are read, so a title of any size,
+    /// or one with a huge chunk, costs no more memory than the recipe's cap.
+    public static func read(fromPNGFile path: String) throws(MercurialError) -> String? {
+        let file = try InputFile.RegularFile(path, role: "title", limit: PNGFile.maximumFileBytes)
+        return try read(pngOfSize: file.size, name: path) { offset, count throws(MercurialError) in
+            try file.bytes(at: offset, count: count)
+        }
+    }
+
+    /// The walk of a PNG's chunks to the recipe's, through `bytes(offset, count)`.
+    private static func read(pngOfSize size: Int, name: String,
+                             bytes: (Int, Int) throws(MercurialError) -> ArraySlice<UInt8>) throws(MercurialError) -> String? {
+        guard size >= 8, Array(try bytes(0, 8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
             throw MercurialError("'\(name)' is not a PNG file; give a title written by mercurial")
         }
-        let walk = PNGFile.chunks(of: bytes)
-        for (type, data) in walk.chunks {
-            guard type == "iTXt", let zero = data.firstIndex(of: 0),
-                  String(decoding: data[data.startIndex..<zero], as: UTF8.self) == keyword else { continue }
-            // Compressed flag, method, then the language tag and translated keyword, each NUL-ended.
-            var p = zero + 1
-            guard p + 2 <= data.endIndex else { return nil }
-            let isCompressed = data[p] == 1
-            p += 2
-            for _ in 0..<2 {
-                guard let end = data[p...].firstIndex(of: 0) else { p = data.endIndex; break }
-                p = end + 1
+        let marker = Array(keyword.utf8) + [0]
+        var offset = 8
+        while offset + 12 <= size {
+            let head = Array(try bytes(offset, 8))
+            guard head.count == 8 else { break }
+            let length = head[0..<4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: head[4..<8], as: UTF8.self)
+            let left = size - offset - 12
+            guard length <= left else {
+                throw MercurialError("'\(name)' is truncated or damaged: a chunk claims \(length) bytes but the file has \(left) left")
             }
-            let body = Array(data[min(p, data.endIndex)...])
-            guard isCompressed else { return String(decoding: body, as: UTF8.self) }
-            var out: UnsafeMutablePointer<UInt8>?
-            var size = 0
-            guard mercurial_zlib_uncompress(body, body.count, maximumBytes, &out, &size) != 0, let out else {
-                throw MercurialError("'\(name)' carries a recipe that is damaged or over \(maximumBytes / 1024) KB; render it without --from")
+            if type == "iTXt", length >= marker.count, Array(try bytes(offset + 8, marker.count)) == marker {
+                // A compressed recipe of at most `maximumBytes` deflates to no more than
+                // that plus zlib's few bytes of overhead; an uncompressed one is the text.
+                guard length <= maximumBytes + 1024 else {
+                    throw MercurialError("'\(name)' carries a recipe of \(length / 1024) KB, over the limit of \(maximumBytes / 1024) KB; render it without --from")
+                }
+                return try recipe(inChunk: Array(try bytes(offset + 8, length)), name: name)
             }
-            defer { mercurial_png_free(out) }
-            return String(decoding: UnsafeBufferPointer(start: out, count: size), as: UTF8.self)
-        }
-        if let overrun = walk.overrun {
-            throw MercurialError("'\(name)' is truncated or damaged: a chunk claims \(overrun.claimed) bytes but the file has \(overrun.left) left")
+            if type == "IEND" { break }
+            offset += 12 + length
         }
         return nil
+    }
+
+    /// The text of the recipe's iTXt chunk `data` (keyword, NUL, compressed flag,
+    /// method, language tag and translated keyword each NUL-ended, then the text).
+    private static func recipe(inChunk data: [UInt8], name: String) throws(MercurialError) -> String? {
+        guard var p = data.firstIndex(of: 0).map({ $0 + 1 }), p + 2 <= data.count else { return nil }
+        let isCompressed = data[p] == 1
+        p += 2
+        for _ in 0..<2 {
+            guard let end = data[p...].firstIndex(of: 0) else { p = data.count; break }
+            p = end + 1
+        }
+        let body = Array(data[min(p, data.count)...])
+        guard isCompressed else { return String(decoding: body, as: UTF8.self) }
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        guard mercurial_zlib_uncompress(body, body.count, maximumBytes, &out, &size) != 0, let out else {
+            throw MercurialError("'\(name)' carries a recipe that is damaged or over \(maximumBytes / 1024) KB; render it without --from")
+        }
+        defer { mercurial_png_free(out) }
+        return String(decoding: UnsafeBufferPointer(start: out, count: size), as: UTF8.self)
     }
 
     // MARK: JSON text

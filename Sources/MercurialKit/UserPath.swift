@@ -141,6 +141,24 @@ extension String {
         return out
     }
 
+    /// JSON text (a recipe) made safe for a terminal and still the same JSON: every
+    /// character that could steer a terminal but a line break or a tab becomes a
+    /// `\uXXXX` escape, which means the same character inside a JSON string (and
+    /// outside one the text was not JSON anyway).
+    public var jsonEscapedForTerminal: String {
+        guard unicodeScalars.contains(where: { $0 != "\n" && $0 != "\t" && Self.steersTerminal($0) }) else { return self }
+        var out = ""
+        for scalar in unicodeScalars {
+            if scalar == "\n" || scalar == "\t" || !Self.steersTerminal(scalar) {
+                out.unicodeScalars.append(scalar)
+            } else {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        }
+        return out
+    }
+
     private static func steersTerminal(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F...0x9F, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: return true

@@ -39,9 +39,6 @@ struct Animate: ParsableCommand {
     var codec: AnimationFormat.MovCodec = .prores
 
     func run() throws {
-        guard options.materialOptions.sceneFile == nil else {
-            throw MercurialError("animate takes the scene file as its argument; leave out --params")
-        }
         try InputFile.refuseIfNotRegular(scene, role: "scene file")
         let format = try AnimationFormat.forPath(options.output, movCodec: codec)
         // H.264 has no alpha: on black when there is no background.

@@ -29,6 +29,7 @@ struct Batch: ParsableCommand {
     @Argument(help: "A .csv file (a header row of parameter keys) or a .jsonl file (a scene object a line).")
     var file: String
 
+    @OptionGroup var sceneOption: SceneFileOption
     @OptionGroup var materialOptions: MaterialOptions
 
     @Option(name: [.short, .long], help: ArgumentHelp("The folder to write the titles in.", valueName: "dir"))
@@ -66,7 +67,7 @@ struct Batch: ParsableCommand {
             throw MercurialError("output folder '\(UserPath(checked: folder))' does not exist; create it or give another with -o")
         }
         try InputFile.refuseIfNotRegular(file, role: "batch file")
-        let base = try materialOptions.settings()
+        let base = try materialOptions.settings(sceneFile: sceneOption.sceneFile)
         let batch = try BatchFile(path: file)
         let rows = batch.rows.filter { row in shard.map { (row.index - 1) % $0.n == $0.k - 1 } ?? true }
         let place = "\(UserPath(checked: file))"

@@ -16,6 +16,7 @@ struct Shading: ParsableCommand {
     @Option(help: ArgumentHelp("Width and height in pixels, \(sizeRange.lowerBound)…\(sizeRange.upperBound).", valueName: "px"))
     var size: Int = ShadingSphere.defaultSize
 
+    @OptionGroup var sceneOption: SceneFileOption
     @OptionGroup var materialOptions: MaterialOptions
 
     func run() throws {
@@ -23,8 +24,8 @@ struct Shading: ParsableCommand {
             throw MercurialError("--size \(size) is out of range \(Self.sizeRange.lowerBound)…\(Self.sizeRange.upperBound); give a size in that range")
         }
         try OutputFile.validate(output)
-        let settings = try materialOptions.settings()
-        try InputFiles.checkOutput(output, against: InputFiles.of(settings, sceneFile: materialOptions.sceneFile))
+        let settings = try materialOptions.settings(sceneFile: sceneOption.sceneFile)
+        try InputFiles.checkOutput(output, against: InputFiles.of(settings, sceneFile: sceneOption.sceneFile))
         let image = ShadingSphere.render(settings.scene, size: size, antialiasedRim: true)
         try OutputFile.write(try PNGEncoder().encode(image), to: output)
     }
@@ -41,6 +42,7 @@ struct Params: ParsableCommand {
         """
     )
 
+    @OptionGroup var sceneOption: SceneFileOption
     @OptionGroup var materialOptions: MaterialOptions
 
     @Flag(help: "Print the table as JSON.")
@@ -54,7 +56,7 @@ struct Params: ParsableCommand {
     }
 
     func run() throws {
-        let settings = try materialOptions.settings()
+        let settings = try materialOptions.settings(sceneFile: sceneOption.sceneFile)
         if json {
             print(ParameterGroup.json(values: settings))
         } else if markdown {
@@ -114,12 +116,11 @@ struct Inspect: ParsableCommand {
     var title: String
 
     func run() throws {
-        try InputFile.refuseIfNotRegular(title, role: "title")
-        let bytes = try PNGFile.readFile(title, role: "title")
-        guard let recipe = try SceneRecipe.read(fromPNG: bytes, name: title) else {
+        guard let recipe = try SceneRecipe.read(fromPNGFile: title) else {
             throw MercurialError("'\(title)' carries no recipe (it was written with --no-metadata, or not by mercurial)")
         }
-        // The recipe is JSON we wrote: printed as it is (control characters are escaped inside its strings).
-        Console.output(recipe, escaping: false)
+        // Printed as JSON, but a recipe can be written by anyone: a control character
+        // in it is printed as its JSON escape, never sent to the terminal.
+        Console.output(recipe.jsonEscapedForTerminal, escaping: false)
     }
 }

@@ -1,11 +1,15 @@
 import ArgumentParser
 import MercurialKit
 
-/// Options that choose the material and the shading sphere's parameters.
-struct MaterialOptions: ParsableArguments {
+/// `--params`: a scene file, for the commands that take one as an option (animate
+/// and watch take theirs as their argument).
+struct SceneFileOption: ParsableArguments {
     @Option(name: .customLong("params"), help: ArgumentHelp("A scene file (JSON); options given here override it.", valueName: "scene.json"))
     var sceneFile: String?
+}
 
+/// Options that choose the material and the shading sphere's parameters.
+struct MaterialOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A bundled material or a material JSON file (default: \(RenderSettings().material); see 'mercurial materials').", valueName: "name|path"))
     var material: String?
 
@@ -17,13 +21,13 @@ struct MaterialOptions: ParsableArguments {
 
     /// Settings from the material, then the scene file, then the text argument,
     /// then the parameter flags of these options and of `flags`, then `--set`.
-    func settings(sceneFile override: String? = nil, text: String? = nil,
+    func settings(sceneFile: String? = nil, text: String? = nil,
                   flags: [any ParsableArguments] = []) throws -> RenderSettings {
-        try settingsAndTimeline(sceneFile: override, text: text, flags: flags).settings
+        try settingsAndTimeline(sceneFile: sceneFile, text: text, flags: flags).settings
     }
 
     /// The same, with the scene file's animation when it has one.
-    func settingsAndTimeline(sceneFile override: String? = nil, text: String? = nil,
+    func settingsAndTimeline(sceneFile: String? = nil, text: String? = nil,
                              flags: [any ParsableArguments] = [],
                              recipe: (name: String, json: String)? = nil) throws -> (settings: RenderSettings, timeline: Timeline?) {
         var settings = RenderSettings()
@@ -31,7 +35,7 @@ struct MaterialOptions: ParsableArguments {
         if let recipe {
             timeline = try SceneFile.load(json: Array(recipe.json.utf8), name: recipe.name, into: &settings,
                                           materialOverride: material)
-        } else if let sceneFile = override ?? sceneFile {
+        } else if let sceneFile {
             timeline = try SceneFile.load(sceneFile, into: &settings, materialOverride: material)
         } else if let material {
             try MercurialKit.Materials.apply(material, to: &settings)

@@ -10,6 +10,12 @@ struct Mercurial: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mercurial",
         abstract: "Renders a line of text as an embossed liquid-metal PNG title, lit by four coloured lights.",
+        discussion: """
+        'mercurial TEXT' renders TEXT (render is the default command). A text that is a
+        command's name or a slip for one (edit, inpsect) is taken as that command or
+        refused; to render it, name the command and end the options:
+          mercurial render -- inpsect
+        """,
         version: MercurialVersion.string,
         subcommands: [Render.self, Watch.self, Edit.self, Animate.self, Batch.self, Inspect.self, Shading.self, Params.self, Materials.self, Fonts.self],
         defaultSubcommand: Render.self
@@ -27,6 +33,9 @@ struct Mercurial: ParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard arguments.count <= maximumArgumentCount else {
             fail("\(arguments.count) command-line arguments, over the limit of \(maximumArgumentCount); put the settings in a scene file and pass it with --params", status: 1)
+        }
+        if let first = arguments.first, let near = nearSubcommand(first) {
+            fail("'\(first)' is not a command; did you mean 'mercurial \(near)'? (to render it as a title: mercurial render -- \(first))", status: 64)
         }
         do {
             var command = try parseAsRoot(arguments)
@@ -49,6 +58,37 @@ struct Mercurial: ParsableCommand {
             fail("\(message) (see 'mercurial help')", status: code.rawValue)
         }
     }
+}
+
+/// The subcommand `word` is a slip for (at most two letters wrong, added, dropped or
+/// swapped, one for a name of five letters or fewer), when it is a lone word, no file
+/// and not itself a command: `mercurial inpsect title.png` would otherwise render
+/// "inpsect" without a word.
+func nearSubcommand(_ word: String) -> String? {
+    let names = Mercurial.configuration.subcommands.map { $0._commandName } + ["help"]
+    let lower = word.lowercased()
+    guard !names.contains(word), lower.count >= 3, lower.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }),
+          !FileManager.default.fileExists(atPath: word) else { return nil }
+    return names.map { (name: $0, distance: editDistance(lower, $0)) }
+        .filter { $0.distance <= ($0.name.count <= 5 ? 1 : 2) }
+        .min { $0.distance < $1.distance }?.name
+}
+
+/// Optimal string alignment distance: insertions, deletions, substitutions and
+/// swaps of neighbours each count one.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let x = Array(a), y = Array(b)
+    var d = [[Int]](repeating: [Int](repeating: 0, count: y.count + 1), count: x.count + 1)
+    for i in 0...x.count { d[i][0] = i }
+    for j in 0...y.count { d[0][j] = j }
+    for i in stride(from: 1, through: x.count, by: 1) {
+        for j in stride(from: 1, through: y.count, by: 1) {
+            let cost = x[i - 1] == y[j - 1] ? 0 : 1
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+            if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+        }
+    }
+    return d[x.count][y.count]
 }
 
 func fail(_ message: String, status: Int32) -> Never {

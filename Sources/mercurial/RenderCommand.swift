@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import MercurialKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,6 +21,7 @@ struct Render: ParsableCommand {
     @Argument(help: "The text; \\n or a real newline starts a new line. (Or \"text\" in the scene file.)")
     var text: String?
 
+    @OptionGroup var sceneOption: SceneFileOption
     @OptionGroup var options: RenderOptions
 
     @Option(help: ArgumentHelp("Render the title again from the recipe a PNG written by mercurial carries (see 'mercurial inspect'); options given here override it.", valueName: "title.png"))
@@ -33,26 +37,27 @@ struct Render: ParsableCommand {
     var normalDepth: NormalDepth = .eight
 
     func run() throws {
-        if emit.maps.count > 1 && (OutputFile.isStandardOutput(options.output) || !UserPath.looksLikePath(options.output)
-                                   && options.output.hasPrefix("/dev/")) {
+        // Rendering a title again must not overwrite it: without -o, the new one goes beside it.
+        let output = try options.givenOutput ?? from.map { try Self.freeName(beside: $0) } ?? RenderOptions.defaultOutput
+        if emit.maps.count > 1 && (OutputFile.isStandardOutput(output) || !UserPath.looksLikePath(output)
+                                   && output.hasPrefix("/dev/")) {
             throw MercurialError("--emit with \(emit.maps.count) maps writes \(emit.maps.count) files, so -o must name a file (the maps go beside it), not standard output")
         }
-        let outputs = emit.maps.map { ($0, emit.maps.count == 1 ? options.output : Self.output(options.output, for: $0)) }
+        let outputs = emit.maps.map { ($0, emit.maps.count == 1 ? output : Self.output(output, for: $0)) }
         for (_, path) in outputs { try OutputFile.validate(path) }
         let recipe = try from.map { path throws -> (name: String, json: String) in
-            guard options.materialOptions.sceneFile == nil else {
+            guard sceneOption.sceneFile == nil else {
                 throw MercurialError("--from and --params both give a scene; use one of them")
             }
-            try InputFile.refuseIfNotRegular(path, role: "title")
-            let bytes = try PNGFile.readFile(path, role: "title")
-            guard let json = try SceneRecipe.read(fromPNG: bytes, name: path) else {
+            guard let json = try SceneRecipe.read(fromPNGFile: path) else {
                 throw MercurialError("'\(path)' carries no recipe (it was written with --no-metadata, or not by mercurial); give it as --mask to emboss it instead")
             }
             return (path, json)
         }
-        let settings = try options.materialOptions.settingsAndTimeline(text: text, flags: [options], recipe: recipe).settings
+        let settings = try options.materialOptions.settingsAndTimeline(sceneFile: sceneOption.sceneFile, text: text,
+                                                                       flags: [options], recipe: recipe).settings
         if let recipe { Self.checkFont(settings, recipe: recipe.json) }
-        var inputs = InputFiles.of(settings, sceneFile: options.materialOptions.sceneFile)
+        var inputs = InputFiles.of(settings, sceneFile: sceneOption.sceneFile)
         if let from { inputs.append((role: "title the recipe comes from", path: from)) }
         for (_, path) in outputs { try InputFiles.checkOutput(path, against: inputs) }
         if emit.maps.contains(where: { $0 != .color }) { try TitleSurface.checkSize(settings) }
@@ -91,11 +96,26 @@ struct Render: ParsableCommand {
     /// `title.png` → `title-height.png` for the height map (the colour title keeps the name).
     static func output(_ path: String, for map: SurfaceMap) -> String {
         guard map != .color, path != "-" else { return path }
+        return suffixed(path, map.rawValue)
+    }
+
+    /// `folder/title.png` → `folder/title-SUFFIX.png` (`.png` added to a name without an extension).
+    static func suffixed(_ path: String, _ suffix: String) -> String {
         let name = UserPath(checked: path).lastComponent
         let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
         let stem = dot.map { String(name[..<$0]) } ?? name, ext = dot.map { String(name[$0...]) } ?? ".png"
         let folder = path.hasSuffix(name) ? String(path.dropLast(name.utf8.count)) : ""
-        return folder + stem + "-" + map.rawValue + ext
+        return folder + stem + "-" + suffix + ext
+    }
+
+    /// The first of `title-1.png`, `title-2.png`, … beside `path` that does not exist.
+    static func freeName(beside path: String) throws(MercurialError) -> String {
+        for n in 1...999 {
+            let candidate = suffixed(path, String(n))
+            var info = stat()
+            if lstat(candidate, &info) != 0 && errno == ENOENT { return candidate }
+        }
+        throw MercurialError("'\(suffixed(path, "1"))' to '\(suffixed(path, "999"))' all exist; name the output with -o")
     }
 }
 

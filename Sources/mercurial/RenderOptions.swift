@@ -2,13 +2,19 @@ import ArgumentParser
 import Foundation
 import MercurialKit
 
-/// The options shared by `render` and `watch`: output, material, layout, filters.
+/// The options shared by `render`, `watch` and `animate`: output, material, layout, filters.
 ///
 /// The parameter flags are named as their rows' keys and take their help from the
 /// table (see ParameterFlags.swift); `applyParameterFlags` sets them.
 struct RenderOptions: ParsableArguments {
-    @Option(name: [.short, .long], help: ArgumentHelp("The PNG to write (written atomically).", valueName: "file"))
-    var output: String = "title.png"
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("The file to write, atomically (default: title.png; render --from: the first free TITLE-N.png beside the title). render writes a PNG; animate, and watch on an animated scene, write the form the name chooses (see 'mercurial animate --help').", valueName: "file"))
+    var givenOutput: String?
+
+    static let defaultOutput = "title.png"
+
+    /// The file to write: -o, or the default.
+    var output: String { givenOutput ?? Self.defaultOutput }
 
     @OptionGroup var materialOptions: MaterialOptions
 
@@ -70,7 +76,7 @@ struct RenderOptions: ParsableArguments {
         }
     }
 
-    /// The settings: material, then scene file (`sceneFile` overrides --params), then these options.
+    /// The settings: material, then the scene file, then these options.
     func resolvedSettings(text: String? = nil, sceneFile: String? = nil) throws -> RenderSettings {
         try materialOptions.settings(sceneFile: sceneFile, text: text, flags: [self])
     }

@@ -27,9 +27,6 @@ struct Watch: ParsableCommand {
     @OptionGroup var options: RenderOptions
 
     func run() throws {
-        guard options.materialOptions.sceneFile == nil else {
-            throw MercurialError("watch takes the scene file as its argument; leave out --params")
-        }
         try InputFile.refuseIfNotRegular(scene, role: "scene file")
         try OutputFile.validate(options.output)
         // Refuse up front an output that would overwrite the scene or what it uses
@@ -94,7 +91,7 @@ final class WatchSession: @unchecked Sendable {
                 files = inputs.map(\.path)
                 lock.withLock { lastGoodFiles = files }
                 try InputFiles.checkOutput(options.output, against: inputs)
-                summary = try renderAnimation(try SequenceRenderer(sequence))
+                summary = try renderAnimation(try SequenceRenderer(sequence), recipe: SceneRecipe.json(for: sequence))
             } else {
                 let (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
                 let inputs = InputFiles.of(settings, sceneFile: scene)
@@ -105,7 +102,8 @@ final class WatchSession: @unchecked Sendable {
                     // An animated scene renders its whole animation on every save.
                     var opaque = settings
                     opaqueForMP4(&opaque)
-                    summary = try renderAnimation(try FrameRenderer(base: opaque, timeline: timeline))
+                    summary = try renderAnimation(try FrameRenderer(base: opaque, timeline: timeline),
+                                                  recipe: SceneRecipe.json(for: opaque, timeline: timeline))
                 } else {
                     if let format = try? AnimationFormat.forPath(options.output), format != .apng {
                         throw MercurialError("output '\(options.output)' is \(format), which needs an \"animation\" in the scene; add one or write a .png")
@@ -164,12 +162,13 @@ final class WatchSession: @unchecked Sendable {
     }
 
     /// Renders every frame to the output (its form chosen by its name, a .png being
-    /// an APNG); returns what to report.
-    private func renderAnimation(_ renderer: any AnimationFrames) throws(MercurialError) -> String {
+    /// an APNG), carrying `recipe` as animate's does; returns what to report.
+    private func renderAnimation(_ renderer: any AnimationFrames, recipe: String) throws(MercurialError) -> String {
         let format = try AnimationFormat.forPath(options.output)
         renderer.warnings.forEach(warn)
         let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
-                                   fps: renderer.fps, frameCount: renderer.frameCount, loop: renderer.loop)
+                                   fps: renderer.fps, frameCount: renderer.frameCount, loop: renderer.loop,
+                                   recipe: options.noMetadata ? nil : recipe)
         do {
             for index in 0..<renderer.frameCount { try sink.write(try renderer.frame(index)) }
             try sink.finish()

@@ -367,6 +367,15 @@ extension CLIErrorCase {
                      fragments: ["'1.5'"]),
         CLIErrorCase(name: "usage: two texts", arguments: ["render", "Hi", "there"], status: .usage,
                      fragments: ["there"]),
+        // A slip for a command is not rendered as a title.
+        CLIErrorCase(name: "usage: mistyped inspect", arguments: ["inpsect", "t.png"],
+                     setup: [.copy("t.png", from: CLI.fixturePath("rgb8.png"))], status: .usage,
+                     fragments: ["'inpsect' is not a command", "did you mean 'mercurial inspect'", "mercurial render -- inpsect"],
+                     output: .unchanged("t.png")),
+        CLIErrorCase(name: "usage: mistyped render", arguments: ["rendr", "Hi"], status: .usage,
+                     fragments: ["'rendr' is not a command", "did you mean 'mercurial render'"], output: .none),
+        CLIErrorCase(name: "usage: mistyped animate", arguments: ["Animaet", "s.json"], status: .usage,
+                     fragments: ["'Animaet' is not a command", "did you mean 'mercurial animate'"], output: .none),
     ] + hostile + animation + batch + vine + sequence
 }
 

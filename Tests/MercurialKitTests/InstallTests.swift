@@ -115,6 +115,22 @@ import Glibc
                 let kept = manual.contains(line)
                 #expect(kept, "the man page lost '\(line)'")
             }
+            // A help line that begins with '.' or "'" is text, not a request that troff
+            // would drop (every macro of the generator is a capital after the dot).
+            let requests = manual.split(separator: "\n").filter { line in
+                line.hasPrefix("'") || line.hasPrefix(".") && !line.hasPrefix(".\\\"")
+                    && !(line.dropFirst().first.map { $0.isASCII && $0.isUppercase } ?? false)
+            }
+            #expect(requests.isEmpty, "help lines taken as troff requests: \(requests)")
+            #expect(manual.contains("\\&.png is an APNG"), "watch's help line about .png is lost")
+            for section in [".Sh \"SCENE FILE\"", ".Sh ENVIRONMENT", ".It Ev MERCURIAL_DATA", ".Sh FILES"] {
+                #expect(manual.contains(section), "the man page lacks \(section)")
+            }
+            // man shows it without a warning ("macro 'png' not defined", "Empty input line").
+            let shown = try await Tool.run(try Tool.find("man", hint: "apt-get install man-db"),
+                                           ["-l", root.appendingPathComponent("share/man/man1/mercurial.1").path],
+                                           in: elsewhere, environment: ["MANPAGER": "cat", "MANWIDTH": "80"])
+            #expect(shown.status == 0 && shown.stderr.isEmpty && shown.stdout.contains("MERCURIAL_DATA"), "\(shown)")
 
             // The installed binary, started from another folder, with nothing pointing
             // it at the source tree: its version, and its data from share/mercurial.

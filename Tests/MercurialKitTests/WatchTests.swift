@@ -256,6 +256,9 @@ final class WatchProcess: @unchecked Sendable {
                 // The summary line is printed just after the file is in place.
                 try await watch.wait("its summary line") { !watch.renderLines.isEmpty }
                 #expect(watch.renderLines.first?.contains("5 frames") == true, "\(watch.renderLines)")
+                // It carries its recipe, as animate's APNG does.
+                let recipe = try SceneRecipe.read(fromPNGFile: output.path)
+                #expect(recipe?.contains("\"animation\": {\"duration\": 0.5") == true, "\(String(describing: recipe))")
                 try write(animation(0.8), to: scene)
                 try await watch.wait("an 8-frame APNG") { apngFrames(output) == 8 }
                 // Without the animation, the same output is a still PNG again.
@@ -278,6 +281,7 @@ final class WatchProcess: @unchecked Sendable {
             try write(sequence(0.2), to: scene)
             try await WatchProcess.run([scene.path, "-o", output.path], in: dir) { watch in
                 try await watch.wait("a 6-frame APNG") { apngFrames(output) == 6 }
+                #expect(try SceneRecipe.read(fromPNGFile: output.path)?.contains("\"sequence\"") == true)
                 try write(sequence(0.5), to: scene)
                 try await watch.wait("a 9-frame APNG") { apngFrames(output) == 9 }
                 try write(#"{"text": "C", "material": "gold"}"#, to: step)
