@@ -46,15 +46,14 @@ func fuzzArguments(_ data: UnsafePointer<UInt8>, _ size: Int) -> [String] {
 /// What `Render.run` does before rendering.
 func checkRender(_ command: Render) throws {
     try OutputFile.validate(command.options.output)
-    let settings = try command.options.resolvedSettings(text: command.text)
+    let settings = try command.options.resolvedSettings(text: command.text, sceneFile: command.sceneOption.sceneFile)
     try InputFiles.checkOutput(command.options.output,
-                               against: InputFiles.of(settings, sceneFile: command.options.materialOptions.sceneFile))
+                               against: InputFiles.of(settings, sceneFile: command.sceneOption.sceneFile))
     try checkSettings(settings)
 }
 
 /// What `Watch.run` does before it starts watching, then a first render's checks.
 func checkWatch(_ command: Watch) throws {
-    guard command.options.materialOptions.sceneFile == nil else { throw MercurialError("--params with watch") }
     try InputFile.refuseIfNotRegular(command.scene, role: "scene file")
     try OutputFile.validate(command.options.output)
     try InputFiles.checkOutput(command.options.output, against: [("scene file", command.scene)])
@@ -67,7 +66,6 @@ func checkWatch(_ command: Watch) throws {
 /// without its first render), then the timeline at three frames.
 func checkAnimate(_ command: Animate) throws {
     let options = command.options
-    guard options.materialOptions.sceneFile == nil else { throw MercurialError("--params with animate") }
     try InputFile.refuseIfNotRegular(command.scene, role: "scene file")
     let format = try AnimationFormat.forPath(options.output, movCodec: command.codec)
     var (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: command.scene, flags: [options])
@@ -99,6 +97,7 @@ public func fuzzInitialize(_ argc: OpaquePointer?, _ argv: OpaquePointer?) -> CI
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzSample()
     let arguments = fuzzArguments(data, size)
     if fuzzVerbose { print("fuzz: arguments", arguments.map { "'\($0)'" }.joined(separator: " ")) }
     var outcome: String
@@ -112,10 +111,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         case let shading as Shading:
             guard Shading.sizeRange.contains(shading.size) else { break }
             try OutputFile.validate(shading.output)
-            let settings = try shading.materialOptions.settings()
-            try InputFiles.checkOutput(shading.output, against: InputFiles.of(settings, sceneFile: shading.materialOptions.sceneFile))
+            let settings = try shading.materialOptions.settings(sceneFile: shading.sceneOption.sceneFile)
+            try InputFiles.checkOutput(shading.output, against: InputFiles.of(settings, sceneFile: shading.sceneOption.sceneFile))
         case let params as Params:
-            let settings = try params.materialOptions.settings()
+            let settings = try params.materialOptions.settings(sceneFile: params.sceneOption.sceneFile)
             if params.json { _ = ParameterGroup.json(values: settings) }
         default:
             break

@@ -1,13 +1,11 @@
 // Shared helpers for the libFuzzer targets in this folder. Compiled into each
-// target's binary together with Sources/MercurialKit/*.swift (one module), so
-// the targets can call the library's internal API as the renderer does.
+// target's module, which imports MercurialKit with @testable (scripts/fuzz.sh
+// builds it with -enable-testing), so the targets can call the library's
+// internal API as the renderer does.
 #if canImport(Glibc)
 import Glibc
 #endif
-// The cli target has the library as a module of its own (scene, png and font compile it in).
-#if canImport(MercurialKit)
 @testable import MercurialKit
-#endif
 
 /// A per-process scratch folder in /dev/shm (RAM), so parallel fuzzers
 /// (-jobs/-workers) never share a file. Removed at a normal exit (the end of
@@ -39,6 +37,42 @@ func writeFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, to path: String) 
         written += n
     }
     close(fd)
+}
+
+/// The bytes the program has allocated and not freed (ASan's count: memory in its
+/// quarantine of freed blocks, which RSS includes, is not in it).
+@_silgen_name("__sanitizer_get_current_allocated_bytes")
+func sanitizerLiveHeapBytes() -> Int
+
+/// ASan's heap as mapped from the system: live blocks, the quarantine and free lists.
+@_silgen_name("__sanitizer_get_heap_size")
+func sanitizerHeapBytes() -> Int
+
+/// Inputs run so far. libFuzzer runs inputs one at a time on one thread.
+nonisolated(unsafe) var fuzzInputCount = 0
+
+/// How often `fuzzSample` reports: `MERCURIAL_FUZZ_SAMPLE` inputs (default 100,000; 0 never).
+let fuzzSampleEvery: Int = getenv("MERCURIAL_FUZZ_SAMPLE").flatMap { Int(String(cString: $0)) } ?? 100_000
+
+/// Called by each target once an input: every `fuzzSampleEvery` inputs one line on
+/// stderr with the live heap, ASan's whole heap and the RSS, so that growth over a
+/// long run (a cache that never stops growing) can be told from the sanitizer's
+/// own cost. `scripts/fuzz-growth.sh` plots them.
+func fuzzSample() {
+    fuzzInputCount += 1
+    guard fuzzSampleEvery > 0, fuzzInputCount % fuzzSampleEvery == 0 else { return }
+    var statm = [CChar](repeating: 0, count: 128)
+    var rssPages = 0
+    if let file = fopen("/proc/self/statm", "r") {
+        if fgets(&statm, Int32(statm.count), file) != nil {
+            rssPages = String(cString: statm).split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        }
+        fclose(file)
+    }
+    let mb = { (bytes: Int) in "\(bytes * 10 / 1_048_576 / 10).\(bytes * 10 / 1_048_576 % 10)" }
+    let line = "fuzz-sample: \(fuzzInputCount) inputs, live heap \(mb(sanitizerLiveHeapBytes())) MB, "
+        + "ASan heap \(mb(sanitizerHeapBytes())) MB, RSS \(mb(rssPages * Int(sysconf(Int32(_SC_PAGESIZE))))) MB\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
 }
 
 /// With MERCURIAL_FUZZ_VERBOSE set, each input's outcome is printed (to see

@@ -6,10 +6,13 @@
 // HarfBuzz shapes, FreeType rasterises every glyph, the glyphs are drawn into
 // a mask. Errors are expected; crashes, leaks and hangs are findings.
 
+@testable import MercurialKit
+
 let fontPath = fuzzScratchFolder + "/font.ttf"
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzSample()
     writeFuzzInput(data, size, to: fontPath)
     var layout = TextLayout(text: "Ag fi ✈ لا", fontPath: fontPath)
     layout.size = 24

@@ -10,6 +10,8 @@
 // so that mutated chunks reach libpng's parsers instead of its CRC check.
 // MERCURIAL_FUZZ_DUMP=FILE writes the bytes actually decoded to FILE.
 
+@testable import MercurialKit
+
 import CPNGWriter
 #if canImport(Glibc)
 import Glibc
@@ -17,6 +19,7 @@ import Glibc
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzSample()
     let bytes = withChunkCRCsFixed(Array(UnsafeBufferPointer(start: data, count: size)))
     if let dump = getenv("MERCURIAL_FUZZ_DUMP") {
         bytes.withUnsafeBufferPointer { writeFuzzInput($0.baseAddress!, $0.count, to: String(cString: dump)) }

@@ -11,10 +11,13 @@
 // frame's settings validated as `animate` does. Errors are expected; crashes,
 // leaks and hangs are findings. Nothing is rendered.
 
+@testable import MercurialKit
+
 let scenePath = fuzzScratchFolder + "/scene.json"
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    fuzzSample()
     writeFuzzInput(data, size, to: scenePath)
     var settings = RenderSettings()
     do {
