@@ -64,9 +64,18 @@ public enum SceneRecipe {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         bytes.withUnsafeBufferPointer { _ = SHA256($0.baseAddress, $0.count, &digest) }
         let hash = digest.map { String(format: "%02x", $0) }.joined()
-        if let stamp { hashLock.withLock { hashes[path] = (stamp, hash) } }
+        if let stamp {
+            hashLock.withLock {
+                // A long watch, edit or batch may name any number of font files: keep a few.
+                if hashes.count >= 64 { hashes.removeAll(keepingCapacity: true) }
+                hashes[path] = (stamp, hash)
+            }
+        }
         return hash
     }
+
+    /// How many fonts' hashes are kept (for tests: it stays bounded).
+    static var keptHashCount: Int { hashLock.withLock { hashes.count } }
 
     private static let hashLock = NSLock()
     nonisolated(unsafe) private static var hashes: [String: (stamp: String, hash: String)] = [:]

@@ -169,4 +169,18 @@ import Testing
             #expect(!r.stderr.contains("SECRET") && !r.stderr.contains("hunter"), "the file's words reached the screen: \(r)")
         }
     }
+
+    @Test func fontHashesKeptForALongRunStayBounded() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-hashes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let font = CLI.packageRoot.appendingPathComponent("fonts/serif-bold.ttf")
+        let expected = try SceneRecipe.fontSHA256(font.path)
+        for i in 0..<150 {
+            let copy = folder.appendingPathComponent("f\(i).ttf")
+            try FileManager.default.copyItem(at: font, to: copy)
+            #expect(try SceneRecipe.fontSHA256(copy.path) == expected)
+        }
+        #expect(SceneRecipe.keptHashCount <= 64, "\(SceneRecipe.keptHashCount) hashes kept")
+    }
 }
