@@ -7,34 +7,61 @@ public enum InputFile {
     /// Reads the whole regular file at `path`. A FIFO, device, socket or folder is
     /// refused without waiting on it, and a file over `limit` bytes before it is read.
     public static func read(_ path: String, role: String, limit: Int) throws(MercurialError) -> [UInt8] {
-        let userPath = try UserPath(path, role: role)
-        var info = stat()
-        // Look before opening: opening a FIFO or a device can block or act.
-        guard stat(path, &info) == 0 else { throw openError(errno, userPath, role) }
-        try requireRegularFile(info, userPath, role)
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { throw openError(errno, userPath, role) }
+        let (fd, info) = try open(path, role: role)
         defer { close(fd) }
-        // The file may have been swapped since the look: check what was opened.
-        guard fstat(fd, &info) == 0 else { throw readError(errno, userPath, role) }
-        try requireRegularFile(info, userPath, role)
+        let userPath = UserPath(checked: path)
         guard Int(info.st_size) <= limit else { throw tooLarge(userPath, role, limit) }
 
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(info.st_size))
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw readError(errno, userPath, role)
+            let result = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(MercurialError) in try read(fd, into: buffer, path: path, role: role) }
             }
+            let n = try result.get()
+            if n == 0 { break }
             // A file that grows while it is read (or lies about its size) stops at the budget.
             guard bytes.count + n <= limit else { throw tooLarge(userPath, role, limit) }
             bytes.append(contentsOf: chunk[0..<n])
         }
         return bytes
+    }
+
+    /// Opens `path`, which must be a regular file, for reading: the descriptor (the
+    /// caller closes it) and what it is.
+    public static func open(_ path: String, role: String) throws(MercurialError) -> (fd: Int32, info: stat) {
+        let userPath = try UserPath(path, role: role)
+        var info = stat()
+        // Look before opening: opening a FIFO or a device can block or act.
+        guard stat(path, &info) == 0 else { throw openError(errno, userPath, role) }
+        try requireRegularFile(info, userPath, role)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw openError(errno, userPath, role) }
+        // The file may have been swapped since the look: check what was opened.
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw readError(code, userPath, role)
+        }
+        do {
+            try requireRegularFile(info, userPath, role)
+        } catch {
+            close(fd)
+            throw error
+        }
+        return (fd, info)
+    }
+
+    /// Reads up to `count` bytes into `buffer` from `fd`, a file opened by `open`
+    /// (EINTR retried): the count read, 0 at the end.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String,
+                            role: String) throws(MercurialError) -> Int {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw readError(errno, UserPath(checked: path), role) }
+        }
     }
 
     /// Refuses `path` if it exists but is not a regular file (a FIFO, a device…).

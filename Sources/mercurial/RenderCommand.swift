@@ -33,11 +33,15 @@ struct Render: ParsableCommand {
     var normalDepth: NormalDepth = .eight
 
     func run() throws {
-        if emit.maps.count > 1 && (OutputFile.isStandardOutput(options.output) || !UserPath.looksLikePath(options.output)
-                                   && options.output.hasPrefix("/dev/")) {
-            throw MercurialError("--emit with \(emit.maps.count) maps writes \(emit.maps.count) files, so -o must name a file (the maps go beside it), not standard output")
-        }
         let outputs = emit.maps.map { ($0, emit.maps.count == 1 ? options.output : Self.output(options.output, for: $0)) }
+        // Maps named after -o go in its folder, never through a link planted there.
+        var mapFolder: OutputFolder?
+        if emit.maps.count > 1 {
+            try OutputFile.refuseUnlessFile(options.output, because: "--emit with \(emit.maps.count) maps writes \(emit.maps.count) files, so -o must name a file (the maps go beside it)")
+            let folder = try OutputFolder(UserPath(checked: options.output).directory, create: false)
+            for (map, path) in outputs where map != .color { try folder.check(UserPath(checked: path).lastComponent) }
+            mapFolder = folder
+        }
         for (_, path) in outputs { try OutputFile.validate(path) }
         let recipe = try from.map { path throws -> (name: String, json: String) in
             guard options.materialOptions.sceneFile == nil else {
@@ -66,7 +70,11 @@ struct Render: ParsableCommand {
             for (map, path) in outputs where map != .color {
                 let bytes = map == .height ? try surface.heightMapPNG()
                     : try surface.normalMapPNG(convention: normalConvention, bitDepth: normalDepth.bits)
-                try OutputFile.write(bytes, to: path)
+                if let mapFolder {
+                    try mapFolder.write(bytes, name: UserPath(checked: path).lastComponent)
+                } else {
+                    try OutputFile.write(bytes, to: path)
+                }
                 lines.append("\(path) \(surface.width)×\(surface.height) \(map.rawValue) map")
             }
         }
