@@ -355,7 +355,7 @@ public final class OutputFolder: Sendable {
         self.path = path
         var info = stat()
         if stat(path, &info) != 0 {
-            guard errno == ENOENT, create else {
+            guard errno == ENOENT || errno == ENOTDIR, create else {
                 throw MercurialError("output folder '\(given)' does not exist; create it or give another with \(option)")
             }
             try Self.makeFolders(given)

@@ -9,17 +9,20 @@ import Glibc
 
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render a title for every row of a CSV or JSON Lines file, in one process on every core.",
+        abstract: "Render a title for each row of a CSV or JSON Lines file.",
         discussion: """
-        A CSV's header row names parameter keys (text, size, light1.hue, material colours,
-        …); each row sets them on the base scene (--params, --material, --set), an empty
-        cell keeping the base's value. A JSON Lines file has one scene object a line.
-        A bad row is reported as FILE:LINE and the others still render; the exit status
-        is 1 if any row failed.
+        A CSV's header row names parameter keys (text, size, light1.hue, diffuse, …);
+        each row sets them on the base scene (--params, --material, --set), an empty
+        cell keeping the base's value. Other columns (a slug) serve --name: {slug}.
+        A JSON Lines file has one scene object a line. A bad row is reported as
+        FILE:LINE and the others still render; the exit status is 1 if any failed.
+        Rows render in one process, two at a time, each on every core. The output
+        folder is made if missing; no title is written through a symbolic link in
+        it, and no two rows write one file.
 
-        To split a job over machines, give each one a shard: row r (1-based) belongs to
-        shard ((r − 1) mod N) + 1, so no coordination is needed, e.g. with GNU parallel:
-          parallel -S host1,host2 mercurial batch titles.csv --shard {}/2 -o out ::: 1 2
+        To split a job over machines, give each one a shard: row r (1-based) belongs
+        to shard ((r − 1) mod N) + 1, so no coordination is needed; e.g. over SSH:
+          parallel -S host1,host2 mercurial batch t.csv --shard {}/2 -o out ::: 1 2
 
         Examples:
           mercurial batch titles.csv --params base.json -o out --name '{row}-{text}'
@@ -32,10 +35,10 @@ struct Batch: ParsableCommand {
 
     @OptionGroup var materialOptions: MaterialOptions
 
-    @Option(name: [.short, .long], help: ArgumentHelp("The folder to write the titles in.", valueName: "dir"))
+    @Option(name: [.short, .long], help: ArgumentHelp("The folder to write the titles in (made if missing).", valueName: "dir"))
     var output: String = "."
 
-    @Option(help: ArgumentHelp("Each title's file name: {row} is the row's number, {KEY} any parameter's value; made safe for file systems, .png added.", valueName: "template"))
+    @Option(help: ArgumentHelp("Each title's file name: {row} is the row's number, {KEY} a column's or any parameter's value; made safe for file systems, .png added.", valueName: "template"))
     var name: String = "{row}-{text}"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Render only shard K of N (1 ≤ K ≤ N): rows K, K + N, K + 2N, …", valueName: "K/N"))
