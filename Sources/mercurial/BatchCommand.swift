@@ -225,7 +225,9 @@ final class BatchRun: Sendable {
                 for character in missing.characters {
                     let key = Missing(font: missing.font, character: character)
                     if let seen = state.missing[key] {
-                        state.missing[key] = (seen.lines.count < Self.namedRows ? seen.lines + [job.line] : seen.lines, seen.count + 1)
+                        // The first rows by line, whichever worker finishes first.
+                        let lines = (seen.lines + [job.line]).sorted().prefix(Self.namedRows)
+                        state.missing[key] = (Array(lines), seen.count + 1)
                     } else if state.missingOrder.count < Self.trackedCharacters {
                         state.missing[key] = ([job.line], 1)
                         state.missingOrder.append(key)
@@ -256,8 +258,9 @@ final class BatchRun: Sendable {
     /// Tells the missing glyphs, once a character; the counts of titles.
     func finish() -> (rendered: Int, failed: Int) {
         state.withLock { state in
-            for key in state.missingOrder {
-                guard let seen = state.missing[key] else { continue }
+            let missing = state.missing
+            for key in state.missingOrder.sorted(by: { (missing[$0]?.lines.first ?? 0) < (missing[$1]?.lines.first ?? 0) }) {
+                guard let seen = missing[key] else { continue }
                 let lines = seen.lines.map(String.init).joined(separator: ", ")
                 let more = seen.count - seen.lines.count
                 let rows = seen.count == 1 ? "line \(lines)" : "lines \(lines)\(more > 0 ? " and \(more) more row\(more == 1 ? "" : "s")" : "")"
