@@ -112,6 +112,17 @@ public struct BatchFile: Sendable {
             self.records = records
         }
 
+        /// The index the next row will have.
+        public var nextIndex: Int { index + 1 }
+
+        /// Passes over the next row without making its fields (a row of another shard);
+        /// false at the end.
+        public func skip() throws(MercurialError) -> Bool {
+            guard try records.next(collect: false) != nil else { return false }
+            index += 1
+            return true
+        }
+
         public func next() throws(MercurialError) -> Row? {
             guard let record = try records.next(collect: true) else { return nil }
             index += 1

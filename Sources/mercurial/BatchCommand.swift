@@ -190,6 +190,10 @@ final class BatchRun: Sendable {
             while !state.stopped {
                 let row: BatchFile.Row
                 do throws(MercurialError) {
+                    if let shard, !shard.contains(state.rows.nextIndex) {
+                        if try !state.rows.skip() { state.stopped = true }
+                        continue
+                    }
                     guard let next = try state.rows.next() else { state.stopped = true; return nil }
                     row = next
                 } catch {
@@ -197,7 +201,6 @@ final class BatchRun: Sendable {
                     state.stopped = true
                     return nil
                 }
-                if let shard, !shard.contains(row.index) { continue }
                 do throws(MercurialError) {
                     let settings = try batch.settings(for: row, base: base)
                     let name = BatchFile.name(template, row: row.index, rows: batch.rowCount, settings: settings,
