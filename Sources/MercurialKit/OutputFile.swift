@@ -483,6 +483,7 @@ public enum SignalCleanup {
     /// Installs the handlers. With `exitStatus`, a signal ends the process with that
     /// status (a watch stopped with Ctrl-C exits 0); without, it dies of the signal.
     public static func install(exitStatus status: Int32? = nil) {
+        prepareTable()
         exitStatus.pointee = status ?? -1
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
@@ -515,6 +516,7 @@ public enum SignalCleanup {
     /// remove the armed temporary files at once and set `stopRequested`, which the
     /// work checks between steps to clean up the rest and then call `die()`.
     public static func installDeferred() {
+        prepareTable()
         stopSignal.pointee = 0
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
@@ -540,6 +542,14 @@ public enum SignalCleanup {
         signal(s, SIG_DFL)
         raise(s)
         _exit(128 + s)
+    }
+
+    /// Statics are made on first use (`swift_once`, which a handler may not call):
+    /// make the table's before any handler can run.
+    private static func prepareTable() {
+        _ = armed.load(ordering: .relaxed)
+        _ = taken.load(ordering: .relaxed)
+        _ = (names, folders)
     }
 
     /// From the handler: only atomic loads and `unlinkat`, no allocation.
