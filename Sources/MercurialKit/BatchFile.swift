@@ -35,6 +35,8 @@ public struct BatchFile: Sendable {
     public struct Column: Sendable {
         public var name: String
         public var problem: String?
+        /// A column that is not a parameter but is a letter or two from one's name: likely a typo.
+        public var nearParameter = false
         public var isParameter: Bool { problem == nil }
     }
 
@@ -78,7 +80,8 @@ public struct BatchFile: Sendable {
                     _ = try ParameterGroup.parameter(forKey: key)
                     columns.append(Column(name: key))
                 } catch {
-                    columns.append(Column(name: key, problem: error.message))
+                    let near = closestMatch(to: key, in: ParameterGroup.allParameters.map(\.key)) != nil
+                    columns.append(Column(name: key, problem: error.message, nearParameter: near))
                 }
             }
         }

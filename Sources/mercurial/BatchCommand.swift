@@ -123,7 +123,7 @@ struct Batch: ParsableCommand {
         let used = BatchFile.keys(of: template)
         for column in batch.columns where !used.contains(column.name) {
             guard let problem = column.problem else { continue }
-            if problem.contains("did you mean") {
+            if column.nearParameter {
                 throw MercurialError("\(place):\(batch.headerLine): column \(problem)")
             }
             warn(MercurialWarning("\(place):\(batch.headerLine): column '\(column.name.escapedForTerminal)' is not a parameter and --name does not use it ({\(column.name.escapedForTerminal)}); it is ignored"))
