@@ -204,12 +204,11 @@ extension OutputFile {
                 let folder = try OutputFile.openFolder(directory)
                 let pending: PendingFile
                 do {
-                    pending = try PendingFile(in: folder, for: file.lastComponent, named: namedTemporary)
+                    pending = try PendingFile(in: folder, at: directory, for: file.lastComponent, named: namedTemporary)
                 } catch {
                     close(folder)
                     throw MercurialError("cannot create a file in '\(UserPath(checked: directory))' (\(String(cString: strerror(error.code)))); choose another path")
                 }
-                pending.folderPath = directory
                 fd = pending.fd
                 kind = .file(folder: folder, name: file.lastComponent, pending: pending)
             }
@@ -278,7 +277,7 @@ final class PendingFile {
 
     let folder: Int32
     /// The folder's path, for `temporaryPath` only.
-    var folderPath = "."
+    let folderPath: String
     let temporary: String
     let unnamed: Bool
     private(set) var fd: Int32
@@ -287,8 +286,9 @@ final class PendingFile {
 
     /// `named`: always give the temporary a name. MERCURIAL_NO_TMPFILE forces that
     /// too, as on file systems without O_TMPFILE.
-    init(in folder: Int32, for name: String, named: Bool) throws(Failure) {
+    init(in folder: Int32, at folderPath: String, for name: String, named: Bool) throws(Failure) {
         self.folder = folder
+        self.folderPath = folderPath
         temporary = TemporaryName(for: name).fresh()
         // An unnamed file vanishes with the process, even on SIGKILL; it gets a
         // (temporary) name only once it is complete.
@@ -364,7 +364,7 @@ public final class OutputFolder: Sendable {
         }
         fd = try OutputFile.openFolder(path)
         do {
-            try PendingFile(in: fd, for: "probe", named: false).discard()
+            try PendingFile(in: fd, at: path, for: "probe", named: false).discard()
         } catch {
             close(fd)
             throw MercurialError("output folder '\(given)' is not writable (\(String(cString: strerror(error.code)))); fix its permissions or give another with \(option)")
@@ -398,7 +398,7 @@ public final class OutputFolder: Sendable {
         let what = "'\(display(name))'"
         let pending: PendingFile
         do {
-            pending = try PendingFile(in: fd, for: name, named: false)
+            pending = try PendingFile(in: fd, at: path, for: name, named: false)
         } catch {
             throw MercurialError("cannot create a file in '\(UserPath(checked: path))' (\(String(cString: strerror(error.code)))); choose another path")
         }
