@@ -1,8 +1,15 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The rows of a batch: a CSV file whose header row names parameter keys (`text`
-/// among them), or a JSON Lines file whose every line is a scene object. Each row
-/// overrides a base scene; each is numbered by the line it starts on, for errors.
+/// among them) and any other columns (a `slug` for `--name`), or a JSON Lines file
+/// whose every line is a scene object. Each row overrides a base scene; each is
+/// numbered by the line it starts on, for errors. The file is read as a stream:
+/// `init` reads it once to check its shape and count its rows, keeping only the
+/// header, and `rows()` reads it again a row at a time, so that memory does not
+/// grow with the number of rows. A UTF-8 byte-order mark at the start is skipped.
 public struct BatchFile: Sendable {
     public struct Row: Sendable {
         /// 1-based: the row's place among the rows.
@@ -13,105 +20,134 @@ public struct BatchFile: Sendable {
     }
 
     public enum Kind: Sendable {
-        /// CSV: (key, value) pairs; an empty cell keeps the base scene's value.
-        case assignments([(key: String, value: String)])
+        /// CSV: a value a column; an empty cell keeps the base scene's value.
+        case fields([String])
         /// JSON Lines: one scene object.
         case scene([UInt8])
+        /// A row that cannot be used (the wrong number of fields, invalid UTF-8): why.
+        case refused(String)
     }
 
-    public var path: String
-    public var rows: [Row]
+    public enum Format: Sendable { case csv, jsonLines }
+
+    /// A CSV column: a parameter, or another column (`problem` is why it is not a
+    /// parameter), which only `--name` templates use.
+    public struct Column: Sendable {
+        public var name: String
+        public var problem: String?
+        /// A column that is not a parameter but is a letter or two from one's name: likely a typo.
+        public var nearParameter = false
+        public var isParameter: Bool { problem == nil }
+    }
+
+    public let path: String
+    public let format: Format
+    /// CSV: the header's columns.
+    public let columns: [Column]
+    /// CSV: the line of the header row.
+    public let headerLine: Int
+    public let rowCount: Int
 
     /// At most this many rows.
     public static let maximumRows = 1_000_000
+    /// A row at most this long, as a scene file.
+    public static let maximumRowBytes = 16 * 1024 * 1024
 
     public init(path: String) throws(MercurialError) {
         self.path = path
-        let bytes = try PNGFile.readFile(path, role: "batch file", limit: 256 * 1024 * 1024)
-        if path.lowercased().hasSuffix(".jsonl") || path.lowercased().hasSuffix(".ndjson") {
-            rows = Self.jsonLines(bytes)
-        } else if path.lowercased().hasSuffix(".csv") {
-            rows = try Self.csv(bytes, path: path)
+        let lower = path.lowercased()
+        if lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson") {
+            format = .jsonLines
+        } else if lower.hasSuffix(".csv") {
+            format = .csv
         } else {
             throw MercurialError("batch file '\(UserPath(checked: path))' is neither .csv nor .jsonl; give a CSV with a header row of parameter keys, or JSON Lines of scene objects")
         }
-        guard rows.count <= Self.maximumRows else {
-            throw MercurialError("batch file '\(UserPath(checked: path))' has \(rows.count) rows, over the limit of \(Self.maximumRows); split it (or use --shard)")
-        }
-    }
-
-    private static func jsonLines(_ bytes: [UInt8]) -> [Row] {
-        var rows: [Row] = []
-        var line = 1, start = 0
-        for i in 0...bytes.count where i == bytes.count || bytes[i] == 0x0A {
-            let text = bytes[start..<i]
-            if text.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) {
-                rows.append(Row(index: rows.count + 1, line: line, kind: .scene(Array(text))))
+        let records = try Records(path: path, format: format)
+        var columns: [Column] = []
+        var headerLine = 1
+        if format == .csv {
+            guard let header = try records.next(collect: true) else {
+                throw MercurialError("batch file '\(UserPath(checked: path))' is empty; give a header row of parameter keys and a row per title")
             }
-            line += 1
-            start = i + 1
-        }
-        return rows
-    }
-
-    /// RFC 4180 CSV: fields separated by commas, quoted with " (doubled inside), which
-    /// may span lines. Parsed here rather than with a CSV package because each row's
-    /// error must name the line it starts on, which those do not track.
-    private static func csv(_ bytes: [UInt8], path: String) throws(MercurialError) -> [Row] {
-        var records: [(line: Int, fields: [String])] = []
-        var fields: [String] = [], field: [UInt8] = []
-        var quoted = false, line = 1, recordLine = 1, i = 0
-        func endField() { fields.append(String(decoding: field, as: UTF8.self)); field.removeAll(keepingCapacity: true) }
-        func endRecord() {
-            endField()
-            if !(fields.count == 1 && fields[0].trimmingCharacters(in: .whitespaces).isEmpty) {
-                records.append((recordLine, fields))
-            }
-            fields.removeAll()
-        }
-        while i < bytes.count {
-            let b = bytes[i]
-            if quoted {
-                if b == 0x22 {
-                    if i + 1 < bytes.count && bytes[i + 1] == 0x22 { field.append(0x22); i += 1 } else { quoted = false }
-                } else {
-                    if b == 0x0A { line += 1 }
-                    field.append(b)
+            headerLine = header.line
+            for field in header.fields {
+                guard let name = String(validating: field, as: UTF8.self) else {
+                    throw MercurialError("\(UserPath(checked: path)):\(header.line): the header is not valid UTF-8; save the file as UTF-8")
                 }
-            } else {
-                switch b {
-                case 0x22 where field.isEmpty: quoted = true
-                case 0x2C: endField()
-                case 0x0A:
-                    endRecord()
-                    line += 1
-                    recordLine = line
-                case 0x0D: break
-                default: field.append(b)
+                let key = name.trimmingCharacters(in: .whitespaces)
+                do {
+                    _ = try ParameterGroup.parameter(forKey: key)
+                    columns.append(Column(name: key))
+                } catch {
+                    let near = closestMatch(to: key, in: ParameterGroup.allParameters.map(\.key)) != nil
+                    columns.append(Column(name: key, problem: error.message, nearParameter: near))
                 }
             }
-            i += 1
         }
-        if quoted {
-            throw MercurialError("\(UserPath(checked: path)):\(recordLine): a quoted field is never closed; add the closing \"")
-        }
-        if !field.isEmpty || !fields.isEmpty { endRecord() }
-        guard let header = records.first else {
-            throw MercurialError("batch file '\(UserPath(checked: path))' is empty; give a header row of parameter keys and a row per title")
-        }
-        let keys = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
-        for key in keys {
-            do {
-                _ = try ParameterGroup.parameter(forKey: key)
-            } catch {
-                throw MercurialError("\(UserPath(checked: path)):\(header.line): column \(error.message)")
+        self.columns = columns
+        self.headerLine = headerLine
+        var count = 0
+        while try records.next(collect: false) != nil {
+            count += 1
+            guard count <= Self.maximumRows else {
+                throw MercurialError("batch file '\(UserPath(checked: path))' has over \(Self.maximumRows) rows, the limit; split it (or use --shard)")
             }
         }
-        return try records.dropFirst().enumerated().map { (n, record) throws(MercurialError) -> Row in
-            guard record.fields.count == keys.count else {
-                throw MercurialError("\(UserPath(checked: path)):\(record.line): \(record.fields.count) fields, but the header has \(keys.count); quote fields that hold commas")
+        rowCount = count
+    }
+
+    /// The rows, read from the file one at a time.
+    public func rows() throws(MercurialError) -> Rows {
+        let records = try Records(path: path, format: format)
+        if format == .csv { _ = try records.next(collect: false) }
+        return Rows(file: self, records: records)
+    }
+
+    /// The rows of a batch file, read as they are asked for.
+    public final class Rows {
+        private let file: BatchFile
+        private let records: Records
+        private var index = 0
+
+        init(file: BatchFile, records: Records) {
+            self.file = file
+            self.records = records
+        }
+
+        /// The index the next row will have.
+        public var nextIndex: Int { index + 1 }
+
+        /// Passes over the next row without making its fields (a row of another shard);
+        /// false at the end.
+        public func skip() throws(MercurialError) -> Bool {
+            guard try records.next(collect: false) != nil else { return false }
+            index += 1
+            return true
+        }
+
+        public func next() throws(MercurialError) -> Row? {
+            guard let record = try records.next(collect: true) else { return nil }
+            index += 1
+            guard file.format == .csv else {
+                return Row(index: index, line: record.line, kind: .scene(record.fields[0]))
             }
-            return Row(index: n + 1, line: record.line, kind: .assignments(Array(zip(keys, record.fields))))
+            let expected = file.columns.count
+            guard record.fields.count == expected else {
+                let count = record.fields.count
+                return Row(index: index, line: record.line, kind: .refused(
+                    "\(count) field\(count == 1 ? "" : "s"), but the header has \(expected); quote fields that hold commas"))
+            }
+            var values: [String] = []
+            values.reserveCapacity(expected)
+            for (n, field) in record.fields.enumerated() {
+                guard let value = String(validating: field, as: UTF8.self) else {
+                    return Row(index: index, line: record.line, kind: .refused(
+                        "field \(n + 1) ('\(file.columns[n].name.escapedForTerminal)') is not valid UTF-8; save the file as UTF-8"))
+                }
+                values.append(value)
+            }
+            return Row(index: index, line: record.line, kind: .fields(values))
         }
     }
 
@@ -119,41 +155,47 @@ public struct BatchFile: Sendable {
     public func settings(for row: Row, base: RenderSettings) throws(MercurialError) -> RenderSettings {
         var settings = base
         switch row.kind {
-        case .assignments(let pairs):
-            for (key, value) in pairs where !value.isEmpty {
-                let parameter = try ParameterGroup.parameter(forKey: key)
+        case .fields(let values):
+            for (column, value) in zip(columns, values) where column.isParameter && !value.isEmpty {
+                let parameter = try ParameterGroup.parameter(forKey: column.name)
                 let parsed: ParameterValue
                 if case .text = parameter.kind { parsed = .text(value) } else { parsed = try parameter.parse(value) }
                 try settings.set(parameter, to: parsed)
             }
         case .scene(let bytes):
             try SceneFile.load(json: bytes, name: path, into: &settings)
+        case .refused(let why):
+            throw MercurialError(why)
         }
         return settings
     }
 
+    /// The row's values of the columns that are not parameters, by column name.
+    public func otherColumns(of row: Row) -> [String: String] {
+        guard case .fields(let values) = row.kind else { return [:] }
+        var out: [String: String] = [:]
+        for (column, value) in zip(columns, values) where !column.isParameter { out[column.name] = value }
+        return out
+    }
+
     /// The output name for a row from a template such as `{row}-{text}`: `{row}` is
-    /// the row's number (zero-padded to the count's width), `{KEY}` any parameter's
-    /// value. The name is made safe for file systems (no `/`, no control characters,
+    /// the row's number (zero-padded to the count's width), `{KEY}` a column that is
+    /// not a parameter (`other`) or any parameter's value. The name is made safe for file systems (no `/`, no control characters,
     /// no leading dot, at most 200 bytes) and ends in `.png`.
-    public static func name(_ template: String, row: Int, rows: Int, settings: RenderSettings) -> String {
-        var out = ""
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            out += rest[..<open]
-            let key = String(rest[rest.index(after: open)..<close])
+    public static func name(_ template: String, row: Int, rows: Int, settings: RenderSettings,
+                            other: [String: String] = [:]) -> String {
+        let out = expand(template) { key in
             if key == "row" {
                 let width = String(rows).count
-                out += String(repeating: "0", count: max(0, width - String(row).count)) + String(row)
+                return String(repeating: "0", count: max(0, width - String(row).count)) + String(row)
+            } else if let value = other[key] {
+                return value
             } else if let p = try? ParameterGroup.parameter(forKey: key) {
                 let value = p.value(in: settings)
-                out += value == .unset ? "" : p.format(value)
-            } else {
-                out += rest[open...close]
+                return value == .unset ? "" : p.format(value)
             }
-            rest = rest[rest.index(after: close)...]
+            return nil
         }
-        out += rest
         var safe = ""
         for scalar in out.unicodeScalars {
             if scalar == "/" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F || scalar == ":" {
@@ -169,5 +211,158 @@ public struct BatchFile: Sendable {
         while safe.utf8.count > 200 { safe.removeLast() }
         if safe.isEmpty { safe = "title-\(row)" }
         return safe + ".png"
+    }
+
+    /// The keys a template names in braces.
+    public static func keys(of template: String) -> Set<String> {
+        var keys: Set<String> = []
+        _ = expand(template) { keys.insert($0); return nil }
+        return keys
+    }
+
+    /// `template` with each `{KEY}` replaced by `value(KEY)`, or kept as it is where that is nil.
+    private static func expand(_ template: String, _ value: (String) -> String?) -> String {
+        var out = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            out += rest[..<open]
+            out += value(String(rest[rest.index(after: open)..<close])) ?? String(rest[open...close])
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
+    }
+}
+
+/// The records of a batch file, read through a 64 KB buffer: CSV records (RFC 4180:
+/// fields separated by commas, quoted with " (doubled inside), which may span lines)
+/// or the non-blank lines of JSON Lines. Parsed here rather than with a CSV package
+/// because each row's error must name the line it starts on, which those do not track.
+final class Records {
+    private let path: String
+    private let format: BatchFile.Format
+    private let fd: Int32
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var position = 0, end = 0, started = false
+    private var line = 1
+
+    init(path: String, format: BatchFile.Format) throws(MercurialError) {
+        self.path = path
+        self.format = format
+        fd = try InputFile.open(path, role: "batch file").fd
+    }
+
+    deinit { close(fd) }
+
+    private func byte() throws(MercurialError) -> UInt8? {
+        if position == end {
+            let result = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(MercurialError) in try InputFile.read(fd, into: raw, path: path, role: "batch file") }
+            }
+            end = try result.get()
+            position = 0
+            if !started {
+                started = true
+                // Excel's "CSV UTF-8" starts with a byte-order mark.
+                if end >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { position = 3 }
+            }
+            if position == end { return nil }
+        }
+        defer { position += 1 }
+        return buffer[position]
+    }
+
+    private func tooLong(_ line: Int) -> MercurialError {
+        MercurialError("\(UserPath(checked: path)):\(line): the row is over \(BatchFile.maximumRowBytes / 1_048_576) MB; is a quote left open?")
+    }
+
+    /// The next record (blank ones skipped): the line it starts on and its fields
+    /// (JSON Lines: one, the line); with `collect` false, the fields are left empty.
+    func next(collect: Bool) throws(MercurialError) -> (line: Int, fields: [[UInt8]])? {
+        format == .csv ? try nextCSV(collect: collect) : try nextLine(collect: collect)
+    }
+
+    private func nextLine(collect: Bool) throws(MercurialError) -> (line: Int, fields: [[UInt8]])? {
+        var text: [UInt8] = []
+        var size = 0, blank = true
+        while true {
+            let b = try byte()
+            if b == nil || b == 0x0A {
+                let start = line
+                line += 1
+                if !blank { return (start, collect ? [text] : []) }
+                if b == nil { return nil }
+                text.removeAll(keepingCapacity: true)
+                size = 0
+                continue
+            }
+            let c = b!
+            size += 1
+            guard size <= BatchFile.maximumRowBytes else { throw tooLong(line) }
+            if c != 0x20 && c != 0x09 && c != 0x0D { blank = false }
+            if collect { text.append(c) }
+        }
+    }
+
+    private func nextCSV(collect: Bool) throws(MercurialError) -> (line: Int, fields: [[UInt8]])? {
+        var fields: [[UInt8]] = [], field: [UInt8] = []
+        var fieldCount = 0, fieldLength = 0, size = 0
+        var quoted = false, blank = true
+        var recordLine = line
+        func endField() {
+            if collect { fields.append(field) }
+            field.removeAll(keepingCapacity: true)
+            fieldCount += 1
+            fieldLength = 0
+        }
+        while true {
+            guard let b = try byte() else {
+                if quoted {
+                    throw MercurialError("\(UserPath(checked: path)):\(recordLine): a quoted field is never closed; add the closing \"")
+                }
+                if fieldLength == 0 && fieldCount == 0 { return nil }
+                endField()
+                return fieldCount == 1 && blank ? nil : (recordLine, fields)
+            }
+            size += 1
+            guard size <= BatchFile.maximumRowBytes else { throw tooLong(recordLine) }
+            if quoted {
+                if b == 0x22 {
+                    guard let next = try byte() else { quoted = false; continue }
+                    if next == 0x22 {
+                        if collect { field.append(0x22) }
+                        fieldLength += 1
+                        blank = false
+                        continue
+                    }
+                    quoted = false
+                    position -= 1
+                } else {
+                    if b == 0x0A { line += 1 }
+                    if collect { field.append(b) }
+                    fieldLength += 1
+                    if b != 0x20 && b != 0x09 { blank = false }
+                }
+                continue
+            }
+            switch b {
+            case 0x22 where fieldLength == 0: quoted = true
+            case 0x2C:
+                endField()
+                blank = false
+            case 0x0A:
+                line += 1
+                endField()
+                if !(fieldCount == 1 && blank) { return (recordLine, fields) }
+                fields.removeAll(keepingCapacity: true)
+                fieldCount = 0
+                size = 0
+                recordLine = line
+            case 0x0D: break
+            default:
+                if collect { field.append(b) }
+                fieldLength += 1
+                if b != 0x20 && b != 0x09 { blank = false }
+            }
+        }
     }
 }

@@ -7,29 +7,69 @@ public enum InputFile {
     /// Reads the whole regular file at `path`. A FIFO, device, socket or folder is
     /// refused without waiting on it, and a file over `limit` bytes before it is read.
     public static func read(_ path: String, role: String, limit: Int) throws(MercurialError) -> [UInt8] {
-        let file = try RegularFile(path, role: role, limit: limit)
+        let (fd, info) = try open(path, role: role)
+        defer { close(fd) }
+        let userPath = UserPath(checked: path)
+        guard Int(info.st_size) <= limit else { throw tooLarge(userPath, role, limit) }
+
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(file.size)
+        bytes.reserveCapacity(Int(info.st_size))
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(file.fd, $0.baseAddress, $0.count) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw readError(errno, file.path, role)
+            let result = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(MercurialError) in try read(fd, into: buffer, path: path, role: role) }
             }
+            let n = try result.get()
+            if n == 0 { break }
             // A file that grows while it is read (or lies about its size) stops at the budget.
-            guard bytes.count + n <= limit else { throw tooLarge(file.path, role, limit) }
+            guard bytes.count + n <= limit else { throw tooLarge(userPath, role, limit) }
             bytes.append(contentsOf: chunk[0..<n])
         }
         return bytes
     }
 
-    /// A regular file opened for reading, with the checks `read` makes; closed when let go.
-    /// `bytes(at:count:)` reads a part of it, so a large file need not be held whole.
+    /// Opens `path`, which must be a regular file, for reading: the descriptor (the
+    /// caller closes it) and what it is.
+    public static func open(_ path: String, role: String) throws(MercurialError) -> (fd: Int32, info: stat) {
+        let userPath = try UserPath(path, role: role)
+        var info = stat()
+        // Look before opening: opening a FIFO or a device can block or act.
+        guard stat(path, &info) == 0 else { throw openError(errno, userPath, role) }
+        try requireRegularFile(info, userPath, role)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw openError(errno, userPath, role) }
+        // The file may have been swapped since the look: check what was opened.
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw readError(code, userPath, role)
+        }
+        do {
+            try requireRegularFile(info, userPath, role)
+        } catch {
+            close(fd)
+            throw error
+        }
+        return (fd, info)
+    }
+
+    /// Reads up to `count` bytes into `buffer` from `fd`, a file opened by `open`
+    /// (EINTR retried): the count read, 0 at the end.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String,
+                            role: String) throws(MercurialError) -> Int {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw readError(errno, UserPath(checked: path), role) }
+        }
+    }
+
+    /// A regular file opened for reading (see `open`), of at most `limit` bytes; closed
+    /// when let go. `bytes(at:count:)` reads a part of it, so a large file need not be
+    /// held whole.
     public final class RegularFile {
         let fd: Int32
-        let path: UserPath
+        let path: String
         let role: String
         /// Its size when it was opened.
         public let size: Int
@@ -37,23 +77,12 @@ public enum InputFile {
         private var windowStart = 0
 
         public init(_ path: String, role: String, limit: Int) throws(MercurialError) {
-            let userPath = try UserPath(path, role: role)
-            var info = stat()
-            // Look before opening: opening a FIFO or a device can block or act.
-            guard stat(path, &info) == 0 else { throw openError(errno, userPath, role) }
-            try requireRegularFile(info, userPath, role)
-            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-            guard fd >= 0 else { throw openError(errno, userPath, role) }
-            // The file may have been swapped since the look: check what was opened.
-            guard fstat(fd, &info) == 0 else { close(fd); throw readError(errno, userPath, role) }
-            do {
-                try requireRegularFile(info, userPath, role)
-            } catch {
+            let (fd, info) = try InputFile.open(path, role: role)
+            guard Int(info.st_size) <= limit else {
                 close(fd)
-                throw error
+                throw tooLarge(UserPath(checked: path), role, limit)
             }
-            guard Int(info.st_size) <= limit else { close(fd); throw tooLarge(userPath, role, limit) }
-            (self.fd, self.path, self.role, self.size) = (fd, userPath, role, Int(info.st_size))
+            (self.fd, self.path, self.role, self.size) = (fd, path, role, Int(info.st_size))
         }
 
         deinit { close(fd) }
@@ -73,7 +102,7 @@ public enum InputFile {
                 if n == 0 { break }
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw readError(errno, path, role)
+                    throw readError(errno, UserPath(checked: path), role)
                 }
                 filled += n
             }

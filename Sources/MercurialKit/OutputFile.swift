@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,6 +28,19 @@ public enum OutputFile {
     /// Checks that `path` can be written, before any work is done.
     public static func validate(_ path: String) throws(MercurialError) {
         _ = try destination(path)
+    }
+
+    /// Refuses `path` unless it is a file (existing or not) in a folder: not standard
+    /// output, a device or a FIFO. `reason` says why a file is needed.
+    public static func refuseUnlessFile(_ path: String, because reason: String) throws(MercurialError) {
+        switch try destination(path) {
+        case .file: return
+        case .standardOutput: throw MercurialError("\(reason), not standard output")
+        case .stream(let stream):
+            var info = stat()
+            let kind = stat(stream.string, &info) == 0 ? InputFile.kindName(info) ?? "a stream" : "a stream"
+            throw MercurialError("\(reason), not '\(stream)' (\(kind))")
+        }
     }
 
     /// Whether `path` is where standard output goes (`-`, or `/dev/stdout` and the like):
@@ -136,6 +150,17 @@ public enum OutputFile {
 
     /// `O_TMPFILE`, which Swift does not import (it is a macro of macros).
     static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
+    /// `O_PATH` (Linux), also not imported: a folder opened only to name files in it.
+    static let oPath: Int32 = 0o10_000_000
+
+    /// A folder opened for creating files in (with `openat`), or the error why not.
+    static func openFolder(_ path: String) throws(MercurialError) -> Int32 {
+        let fd = open(path, oPath | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw MercurialError("cannot open output folder '\(UserPath(checked: path))' (\(String(cString: strerror(errno)))); choose another path")
+        }
+        return fd
+    }
 }
 
 extension OutputFile {
@@ -147,7 +172,7 @@ extension OutputFile {
         public let path: String
         private let what: String
         private var fd: Int32
-        private enum Kind { case standardOutput, device, file(target: UserPath, temporary: String, unnamed: Bool) }
+        private enum Kind { case standardOutput, device, file(folder: Int32, name: String, pending: PendingFile) }
         private let kind: Kind
         private var finished = false
 
@@ -175,31 +200,23 @@ extension OutputFile {
             case .file(let given, let file):
                 what = "'\(given)'"
                 let directory = file.directory
-                let name = TemporaryName(for: file.lastComponent)
-                name.removeStale(in: directory)
-                let temporary = directory + "/" + name.fresh()
-                // An unnamed file vanishes with the process, even on SIGKILL; it gets a
-                // (temporary) name only once it is complete. MERCURIAL_NO_TMPFILE forces
-                // the named temporary, as on file systems without O_TMPFILE.
-                fd = namedTemporary || getenv("MERCURIAL_NO_TMPFILE") != nil
-                    ? -1 : open(directory, OutputFile.oTmpFile | O_WRONLY | O_CLOEXEC, 0o666)
-                let unnamed = fd >= 0
-                if !unnamed {
-                    SignalCleanup.arm(temporary)
-                    fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o666)
-                    guard fd >= 0 else {
-                        let code = errno
-                        SignalCleanup.disarm()
-                        throw MercurialError("cannot create a file in '\(UserPath(checked: directory))' (\(String(cString: strerror(code)))); choose another path")
-                    }
+                TemporaryName.removeStale(in: directory, prefix: TemporaryName(for: file.lastComponent).prefix)
+                let folder = try OutputFile.openFolder(directory)
+                let pending: PendingFile
+                do {
+                    pending = try PendingFile(in: folder, at: directory, for: file.lastComponent, named: namedTemporary)
+                } catch {
+                    close(folder)
+                    throw MercurialError("cannot create a file in '\(UserPath(checked: directory))' (\(String(cString: strerror(error.code)))); choose another path")
                 }
-                kind = .file(target: file, temporary: temporary, unnamed: unnamed)
+                fd = pending.fd
+                kind = .file(folder: folder, name: file.lastComponent, pending: pending)
             }
         }
 
         /// The named temporary file, for a child process to write instead of us.
         public var temporaryPath: String? {
-            if case .file(_, let temporary, false) = kind { return temporary }
+            if case .file(_, _, let pending) = kind, !pending.unnamed { return pending.folderPath + "/" + pending.temporary }
             return nil
         }
 
@@ -226,21 +243,9 @@ extension OutputFile {
                 return
             case .device:
                 close(fd)
-            case let .file(target, temporary, unnamed):
-                var failure: MercurialError?
-                if unnamed {
-                    SignalCleanup.arm(temporary)
-                    if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) != 0 {
-                        failure = OutputFile.writeError(errno, what)
-                    }
-                }
-                close(fd)
-                if failure == nil && rename(temporary, target.string) != 0 {
-                    failure = OutputFile.writeError(errno, what)
-                }
-                if failure != nil { unlink(temporary) }
-                SignalCleanup.disarm()
-                if let failure { throw failure }
+            case let .file(folder, name, pending):
+                defer { close(folder) }
+                try pending.commit(as: name, what: what)
             }
         }
 
@@ -251,14 +256,174 @@ extension OutputFile {
             switch kind {
             case .standardOutput: return
             case .device: close(fd)
-            case let .file(_, temporary, unnamed):
-                close(fd)
-                if !unnamed { unlink(temporary) }
-                SignalCleanup.disarm()
+            case let .file(folder, _, pending):
+                pending.discard()
+                close(folder)
             }
         }
 
         deinit { discard() }
+    }
+}
+
+/// A file being written in a folder held open by `folder`: unnamed (`O_TMPFILE`)
+/// where the file system allows, else a named temporary `.NAME.tmp-PID-XXXXXX`
+/// that `SignalCleanup` removes on SIGINT, SIGTERM or SIGHUP. `commit` gives it its
+/// name with `renameat` in the same folder, which replaces a symbolic link found
+/// there rather than follow it.
+final class PendingFile {
+    /// Why the file could not be created: an `errno`.
+    struct Failure: Error { var code: Int32 }
+
+    let folder: Int32
+    /// The folder's path, for `temporaryPath` only.
+    let folderPath: String
+    let temporary: String
+    let unnamed: Bool
+    private(set) var fd: Int32
+    private var slot: Int?
+    private var finished = false
+
+    /// `named`: always give the temporary a name. MERCURIAL_NO_TMPFILE forces that
+    /// too, as on file systems without O_TMPFILE.
+    init(in folder: Int32, at folderPath: String, for name: String, named: Bool) throws(Failure) {
+        self.folder = folder
+        self.folderPath = folderPath
+        temporary = TemporaryName(for: name).fresh()
+        // An unnamed file vanishes with the process, even on SIGKILL; it gets a
+        // (temporary) name only once it is complete.
+        var fd = named || getenv("MERCURIAL_NO_TMPFILE") != nil
+            ? -1 : openat(folder, ".", OutputFile.oTmpFile | O_WRONLY | O_CLOEXEC, 0o666)
+        unnamed = fd >= 0
+        if !unnamed {
+            slot = SignalCleanup.arm(folder: folder, name: temporary)
+            fd = openat(folder, temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o666)
+            guard fd >= 0 else {
+                let code = errno
+                SignalCleanup.disarm(slot)
+                throw Failure(code: code)
+            }
+        }
+        self.fd = fd
+    }
+
+    /// Names the file `name` in its folder; `what` names the output in errors.
+    func commit(as name: String, what: String) throws(MercurialError) {
+        guard !finished else { return }
+        finished = true
+        var failure: MercurialError?
+        if unnamed {
+            slot = SignalCleanup.arm(folder: folder, name: temporary)
+            if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", folder, temporary, AT_SYMLINK_FOLLOW) != 0 {
+                failure = OutputFile.writeError(errno, what)
+            }
+        }
+        close(fd)
+        if failure == nil && renameat(folder, temporary, folder, name) != 0 {
+            failure = OutputFile.writeError(errno, what)
+        }
+        if failure != nil { unlinkat(folder, temporary, 0) }
+        SignalCleanup.disarm(slot)
+        if let failure { throw failure }
+    }
+
+    func discard() {
+        guard !finished else { return }
+        finished = true
+        close(fd)
+        if !unnamed { unlinkat(folder, temporary, 0) }
+        SignalCleanup.disarm(slot)
+    }
+
+    deinit { discard() }
+}
+
+/// A folder for the outputs a command names itself (batch's titles, `--emit`'s maps
+/// beside `-o`). It is opened once and each file is created in it and renamed into
+/// place relative to that descriptor, so a symbolic link planted in the folder is
+/// never followed: a name that is a link is refused, and one planted while the file
+/// is written is replaced, not written through. Nothing leaves the folder.
+public final class OutputFolder: Sendable {
+    /// The folder as given.
+    public let path: String
+    private let fd: Int32
+
+    /// Opens `path`, first making it and its parents (like `mkdir -p`) if `create`,
+    /// and checks once that a file can be created in it. `option` names the flag in errors.
+    public init(_ path: String, create: Bool, option: String = "-o") throws(MercurialError) {
+        let given = try UserPath(path, role: "output folder")
+        self.path = path
+        var info = stat()
+        if stat(path, &info) != 0 {
+            guard errno == ENOENT || errno == ENOTDIR, create else {
+                throw MercurialError("output folder '\(given)' does not exist; create it or give another with \(option)")
+            }
+            try Self.makeFolders(given)
+        } else if info.st_mode & S_IFMT != S_IFDIR {
+            throw MercurialError("output folder '\(given)' is \(InputFile.kindName(info) ?? "a file"), not a folder; give a folder with \(option)")
+        }
+        fd = try OutputFile.openFolder(path)
+        do {
+            try PendingFile(in: fd, at: path, for: "probe", named: false).discard()
+        } catch {
+            close(fd)
+            throw MercurialError("output folder '\(given)' is not writable (\(String(cString: strerror(error.code)))); fix its permissions or give another with \(option)")
+        }
+        TemporaryName.removeStale(in: path, prefix: nil)
+    }
+
+    deinit { close(fd) }
+
+    /// `path`/`name`, for messages.
+    public func display(_ name: String) -> UserPath {
+        UserPath(checked: path == "." ? name : path.hasSuffix("/") ? path + name : path + "/" + name)
+    }
+
+    /// Refuses a `name` in the folder that is a symbolic link or not a regular file.
+    public func check(_ name: String) throws(MercurialError) {
+        var info = stat()
+        guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFLNK:
+            throw MercurialError("output '\(display(name))' is a symbolic link, which a derived output never follows; remove it or choose another folder")
+        default:
+            throw MercurialError("output '\(display(name))' is \(InputFile.kindName(info) ?? "not a regular file"); remove it or choose another folder")
+        }
+    }
+
+    /// Writes `bytes` as `name` in the folder, atomically (see `OutputFile`).
+    public func write(_ bytes: [UInt8], name: String) throws(MercurialError) {
+        try check(name)
+        let what = "'\(display(name))'"
+        let pending: PendingFile
+        do {
+            pending = try PendingFile(in: fd, at: path, for: name, named: false)
+        } catch {
+            throw MercurialError("cannot create a file in '\(UserPath(checked: path))' (\(String(cString: strerror(error.code)))); choose another path")
+        }
+        let written = bytes.withUnsafeBytes { raw in
+            Result { () throws(MercurialError) in try OutputFile.writeAll(raw, to: pending.fd, what: what) }
+        }
+        do {
+            try written.get()
+        } catch {
+            pending.discard()
+            throw error
+        }
+        try pending.commit(as: name, what: what)
+    }
+
+    /// `mkdir -p`: each missing folder on the way to `path`.
+    private static func makeFolders(_ path: UserPath) throws(MercurialError) {
+        let bytes = Array(path.string.utf8)
+        for end in bytes.indices where end > 0 && (end == bytes.count - 1 || bytes[end + 1] == UInt8(ascii: "/")) {
+            guard bytes[end] != UInt8(ascii: "/") else { continue }
+            let prefix = String(decoding: bytes[...end], as: UTF8.self)
+            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
+                throw MercurialError("cannot create output folder '\(UserPath(checked: prefix))' (\(String(cString: strerror(errno)))); create it yourself or give another with -o")
+            }
+        }
     }
 }
 
@@ -280,11 +445,13 @@ struct TemporaryName {
         return prefix + "\(getpid())-" + String((0..<6).map { _ in letters.randomElement()! })
     }
 
-    /// Deletes the temporary files of this output left by processes that are gone.
-    func removeStale(in directory: String) {
+    /// Deletes the temporary files left in `directory` by processes that are gone:
+    /// those of one output (names starting with `prefix`), or of any (nil).
+    static func removeStale(in directory: String, prefix: String?) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for entry in names where entry.hasPrefix(prefix) {
-            let rest = entry.dropFirst(prefix.count).split(separator: "-")
+        for entry in names where entry.hasPrefix(prefix ?? ".") {
+            guard let marker = entry.range(of: ".tmp-", options: .backwards) else { continue }
+            let rest = entry[marker.upperBound...].split(separator: "-")
             guard rest.count == 2, rest[1].count == 6, let pid = pid_t(rest[0]), pid > 0, pid != getpid(),
                   kill(pid, 0) != 0, errno == ESRCH else { continue }
             var info = stat()
@@ -294,26 +461,34 @@ struct TemporaryName {
     }
 }
 
-/// Removes the temporary file being written when SIGINT, SIGTERM or SIGHUP
-/// arrives, from the signal handler itself (`unlink` is async-signal-safe), so
-/// that nothing is left however busy the process is.
+/// Removes the temporary files being written when SIGINT, SIGTERM or SIGHUP
+/// arrives, from the signal handler itself (`unlinkat` is async-signal-safe), so
+/// that nothing is left however busy the process is. Several threads may write at
+/// once (batch's workers), so the files are kept in a fixed table the handler reads
+/// without allocating: a folder descriptor and a name a slot, and a bit a slot.
 public enum SignalCleanup {
-    /// The path to remove, NUL-terminated, and whether it is set.
-    nonisolated(unsafe) private static let path = UnsafeMutablePointer<CChar>.allocate(capacity: Int(PATH_MAX) + 1)
-    nonisolated(unsafe) private static let armed = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 1)
+    /// The most temporary files armed at once; a writer beyond that waits for a slot.
+    static let slotCount = 64
+    /// A temporary's name is at most 255 bytes (see `TemporaryName`), plus its NUL.
+    private static let nameCapacity = 256
+    nonisolated(unsafe) private static let names = UnsafeMutablePointer<CChar>.allocate(capacity: slotCount * nameCapacity)
+    nonisolated(unsafe) private static let folders = UnsafeMutablePointer<Int32>.allocate(capacity: slotCount)
+    /// Bit i: slot i belongs to a writer.
+    private static let taken = Atomic<UInt64>(0)
+    /// Bit i: slot i's file is to be removed on a signal.
+    private static let armed = Atomic<UInt64>(0)
     /// The status to exit with after cleaning up, or -1 to die of the signal.
     nonisolated(unsafe) private static let exitStatus = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
     /// Installs the handlers. With `exitStatus`, a signal ends the process with that
     /// status (a watch stopped with Ctrl-C exits 0); without, it dies of the signal.
     public static func install(exitStatus status: Int32? = nil) {
-        armed.pointee = 0
-        path.pointee = 0
+        prepareTable()
         exitStatus.pointee = status ?? -1
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signalNumber in
-                if SignalCleanup.armed.pointee != 0 { unlink(SignalCleanup.path) }
+                SignalCleanup.removeArmed()
                 let status = SignalCleanup.exitStatus.pointee
                 if status >= 0 { _exit(status) }
                 signal(signalNumber, SIG_DFL)
@@ -338,16 +513,15 @@ public enum SignalCleanup {
     }()
 
     /// For work done in steps (an animation's frames): SIGINT, SIGTERM and SIGHUP
-    /// remove the armed temporary file at once and set `stopRequested`, which the
+    /// remove the armed temporary files at once and set `stopRequested`, which the
     /// work checks between steps to clean up the rest and then call `die()`.
     public static func installDeferred() {
-        armed.pointee = 0
-        path.pointee = 0
+        prepareTable()
         stopSignal.pointee = 0
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signalNumber in
-                if SignalCleanup.armed.pointee != 0 { unlink(SignalCleanup.path) }
+                SignalCleanup.removeArmed()
                 SignalCleanup.stopSignal.pointee = signalNumber
             }
             sigemptyset(&action.sa_mask)
@@ -370,13 +544,46 @@ public enum SignalCleanup {
         _exit(128 + s)
     }
 
-    static func arm(_ newPath: String) {
-        armed.pointee = 0
-        let bytes = Array(newPath.utf8.prefix(Int(PATH_MAX)))
-        for (i, b) in bytes.enumerated() { path[i] = CChar(bitPattern: b) }
-        path[bytes.count] = 0
-        armed.pointee = 1
+    /// Statics are made on first use (`swift_once`, which a handler may not call):
+    /// make the table's before any handler can run.
+    private static func prepareTable() {
+        _ = armed.load(ordering: .relaxed)
+        _ = taken.load(ordering: .relaxed)
+        _ = (names, folders)
     }
 
-    static func disarm() { armed.pointee = 0 }
+    /// From the handler: only atomic loads and `unlinkat`, no allocation.
+    private static func removeArmed() {
+        let mask = armed.load(ordering: .acquiring)
+        var slot = 0
+        while slot < slotCount {
+            if mask & (1 << UInt64(slot)) != 0 { unlinkat(folders[slot], names + slot * nameCapacity, 0) }
+            slot += 1
+        }
+    }
+
+    /// Marks `name` in the folder open as `folder` for removal on a signal; the slot is for `disarm`.
+    static func arm(folder: Int32, name: String) -> Int {
+        var slot = 0
+        while true {
+            let current = taken.load(ordering: .relaxed)
+            slot = (~current).trailingZeroBitCount
+            if slot >= slotCount { sched_yield(); continue }
+            if taken.compareExchange(expected: current, desired: current | 1 << UInt64(slot),
+                                     ordering: .acquiringAndReleasing).exchanged { break }
+        }
+        let bytes = name.utf8.prefix(nameCapacity - 1)
+        let start = names + slot * nameCapacity
+        for (i, b) in bytes.enumerated() { start[i] = CChar(bitPattern: b) }
+        start[bytes.count] = 0
+        folders[slot] = folder
+        armed.bitwiseOr(1 << UInt64(slot), ordering: .releasing)
+        return slot
+    }
+
+    static func disarm(_ slot: Int?) {
+        guard let slot else { return }
+        armed.bitwiseAnd(~(1 << UInt64(slot)), ordering: .releasing)
+        taken.bitwiseAnd(~(1 << UInt64(slot)), ordering: .releasing)
+    }
 }

@@ -136,8 +136,7 @@ public enum TextMask {
                 let regionWidth = min(ink.width + 2 * margin, canvasWidth - originX)
                 let regionHeight = min(ink.height + 2 * margin, canvasHeight - originY)
                 if !run.missing.isEmpty {
-                    let list = run.missing.map { "'\($0)' (U+\(String(format: "%04X", $0.unicodeScalars.first!.value)))" }
-                    warnings.insert(MercurialWarning("font '\((layout.fontPath as NSString).lastPathComponent)' has no glyph for \(list.joined(separator: ", ")); they are left blank"), at: 0)
+                    warnings.insert(.missing(run.missing, font: (layout.fontPath as NSString).lastPathComponent), at: 0)
                 }
                 return TextPlacement(run: run, regionWidth: regionWidth, regionHeight: regionHeight,
                                      offsetX: inkX - ink.minX - originX, offsetY: inkY - ink.minY - originY,

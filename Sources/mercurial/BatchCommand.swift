@@ -2,23 +2,27 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import MercurialKit
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render a title for every row of a CSV or JSON Lines file, in one process on every core.",
+        abstract: "Render a title for each row of a CSV or JSON Lines file.",
         discussion: """
-        A CSV's header row names parameter keys (text, size, light1.hue, material colours,
-        …); each row sets them on the base scene (--params, --material, --set), an empty
-        cell keeping the base's value. A JSON Lines file has one scene object a line.
-        A bad row is reported as FILE:LINE and the others still render; the exit status
-        is 1 if any row failed.
+        A CSV's header row names parameter keys (text, size, light1.hue, diffuse, …);
+        each row sets them on the base scene (--params, --material, --set), an empty
+        cell keeping the base's value. Other columns (a slug) serve --name: {slug}.
+        A JSON Lines file has one scene object a line. A bad row is reported as
+        FILE:LINE and the others still render; the exit status is 1 if any failed.
+        Rows render in one process, two at a time, each on every core. The output
+        folder is made if missing; no title is written through a symbolic link in
+        it, and no two rows write one file.
 
-        To split a job over machines, give each one a shard: row r (1-based) belongs to
-        shard ((r − 1) mod N) + 1, so no coordination is needed, e.g. with GNU parallel:
-          parallel -S host1,host2 mercurial batch titles.csv --shard {}/2 -o out ::: 1 2
+        To split a job over machines, give each one a shard: row r (1-based) belongs
+        to shard ((r − 1) mod N) + 1, so no coordination is needed; e.g. over SSH:
+          parallel -S host1,host2 mercurial batch t.csv --shard {}/2 -o out ::: 1 2
 
         Examples:
           mercurial batch titles.csv --params base.json -o out --name '{row}-{text}'
@@ -32,14 +36,14 @@ struct Batch: ParsableCommand {
     @OptionGroup var sceneOption: SceneFileOption
     @OptionGroup var materialOptions: MaterialOptions
 
-    @Option(name: [.short, .long], help: ArgumentHelp("The folder to write the titles in.", valueName: "dir"))
+    @Option(name: [.short, .long], help: ArgumentHelp("The folder to write the titles in (made if missing).", valueName: "dir"))
     var output: String = "."
 
-    @Option(help: ArgumentHelp("Each title's file name: {row} is the row's number, {KEY} any parameter's value; made safe for file systems, .png added.", valueName: "template"))
+    @Option(help: ArgumentHelp("Each title's file name: {row} is the row's number, {KEY} a column's or any parameter's value; made safe for file systems, .png added.", valueName: "template"))
     var name: String = "{row}-{text}"
 
-    @Option(help: ArgumentHelp("Render only shard K of N (1 ≤ K ≤ N): rows K, K + N, K + 2N, …", valueName: "K/N"))
-    var shard: Shard?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Render only shard K of N (1 ≤ K ≤ N): rows K, K + N, K + 2N, …", valueName: "K/N"))
+    var shard: String?
 
     @Option(help: ArgumentHelp("PNG compression: fast, small or none (as render's).", valueName: "level"))
     var compression: PNGFile.Compression = .fast
@@ -50,89 +54,226 @@ struct Batch: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
-    struct Shard: ExpressibleByArgument {
+    /// `--shard K/N`.
+    struct Shard: Sendable {
         var k: Int, n: Int
-        init?(argument: String) {
-            let parts = argument.split(separator: "/")
-            guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else { return nil }
+
+        /// Parsed by hand: ArgumentParser would take `-1/2` for an unknown flag and say "Missing value".
+        init(_ argument: String) throws(MercurialError) {
+            let parts = argument.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else {
+                throw MercurialError("--shard '\(argument.escapedForTerminal)' is not a shard; give K/N with 1 ≤ K ≤ N, e.g. --shard 1/2")
+            }
             self.k = k
             self.n = n
         }
+
+        func contains(_ row: Int) -> Bool { (row - 1) % n == k - 1 }
+
+        /// How many of `rows` rows are in the shard.
+        func count(of rows: Int) -> Int { rows / n + (rows % n >= k ? 1 : 0) }
     }
 
     func run() throws {
-        let folder = output.hasSuffix("/") && output.count > 1 ? String(output.dropLast()) : output
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw MercurialError("output folder '\(UserPath(checked: folder))' does not exist; create it or give another with -o")
-        }
+        let shard = try self.shard.map { argument throws(MercurialError) in try Shard(argument) }
         try InputFile.refuseIfNotRegular(file, role: "batch file")
         let base = try materialOptions.settings(sceneFile: sceneOption.sceneFile)
         let batch = try BatchFile(path: file)
-        let rows = batch.rows.filter { row in shard.map { (row.index - 1) % $0.n == $0.k - 1 } ?? true }
         let place = "\(UserPath(checked: file))"
+        try Self.checkColumns(batch, template: name, place: place)
+        let folder = try OutputFolder(output, create: true)
 
-        // First the settings and names of every row, so that two rows never write one file.
-        var planned: [(row: BatchFile.Row, settings: RenderSettings, path: String)] = []
-        var failures: [(line: Int, message: String)] = []
-        var taken: [String: Int] = [:]
-        for row in rows {
-            do {
-                let settings = try batch.settings(for: row, base: base)
-                let path = folder + "/" + BatchFile.name(name, row: row.index, rows: batch.rows.count, settings: settings)
-                if let other = taken[path] {
-                    failures.append((row.line, "output '\(UserPath(checked: path))' is also line \(other)'s; put {row} in --name"))
-                    continue
-                }
-                taken[path] = row.line
-                try OutputFile.validate(path)
-                planned.append((row, settings, path))
-            } catch {
-                failures.append((row.line, error.message))
-            }
-        }
-
-        // Then the titles, two at a time (each render also spreads over the cores).
-        let lock = NSLock()
-        nonisolated(unsafe) var done = 0
-        let progress = Progress(frames: planned.count, enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        let total = shard?.count(of: batch.rowCount) ?? batch.rowCount
+        let progress = Progress(frames: total, enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        let run = BatchRun(batch: batch, rows: try batch.rows(), base: base, template: name, shard: shard,
+                           folder: folder, place: place, progress: progress)
         let start = ContinuousClock.now
         let encoder = PNGEncoder(compression: compression)
         let noMetadata = self.noMetadata
-        nonisolated(unsafe) var renderFailures: [(line: Int, message: String)] = []
-        let workers = max(1, min(2, planned.count))
-        let jobs = planned
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for j in stride(from: worker, to: jobs.count, by: workers) {
-                let job = jobs[j]
+        // Two titles at a time (each render also spreads over the cores), each worker
+        // taking the next row as it is read.
+        DispatchQueue.concurrentPerform(iterations: max(1, min(2, total))) { _ in
+            while let job = run.nextJob() {
                 do {
                     let title = try TitleRenderer.render(job.settings)
                     var bytes = try encoder.encode(title.canvas)
                     if !noMetadata { bytes = try SceneRecipe.embedding(SceneRecipe.json(for: job.settings), in: bytes) }
-                    try OutputFile.write(bytes, to: job.path)
+                    try folder.write(bytes, name: job.name)
+                    run.rendered(job, warnings: title.warnings, since: start)
                 } catch {
-                    let message = (error as? MercurialError)?.message ?? "\(error)"
-                    lock.withLock { renderFailures.append((job.row.line, message)) }
-                }
-                lock.withLock {
-                    done += 1
-                    progress.update(done: done, since: start)
+                    run.failed(line: job.line, (error as? MercurialError)?.message ?? "\(error)", since: start)
                 }
             }
         }
         progress.clear()
-        failures += renderFailures
-        for failure in failures.sorted(by: { $0.line < $1.line }) {
-            Console.error("error: \(place):\(failure.line): \(failure.message)")
-        }
+        let outcome = run.finish()
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let rendered = jobs.count - renderFailures.count
         if !quiet {
-            Console.output(String(format: "%@: %d titles in %.2f s (%.1f titles/s)%@", place, rendered, seconds,
-                                  Double(rendered) / max(seconds, 1e-9),
-                                  failures.isEmpty ? "" : ", \(failures.count) failed"))
+            Console.output(String(format: "%@: %d title%@ in %.2f s (%.1f titles/s)%@", place, outcome.rendered,
+                                  outcome.rendered == 1 ? "" : "s", seconds, Double(outcome.rendered) / max(seconds, 1e-9),
+                                  outcome.failed == 0 ? "" : ", \(outcome.failed) failed"))
         }
-        if !failures.isEmpty { throw ExitCode(1) }
+        if outcome.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// Columns that are not parameters serve `--name` (a CMS export's `slug`); one
+    /// that no template uses is ignored with a warning, or refused if it is close to a
+    /// parameter's name (a typo would otherwise lose its values silently).
+    static func checkColumns(_ batch: BatchFile, template: String, place: String) throws(MercurialError) {
+        let used = BatchFile.keys(of: template)
+        for column in batch.columns where !used.contains(column.name) {
+            guard let problem = column.problem else { continue }
+            if column.nearParameter {
+                throw MercurialError("\(place):\(batch.headerLine): column \(problem)")
+            }
+            warn(MercurialWarning("\(place):\(batch.headerLine): column '\(column.name.escapedForTerminal)' is not a parameter and --name does not use it ({\(column.name.escapedForTerminal)}); it is ignored"))
+        }
+    }
+}
+
+/// A row to render: its settings and its file's name in the output folder.
+struct BatchJob: Sendable {
+    var line: Int
+    var settings: RenderSettings
+    var name: String
+}
+
+/// The rows being rendered: the workers take the next row as it is read, so memory
+/// does not grow with their number; errors are printed as they happen; missing
+/// glyphs are gathered and told once per character at the end.
+final class BatchRun: Sendable {
+    private let batch: BatchFile
+    private let base: RenderSettings
+    private let template: String
+    private let shard: Batch.Shard?
+    private let folder: OutputFolder
+    private let place: String
+    private let progress: Progress
+    private let state: Mutex<State>
+
+    /// The most characters whose rows are told; the rest are counted.
+    static let trackedCharacters = 256
+    /// The most rows named for a character.
+    static let namedRows = 5
+
+    struct Missing: Hashable { var font: String, character: Character }
+
+    struct State: ~Copyable {
+        var rows: BatchFile.Rows
+        /// Each name written (by its hash: 8 bytes a row, not the name; two names
+        /// sharing a 64-bit hash, about 1 in 10^7 at a million rows, would be
+        /// refused as a clash) and the line that wrote it.
+        var names: [Int: Int32] = [:]
+        var missing: [Missing: (lines: [Int], count: Int)] = [:]
+        var missingOrder: [Missing] = []
+        var untrackedRows = 0
+        var done = 0, rendered = 0, failed = 0
+        var stopped = false
+    }
+
+    init(batch: BatchFile, rows: sending BatchFile.Rows, base: RenderSettings, template: String,
+         shard: Batch.Shard?, folder: OutputFolder, place: String, progress: Progress) {
+        self.batch = batch
+        self.base = base
+        self.template = template
+        self.shard = shard
+        self.folder = folder
+        self.place = place
+        self.progress = progress
+        state = Mutex(State(rows: rows))
+    }
+
+    /// The next row of the shard with its settings and name; rows that fail on the
+    /// way are reported. Nil at the end.
+    func nextJob() -> BatchJob? {
+        state.withLock { state -> BatchJob? in
+            while !state.stopped {
+                let row: BatchFile.Row
+                do throws(MercurialError) {
+                    if let shard, !shard.contains(state.rows.nextIndex) {
+                        if try !state.rows.skip() { state.stopped = true }
+                        continue
+                    }
+                    guard let next = try state.rows.next() else { state.stopped = true; return nil }
+                    row = next
+                } catch {
+                    report(error.message, &state)
+                    state.stopped = true
+                    return nil
+                }
+                do throws(MercurialError) {
+                    let settings = try batch.settings(for: row, base: base)
+                    let name = BatchFile.name(template, row: row.index, rows: batch.rowCount, settings: settings,
+                                              other: batch.otherColumns(of: row))
+                    if let other = state.names[name.hashValue] {
+                        throw MercurialError("output '\(folder.display(name))' is also line \(other)'s; put {row} in --name")
+                    }
+                    state.names[name.hashValue] = Int32(clamping: row.line)
+                    try folder.check(name)
+                    return BatchJob(line: row.line, settings: settings, name: name)
+                } catch {
+                    report("\(place):\(row.line): \(error.message)", &state)
+                }
+            }
+            return nil
+        }
+    }
+
+    func rendered(_ job: BatchJob, warnings: [MercurialWarning], since start: ContinuousClock.Instant) {
+        state.withLock { state in
+            state.rendered += 1
+            state.done += 1
+            for case let missing? in warnings.map(\.missingGlyphs) {
+                var untracked = false
+                for character in missing.characters {
+                    let key = Missing(font: missing.font, character: character)
+                    if let seen = state.missing[key] {
+                        // The first rows by line, whichever worker finishes first.
+                        let lines = (seen.lines + [job.line]).sorted().prefix(Self.namedRows)
+                        state.missing[key] = (Array(lines), seen.count + 1)
+                    } else if state.missingOrder.count < Self.trackedCharacters {
+                        state.missing[key] = ([job.line], 1)
+                        state.missingOrder.append(key)
+                    } else {
+                        untracked = true
+                    }
+                }
+                if untracked { state.untrackedRows += 1 }
+            }
+            progress.update(done: state.done, since: start)
+        }
+    }
+
+    func failed(line: Int, _ message: String, since start: ContinuousClock.Instant) {
+        state.withLock { state in
+            report("\(place):\(line): \(message)", &state)
+            progress.update(done: state.done, since: start)
+        }
+    }
+
+    private func report(_ message: String, _ state: inout State) {
+        progress.clear()
+        Console.error("error: \(message)")
+        state.failed += 1
+        state.done += 1
+    }
+
+    /// Tells the missing glyphs, once a character; the counts of titles.
+    func finish() -> (rendered: Int, failed: Int) {
+        state.withLock { state in
+            let missing = state.missing
+            for key in state.missingOrder.sorted(by: { (missing[$0]?.lines.first ?? 0) < (missing[$1]?.lines.first ?? 0) }) {
+                guard let seen = missing[key] else { continue }
+                let lines = seen.lines.map(String.init).joined(separator: ", ")
+                let more = seen.count - seen.lines.count
+                let rows = seen.count == 1 ? "line \(lines)" : "lines \(lines)\(more > 0 ? " and \(more) more row\(more == 1 ? "" : "s")" : "")"
+                warn(MercurialWarning("\(place): font '\(key.font.escapedForTerminal)' has no glyph for \(MercurialWarning.describe(key.character)), left blank in \(rows)"))
+            }
+            if state.untrackedRows > 0 {
+                warn(MercurialWarning("\(place): \(state.untrackedRows) more row\(state.untrackedRows == 1 ? "" : "s") lack glyphs for still other characters"))
+            }
+            return (state.rendered, state.failed)
+        }
     }
 }

@@ -39,11 +39,15 @@ struct Render: ParsableCommand {
     func run() throws {
         // Rendering a title again must not overwrite it: without -o, the new one goes beside it.
         let output = try options.givenOutput ?? from.map { try Self.freeName(beside: $0) } ?? RenderOptions.defaultOutput
-        if emit.maps.count > 1 && (OutputFile.isStandardOutput(output) || !UserPath.looksLikePath(output)
-                                   && output.hasPrefix("/dev/")) {
-            throw MercurialError("--emit with \(emit.maps.count) maps writes \(emit.maps.count) files, so -o must name a file (the maps go beside it), not standard output")
-        }
         let outputs = emit.maps.map { ($0, emit.maps.count == 1 ? output : Self.output(output, for: $0)) }
+        // Maps named after -o go in its folder, never through a link planted there.
+        var mapFolder: OutputFolder?
+        if emit.maps.count > 1 {
+            try OutputFile.refuseUnlessFile(output, because: "--emit with \(emit.maps.count) maps writes \(emit.maps.count) files, so -o must name a file (the maps go beside it)")
+            let folder = try OutputFolder(UserPath(checked: output).directory, create: false)
+            for (map, path) in outputs where map != .color { try folder.check(UserPath(checked: path).lastComponent) }
+            mapFolder = folder
+        }
         for (_, path) in outputs { try OutputFile.validate(path) }
         let recipe = try from.map { path throws -> (name: String, json: String) in
             guard sceneOption.sceneFile == nil else {
@@ -71,7 +75,11 @@ struct Render: ParsableCommand {
             for (map, path) in outputs where map != .color {
                 let bytes = map == .height ? try surface.heightMapPNG()
                     : try surface.normalMapPNG(convention: normalConvention, bitDepth: normalDepth.bits)
-                try OutputFile.write(bytes, to: path)
+                if let mapFolder {
+                    try mapFolder.write(bytes, name: UserPath(checked: path).lastComponent)
+                } else {
+                    try OutputFile.write(bytes, to: path)
+                }
                 lines.append("\(path) \(surface.width)×\(surface.height) \(map.rawValue) map")
             }
         }

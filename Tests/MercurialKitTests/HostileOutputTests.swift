@@ -204,10 +204,28 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
     /// temporary file, once the file is there; with O_TMPFILE, once the unnamed file
     /// is open. Returns how strace (which ends as its tracee does) ended.
     func signalDuringWrite(_ signal: Int32, namedTemporary: Bool, in dir: URL) async throws -> Process {
+        func writing(_ pid: pid_t) -> Bool {
+            if namedTemporary { return !CLI.temporaryFiles(in: dir).isEmpty }
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            return fds.contains { fd in
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) ?? ""
+                return target.hasPrefix(dir.path + "/#") || target.hasPrefix(dir.path + "/.out.png.tmp")
+            }
+        }
+        return try Self.signalUnderStrace(signal, ["render", "Hi", "-o", "out.png", "--quiet"],
+                                          inject: "inject=write:delay_exit=2000000:when=1",
+                                          namedTemporary: namedTemporary, in: dir, when: writing)
+    }
+
+    /// Runs `mercurial ARGUMENTS` under strace with the write injection `inject`, and
+    /// sends `signal` to it once `ready` says so of its process id (checked every
+    /// millisecond for 20 s). Returns strace's process, ended (it ends as its tracee does).
+    static func signalUnderStrace(_ signal: Int32, _ arguments: [String], inject: String, namedTemporary: Bool,
+                                  in dir: URL, when ready: (pid_t) -> Bool,
+                                  sourceLocation: SourceLocation = #_sourceLocation) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.strace!)
-        process.arguments = ["-f", "-o", "/dev/null", "-e", "trace=write", "-e", "inject=write:delay_exit=2000000:when=1",
-                             try CLI.binary().path, "render", "Hi", "-o", "out.png", "--quiet"]
+        process.arguments = ["-f", "-o", "/dev/null", "-e", "trace=write", "-e", inject, try CLI.binary().path] + arguments
         process.currentDirectoryURL = dir
         var environment = ProcessInfo.processInfo.environment
         environment["MERCURIAL_NO_TMPFILE"] = namedTemporary ? "1" : nil
@@ -221,27 +239,19 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
             let children = "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children"
             return (try? String(contentsOfFile: children, encoding: .utf8))?.split(separator: " ").first.flatMap { pid_t($0) }
         }
-        func writing(_ pid: pid_t) -> Bool {
-            if namedTemporary { return !CLI.temporaryFiles(in: dir).isEmpty }
-            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-            return fds.contains { fd in
-                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) ?? ""
-                return target.hasPrefix(dir.path + "/#") || target.hasPrefix(dir.path + "/.out.png.tmp")
-            }
-        }
         let deadline = ContinuousClock.now + .seconds(20)
         var sent = false
         while process.isRunning && ContinuousClock.now < deadline {
-            if let pid = tracee(), writing(pid) {
+            if let pid = tracee(), ready(pid) {
                 kill(pid, signal)
                 sent = true
                 break
             }
             usleep(1000)
         }
-        #expect(sent, "the render was never seen writing")
+        #expect(sent, "the process was never seen ready for the signal", sourceLocation: sourceLocation)
         while process.isRunning && ContinuousClock.now < deadline + .seconds(10) { usleep(1000) }
-        #expect(!process.isRunning, "the render did not stop on signal \(signal)")
+        #expect(!process.isRunning, "it did not stop on signal \(signal)", sourceLocation: sourceLocation)
         return process
     }
 
