@@ -218,15 +218,22 @@ final class PNGSequenceSink: FrameSink {
 }
 
 // MARK: - Video through ffmpeg
+// MARK: - Video through ffmpeg
 
 /// Pipes raw straight-alpha RGBA frames into Debian's `ffmpeg`, which encodes
 /// them into a temporary file beside the output; the file is renamed into place
-/// when ffmpeg succeeds.
+/// when ffmpeg succeeds and what it wrote is the container asked for.
 final class FFmpegSink: FrameSink {
     private let process = Process()
     private let input: FileHandle
     private let log: URL
+    /// The recipe as an FFMETADATA file: on the command line it would be one argument,
+    /// and Linux refuses an argument over 128 KB (MAX_ARG_STRLEN).
+    private let metadata: URL?
     private let file: OutputFile.Stream
+    private let format: AnimationFormat
+    private let path: String
+    private let ffmpeg: String
     private let frameBytes: Int
 
     static func ffmpegPath() -> String? {
@@ -238,16 +245,18 @@ final class FFmpegSink: FrameSink {
         return nil
     }
 
-    /// ffmpeg's arguments after the input: the codec and pixel format of each form.
+    /// ffmpeg's arguments after the inputs: the codec and pixel format of each form.
     static func codecArguments(_ format: AnimationFormat) -> [String] {
         switch format {
         case .webm:
             return ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-b:v", "0", "-crf", "32", "-deadline", "realtime",
                     "-cpu-used", "8", "-row-mt", "1", "-auto-alt-ref", "0", "-f", "webm"]
         case .mov(.prores):
-            return ["-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le", "-f", "mov"]
+            // QuickTime's own comment atom has a 16-bit length; metadata tags (mdta) hold any size.
+            return ["-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le",
+                    "-movflags", "+use_metadata_tags", "-f", "mov"]
         case .mov(.qtrle):
-            return ["-c:v", "qtrle", "-pix_fmt", "argb", "-f", "mov"]
+            return ["-c:v", "qtrle", "-pix_fmt", "argb", "-movflags", "+use_metadata_tags", "-f", "mov"]
         case .mp4:
             return ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p", "-movflags", "+faststart",
                     "-f", "mp4"]
@@ -256,81 +265,208 @@ final class FFmpegSink: FrameSink {
         }
     }
 
+    /// An FFMETADATA file giving the output's `comment`: `=`, `;`, `#`, `\` and a
+    /// newline are escaped with a backslash.
+    static func metadataFile(comment: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(comment.utf8.count + 64)
+        for character in comment.unicodeScalars {
+            if "=;#\\\n".unicodeScalars.contains(character) { escaped.unicodeScalars.append("\\") }
+            escaped.unicodeScalars.append(character)
+        }
+        return ";FFMETADATA1\ncomment=" + escaped + "\n"
+    }
+
     init(format: AnimationFormat, path: String, width: Int, height: Int, fps: Double,
          recipe: String?) throws(MercurialError) {
         guard let ffmpeg = Self.ffmpegPath() else {
             throw MercurialError("ffmpeg is not installed, and \(format) needs it; install Debian's package: apt-get install ffmpeg (or write .png for an APNG)")
         }
+        self.ffmpeg = ffmpeg
+        self.format = format
+        self.path = path
         file = try OutputFile.Stream(path, namedTemporary: true)
         guard let temporary = file.temporaryPath else {
             file.discard()
             throw MercurialError("\(format) needs a file to write (its container is finished with seeks); give -o a file name such as title\(format == .webm ? ".webm" : format == .mp4 ? ".mp4" : ".mov")")
         }
         frameBytes = width * height * 4
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-ffmpeg-\(getpid())-\(UUID().uuidString).log")
+        let stem = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-ffmpeg-\(getpid())-\(UUID().uuidString)")
+        log = stem.appendingPathExtension("log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        var metadataArguments: [String] = []
+        if let recipe {
+            let url = stem.appendingPathExtension("txt")
+            do {
+                try Self.writePrivate(Self.metadataFile(comment: recipe), to: url.path)
+            } catch {
+                file.discard()
+                try? FileManager.default.removeItem(at: log)
+                throw error
+            }
+            metadata = url
+            // Input 1 has no streams; its global tags become the output's.
+            metadataArguments = ["-f", "ffmetadata", "-i", url.path, "-map", "0:v", "-map_metadata", "1"]
+        } else {
+            metadata = nil
+        }
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                              "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-r", formatNumber(fps),
-                             "-i", "pipe:0"] + Self.codecArguments(format)
-            + (recipe.map { ["-metadata", "comment=\($0)"] } ?? [])
-            + [temporary]
+                             "-i", "pipe:0"] + metadataArguments + Self.codecArguments(format) + [temporary]
         let pipe = Pipe()
         process.standardInput = pipe
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try? FileHandle(forWritingTo: log)
         input = pipe.fileHandleForWriting
         signal(SIGPIPE, SIG_IGN)   // a dying ffmpeg is an EPIPE to report, not a signal
+        // Writes wait in poll, not in write, so that a stop request is seen within its timeout.
+        _ = fcntl(input.fileDescriptor, F_SETFL, fcntl(input.fileDescriptor, F_GETFL) | O_NONBLOCK)
         do {
             try process.run()
         } catch {
-            file.discard()
-            try? FileManager.default.removeItem(at: log)
+            removeFiles()
             throw MercurialError("cannot start ffmpeg at \(ffmpeg) (\(error.localizedDescription)); check the installation")
         }
     }
 
+    /// Writes `text` to a new file only we may read.
+    private static func writePrivate(_ text: String, to path: String) throws(MercurialError) {
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw MercurialError("cannot create a temporary file in '\(UserPath(checked: (path as NSString).deletingLastPathComponent))' (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder")
+        }
+        defer { close(fd) }
+        var bytes = Array(text.utf8)
+        let result = bytes.withUnsafeMutableBytes { raw in
+            Result { () throws(MercurialError) in try OutputFile.writeAll(UnsafeRawBufferPointer(raw), to: fd, what: "the video's metadata") }
+        }
+        if case .failure = result { unlink(path) }
+        try result.get()
+    }
+
+    /// Why the write stopped: ffmpeg stopped reading, or a signal asked us to stop.
+    private enum Interruption { case ffmpegGone, stopRequested }
+
     func write(_ frame: Image<RGBA8>) throws(MercurialError) {
         precondition(frame.count * 4 == frameBytes, "video frames must all be the same size")
         let fd = input.fileDescriptor
-        let ok = frame.withUnsafeBufferPointer { pixels -> Bool in
+        let interruption = frame.withUnsafeBufferPointer { pixels -> Interruption? in
             let raw = UnsafeRawBufferPointer(pixels)
             var offset = 0
             while offset < raw.count {
                 let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return false }
+                if n > 0 { offset += n; continue }
+                let code = n < 0 ? errno : EIO
+                guard code == EAGAIN || code == EINTR else { return .ffmpegGone }
+                // A stalled ffmpeg keeps the pipe full; a signal between this check and
+                // the poll is seen when the poll times out.
+                if SignalCleanup.stopRequested != nil { return .stopRequested }
+                var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&waiting, 1, 100)
             }
-            return true
+            return nil
         }
-        guard ok else {
-            try? input.close()
-            process.waitUntilExit()
-            let reason = ffmpegError() ?? "it stopped reading frames"
+        switch interruption {
+        case nil:
+            return
+        case .stopRequested:
             abort()
-            throw MercurialError("ffmpeg failed: \(reason)")
+            throw MercurialError("stopped by a signal")
+        case .ffmpegGone:
+            try? input.close()
+            _ = waitForExit()
+            let failure = failure()
+            abort()
+            throw failure
         }
     }
 
     func finish() throws(MercurialError) {
         try? input.close()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let reason = ffmpegError() ?? "exit status \(process.terminationStatus)"
+        guard waitForExit() else {
             abort()
-            throw MercurialError("ffmpeg failed: \(reason)")
+            throw MercurialError("stopped by a signal")
         }
-        try? FileManager.default.removeItem(at: log)
+        // ffmpeg 5.1 exits 0 when it cannot finish the file ("Error writing trailer of …:
+        // File too large"), so its log is read too.
+        guard process.terminationReason == .exit && process.terminationStatus == 0,
+              !(ffmpegError().map(Self.isWriteFailure) ?? false) else {
+            let failure = failure()
+            abort()
+            throw failure
+        }
+        if let temporary = file.temporaryPath, let problem = Self.containerProblem(at: temporary, format: format) {
+            abort()
+            throw MercurialError("ffmpeg at '\(UserPath(checked: ffmpeg))' reported success but \(problem); check that it is Debian's ffmpeg (apt-get install --reinstall ffmpeg)")
+        }
+        removeFiles(keepingOutput: true)
         try file.commit()
     }
 
     func abort() {
         if process.isRunning {
             try? input.close()
-            process.terminate()
+            // Nothing it writes is kept, so there is no trailer to wait for.
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        file.discard()
+        removeFiles()
+    }
+
+    /// Removes the log and the metadata file, and the output unless it is to be kept.
+    private func removeFiles(keepingOutput: Bool = false) {
+        if !keepingOutput { file.discard() }
         try? FileManager.default.removeItem(at: log)
+        if let metadata { try? FileManager.default.removeItem(at: metadata) }
+    }
+
+    /// Waits for ffmpeg to exit; false if a signal asked us to stop first.
+    private func waitForExit() -> Bool {
+        while process.isRunning {
+            if SignalCleanup.stopRequested != nil { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
+    /// The error for an ffmpeg that failed: a full file-size limit (`ulimit -f`) is
+    /// named as such; otherwise ffmpeg's last error line.
+    private func failure() -> MercurialError {
+        let line = ffmpegError()
+        let tooLarge = (process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGXFSZ)
+            || line?.contains("File too large") == true
+        if tooLarge { return OutputFile.writeError(EFBIG, "'\(UserPath(checked: path))'") }
+        if line?.contains("No space left") == true { return OutputFile.writeError(ENOSPC, "'\(UserPath(checked: path))'") }
+        if process.terminationReason == .uncaughtSignal {
+            return MercurialError("ffmpeg failed: it was killed by signal \(process.terminationStatus)\(line.map { " (\($0))" } ?? "")")
+        }
+        return MercurialError("ffmpeg failed: \(line ?? "it stopped reading frames (exit status \(process.terminationStatus))")")
+    }
+
+    /// Whether ffmpeg's error line says the output could not be written whole.
+    static func isWriteFailure(_ line: String) -> Bool {
+        ["Error writing trailer", "Error closing file", "File too large", "No space left"].contains { line.contains($0) }
+    }
+
+    /// Why the file at `path` is not the container of `format`, or nil if it starts as one:
+    /// an EBML header for WebM, a QuickTime atom for MOV and MP4.
+    static func containerProblem(at path: String, format: AnimationFormat) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return "its output is missing (\(String(cString: strerror(errno))))" }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 12)
+        let count = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 12) }
+        guard count > 0 else { return "its output is empty" }
+        let valid: Bool
+        switch format {
+        case .webm:
+            valid = count >= 4 && head[0..<4] == [0x1A, 0x45, 0xDF, 0xA3]
+        default:
+            let atoms: Set<String> = ["ftyp", "moov", "mdat", "wide", "free", "skip"]
+            valid = count >= 8 && atoms.contains(String(decoding: head[4..<8], as: UTF8.self))
+        }
+        return valid ? nil : "its output is not \(format)"
     }
 
     /// ffmpeg's last error line, escaped, or nil.
