@@ -202,4 +202,87 @@ extension CLIErrorCase {
             #expect(!listing.contains(dir.path), "a process still names the folder")
         }
     }
+    // MARK: - A fake ffmpeg (issue 19)
+
+    /// An `ffmpeg` in `dir/bin` that runs the shell `body`, and the environment that finds it first.
+    func fakeFFmpeg(_ body: String, in dir: URL) throws -> [String: String] {
+        let bin = dir.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: false)
+        let script = bin.appendingPathComponent("ffmpeg")
+        try Data("#!/bin/sh\n\(body)\n".utf8).write(to: script)
+        chmod(script.path, 0o755)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        return environment
+    }
+
+    /// A signal stops `animate` while ffmpeg reads nothing (the frame write blocks on a full
+    /// pipe) or has read every frame but does not exit: at once, with ffmpeg killed and reaped,
+    /// and nothing left. The write used to retry EINTR and wait for ffmpeg for as long as it slept.
+    @Test(arguments: [("exec sleep 60", SIGINT), ("exec sleep 60", SIGTERM), ("cat > /dev/null; exec sleep 60", SIGINT)])
+    func aStalledFFmpegStopsAtOnce(_ stall: String, _ signalNumber: Int32) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            // $$ is the sleep's process id too (exec keeps it); written once the stall begins.
+            let environment = try fakeFFmpeg(stall.replacingOccurrences(of: "exec", with: "echo $$ > \"$0.pid\"; exec"), in: dir)
+            // 160 KB frames: the first one fills the pipe (64 KB).
+            try Data(#"{"text": "Hi", "size": 40, "width": 320, "height": 128, "animation": {"duration": 1, "fps": 10}}"#.utf8)
+                .write(to: dir.appendingPathComponent("s.json"))
+            let process = Process()
+            process.executableURL = try CLI.binary()
+            process.arguments = ["animate", "s.json", "-o", "out.webm"]
+            process.currentDirectoryURL = dir
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let pidFile = dir.appendingPathComponent("bin/ffmpeg.pid")
+            var ffmpeg: pid_t = 0
+            defer {
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                if ffmpeg > 0 { kill(ffmpeg, SIGKILL) }
+            }
+            let started = ContinuousClock.now + .seconds(60)
+            while ffmpeg == 0 && ContinuousClock.now < started {
+                if let text = try? String(contentsOf: pidFile, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                    ffmpeg = pid
+                } else {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            try #require(ffmpeg > 0, "the fake ffmpeg started")
+            // Let the frame write (or the wait for ffmpeg's exit) begin.
+            try await Task.sleep(for: .seconds(1))
+            #expect(process.isRunning, "waiting on the stalled ffmpeg")
+            let sent = ContinuousClock.now
+            kill(process.processIdentifier, signalNumber)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            let took = ContinuousClock.now - sent
+            #expect(!process.isRunning, "stopped")
+            #expect(took < .seconds(2), "stopped in \(took)")
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signalNumber)
+            #expect(kill(ffmpeg, 0) != 0 && errno == ESRCH, "ffmpeg killed and reaped")
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+            #expect(left == ["bin", "s.json"], "left behind: \(left)")
+            let temporary = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            #expect(!temporary.contains { $0.hasPrefix("mercurial-ffmpeg-\(process.processIdentifier)-") }, "no log or metadata file left")
+        }
+    }
+
+    /// An ffmpeg that exits 0 without writing the container is an error, not a 0-byte video.
+    @Test(arguments: [("cat > /dev/null", "its output is empty"),
+                      (#"cat > /dev/null; for last; do :; done; echo 'not a video' > "$last""#, "its output is not WebM")])
+    func anFFmpegThatWritesNoVideoIsAnError(_ body: String, _ problem: String) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let environment = try fakeFFmpeg(body, in: dir)
+            try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let r = try await CLI.run(["animate", "s.json", "-o", "out.webm"], in: dir, environment: environment,
+                                      timeout: Self.deadline)
+            #expect(r.termination == .exit && r.status == 1, "\(r)")
+            #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("error: ffmpeg at '")
+                    && r.stderr.contains("reported success but \(problem)"), "\(r)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+            #expect(left == ["bin", "s.json"], "left behind: \(left)")
+        }
+    }
 }
