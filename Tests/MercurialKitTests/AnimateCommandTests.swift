@@ -258,7 +258,7 @@ extension CLIErrorCase {
             let deadline = ContinuousClock.now + .seconds(10)
             while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             let took = ContinuousClock.now - sent
-            #expect(!process.isRunning, "stopped")
+            try #require(!process.isRunning, "stopped within 10 s")
             #expect(took < .seconds(2), "stopped in \(took)")
             #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signalNumber)
             #expect(kill(ffmpeg, 0) != 0 && errno == ESRCH, "ffmpeg killed and reaped")
