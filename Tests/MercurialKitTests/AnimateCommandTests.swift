@@ -52,6 +52,15 @@ extension CLIErrorCase {
             CLIErrorCase(name: "animate: a title region over 16 M pixels", arguments: ["animate", "scene.json", "-o", "a.png"],
                          setup: [.text("scene.json", "{\"text\": \"WW\", \"size\": 4000, \"width\": 7680, \"height\": 4320, \"animation\": {\"duration\": 1}}")],
                          fragments: ["lofted in memory", "at most 16 M pixels"], output: .mustNotExist("a.png")),
+            // ffmpeg's own memory (issue 19, 16b): VP9 took 1.3 GB at 3840×2160 (7.5 GB at 7680×4320), H.264 3.2 GB at 7680×4320.
+            CLIErrorCase(name: "animate: a 4K WebM", arguments: ["animate", "scene.json", "-o", "a.webm"],
+                         setup: [.text("scene.json", "{\"text\": \"Hi\", \"size\": 40, \"width\": 3840, \"height\": 2160, \"animation\": {\"duration\": 0.1}}")],
+                         fragments: ["WebM (VP9 with alpha) at 3840×2160 would take ffmpeg about 1.5 GB", "at most 5 M pixels", ".mov (ProRes"],
+                         output: .mustNotExist("a.webm")),
+            CLIErrorCase(name: "animate: an 8K MP4", arguments: ["animate", "scene.json", "-o", "a.mp4"],
+                         setup: [.text("scene.json", "{\"text\": \"Hi\", \"size\": 40, \"width\": 7680, \"height\": 4320, \"animation\": {\"duration\": 0.1}}")],
+                         fragments: ["MP4 (H.264) at 7680×4320 would take ffmpeg about 1.7 GB", "at most 20 M pixels", "--codec qtrle"],
+                         output: .mustNotExist("a.mp4")),
             CLIErrorCase(name: "animate: scene without animation", arguments: ["animate", "scene.json", "-o", "a.png"],
                          setup: [.text("scene.json", "{\"text\": \"Hi\"}")], fragments: ["has no \"animation\""],
                          output: .mustNotExist("a.png")),
@@ -266,6 +275,25 @@ extension CLIErrorCase {
             #expect(left == ["bin", "s.json"], "left behind: \(left)")
             let temporary = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
             #expect(!temporary.contains { $0.hasPrefix("mercurial-ffmpeg-\(process.processIdentifier)-") }, "no log or metadata file left")
+        }
+    }
+
+    /// ffmpeg's own peak memory for a 1080p WebM, measured by `/usr/bin/time` around the real
+    /// ffmpeg: it was 647 MB (782 MB once the recipe became a second input), as libvpx kept
+    /// 25 frames of lag buffers for each of its two encoders (colour and alpha), which realtime
+    /// mode without alt-ref frames never uses; now about 500 MB. Its buffers are allocated at
+    /// the start, so three frames show it.
+    @Test func ffmpegMemoryForA1080pWebMIsBounded() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let environment = try fakeFFmpeg(#"exec /usr/bin/time -f %M -o "$0.peak" /usr/bin/ffmpeg "$@""#, in: dir)
+            try Data(#"{"text": "Hi", "size": 40, "width": 1920, "height": 1080, "animation": {"duration": 0.1, "fps": 30}}"#.utf8)
+                .write(to: dir.appendingPathComponent("s.json"))
+            let r = try await CLI.run(["animate", "s.json", "-o", "out.webm"], in: dir, environment: environment,
+                                      timeout: Self.deadline)
+            expectSuccess(r)
+            let text = try String(contentsOf: dir.appendingPathComponent("bin/ffmpeg.peak"), encoding: .utf8)
+            let kilobytes = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "\(text)")
+            #expect(kilobytes < 560_000, "ffmpeg peaked at \(kilobytes / 1024) MB")
         }
     }
 
