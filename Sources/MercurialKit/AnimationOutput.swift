@@ -401,10 +401,13 @@ final class FFmpegSink: FrameSink {
             return
         case .stopRequested:
             abort()
-            throw MercurialError("stopped by a signal")
+            throw Self.stopped
         case .ffmpegGone:
             try? input.close()
-            _ = waitForExit()
+            guard waitForExit() else {
+                abort()
+                throw Self.stopped
+            }
             let failure = failure()
             abort()
             throw failure
@@ -415,7 +418,7 @@ final class FFmpegSink: FrameSink {
         try? input.close()
         guard waitForExit() else {
             abort()
-            throw MercurialError("stopped by a signal")
+            throw Self.stopped
         }
         // ffmpeg 5.1 exits 0 when it cannot finish the file ("Error writing trailer of …:
         // File too large"), so its log is read too.
@@ -450,7 +453,11 @@ final class FFmpegSink: FrameSink {
         if let metadata { try? FileManager.default.removeItem(at: metadata) }
     }
 
-    /// Waits for ffmpeg to exit; false if a signal asked us to stop first.
+    /// What a write or the finish throws when a signal asked us to stop (the caller then dies of it).
+    static let stopped = MercurialError("stopped by a signal")
+
+    /// Waits for ffmpeg to exit; false if a signal asked us to stop first (its exit
+    /// status may then not be read: Foundation traps on a running process's).
     private func waitForExit() -> Bool {
         while process.isRunning {
             if SignalCleanup.stopRequested != nil { return false }
