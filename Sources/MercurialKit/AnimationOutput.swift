@@ -226,10 +226,11 @@ final class PNGSequenceSink: FrameSink {
 final class FFmpegSink: FrameSink {
     private let process = Process()
     private let input: FileHandle
-    private let log: URL
+    /// ffmpeg's standard error.
+    private let log: ScratchFile
     /// The recipe as an FFMETADATA file: on the command line it would be one argument,
     /// and Linux refuses an argument over 128 KB (MAX_ARG_STRLEN).
-    private let metadata: URL?
+    private let metadata: ScratchFile?
     private let file: OutputFile.Stream
     private let format: AnimationFormat
     private let path: String
@@ -319,22 +320,22 @@ final class FFmpegSink: FrameSink {
             throw MercurialError("\(format) needs a file to write (its container is finished with seeks); give -o a file name such as title\(format == .webm ? ".webm" : format == .mp4 ? ".mp4" : ".mov")")
         }
         frameBytes = width * height * 4
-        let stem = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-ffmpeg-\(getpid())-\(UUID().uuidString)")
-        log = stem.appendingPathExtension("log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        // On failure from here, the scratch files and the output's temporary remove themselves as they go.
+        let stem = "mercurial-ffmpeg-\(getpid())-\(UUID().uuidString)"
+        log = try ScratchFile(name: stem + ".log")
         var metadataArguments: [String] = []
         if let recipe {
-            let url = stem.appendingPathExtension("txt")
-            do {
-                try Self.writePrivate(Self.metadataFile(comment: recipe), to: url.path)
-            } catch {
-                file.discard()
-                try? FileManager.default.removeItem(at: log)
-                throw error
+            let scratch = try ScratchFile(name: stem + ".txt")
+            var bytes = Array(Self.metadataFile(comment: recipe).utf8)
+            let written = bytes.withUnsafeMutableBytes { raw in
+                Result { () throws(MercurialError) in
+                    try OutputFile.writeAll(UnsafeRawBufferPointer(raw), to: scratch.fd, what: "the video's metadata")
+                }
             }
-            metadata = url
+            try written.get()
+            metadata = scratch
             // Input 1 has no streams; its global tags become the output's.
-            metadataArguments = ["-f", "ffmetadata", "-i", url.path, "-map", "0:v", "-map_metadata", "1"]
+            metadataArguments = ["-f", "ffmetadata", "-i", scratch.path, "-map", "0:v", "-map_metadata", "1"]
         } else {
             metadata = nil
         }
@@ -346,7 +347,7 @@ final class FFmpegSink: FrameSink {
         let pipe = Pipe()
         process.standardInput = pipe
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = try? FileHandle(forWritingTo: log)
+        process.standardError = FileHandle(fileDescriptor: log.fd, closeOnDealloc: false)
         input = pipe.fileHandleForWriting
         signal(SIGPIPE, SIG_IGN)   // a dying ffmpeg is an EPIPE to report, not a signal
         // Writes wait in poll, not in write, so that a stop request is seen within its timeout.
@@ -357,21 +358,6 @@ final class FFmpegSink: FrameSink {
             removeFiles()
             throw MercurialError("cannot start ffmpeg at \(ffmpeg) (\(error.localizedDescription)); check the installation")
         }
-    }
-
-    /// Writes `text` to a new file only we may read.
-    private static func writePrivate(_ text: String, to path: String) throws(MercurialError) {
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            throw MercurialError("cannot create a temporary file in '\(UserPath(checked: (path as NSString).deletingLastPathComponent))' (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder")
-        }
-        defer { close(fd) }
-        var bytes = Array(text.utf8)
-        let result = bytes.withUnsafeMutableBytes { raw in
-            Result { () throws(MercurialError) in try OutputFile.writeAll(UnsafeRawBufferPointer(raw), to: fd, what: "the video's metadata") }
-        }
-        if case .failure = result { unlink(path) }
-        try result.get()
     }
 
     /// Why the write stopped: ffmpeg stopped reading, or a signal asked us to stop.
@@ -449,8 +435,8 @@ final class FFmpegSink: FrameSink {
     /// Removes the log and the metadata file, and the output unless it is to be kept.
     private func removeFiles(keepingOutput: Bool = false) {
         if !keepingOutput { file.discard() }
-        try? FileManager.default.removeItem(at: log)
-        if let metadata { try? FileManager.default.removeItem(at: metadata) }
+        log.remove()
+        metadata?.remove()
     }
 
     /// What a write or the finish throws when a signal asked us to stop (the caller then dies of it).
@@ -507,7 +493,7 @@ final class FFmpegSink: FrameSink {
 
     /// ffmpeg's last error line, escaped, or nil.
     private func ffmpegError() -> String? {
-        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return nil }
+        let text = String(decoding: log.tail(65_536), as: UTF8.self)
         let lines = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
         return lines.last.map { line in
             var out = ""
@@ -519,4 +505,53 @@ final class FFmpegSink: FrameSink {
     }
 
     deinit { if process.isRunning { abort() } }
+}
+
+/// A private file in the temporary folder for a child process: unnamed where the file
+/// system allows (`O_TMPFILE`), so that nothing is left however this process ends, and
+/// opened by the child through `/proc/PID/fd/N`; else named (mode 0600) and removed by
+/// `remove()` or at the end of its life.
+final class ScratchFile {
+    let fd: Int32
+    /// A path that opens the file while this process lives.
+    let path: String
+    private let named: Bool
+    private var removed = false
+
+    init(name: String) throws(MercurialError) {
+        let folder = FileManager.default.temporaryDirectory.path
+        var fd = open(folder, OutputFile.oTmpFile | O_RDWR | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            path = "/proc/\(getpid())/fd/\(fd)"
+            named = false
+        } else {
+            path = folder + "/" + name
+            fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else {
+                throw MercurialError("cannot create a temporary file in '\(UserPath(checked: folder))' (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder")
+            }
+            named = true
+        }
+        self.fd = fd
+    }
+
+    /// The file's last `limit` bytes.
+    func tail(_ limit: Int) -> [UInt8] {
+        guard !removed else { return [] }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return [] }
+        let start = max(0, Int(info.st_size) - limit)
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) - start)
+        let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start)) }
+        return Array(bytes.prefix(max(0, count)))
+    }
+
+    func remove() {
+        guard !removed else { return }
+        removed = true
+        close(fd)
+        if named { unlink(path) }
+    }
+
+    deinit { remove() }
 }
