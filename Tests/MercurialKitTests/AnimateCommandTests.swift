@@ -278,6 +278,44 @@ extension CLIErrorCase {
         }
     }
 
+    /// Killed outright (SIGKILL, no handler runs), `animate` leaves nothing in TMPDIR: ffmpeg's
+    /// log and the recipe's FFMETADATA file have no names (a named log was left behind).
+    @Test func aKilledAnimateLeavesNothingInTheTemporaryFolder() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            var environment = try fakeFFmpeg(#"echo $$ > "$0.pid"; exec sleep 60"#, in: dir)
+            let scratch = dir.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
+            environment["TMPDIR"] = scratch.path
+            try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let process = Process()
+            process.executableURL = try CLI.binary()
+            process.arguments = ["animate", "s.json", "-o", "out.webm"]
+            process.currentDirectoryURL = dir
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var ffmpeg: pid_t = 0
+            defer {
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                if ffmpeg > 0 { kill(ffmpeg, SIGKILL) }
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ffmpeg == 0 && ContinuousClock.now < deadline {
+                let text = try? String(contentsOf: dir.appendingPathComponent("bin/ffmpeg.pid"), encoding: .utf8)
+                if let pid = text.flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) { ffmpeg = pid }
+                else { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            try #require(ffmpeg > 0, "the fake ffmpeg started")
+            kill(process.processIdentifier, SIGKILL)
+            let gone = ContinuousClock.now + .seconds(10)
+            while process.isRunning && ContinuousClock.now < gone { try await Task.sleep(for: .milliseconds(10)) }
+            try #require(!process.isRunning)
+            let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+            #expect(left.isEmpty, "left in TMPDIR: \(left)")
+        }
+    }
+
     /// ffmpeg's own peak memory for a 1080p WebM, measured by `/usr/bin/time` around the real
     /// ffmpeg: it was 647 MB (782 MB once the recipe became a second input), as libvpx kept
     /// 25 frames of lag buffers for each of its two encoders (colour and alpha), which realtime
