@@ -225,6 +225,44 @@ extension CLIErrorCase {
         return environment
     }
 
+    /// Runs `animate s.json -o out.webm` in `dir` with `environment`, whose fake ffmpeg writes
+    /// its process id to `bin/ffmpeg.pid` and stalls; `body` gets both once it has; both are
+    /// killed afterwards if still there.
+    func withStalledAnimate(in dir: URL, environment: [String: String],
+                            _ body: (Process, pid_t) async throws -> Void) async throws {
+        let process = Process()
+        process.executableURL = try CLI.binary()
+        process.arguments = ["animate", "s.json", "-o", "out.webm"]
+        process.currentDirectoryURL = dir
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var ffmpeg: pid_t = 0
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if ffmpeg > 0 { kill(ffmpeg, SIGKILL) }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ffmpeg == 0 && ContinuousClock.now < deadline {
+            let text = try? String(contentsOf: dir.appendingPathComponent("bin/ffmpeg.pid"), encoding: .utf8)
+            if let pid = text.flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) { ffmpeg = pid }
+            else { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        try #require(ffmpeg > 0, "the fake ffmpeg started")
+        try await body(process, ffmpeg)
+    }
+
+    /// Sends `signalNumber` to `process` and waits up to 10 s for it to end; how long it took.
+    func stop(_ process: Process, with signalNumber: Int32) async throws -> Duration {
+        let sent = ContinuousClock.now
+        kill(process.processIdentifier, signalNumber)
+        while process.isRunning && ContinuousClock.now - sent < .seconds(10) { try await Task.sleep(for: .milliseconds(10)) }
+        let took = ContinuousClock.now - sent
+        try #require(!process.isRunning, "stopped within 10 s")
+        return took
+    }
+
     /// A signal stops `animate` while ffmpeg reads nothing (the frame write blocks on a full
     /// pipe) or has read every frame but does not exit: at once, with ffmpeg killed and reaped,
     /// and nothing left. The write used to retry EINTR and wait for ffmpeg for as long as it slept.
@@ -236,45 +274,17 @@ extension CLIErrorCase {
             // 160 KB frames: the first one fills the pipe (64 KB).
             try Data(#"{"text": "Hi", "size": 40, "width": 320, "height": 128, "animation": {"duration": 1, "fps": 10}}"#.utf8)
                 .write(to: dir.appendingPathComponent("s.json"))
-            let process = Process()
-            process.executableURL = try CLI.binary()
-            process.arguments = ["animate", "s.json", "-o", "out.webm"]
-            process.currentDirectoryURL = dir
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let pidFile = dir.appendingPathComponent("bin/ffmpeg.pid")
-            var ffmpeg: pid_t = 0
-            defer {
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                if ffmpeg > 0 { kill(ffmpeg, SIGKILL) }
+            try await withStalledAnimate(in: dir, environment: environment) { process, ffmpeg in
+                // Let the frame write (or the wait for ffmpeg's exit) begin.
+                try await Task.sleep(for: .seconds(1))
+                #expect(process.isRunning, "waiting on the stalled ffmpeg")
+                let took = try await stop(process, with: signalNumber)
+                #expect(took < .seconds(2), "stopped in \(took)")
+                #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signalNumber)
+                #expect(kill(ffmpeg, 0) != 0 && errno == ESRCH, "ffmpeg killed and reaped")
+                let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+                #expect(left == ["bin", "s.json"], "left behind: \(left)")
             }
-            let started = ContinuousClock.now + .seconds(60)
-            while ffmpeg == 0 && ContinuousClock.now < started {
-                if let text = try? String(contentsOf: pidFile, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                    ffmpeg = pid
-                } else {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-            }
-            try #require(ffmpeg > 0, "the fake ffmpeg started")
-            // Let the frame write (or the wait for ffmpeg's exit) begin.
-            try await Task.sleep(for: .seconds(1))
-            #expect(process.isRunning, "waiting on the stalled ffmpeg")
-            let sent = ContinuousClock.now
-            kill(process.processIdentifier, signalNumber)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-            let took = ContinuousClock.now - sent
-            try #require(!process.isRunning, "stopped within 10 s")
-            #expect(took < .seconds(2), "stopped in \(took)")
-            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signalNumber)
-            #expect(kill(ffmpeg, 0) != 0 && errno == ESRCH, "ffmpeg killed and reaped")
-            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-            #expect(left == ["bin", "s.json"], "left behind: \(left)")
-            let temporary = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-            #expect(!temporary.contains { $0.hasPrefix("mercurial-ffmpeg-\(process.processIdentifier)-") }, "no log or metadata file left")
         }
     }
 
@@ -287,32 +297,11 @@ extension CLIErrorCase {
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
             environment["TMPDIR"] = scratch.path
             try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
-            let process = Process()
-            process.executableURL = try CLI.binary()
-            process.arguments = ["animate", "s.json", "-o", "out.webm"]
-            process.currentDirectoryURL = dir
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var ffmpeg: pid_t = 0
-            defer {
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                if ffmpeg > 0 { kill(ffmpeg, SIGKILL) }
+            try await withStalledAnimate(in: dir, environment: environment) { process, _ in
+                _ = try await stop(process, with: SIGKILL)
+                let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+                #expect(left.isEmpty, "left in TMPDIR: \(left)")
             }
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ffmpeg == 0 && ContinuousClock.now < deadline {
-                let text = try? String(contentsOf: dir.appendingPathComponent("bin/ffmpeg.pid"), encoding: .utf8)
-                if let pid = text.flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) { ffmpeg = pid }
-                else { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            try #require(ffmpeg > 0, "the fake ffmpeg started")
-            kill(process.processIdentifier, SIGKILL)
-            let gone = ContinuousClock.now + .seconds(10)
-            while process.isRunning && ContinuousClock.now < gone { try await Task.sleep(for: .milliseconds(10)) }
-            try #require(!process.isRunning)
-            let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
-            #expect(left.isEmpty, "left in TMPDIR: \(left)")
         }
     }
 
