@@ -218,15 +218,23 @@ final class PNGSequenceSink: FrameSink {
 }
 
 // MARK: - Video through ffmpeg
+// MARK: - Video through ffmpeg
 
 /// Pipes raw straight-alpha RGBA frames into Debian's `ffmpeg`, which encodes
 /// them into a temporary file beside the output; the file is renamed into place
-/// when ffmpeg succeeds.
+/// when ffmpeg succeeds and what it wrote is the container asked for.
 final class FFmpegSink: FrameSink {
     private let process = Process()
     private let input: FileHandle
-    private let log: URL
+    /// ffmpeg's standard error.
+    private let log: ScratchFile
+    /// The recipe as an FFMETADATA file: on the command line it would be one argument,
+    /// and Linux refuses an argument over 128 KB (MAX_ARG_STRLEN).
+    private let metadata: ScratchFile?
     private let file: OutputFile.Stream
+    private let format: AnimationFormat
+    private let path: String
+    private let ffmpeg: String
     private let frameBytes: Int
 
     static func ffmpegPath() -> String? {
@@ -238,104 +246,254 @@ final class FFmpegSink: FrameSink {
         return nil
     }
 
-    /// ffmpeg's arguments after the input: the codec and pixel format of each form.
-    static func codecArguments(_ format: AnimationFormat) -> [String] {
+    /// ffmpeg's arguments after the inputs: the codec and pixel format of each form, and
+    /// the settings that bound the encoder's memory (figures in `maximumPixels`).
+    static func codecArguments(_ format: AnimationFormat, pixels: Int) -> [String] {
         switch format {
         case .webm:
+            // In realtime mode without alt-ref frames the lag buffers change no byte of the
+            // output, but libvpx allocates 25 frames of them (per plane set: alpha is a second encoder).
             return ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-b:v", "0", "-crf", "32", "-deadline", "realtime",
-                    "-cpu-used", "8", "-row-mt", "1", "-auto-alt-ref", "0", "-f", "webm"]
+                    "-cpu-used", "8", "-row-mt", "1", "-auto-alt-ref", "0", "-lag-in-frames", "0", "-f", "webm"]
         case .mov(.prores):
-            return ["-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le", "-f", "mov"]
+            // QuickTime's own comment atom has a 16-bit length; metadata tags (mdta) hold any size.
+            // Over 4K UHD one thread: each frame thread holds a 10-bit 4:4:4:4 frame and its packet
+            // (about 290 MB at 7680×4320); below, ffmpeg's threads, which encode 1.6 times as fast.
+            return ["-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le"]
+                + (pixels > 3840 * 2160 ? ["-threads", "1"] : []) + ["-movflags", "+use_metadata_tags", "-f", "mov"]
         case .mov(.qtrle):
-            return ["-c:v", "qtrle", "-pix_fmt", "argb", "-f", "mov"]
+            return ["-c:v", "qtrle", "-pix_fmt", "argb", "-movflags", "+use_metadata_tags", "-f", "mov"]
         case .mp4:
-            return ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p", "-movflags", "+faststart",
-                    "-f", "mp4"]
+            // x264 holds a frame per frame thread, per lookahead frame and per B-frame.
+            return ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p",
+                    "-threads", "1", "-rc-lookahead", "5", "-bf", "0", "-movflags", "+faststart", "-f", "mp4"]
         default:
             return []
         }
     }
 
+    /// The most pixels a frame may have for ffmpeg to encode it in about 1 GB, and that
+    /// encoder's cost a pixel, measured (ffmpeg 5.1, Debian 12) with the settings above:
+    /// VP9 with alpha 0.50 GB at 1920×1080, 1.19 GB at 3264×1836 and 4.9 GB at 7680×4320;
+    /// ProRes 4444 0.96 GB and H.264 1.02 GB at 5952×3348, 1.5 and 1.6 GB at 7680×4320;
+    /// QuickTime Animation 0.92 GB at 7680×4320.
+    static func maximumPixels(_ format: AnimationFormat) -> (pixels: Int, bytesPerPixel: Int, example: String)? {
+        switch format {
+        case .webm: return (5_000_000, 180, "2880×1620")
+        case .mov(.prores), .mp4: return (20_000_000, 50, "5952×3348")
+        default: return nil
+        }
+    }
+
+    /// Refuses a frame size whose encoding would take ffmpeg well over 1 GB.
+    static func checkMemory(_ format: AnimationFormat, width: Int, height: Int) throws(MercurialError) {
+        guard let limit = maximumPixels(format), width * height > limit.pixels else { return }
+        let gigabytes = Double(width * height * limit.bytesPerPixel) / 1e9
+        let other = format == .webm ? ".mov (ProRes 4444, up to 20 M pixels)" : ".mov with --codec qtrle (any frame size)"
+        throw MercurialError("\(format) at \(width)×\(height) would take ffmpeg about \(String(format: "%.1f", gigabytes)) GB; it may have at most \(limit.pixels / 1_000_000) M pixels (e.g. \(limit.example)) to stay near 1 GB: use a smaller canvas, \(other) or .png (APNG)")
+    }
+
+    /// An FFMETADATA file giving the output's `comment`: `=`, `;`, `#`, `\` and a
+    /// newline are escaped with a backslash.
+    static func metadataFile(comment: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(comment.utf8.count + 64)
+        for character in comment.unicodeScalars {
+            if "=;#\\\n".unicodeScalars.contains(character) { escaped.unicodeScalars.append("\\") }
+            escaped.unicodeScalars.append(character)
+        }
+        return ";FFMETADATA1\ncomment=" + escaped + "\n"
+    }
+
     init(format: AnimationFormat, path: String, width: Int, height: Int, fps: Double,
          recipe: String?) throws(MercurialError) {
+        try Self.checkMemory(format, width: width, height: height)
         guard let ffmpeg = Self.ffmpegPath() else {
             throw MercurialError("ffmpeg is not installed, and \(format) needs it; install Debian's package: apt-get install ffmpeg (or write .png for an APNG)")
         }
+        self.ffmpeg = ffmpeg
+        self.format = format
+        self.path = path
         file = try OutputFile.Stream(path, namedTemporary: true)
         guard let temporary = file.temporaryPath else {
             file.discard()
             throw MercurialError("\(format) needs a file to write (its container is finished with seeks); give -o a file name such as title\(format == .webm ? ".webm" : format == .mp4 ? ".mp4" : ".mov")")
         }
         frameBytes = width * height * 4
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-ffmpeg-\(getpid())-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        // On failure from here, the scratch files and the output's temporary remove themselves as they go.
+        let stem = "mercurial-ffmpeg-\(getpid())-\(UUID().uuidString)"
+        log = try ScratchFile(name: stem + ".log")
+        var metadataArguments: [String] = []
+        if let recipe {
+            let scratch = try ScratchFile(name: stem + ".txt")
+            var bytes = Array(Self.metadataFile(comment: recipe).utf8)
+            let written = bytes.withUnsafeMutableBytes { raw in
+                Result { () throws(MercurialError) in
+                    try OutputFile.writeAll(UnsafeRawBufferPointer(raw), to: scratch.fd, what: "the video's metadata")
+                }
+            }
+            try written.get()
+            metadata = scratch
+            // Input 1 has no streams; its global tags become the output's.
+            metadataArguments = ["-f", "ffmetadata", "-i", scratch.path, "-map", "0:v", "-map_metadata", "1"]
+        } else {
+            metadata = nil
+        }
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                              "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-r", formatNumber(fps),
-                             "-i", "pipe:0"] + Self.codecArguments(format)
-            + (recipe.map { ["-metadata", "comment=\($0)"] } ?? [])
-            + [temporary]
+                             // With a second input, ffmpeg reads each in a thread, queueing 8 frames by default.
+                             "-thread_queue_size", "1", "-i", "pipe:0"] + metadataArguments + Self.codecArguments(format, pixels: width * height) + [temporary]
         let pipe = Pipe()
         process.standardInput = pipe
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = try? FileHandle(forWritingTo: log)
+        process.standardError = FileHandle(fileDescriptor: log.fd, closeOnDealloc: false)
         input = pipe.fileHandleForWriting
         signal(SIGPIPE, SIG_IGN)   // a dying ffmpeg is an EPIPE to report, not a signal
+        // Writes wait in poll, not in write, so that a stop request is seen within its timeout.
+        _ = fcntl(input.fileDescriptor, F_SETFL, fcntl(input.fileDescriptor, F_GETFL) | O_NONBLOCK)
         do {
             try process.run()
         } catch {
-            file.discard()
-            try? FileManager.default.removeItem(at: log)
+            removeFiles()
             throw MercurialError("cannot start ffmpeg at \(ffmpeg) (\(error.localizedDescription)); check the installation")
         }
     }
 
+    /// Why the write stopped: ffmpeg stopped reading, or a signal asked us to stop.
+    private enum Interruption { case ffmpegGone, stopRequested }
+
     func write(_ frame: Image<RGBA8>) throws(MercurialError) {
         precondition(frame.count * 4 == frameBytes, "video frames must all be the same size")
         let fd = input.fileDescriptor
-        let ok = frame.withUnsafeBufferPointer { pixels -> Bool in
+        let interruption = frame.withUnsafeBufferPointer { pixels -> Interruption? in
             let raw = UnsafeRawBufferPointer(pixels)
             var offset = 0
             while offset < raw.count {
                 let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return false }
+                if n > 0 { offset += n; continue }
+                let code = n < 0 ? errno : EIO
+                guard code == EAGAIN || code == EINTR else { return .ffmpegGone }
+                // A stalled ffmpeg keeps the pipe full; a signal between this check and
+                // the poll is seen when the poll times out.
+                if SignalCleanup.stopRequested != nil { return .stopRequested }
+                var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&waiting, 1, 100)
             }
-            return true
+            return nil
         }
-        guard ok else {
-            try? input.close()
-            process.waitUntilExit()
-            let reason = ffmpegError() ?? "it stopped reading frames"
+        switch interruption {
+        case nil:
+            return
+        case .stopRequested:
             abort()
-            throw MercurialError("ffmpeg failed: \(reason)")
+            throw Self.stopped
+        case .ffmpegGone:
+            try? input.close()
+            guard waitForExit() else {
+                abort()
+                throw Self.stopped
+            }
+            let failure = failure()
+            abort()
+            throw failure
         }
     }
 
     func finish() throws(MercurialError) {
         try? input.close()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let reason = ffmpegError() ?? "exit status \(process.terminationStatus)"
+        guard waitForExit() else {
             abort()
-            throw MercurialError("ffmpeg failed: \(reason)")
+            throw Self.stopped
         }
-        try? FileManager.default.removeItem(at: log)
+        // ffmpeg 5.1 exits 0 when it cannot finish the file ("Error writing trailer of …:
+        // File too large"), so its log is read too.
+        guard process.terminationReason == .exit && process.terminationStatus == 0,
+              !(ffmpegError().map(Self.isWriteFailure) ?? false) else {
+            let failure = failure()
+            abort()
+            throw failure
+        }
+        if let temporary = file.temporaryPath, let problem = Self.containerProblem(at: temporary, format: format) {
+            abort()
+            throw MercurialError("ffmpeg at '\(UserPath(checked: ffmpeg))' reported success but \(problem); check that it is Debian's ffmpeg (apt-get install --reinstall ffmpeg)")
+        }
+        removeFiles(keepingOutput: true)
         try file.commit()
     }
 
     func abort() {
         if process.isRunning {
             try? input.close()
-            process.terminate()
+            // Nothing it writes is kept, so there is no trailer to wait for.
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        file.discard()
-        try? FileManager.default.removeItem(at: log)
+        removeFiles()
+    }
+
+    /// Removes the log and the metadata file, and the output unless it is to be kept.
+    private func removeFiles(keepingOutput: Bool = false) {
+        if !keepingOutput { file.discard() }
+        log.remove()
+        metadata?.remove()
+    }
+
+    /// What a write or the finish throws when a signal asked us to stop (the caller then dies of it).
+    static let stopped = MercurialError("stopped by a signal")
+
+    /// Waits for ffmpeg to exit; false if a signal asked us to stop first (its exit
+    /// status may then not be read: Foundation traps on a running process's).
+    private func waitForExit() -> Bool {
+        while process.isRunning {
+            if SignalCleanup.stopRequested != nil { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
+    /// The error for an ffmpeg that failed: a full file-size limit (`ulimit -f`) is
+    /// named as such; otherwise ffmpeg's last error line.
+    private func failure() -> MercurialError {
+        let line = ffmpegError()
+        let tooLarge = (process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGXFSZ)
+            || line?.contains("File too large") == true
+        if tooLarge { return OutputFile.writeError(EFBIG, "'\(UserPath(checked: path))'") }
+        if line?.contains("No space left") == true { return OutputFile.writeError(ENOSPC, "'\(UserPath(checked: path))'") }
+        if process.terminationReason == .uncaughtSignal {
+            return MercurialError("ffmpeg failed: it was killed by signal \(process.terminationStatus)\(line.map { " (\($0))" } ?? "")")
+        }
+        return MercurialError("ffmpeg failed: \(line ?? "it stopped reading frames (exit status \(process.terminationStatus))")")
+    }
+
+    /// Whether ffmpeg's error line says the output could not be written whole.
+    static func isWriteFailure(_ line: String) -> Bool {
+        ["Error writing trailer", "Error closing file", "File too large", "No space left"].contains { line.contains($0) }
+    }
+
+    /// Why the file at `path` is not the container of `format`, or nil if it starts as one:
+    /// an EBML header for WebM, a QuickTime atom for MOV and MP4.
+    static func containerProblem(at path: String, format: AnimationFormat) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return "its output is missing (\(String(cString: strerror(errno))))" }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 12)
+        let count = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 12) }
+        guard count > 0 else { return "its output is empty" }
+        let valid: Bool
+        switch format {
+        case .webm:
+            valid = count >= 4 && head[0..<4] == [0x1A, 0x45, 0xDF, 0xA3]
+        default:
+            let atoms: Set<String> = ["ftyp", "moov", "mdat", "wide", "free", "skip"]
+            valid = count >= 8 && atoms.contains(String(decoding: head[4..<8], as: UTF8.self))
+        }
+        return valid ? nil : "its output is not \(format)"
     }
 
     /// ffmpeg's last error line, escaped, or nil.
     private func ffmpegError() -> String? {
-        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return nil }
+        let text = String(decoding: log.tail(65_536), as: UTF8.self)
         let lines = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
         return lines.last.map { line in
             var out = ""
@@ -347,4 +505,53 @@ final class FFmpegSink: FrameSink {
     }
 
     deinit { if process.isRunning { abort() } }
+}
+
+/// A private file in the temporary folder for a child process: unnamed where the file
+/// system allows (`O_TMPFILE`), so that nothing is left however this process ends, and
+/// opened by the child through `/proc/PID/fd/N`; else named (mode 0600) and removed by
+/// `remove()` or at the end of its life.
+final class ScratchFile {
+    let fd: Int32
+    /// A path that opens the file while this process lives.
+    let path: String
+    private let named: Bool
+    private var removed = false
+
+    init(name: String) throws(MercurialError) {
+        let folder = FileManager.default.temporaryDirectory.path
+        var fd = open(folder, OutputFile.oTmpFile | O_RDWR | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            path = "/proc/\(getpid())/fd/\(fd)"
+            named = false
+        } else {
+            path = folder + "/" + name
+            fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else {
+                throw MercurialError("cannot create a temporary file in '\(UserPath(checked: folder))' (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder")
+            }
+            named = true
+        }
+        self.fd = fd
+    }
+
+    /// The file's last `limit` bytes.
+    func tail(_ limit: Int) -> [UInt8] {
+        guard !removed else { return [] }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return [] }
+        let start = max(0, Int(info.st_size) - limit)
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) - start)
+        let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start)) }
+        return Array(bytes.prefix(max(0, count)))
+    }
+
+    func remove() {
+        guard !removed else { return }
+        removed = true
+        close(fd)
+        if named { unlink(path) }
+    }
+
+    deinit { remove() }
 }

@@ -143,6 +143,11 @@ public enum OutputFile {
             return MercurialError("cannot write \(what): no space left (\(reason)); free some space or choose another output")
         case EPIPE:
             return MercurialError("cannot write \(what): its reader has gone (\(reason))")
+        case EFBIG:
+            var limit = rlimit()
+            let size = getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0 && limit.rlim_cur != rlim_t.max
+                ? " of \(limit.rlim_cur) bytes" : ""
+            return MercurialError("cannot write \(what): file too large for the limit\(size) set by ulimit -f; raise it (ulimit -f unlimited) or write a smaller output")
         default:
             return MercurialError("cannot write \(what) (\(reason)); check free space and permissions")
         }
@@ -483,6 +488,8 @@ public enum SignalCleanup {
     /// Installs the handlers. With `exitStatus`, a signal ends the process with that
     /// status (a watch stopped with Ctrl-C exits 0); without, it dies of the signal.
     public static func install(exitStatus status: Int32? = nil) {
+        // Over `ulimit -f`, a write fails with EFBIG (reported) instead of killing us.
+        signal(SIGXFSZ, SIG_IGN)
         prepareTable()
         exitStatus.pointee = status ?? -1
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {

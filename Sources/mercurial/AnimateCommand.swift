@@ -20,7 +20,9 @@ struct Animate: ParsableCommand {
           .mp4   H.264, opaque, on the background (black when there is none)
           .png   an animated PNG (APNG), looping when the animation loops
           a pattern such as frames/title-%04d.png: one PNG per frame
-        Video needs Debian's ffmpeg package. Ctrl-C stops at once and leaves no output.
+        Video needs Debian's ffmpeg package; for ffmpeg's memory (about 1 GB), WebM
+        frames may have at most 5 M pixels, ProRes and H.264 frames 20 M.
+        Ctrl-C stops at once and leaves no output.
 
         Examples:
           mercurial animate examples/light-sweep.json -o sweep.webm

@@ -52,6 +52,15 @@ extension CLIErrorCase {
             CLIErrorCase(name: "animate: a title region over 16 M pixels", arguments: ["animate", "scene.json", "-o", "a.png"],
                          setup: [.text("scene.json", "{\"text\": \"WW\", \"size\": 4000, \"width\": 7680, \"height\": 4320, \"animation\": {\"duration\": 1}}")],
                          fragments: ["lofted in memory", "at most 16 M pixels"], output: .mustNotExist("a.png")),
+            // ffmpeg's own memory (issue 19, 16b): VP9 took 1.3 GB at 3840×2160 (7.5 GB at 7680×4320), H.264 3.2 GB at 7680×4320.
+            CLIErrorCase(name: "animate: a 4K WebM", arguments: ["animate", "scene.json", "-o", "a.webm"],
+                         setup: [.text("scene.json", "{\"text\": \"Hi\", \"size\": 40, \"width\": 3840, \"height\": 2160, \"animation\": {\"duration\": 0.1}}")],
+                         fragments: ["WebM (VP9 with alpha) at 3840×2160 would take ffmpeg about 1.5 GB", "at most 5 M pixels", ".mov (ProRes"],
+                         output: .mustNotExist("a.webm")),
+            CLIErrorCase(name: "animate: an 8K MP4", arguments: ["animate", "scene.json", "-o", "a.mp4"],
+                         setup: [.text("scene.json", "{\"text\": \"Hi\", \"size\": 40, \"width\": 7680, \"height\": 4320, \"animation\": {\"duration\": 0.1}}")],
+                         fragments: ["MP4 (H.264) at 7680×4320 would take ffmpeg about 1.7 GB", "at most 20 M pixels", "--codec qtrle"],
+                         output: .mustNotExist("a.mp4")),
             CLIErrorCase(name: "animate: scene without animation", arguments: ["animate", "scene.json", "-o", "a.png"],
                          setup: [.text("scene.json", "{\"text\": \"Hi\"}")], fragments: ["has no \"animation\""],
                          output: .mustNotExist("a.png")),
@@ -200,6 +209,135 @@ extension CLIErrorCase {
             let listing = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             ps.waitUntilExit()
             #expect(!listing.contains(dir.path), "a process still names the folder")
+        }
+    }
+    // MARK: - A fake ffmpeg (issue 19)
+
+    /// An `ffmpeg` in `dir/bin` that runs the shell `body`, and the environment that finds it first.
+    func fakeFFmpeg(_ body: String, in dir: URL) throws -> [String: String] {
+        let bin = dir.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: false)
+        let script = bin.appendingPathComponent("ffmpeg")
+        try Data("#!/bin/sh\n\(body)\n".utf8).write(to: script)
+        chmod(script.path, 0o755)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        return environment
+    }
+
+    /// Runs `animate s.json -o out.webm` in `dir` with `environment`, whose fake ffmpeg writes
+    /// its process id to `bin/ffmpeg.pid` and stalls; `body` gets both once it has; both are
+    /// killed afterwards if still there.
+    func withStalledAnimate(in dir: URL, environment: [String: String],
+                            _ body: (Process, pid_t) async throws -> Void) async throws {
+        let process = Process()
+        process.executableURL = try CLI.binary()
+        process.arguments = ["animate", "s.json", "-o", "out.webm"]
+        process.currentDirectoryURL = dir
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var ffmpeg: pid_t = 0
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if ffmpeg > 0 { kill(ffmpeg, SIGKILL) }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ffmpeg == 0 && ContinuousClock.now < deadline {
+            let text = try? String(contentsOf: dir.appendingPathComponent("bin/ffmpeg.pid"), encoding: .utf8)
+            if let pid = text.flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) { ffmpeg = pid }
+            else { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        try #require(ffmpeg > 0, "the fake ffmpeg started")
+        try await body(process, ffmpeg)
+    }
+
+    /// Sends `signalNumber` to `process` and waits up to 10 s for it to end; how long it took.
+    func stop(_ process: Process, with signalNumber: Int32) async throws -> Duration {
+        let sent = ContinuousClock.now
+        kill(process.processIdentifier, signalNumber)
+        while process.isRunning && ContinuousClock.now - sent < .seconds(10) { try await Task.sleep(for: .milliseconds(10)) }
+        let took = ContinuousClock.now - sent
+        try #require(!process.isRunning, "stopped within 10 s")
+        return took
+    }
+
+    /// A signal stops `animate` while ffmpeg reads nothing (the frame write blocks on a full
+    /// pipe) or has read every frame but does not exit: at once, with ffmpeg killed and reaped,
+    /// and nothing left. The write used to retry EINTR and wait for ffmpeg for as long as it slept.
+    @Test(arguments: [("exec sleep 60", SIGINT), ("exec sleep 60", SIGTERM), ("cat > /dev/null; exec sleep 60", SIGINT)])
+    func aStalledFFmpegStopsAtOnce(_ stall: String, _ signalNumber: Int32) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            // $$ is the sleep's process id too (exec keeps it); written once the stall begins.
+            let environment = try fakeFFmpeg(stall.replacingOccurrences(of: "exec", with: "echo $$ > \"$0.pid\"; exec"), in: dir)
+            // 160 KB frames: the first one fills the pipe (64 KB).
+            try Data(#"{"text": "Hi", "size": 40, "width": 320, "height": 128, "animation": {"duration": 1, "fps": 10}}"#.utf8)
+                .write(to: dir.appendingPathComponent("s.json"))
+            try await withStalledAnimate(in: dir, environment: environment) { process, ffmpeg in
+                // Let the frame write (or the wait for ffmpeg's exit) begin.
+                try await Task.sleep(for: .seconds(1))
+                #expect(process.isRunning, "waiting on the stalled ffmpeg")
+                let took = try await stop(process, with: signalNumber)
+                #expect(took < .seconds(2), "stopped in \(took)")
+                #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signalNumber)
+                #expect(kill(ffmpeg, 0) != 0 && errno == ESRCH, "ffmpeg killed and reaped")
+                let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+                #expect(left == ["bin", "s.json"], "left behind: \(left)")
+            }
+        }
+    }
+
+    /// Killed outright (SIGKILL, no handler runs), `animate` leaves nothing in TMPDIR: ffmpeg's
+    /// log and the recipe's FFMETADATA file have no names (a named log was left behind).
+    @Test func aKilledAnimateLeavesNothingInTheTemporaryFolder() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            var environment = try fakeFFmpeg(#"echo $$ > "$0.pid"; exec sleep 60"#, in: dir)
+            let scratch = dir.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
+            environment["TMPDIR"] = scratch.path
+            try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
+            try await withStalledAnimate(in: dir, environment: environment) { process, _ in
+                _ = try await stop(process, with: SIGKILL)
+                let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+                #expect(left.isEmpty, "left in TMPDIR: \(left)")
+            }
+        }
+    }
+
+    /// ffmpeg's own peak memory for a 1080p WebM, measured by `/usr/bin/time` around the real
+    /// ffmpeg: it was 647 MB (782 MB once the recipe became a second input), as libvpx kept
+    /// 25 frames of lag buffers for each of its two encoders (colour and alpha), which realtime
+    /// mode without alt-ref frames never uses; now about 500 MB. Its buffers are allocated at
+    /// the start, so three frames show it.
+    @Test func ffmpegMemoryForA1080pWebMIsBounded() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let environment = try fakeFFmpeg(#"exec /usr/bin/time -f %M -o "$0.peak" /usr/bin/ffmpeg "$@""#, in: dir)
+            try Data(#"{"text": "Hi", "size": 40, "width": 1920, "height": 1080, "animation": {"duration": 0.1, "fps": 30}}"#.utf8)
+                .write(to: dir.appendingPathComponent("s.json"))
+            let r = try await CLI.run(["animate", "s.json", "-o", "out.webm"], in: dir, environment: environment,
+                                      timeout: Self.deadline)
+            expectSuccess(r)
+            let text = try String(contentsOf: dir.appendingPathComponent("bin/ffmpeg.peak"), encoding: .utf8)
+            let kilobytes = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "\(text)")
+            #expect(kilobytes < 560_000, "ffmpeg peaked at \(kilobytes / 1024) MB")
+        }
+    }
+
+    /// An ffmpeg that exits 0 without writing the container is an error, not a 0-byte video.
+    @Test(arguments: [("cat > /dev/null", "its output is empty"),
+                      (#"cat > /dev/null; for last; do :; done; echo 'not a video' > "$last""#, "its output is not WebM")])
+    func anFFmpegThatWritesNoVideoIsAnError(_ body: String, _ problem: String) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let environment = try fakeFFmpeg(body, in: dir)
+            try Data(Self.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let r = try await CLI.run(["animate", "s.json", "-o", "out.webm"], in: dir, environment: environment,
+                                      timeout: Self.deadline)
+            #expect(r.termination == .exit && r.status == 1, "\(r)")
+            #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("error: ffmpeg at '")
+                    && r.stderr.contains("reported success but \(problem)"), "\(r)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+            #expect(left == ["bin", "s.json"], "left behind: \(left)")
         }
     }
 }

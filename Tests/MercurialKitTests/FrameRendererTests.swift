@@ -225,6 +225,40 @@ func probe(_ path: String) throws -> [String: String] {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [name], "no temporary file left")
     }
 
+    /// A 3,000-keyframe recipe (147 KB) is over Linux's 128 KB an argument, so it goes to ffmpeg
+    /// as an FFMETADATA file; every container gives it back byte for byte, with the characters
+    /// that file escapes (`=`, `;`, `#`, `\`, newline). MOV's own comment atom would cut it at 64 KB.
+    @Test(arguments: cases.map(\.0))
+    func aLargeRecipeComesBackWhole(_ name: String) throws {
+        let (_, format, _) = try #require(Self.cases.first { $0.0 == name })
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("video-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let keyframes = (0..<3000).map { (Double($0) / 1000, ParameterValue.number(Double($0 % 100) / 100)) }
+        let timeline = Timeline(duration: 3, fps: 10, tracks: [try track("light1.hue", keyframes)])
+        let recipe = SceneRecipe.json(for: animatedSettings(width: 160, height: 64), timeline: timeline,
+                                      description: "a=b; #c \\ d\ne ✈ \\\n;FFMETADATA1\n[STREAM]")
+        #expect(recipe.utf8.count > 131_072, "over MAX_ARG_STRLEN: \(recipe.utf8.count) bytes")
+        let path = dir.appendingPathComponent(name).path
+        let sink = try format.sink(path: path, width: 160, height: 64, fps: 10, frameCount: 2, loop: false, recipe: recipe)
+        for _ in 0..<2 { try sink.write(Image(width: 160, height: 64, repeating: RGBA8(r: 200, g: 100, b: 0, a: 255))) }
+        try sink.finish()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        process.arguments = ["-v", "error", "-show_entries", "format_tags=comment", "-of", "json", path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        // Matroska spells its tags in capitals.
+        let tags = (json?["format"] as? [String: Any])?["tags"] as? [String: Any]
+        let comment = (tags?["comment"] ?? tags?["COMMENT"]) as? String
+        #expect(comment == recipe, "\(name): \(comment?.utf8.count ?? 0) bytes back of \(recipe.utf8.count)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [name], "no temporary file left")
+    }
+
     @Test func ffmpegErrorsComeBackAsOneLine() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("video-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -167,6 +167,29 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
         }
     }
 
+    // MARK: - Issue 19, class 14: a file-size limit
+
+    /// Over `ulimit -f`, the write fails with EFBIG: one error line naming the limit and no
+    /// file, where SIGXFSZ used to kill the process without a word (ffmpeg too, or it
+    /// exited 0 having written part of the file).
+    /// With a recipe, the video's metadata file (in TMPDIR) meets the limit first.
+    @Test(arguments: ["render Hi -o out.png", "animate s.json -o out.png", "animate s.json -o out.webm",
+                      "animate s.json -o out.webm --no-metadata", "animate s.json -o out.mp4 --no-metadata",
+                      "animate s.json -o out.mov --no-metadata"])
+    func aFileSizeLimitIsOneErrorAndNoFile(_ command: String) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data(AnimateCommandTests.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
+            // One block (dash's are 512 bytes, bash's 1024): less than any of these outputs.
+            let r = try await CLI.shell("ulimit -f 1; \"$M\" \(command)", in: dir, timeout: .seconds(120))
+            #expect(r.termination == .exit && r.status == 1, "\(r)")
+            let culprit = command.contains("metadata") || !command.contains("webm") ? "'out." : "the video's metadata"
+            #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("error: cannot write \(culprit)")
+                    && r.stderr.contains("file too large for the limit of ") && r.stderr.contains(" bytes set by ulimit -f;"), "\(r)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            #expect(left == ["s.json"], "left behind: \(left)")
+        }
+    }
+
     // MARK: - Class 4: PNG chunks libpng would spend memory on
 
     @Test func ancillaryChunksAreIgnoredNotRefused() async throws {
