@@ -194,7 +194,8 @@ extension CLIErrorCase {
             kill(process.processIdentifier, signalNumber)
             let deadline = ContinuousClock.now + .seconds(10)
             while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(!process.isRunning, "stopped")
+            // (Foundation traps on a running process's termination reason: a test must fail, not crash.)
+            try #require(!process.isRunning, "stopped")
             #expect(ContinuousClock.now - sent < .seconds(3), "at once")
             #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signalNumber)
             let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0 != "s.json" }
