@@ -3,7 +3,7 @@
 # AddressSanitizer and LeakSanitizer and runs it for SECONDS on a copy of its
 # seed corpus (scripts/fuzz/corpus/TARGET).
 #
-#   bash scripts/fuzz.sh scene|png|font|cli SECONDS [extra libFuzzer flags...]
+#   bash scripts/fuzz.sh scene|png|font|cli|batch SECONDS [extra libFuzzer flags...]
 #   bash scripts/fuzz.sh TARGET build          only build it
 #
 # The cli target also compiles the front end (Sources/mercurial) and
@@ -16,7 +16,7 @@
 # when it found something. See scripts/fuzz/README.md.
 set -euo pipefail
 
-usage() { echo "usage: bash scripts/fuzz.sh scene|png|font|cli SECONDS [libFuzzer flags...]" >&2; exit 2; }
+usage() { echo "usage: bash scripts/fuzz.sh scene|png|font|cli|batch SECONDS [libFuzzer flags...]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 target=$1 seconds=$2
 shift 2
@@ -28,6 +28,7 @@ case $target in
     png) max_len=16384 ;;
     font) max_len=32768 ;;
     cli) max_len=4096 ;;
+    batch) max_len=16384 ;;
     *) usage ;;
 esac
 

@@ -22,7 +22,7 @@ let fuzzScratchFolder: String = {
 }()
 
 /// The names the targets write in `fuzzScratchFolder`.
-let fuzzScratchFiles = ["scene.json", "font.ttf"]
+let fuzzScratchFiles = ["scene.json", "font.ttf", "batch.csv", "batch.jsonl"]
 
 /// Writes `size` bytes at `data` to `path` (replacing it); traps if that fails,
 /// since a fuzz run that cannot write its input tests nothing.
