@@ -106,6 +106,8 @@ final class PhysicsWorld {
         let g = dynamics.gravity
         cpSpaceSetGravity(space, cpv(g.x, g.y))
         cpSpaceSetIterations(space, 30)
+        let index = spatialHash
+        cpSpaceUseSpatialHash(space, index.cell, Int32(index.count))
         // Contacts begin: mark the bodies (a body's user data is its index + 1).
         if let handler = cpSpaceAddDefaultCollisionHandler(space) {
             handler.pointee.userData = shared
@@ -127,20 +129,9 @@ final class PhysicsWorld {
                 }
             }
         }
-        // Boundaries: thick segments whose inner surface is the canvas edge, so fast bodies do not tunnel.
-        let thickness = 200.0, w = canvas.width, h = canvas.height
-        let floorY = dynamics.floor ?? h
-        let reach = 1e5
-        var segments: [(cpVect, cpVect)] = []
-        if dynamics.hasFloor { segments.append((cpv(-reach, floorY + thickness), cpv(w + reach, floorY + thickness))) }
-        if dynamics.walls {
-            segments.append((cpv(-thickness, -reach), cpv(-thickness, floorY + reach)))
-            segments.append((cpv(w + thickness, -reach), cpv(w + thickness, floorY + reach)))
-        }
-        if dynamics.ceiling { segments.append((cpv(-reach, -thickness), cpv(w + reach, -thickness))) }
         let ground = cpSpaceGetStaticBody(space)
-        for (a, b) in segments {
-            guard let shape = cpSegmentShapeNew(ground, a, b, thickness) else { continue }
+        for (a, b) in boundaries {
+            guard let shape = cpSegmentShapeNew(ground, a, b, Self.thickness) else { continue }
             cpShapeSetElasticity(shape, 1)   // Chipmunk multiplies the two: the body's own elasticity counts.
             cpShapeSetFriction(shape, 1)
             cpSpaceAddShape(space, shape)
@@ -167,6 +158,48 @@ final class PhysicsWorld {
         }
         markOverlaps(bodyShapes)
         for rope in ropeSpecs where rope.body < bodies.count { addRope(rope) }
+    }
+
+    /// Boundaries are thick segments whose inner surface is the canvas edge (or the
+    /// floor's line), so that fast bodies do not tunnel through them. They reach
+    /// `Self.reach` canvases beyond the canvas: far enough that what goes round their
+    /// ends is long out of sight, and short enough to fill few cells of the spatial hash.
+    static let thickness = 200.0
+    static let reach = 2.0
+
+    private var boundaries: [(cpVect, cpVect)] {
+        let t = Self.thickness, w = canvas.width, h = canvas.height
+        let r = Self.reach * max(w, h)
+        let floorY = dynamics.floor ?? h
+        var segments: [(cpVect, cpVect)] = []
+        if dynamics.hasFloor { segments.append((cpv(-r, floorY + t), cpv(w + r, floorY + t))) }
+        if dynamics.walls {
+            segments.append((cpv(-t, -r), cpv(-t, h + r)))
+            segments.append((cpv(w + t, -r), cpv(w + t, h + r)))
+        }
+        if dynamics.ceiling { segments.append((cpv(-r, -t), cpv(w + r, -t))) }
+        return segments
+    }
+
+    /// Chipmunk's default index, a bounding-box tree, widens each box by a tenth of
+    /// a second of its body's travel, so fast bodies' boxes (a push of 100 sends a
+    /// small glyph at 10⁵ px/s) cover the canvas and every pair is tested each step:
+    /// the cost grew as the square of the glyph count and more. A spatial hash with
+    /// cells about a body's size (the median of the bodies' larger extents) tests only
+    /// near neighbours; its table has ten cells a body, as Chipmunk advises, plus as
+    /// many as the boundaries cover, so that they do not crowd the bodies' cells.
+    var spatialHash: (cell: Double, count: Int) {
+        let extents = specs.map { spec -> Double in
+            let xs = spec.vertices.map(\.x), ys = spec.vertices.map(\.y)
+            return max((xs.max() ?? 0) - (xs.min() ?? 0), (ys.max() ?? 0) - (ys.min() ?? 0))
+        }.sorted()
+        let cell = max(extents.isEmpty ? 100 : extents[extents.count / 2], 8)
+        let boundaryCells = boundaries.reduce(0.0) { total, segment in
+            let (a, b) = segment
+            let t = 2 * Self.thickness
+            return total + (abs(b.x - a.x) + t) / cell * ((abs(b.y - a.y) + t) / cell)
+        }
+        return (cell, 10 * specs.count + min(Int(boundaryCells), 1 << 22) + 64)
     }
 
     /// A chain of `segments` links, each a thin rod with no shape (it collides with
