@@ -17,7 +17,7 @@ for n in "${counts[@]}"; do
     [[ "${SETTINGS:-lively}" == default ]] && dynamics='{}'
     cat > "$TMP/s$n.json" <<JSON
 { "text": "$text", "width": 1920, "height": 1080, "maxLines": 100, "background": "#101014",
-  "animation": { "duration": $seconds, "fps": 10 },
+  "animation": { "duration": $seconds, "fps": ${FPS:-10} },
   "dynamics": $dynamics }
 JSON
     for run in $(seq "$runs"); do
