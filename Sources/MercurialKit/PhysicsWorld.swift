@@ -175,14 +175,15 @@ final class PhysicsWorld {
         for rope in ropeSpecs where rope.body < bodies.count { addRope(rope) }
     }
 
-    /// Boundaries are thick segments whose inner surface is the canvas edge (or the
-    /// floor's line), so that fast bodies do not tunnel through them. They reach
-    /// `Self.reach` canvases beyond the canvas: far enough that what goes round their
-    /// ends is long out of sight, and short enough to fill few cells of the spatial hash.
-    static let thickness = 200.0
+    /// Seconds a body must have hardly moved before it sleeps.
     static let sleepAfter = 0.5
+    static let thickness = 200.0
     static let reach = 2.0
 
+    /// Boundaries are thick segments whose inner surface is the canvas edge (or the
+    /// floor's line), so that fast bodies do not tunnel through them. They reach
+    /// `reach` canvas sizes beyond the canvas: far enough that what goes round their
+    /// ends is long out of sight, and short enough to fill few cells of the spatial hash.
     private var boundaries: [(cpVect, cpVect)] {
         let t = Self.thickness, w = canvas.width, h = canvas.height
         let r = Self.reach * max(w, h)
@@ -310,6 +311,7 @@ final class PhysicsWorld {
     /// step), and a pair of touching bodies for a step costs this many: 2,000 glyphs
     /// flying apart (push 100, elasticity 1) cost 0.44 µs a body-step, and resting in
     /// a pile 1.9 µs more for each touching pair and step (scripts/physics-growth.sh).
+    /// Sleeping pairs still count (Chipmunk keeps their arbiters), so a settled pile's count errs high.
     static let contactWeight = 4
     /// The work a scene may take: 10⁸ units, about 45 s of CPU time on the machine
     /// measured, or what `MERCURIAL_PHYSICS_BUDGET` says (a whole number).
