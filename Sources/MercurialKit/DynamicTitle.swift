@@ -36,7 +36,9 @@ final class DynamicTitle {
     /// The rows of `layer` the last frame drew on (only those are cleared).
     private var drawnRows: Range<Int> = 0..<0
 
-    init(settings: RenderSettings, dynamics: Dynamics, width: Int, height: Int) throws(MercurialError) {
+    /// `seconds`: how far the animation runs (for the physics' budget, checked before any work).
+    init(settings: RenderSettings, dynamics: Dynamics, width: Int, height: Int, seconds: Double = 0,
+         budget: Int = PhysicsWorld.defaultBudget) throws(MercurialError) {
         guard settings.mask == nil, let text = settings.text else {
             throw MercurialError("\"dynamics\" moves the glyphs of a text; give \"text\" instead of \"mask\"")
         }
@@ -58,6 +60,12 @@ final class DynamicTitle {
         }
         guard groups.count <= Self.maximumBodies else {
             throw MercurialError("the title has \(groups.count) glyphs, over the limit of \(Self.maximumBodies) bodies for \"dynamics\"; use shorter text or \"bodies\": \"words\"")
+        }
+        let bodies = groups.count + dynamics.ropes.reduce(0) { $0 + $1.segments }
+        let least = PhysicsWorld.leastWork(bodies: bodies, seconds: seconds, dynamics: dynamics)
+        guard least <= Double(budget) else {
+            let steps = Int(least) / max(bodies, 1)
+            throw MercurialError("\"dynamics\" would take at least \(Int(least)) body-steps (\(bodies) bodies\(dynamics.ropes.isEmpty ? "" : ", rope links included") × \(steps) steps: \(formatNumber(seconds)) s at \(formatNumber(dynamics.stepsPerSecond)) steps a second), over the physics budget of \(budget); \(PhysicsWorld.budgetAdvice)")
         }
         let margin = settings.margin
         let loft = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile)
@@ -104,7 +112,8 @@ final class DynamicTitle {
                                   density: dynamics.density(of: i),
                                   release: hung.contains(i) ? 0 : dynamics.releaseTime(of: i))
         }
-        world = PhysicsWorld(specs: specs, ropes: ropes, dynamics: dynamics, canvasWidth: width, canvasHeight: height)
+        world = PhysicsWorld(specs: specs, ropes: ropes, dynamics: dynamics, canvasWidth: width, canvasHeight: height,
+                             budget: budget)
         self.ropes = dynamics.ropes
         self.ropeEnds = ropeEnds
         ropeLoft = loft
@@ -180,8 +189,13 @@ final class DynamicTitle {
     }
 
     /// Draws the title at `time` with `settings`' lights, point lights and backdrop into `canvas`.
-    func render(at time: Double, settings: RenderSettings, shading: ShadingLookup, into canvas: inout Image<RGBA8>) {
+    /// Throws when the physics runs over its budget on the way to `time`.
+    func render(at time: Double, settings: RenderSettings, shading: ShadingLookup,
+                into canvas: inout Image<RGBA8>) throws(MercurialError) {
         let poses = poses(at: time)
+        if let error = world.overBudget { throw error }
+        // Stopped by Ctrl-C part way (see `PhysicsWorld.advance`): no frame; the caller ends the process.
+        if let signal = SignalCleanup.stopRequested { throw MercurialError("stopped by signal \(signal)") }
         let rows = drawnRows, width = self.width
         layer.withUnsafeMutableBufferPointer { p in
             if !rows.isEmpty { (p.baseAddress! + rows.lowerBound * width).update(repeating: .clear, count: rows.count * width) }

@@ -60,7 +60,8 @@ public final class FrameRenderer {
         canvas = Image(width: width, height: height, repeating: .clear)
         title = Image(width: built.mask.width, height: built.mask.height, repeating: .clear)
         dynamicTitle = try timeline.dynamics.map { d throws(MercurialError) in
-            try DynamicTitle(settings: first, dynamics: d, width: canvasSize.width, height: canvasSize.height)
+            try DynamicTitle(settings: first, dynamics: d, width: canvasSize.width, height: canvasSize.height,
+                             seconds: timeline.duration)
         }
     }
 
@@ -132,7 +133,7 @@ public final class FrameRenderer {
             guard key == geometry.key else {
                 throw MercurialError("a track changes the letters' shape\(at), but with \"dynamics\" each letter is built once; keyframe only lights, colours, point lights and the backdrop")
             }
-            dynamicTitle.render(at: time ?? 0, settings: settings,
+            try dynamicTitle.render(at: time ?? 0, settings: settings,
                                 shading: shadingImage ?? ShadingSphere.lookup(settings.scene), into: &canvas)
             return canvas
         }

@@ -284,3 +284,15 @@ extension CLI.Result {
         return mb
     }
 }
+
+extension Process {
+    /// Sends `signalNumber` and waits, until `deadline` at most, for the process to end;
+    /// gives how long it took (nil: it was still running at the deadline).
+    func stop(with signalNumber: Int32, deadline wait: Duration = .seconds(10)) async throws -> Duration? {
+        let sent = ContinuousClock.now
+        kill(processIdentifier, signalNumber)
+        let deadline = sent + wait
+        while isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return isRunning ? nil : ContinuousClock.now - sent
+    }
+}

@@ -87,15 +87,15 @@ func inside(_ p: SIMD2<Double>, _ poly: [SIMD2<Double>], slack: Double) -> Bool 
 
     @Test func lettersFallAndComeToRestOnTheFloorInsideTheCanvas() throws {
         let title = try DynamicTitle(settings: dropSettings(), dynamics: Self.bouncy, width: 480, height: 200)
-        let rest = title.poses(at: 6)
-        let later = title.poses(at: 6.5)
+        let rest = title.poses(at: 8)
+        let later = title.poses(at: 8.5)
         for (i, piece) in title.pieces.enumerated() {
             let hull = worldHull(piece, rest[i])
             let xs = hull.map(\.x), ys = hull.map(\.y)
             #expect(xs.min()! > -1 && xs.max()! < 481 && ys.min()! > -1, "body \(i) stays inside: \(hull)")
             #expect(ys.max()! < 201, "body \(i) is never below the floor")
             #expect(abs(rest[i].x - later[i].x) < 0.5 && abs(rest[i].y - later[i].y) < 0.5
-                    && abs(rest[i].angle - later[i].angle) < 0.01, "body \(i) is at rest")
+                    && abs(rest[i].angle - later[i].angle) < 0.01, "body \(i) is at rest: \(rest[i]) then \(later[i])")
             // At rest on the floor, or on another letter that is.
             let onFloor = ys.max()! > 198
             let onLetter = title.pieces.indices.contains { j in
@@ -432,6 +432,116 @@ func dynamicsError(_ block: String, animation: String = "\"animation\": {\"durat
             _ = try DynamicTitle(settings: dropSettings(text: "Hi"), dynamics: d, width: 480, height: 200)
         } throws: { error in
             (error as? MercurialError)?.message.contains("\"dynamics.ropes[0].body\" is 7, but the title has 2 bodies") == true
+        }
+    }
+}
+
+/// Issue 19, item 16: the physics' cost, its budget, and Ctrl-C during a long frame.
+@Suite struct PhysicsCostTests {
+    /// Lively settings: bodies fly apart at thousands of px/s and keep going.
+    static var lively: Dynamics {
+        var d = Dynamics()
+        d.elasticity = 1
+        d.friction = 0
+        d.stepsPerSecond = 2000
+        d.push = Dynamics.Push(direction: SIMD2(1, -1), magnitude: 100)
+        return d
+    }
+
+    /// Chipmunk's bounding-box tree widened fast bodies' boxes over the whole canvas, so
+    /// every pair was tested each step; the spatial hash's cells are a body's size.
+    @Test func theSpatialHashHasCellsOfABodysSizeAndTenABody() throws {
+        let text = Array(repeating: "mercurial", count: 30).joined(separator: " ")
+        var settings = dropSettings(text: text, width: 1920, height: 1080)
+        settings.size = 40
+        let title = try DynamicTitle(settings: settings, dynamics: Self.lively, width: 1920, height: 1080)
+        let extents = title.pieces.map { p in
+            max(p.hull.map(\.x).max()! - p.hull.map(\.x).min()!, p.hull.map(\.y).max()! - p.hull.map(\.y).min()!)
+        }.sorted()
+        let index = title.world.spatialHash
+        #expect(index.cell >= extents.first! && index.cell <= extents.last!, "cell \(index.cell), bodies \(extents.first!)…\(extents.last!)")
+        #expect(index.count >= 10 * title.pieces.count)
+        // The boundaries (a floor and two walls here) reach two canvas sizes out, so they fill few cells.
+        let boundaryCells = 3 * (5 * 1920 + 400) * 400 / (index.cell * index.cell)
+        #expect(index.count <= 10 * title.pieces.count + Int(boundaryCells) + 64)
+    }
+
+    @Test func aSceneOverTheBudgetIsRefusedBeforeAnyWork() throws {
+        // 9 glyphs × 2 s × 240 steps = 4,320 body-steps at least.
+        #expect(throws: MercurialError.self) {
+            _ = try DynamicTitle(settings: dropSettings(), dynamics: Dynamics(), width: 480, height: 200, seconds: 2, budget: 4_000)
+        }
+        do {
+            _ = try DynamicTitle(settings: dropSettings(), dynamics: Dynamics(), width: 480, height: 200, seconds: 2, budget: 4_000)
+        } catch {
+            #expect(error.message.contains("4320 body-steps") && error.message.contains("budget of 4000"), "\(error.message)")
+            #expect(error.message.contains("\"stepsPerSecond\"") && error.message.contains("\"duration\""), "names what to reduce")
+        }
+        _ = try DynamicTitle(settings: dropSettings(), dynamics: Dynamics(), width: 480, height: 200, seconds: 2, budget: 4_400)
+    }
+
+    /// Resting in a pile, bodies touch one another and the floor on every step, which costs more than their count says.
+    @Test func aPileThatRunsOverTheBudgetStopsWithAnError() throws {
+        let title = try DynamicTitle(settings: dropSettings(), dynamics: Dynamics(), width: 480, height: 200,
+                                     seconds: 2, budget: 6_000)
+        var canvas = Image<RGBA8>(width: 480, height: 200, repeating: .clear)
+        let shading = ShadingSphere.lookup(ShadingScene())
+        // Falling, they touch nothing: 9 × 24 body-steps.
+        try title.render(at: 0.1, settings: dropSettings(), shading: shading, into: &canvas)
+        #expect(throws: MercurialError.self) {
+            try title.render(at: 2, settings: dropSettings(), shading: shading, into: &canvas)
+        }
+        #expect(title.world.overBudget?.message.contains("ran over its budget of 6000") == true, "\(String(describing: title.world.overBudget))")
+        #expect(title.world.steps < 480, "stopped where it ran over")
+        #expect(title.world.work > 6_000 && title.world.work < 6_000 + 2 * 9 + 4 * 40)
+    }
+
+    /// 36 glyphs × 3,600 s × 2,000 steps: 2.6 × 10⁸ body-steps, hours of work.
+    @Test func theCommandRefusesAnHourOfPhysicsAtOnceWithOneLine() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = """
+            {"text": "Mercurial Mercurial Mercurial Mercurial", "width": 480, "height": 200, "animation": {"duration": 3600, "fps": 1},
+             "dynamics": {"stepsPerSecond": 2000, "elasticity": 1, "friction": 0}}
+            """
+            try Data(scene.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let r = try await CLI.run(["animate", "s.json", "-o", "out.png"], in: dir, timeout: .seconds(60))
+            #expect(r.status != 0 && r.stderrLines.count == 1, "\(r)")
+            #expect(r.stderr.hasPrefix("error: ") && r.stderr.contains("over the physics budget"), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.png").path))
+        }
+    }
+
+    /// A frame of a heavy scene is seconds of physics (here 2,000 steps of 64 ropes of 200 links);
+    /// Ctrl-C stops within a step, not at the end of the frame, and leaves nothing.
+    @Test func ctrlCStopsWithinAFramesPhysics() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let ropes = (0..<64).map { "{\"body\": 0, \"anchor\": [\(20 + 7 * $0), 0], \"segments\": 200, \"width\": 2}" }
+            let scene = """
+            {"text": "Hi", "width": 480, "height": 300, "size": 60, "animation": {"duration": 2, "fps": 1},
+             "dynamics": {"bodies": "title", "floor": false, "stepsPerSecond": 2000, "ropes": [\(ropes.joined(separator: ", "))]}}
+            """
+            try Data(scene.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let process = Process()
+            process.executableURL = try CLI.binary()
+            process.arguments = ["animate", "s.json", "-o", "frames-%04d.png"]
+            process.currentDirectoryURL = dir
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            // Frame 0 (t = 0, no steps) is written; then frame 1's 2,000 steps begin.
+            let written = ContinuousClock.now + .seconds(120)
+            func others() -> [String] {
+                ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0 != "s.json" }
+            }
+            while others().isEmpty && process.isRunning && ContinuousClock.now < written { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(!others().isEmpty && process.isRunning, "frame 0 written, frame 1 under way")
+            try await Task.sleep(for: .milliseconds(300))
+            let took = try await process.stop(with: SIGINT, deadline: .seconds(60))
+            #expect(took != nil, "stopped")
+            #expect(took.map { $0 < .seconds(3) } == true, "within a step, not at the frame's end: \(String(describing: took))")
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT)
+            #expect(others().isEmpty, "left behind: \(others())")
         }
     }
 }

@@ -172,6 +172,11 @@ extension CLIErrorCase {
     static let honestLimits: [CLIErrorCase] = {
         let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}"
         return [
+            CLIErrorCase(name: "an hour of physics for 36 glyphs at 2000 steps a second (issue 19, item 16)",
+                         arguments: ["animate", "s.json", "-o", "out.png"],
+                         setup: [.text("s.json", "{\"text\": \"Mercurial Mercurial Mercurial Mercurial\", \"animation\": {\"duration\": 3600, \"fps\": 1}, \"dynamics\": {\"stepsPerSecond\": 2000}}")],
+                         fragments: ["\"dynamics\" would take at least 259200000 body-steps", "over the physics budget of 100000000",
+                                     "a lower \"stepsPerSecond\" or a shorter \"duration\""]),
             CLIErrorCase(name: "3000 emoji ZWJ sequences (a byte limit, named as such)",
                          arguments: ["render", String(repeating: family, count: 3000)],
                          fragments: ["3000 characters but 75000 bytes of UTF-8, over the limit of 40000 bytes"]),
