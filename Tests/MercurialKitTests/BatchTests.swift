@@ -183,6 +183,31 @@ import Glibc
         }
     }
 
+    /// One process rendering many distinct titles (five fonts, bundled and through
+    /// fontconfig, every hue, nine sizes) levels off: what it keeps for one title
+    /// (font hashes, shading lookups and layers, fontconfig's answers) is bounded, so
+    /// a long batch, watch or editor session does not grow with what it has seen.
+    @Test func memoryLevelsOffOverManyDistinctTitles() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let fonts = ["rounded", "serif", "display", "DejaVu Sans:bold", "DejaVu Serif"]
+            var peaks: [Int: Int] = [:]
+            for rows in [30, 300] {
+                var csv = "text,font,light1.hue,light2.x,size\n"
+                for i in 0..<rows {
+                    csv += "T\(i),\(fonts[i % fonts.count]),\((Double(i) * 0.618).truncatingRemainder(dividingBy: 1)),\(i % 50 - 25),\(12 + i % 9)\n"
+                }
+                try Data(csv.utf8).write(to: dir.appendingPathComponent("t\(rows).csv"))
+                let r = try await CLI.shell("/usr/bin/time -f 'peak %M' \"$M\" batch t\(rows).csv -o out\(rows) -q",
+                                            in: dir, timeout: .seconds(240))
+                #expect(r.status == 0, "\(r)")
+                peaks[rows] = r.stderrLines.last.flatMap { $0.hasPrefix("peak ") ? Int($0.dropFirst(5)) : nil } ?? .max
+            }
+            let (few, many) = (peaks[30] ?? .max, peaks[300] ?? .max)
+            // Ten times the titles: a few MB more at most (allocator slack), not ten times the keeping.
+            #expect(many < few + 8 * 1024, "peak \(few) KB for 30 titles, \(many) KB for 300")
+        }
+    }
+
     /// Item 25: the help's text fits 80 columns as written (ArgumentParser re-wraps
     /// nothing), so no orphaned words.
     @Test func helpFitsEightyColumns() async throws {
