@@ -12,6 +12,8 @@
 # the seeds only (a fresh working corpus), so a result depends on the commit, not
 # on what an earlier run on this machine found.
 set -uo pipefail
+# The whole script is one block, read before it runs: editing it during a run changes nothing.
+{
 seconds=${1:-60}
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || { echo "usage: bash scripts/fuzz-smoke.sh [SECONDS]" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,3 +65,4 @@ if [[ ${#failed[@]} -gt 0 ]]; then
     exit 1
 fi
 echo "fuzz smoke: ${#targets[@]} targets clean"
+}

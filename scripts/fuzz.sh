@@ -15,6 +15,8 @@
 # there too. Exit status: 0 when the run ended clean, libFuzzer's (non-zero)
 # when it found something. See scripts/fuzz/README.md.
 set -euo pipefail
+# The whole script is one block, read before it runs: editing it during a run changes nothing.
+{
 
 usage() { echo "usage: bash scripts/fuzz.sh scene|png|font|cli|batch SECONDS [libFuzzer flags...]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
@@ -22,15 +24,17 @@ target=$1 seconds=$2
 shift 2
 [[ $seconds =~ ^[0-9]+$ || $seconds == build ]] || usage
 
-# Per target: the largest input, and a dictionary if there is one.
+# Per target: the largest input, and how often to print the heap (about once a
+# minute at the target's speed); a dictionary is used if there is one.
 case $target in
-    scene) max_len=8192 ;;
-    png) max_len=16384 ;;
-    font) max_len=32768 ;;
-    cli) max_len=4096 ;;
-    batch) max_len=16384 ;;
+    scene) max_len=8192 sample=100000 ;;
+    png) max_len=16384 sample=500000 ;;
+    font) max_len=32768 sample=100000 ;;
+    cli) max_len=4096 sample=2000 ;;
+    batch) max_len=16384 sample=20000 ;;
     *) usage ;;
 esac
+export MERCURIAL_FUZZ_SAMPLE=${MERCURIAL_FUZZ_SAMPLE:-$sample}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -194,3 +198,4 @@ for oom in "$out"/oom-*; do
     fi
 done
 exit "$status"
+}
