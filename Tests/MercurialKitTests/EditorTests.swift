@@ -219,7 +219,6 @@ struct EditorFixture {
 
     func stop() async {
         await session.stop()
-        await server.stop()
         task.cancel()
         try? FileManager.default.removeItem(at: folder)
     }
