@@ -40,6 +40,10 @@ struct EditorChannel: ServerChildChannel {
 /// request gets a 400 and a close (later errors go on to Hummingbird, which answers
 /// them), and so does a first request that asks for an upgrade but is not a WebSocket
 /// handshake NIO would take (NIO would drop it and leave the connection silent).
+///
+/// It also gives the first request's head its deadline: Hummingbird's idle timeout
+/// starts only once a first head has come, so until then a connection dribbling a
+/// byte at a time would be held open for ever.
 final class FirstRequestErrors: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = Never
@@ -47,8 +51,22 @@ final class FirstRequestErrors: ChannelDuplexHandler, RemovableChannelHandler {
     private var requests = 0
     /// Whether anything was written to the connection.
     private(set) var answered = false
+    private var deadline: Scheduled<Void>?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loop = context.eventLoop.assumeIsolated()
+        deadline = loop.scheduleTask(in: .seconds(EditorServer.headDeadlineSeconds)) { [context] in
+            context.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // NIO's decoder passes a head on once it has all of it.
+        deadline?.cancel()
         requests += 1
         // Only the first read is sure to be a request head: after an upgrade come raw bytes.
         if requests == 1, case .head(let head) = unwrapInboundIn(data), head.headers.contains(name: "upgrade"),

@@ -29,7 +29,7 @@ public final class EditorServer: Sendable {
     /// The largest request head (request line and headers).
     static let maximumHead = 16 * 1024
     /// A connection must send a whole request head within this time of opening, or of its last answer.
-    static let headDeadline: TimeAmount = .seconds(10)
+    static let headDeadlineSeconds: Int64 = 10
     /// A request's body must arrive within this time.
     static let bodyDeadline: Duration = .seconds(10)
     /// Connections open at once; further ones wait in the listen queue until one closes.
@@ -71,7 +71,7 @@ public final class EditorServer: Sendable {
                                                                    maxHeaderListSize: Self.maximumHead,
                                                                    maxHeaderFieldCount: 100)
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(idleTimeout: Self.headDeadline, httpDecoderConfiguration: head),
+            http1: .init(idleTimeout: .seconds(Self.headDeadlineSeconds), httpDecoderConfiguration: head),
             // A delta goes out in frames of this size too; the page's browser joins them.
             ws: .init(maxFrameSize: Self.maximumBody, autoPing: .enabled(timePeriod: .seconds(30)),
                       closeTimeout: .seconds(5), validateUTF8: true))

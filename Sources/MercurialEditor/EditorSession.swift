@@ -49,14 +49,17 @@ public actor EditorSession {
     /// The folder of the scene file (absolute): the only folder paths from a page may name.
     public nonisolated let folder: String
     public private(set) var frame: EditorFrame?
-    /// The frames before `frame` that a page may still show, newest last: three, or
-    /// one when a frame is over `largeFramePixels` (a 4K frame is 33 MB).
+    /// The frames before `frame` that a page may still show, newest last: at most
+    /// three, and no more than `keptBytes` of them (an 8K frame is 133 MB: one).
     private var earlierFrames: [EditorFrame] = []
     /// Frame requests waiting for the next frame (see `waitForFrame`).
     private var frameWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextFrameWaiter = 0
     private var stopped = false
-    static let largeFramePixels = 3840 * 2160
+    /// The most the frames kept besides the newest (earlier ones and spare canvases) may take.
+    static let keptBytes = 160 << 20
+    /// Above this resident size, after a frame, the earlier frames and spare canvases are let go.
+    static let pressureBytes = 384 << 20
     /// The last render's error (nil when it rendered).
     public private(set) var lastError: String?
     private var lastTag: String?
@@ -351,12 +354,18 @@ public actor EditorSession {
             if let shown = frame {
                 // A page may still show one of the last few frames; deltas are made from it.
                 earlierFrames.append(shown)
-                let keep = shown.width * shown.height <= Self.largeFramePixels ? 3 : 1
+                let bytes = max(1, shown.width * shown.height * 4)
+                let keep = min(3, Self.keptBytes / bytes)
                 while earlierFrames.count > keep {
                     // Its canvas is drawn into again (see `RenderCache.recycle`).
                     let old = earlierFrames.removeFirst()
-                    renderCache.recycle(old.image, showing: old.settings)
+                    renderCache.recycle(old.image, showing: old.settings, room: Self.keptBytes - earlierFrames.count * bytes)
                 }
+            }
+            if Self.residentBytes() > Self.pressureBytes {
+                // Under pressure: deltas are then made from the whole frame, and a frame drawn afresh.
+                earlierFrames.removeAll()
+                renderCache.dropSpares()
             }
             let made = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, image: r.image,
                                    settings: snapshot.settings,
@@ -369,6 +378,14 @@ public actor EditorSession {
             broadcast(event: "render-error", json: ["message": error.message, "revision": snapshot.revision,
                                              "tag": snapshot.tag ?? NSNull()])
         }
+    }
+
+    /// This process's resident size, from /proc/self/statm (0 when it cannot be read).
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .ascii) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * sysconf(Int32(_SC_PAGESIZE))
     }
 
     /// What a page is told of a frame: its number, the state it shows, size and render time.
@@ -580,7 +597,11 @@ final class RenderCache: @unchecked Sendable {
     /// The title's canvas for `settings`; as `TitleRenderer.render` gives it, pixel for pixel.
     func frame(for settings: RenderSettings) throws(MercurialError) -> Image<RGBA8> {
         let key = Key(settings)
-        let cached = lock.withLock { renderer?.key == key ? renderer?.renderer : nil }
+        // A renderer for other geometry is let go before the new one is built: at 8K each holds hundreds of MB.
+        let cached = lock.withLock { () -> FrameRenderer? in
+            if renderer?.key != key { renderer = nil }
+            return renderer?.renderer
+        }
         let frameRenderer: FrameRenderer
         if let cached { frameRenderer = cached } else { frameRenderer = try FrameRenderer(base: settings, timeline: Timeline(duration: 1)) }
         var canvas = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
@@ -596,12 +617,16 @@ final class RenderCache: @unchecked Sendable {
 
     /// A frame's canvas that the session no longer keeps (a page's request may still
     /// hold it: then drawing into it copies it first, as values do).
-    func recycle(_ image: Image<RGBA8>, showing settings: RenderSettings) {
+    /// At most `keptSpares`, and no more than `room` bytes of them.
+    func recycle(_ image: Image<RGBA8>, showing settings: RenderSettings, room: Int) {
+        let keep = min(Self.keptSpares, room / max(1, image.width * image.height * 4))
         lock.withLock {
             spares.append((image, settings))
-            if spares.count > Self.keptSpares { spares.removeFirst() }
+            while spares.count > keep { spares.removeFirst() }
         }
     }
+
+    func dropSpares() { lock.withLock { spares.removeAll() } }
 
     private var scene: ShadingScene?
     private var png: [UInt8] = []
