@@ -61,8 +61,8 @@ let package = Package(
             ]
         ),
         // The live editor's server, which `mercurial edit` becomes (execv): a program
-        // of its own so that FlyingFox's FoundationNetworking (libcurl) is not loaded by
-        // every other command.
+        // of its own so that SwiftNIO, Hummingbird and their dependencies are not linked
+        // into, nor loaded by, every other command (SwiftNIO needs no FoundationNetworking).
         .executableTarget(
             name: "mercurial-edit-server",
             dependencies: ["MercurialKit", "MercurialEditor"]
