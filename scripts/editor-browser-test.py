@@ -266,7 +266,7 @@ def main():
               "Reload from disk and Overwrite are shown")
         check(open(scene).read() == '{"text": "half-typed', "the edit on disk is kept")
         driver.find_element(By.ID, "overwrite").click()
-        wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the overwrite")
+        wait_for(lambda: driver.find_element(By.ID, "status").text.startswith("saved "), "the overwrite")
         check(not driver.find_element(By.ID, "overwrite").is_displayed(), "the choices go once saved")
         check(json.load(open(scene))["light1.x"] == dragged[0], "Overwrite wrote the editor's scene")
 
