@@ -9,8 +9,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The live editor's HTTP server (`mercurial edit`): pure Swift, no SwiftNIO.
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // The live editor's HTTP and WebSocket server (`mercurial edit`), on SwiftNIO.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2",
@@ -37,7 +41,17 @@ let package = Package(
         ),
         .target(
             name: "MercurialEditor",
-            dependencies: ["MercurialKit", .product(name: "FlyingFox", package: "FlyingFox")]
+            dependencies: [
+                "MercurialKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "mercurial",
@@ -47,8 +61,8 @@ let package = Package(
             ]
         ),
         // The live editor's server, which `mercurial edit` becomes (execv): a program
-        // of its own so that FlyingFox's FoundationNetworking (libcurl) is not loaded by
-        // every other command.
+        // of its own so that SwiftNIO, Hummingbird and their dependencies are not linked
+        // into, nor loaded by, every other command (SwiftNIO needs no FoundationNetworking).
         .executableTarget(
             name: "mercurial-edit-server",
             dependencies: ["MercurialKit", "MercurialEditor"]

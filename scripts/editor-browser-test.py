@@ -257,6 +257,19 @@ def main():
         check(png_scanlines(open(out, "rb").read()) == png_scanlines(preview),
               "mercurial render --params of the saved scene gives the preview's pixels exactly")
 
+        # A half-typed edit on disk is not overwritten by Save: the page offers both ways out.
+        with open(scene, "w") as f:
+            f.write('{"text": "half-typed')
+        driver.find_element(By.ID, "save").click()
+        wait_for(lambda: "changed on disk" in driver.find_element(By.ID, "status").text, "the save's refusal")
+        check(driver.find_element(By.ID, "reload").is_displayed() and driver.find_element(By.ID, "overwrite").is_displayed(),
+              "Reload from disk and Overwrite are shown")
+        check(open(scene).read() == '{"text": "half-typed', "the edit on disk is kept")
+        driver.find_element(By.ID, "overwrite").click()
+        wait_for(lambda: driver.find_element(By.ID, "status").text.startswith("saved "), "the overwrite")
+        check(not driver.find_element(By.ID, "overwrite").is_displayed(), "the choices go once saved")
+        check(json.load(open(scene))["light1.x"] == dragged[0], "Overwrite wrote the editor's scene")
+
         if args.screenshot:
             driver.execute_script("document.querySelector('aside').scrollTop = 0")
             driver.save_screenshot(args.screenshot)

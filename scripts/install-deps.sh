@@ -2,7 +2,6 @@
 # Installs the Debian packages MercurialText builds and tests with, when missing.
 set -euo pipefail
 packages=(make pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev libssl-dev libchipmunk-dev
-          libcurl4-openssl-dev   # the editor's server links FoundationNetworking (make install links it statically)
           fonts-dejavu-core fonts-lohit-deva strace ffmpeg time   # time: /usr/bin/time measures peaks in tests
           man-db   # the install test shows the man page with man(1), which reports what troff drops
           chromium chromium-driver)   # the live editor's browser test

@@ -21,6 +21,10 @@ enum EditorPage {
       <button id="save" title="Write the scene file">Save scene</button>
       <button id="export" title="Write the full-size PNG beside the scene and download it">Export PNG</button>
       <span id="status" role="status"></span>
+      <span id="conflict" hidden>
+        <button id="reload" title="Take the scene file as it is on disk now">Reload from disk</button>
+        <button id="overwrite" title="Replace the file on disk with the editor's scene">Overwrite</button>
+      </span>
     </header>
     <main>
       <section id="stage"><canvas id="preview" width="1" height="1" role="img" aria-label="the title"></canvas></section>
@@ -508,9 +512,21 @@ enum EditorPage {
     window.addEventListener('DOMContentLoaded', async () => {
       $('undo').addEventListener('click', undo);
       $('redo').addEventListener('click', redo);
-      $('save').addEventListener('click', async () => {
-        const { status: code, json } = await api('/api/save', {});
+      // A file changed on disk since the editor read it is not overwritten unless asked:
+      // the two ways out are offered beside the message.
+      async function save(body) {
+        const { status: code, json } = await api('/api/save', body);
+        $('conflict').hidden = code !== 409;
         status(code === 200 ? 'saved ' + json.path : (json.error || 'HTTP ' + code), code !== 200);
+      }
+      $('save').addEventListener('click', () => save({}));
+      $('overwrite').addEventListener('click', () => save({ overwrite: true }));
+      $('reload').addEventListener('click', async () => {
+        const { status: code, json } = await api('/api/reload', {});
+        if (code !== 200) { status(json.error || 'HTTP ' + code, true); return; }
+        $('conflict').hidden = true;
+        status('reloaded from disk');
+        await refresh();
       });
       $('export').addEventListener('click', async () => {
         const { status: code, json } = await api('/api/export', {});

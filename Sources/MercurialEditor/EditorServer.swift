@@ -1,69 +1,112 @@
-import FlyingFox
-import FlyingSocks
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
 import MercurialKit
+import NIOCore
+import NIOWebSocket
+import Synchronization
 
-/// The HTTP server of `mercurial edit`, on FlyingFox, bound to 127.0.0.1 only.
+/// The HTTP server of `mercurial edit`, on Hummingbird 2 (SwiftNIO), bound to 127.0.0.1 only.
 ///
-/// Security of a local server: a request whose `Host` is not `127.0.0.1:PORT` or
-/// `localhost:PORT` is refused (DNS rebinding); everything but the page itself needs
-/// the session's token (128 random bits, in the `X-Mercurial-Token` header or the
-/// `token` query item); a state-changing request also needs a same-origin `Origin`
-/// and a JSON body of at most `maximumBody` bytes; a page never names a file to
-/// read (see `EditorSession.insideFolder` and `allowedFont`). Malformed requests get
-/// a 4xx and the server goes on.
+/// NIO parses every request (llhttp: linear, one parser for the whole connection, a
+/// head of at most `maximumHead` bytes), closes a connection that has not sent a
+/// whole head within `headDeadline` of its last answer, holds at most
+/// `maximumConnections` open, and reads WebSocket frames of at most `maximumBody`
+/// bytes. Our checks are middleware (`EditorGuard`): a request whose `Host` is not
+/// `127.0.0.1:PORT` or `localhost:PORT` is refused (DNS rebinding); everything but the
+/// page itself needs the session's token (128 random bits, in the `X-Mercurial-Token`
+/// header or the `token` query item); a state-changing request or a socket also needs
+/// a same-origin `Origin`, and a change a JSON body of at most `maximumBody` bytes; a
+/// page never names a file to read (see `EditorSession.insideFolder` and
+/// `allowedFont`). Malformed requests get a 4xx and the server goes on.
 public final class EditorServer: Sendable {
     public static let defaultPort: UInt16 = 8470
-    /// The largest request body taken.
+    /// The largest request body, and the largest message on the page's socket.
     public static let maximumBody = 256 * 1024
+    /// The largest request head (request line and headers).
+    static let maximumHead = 16 * 1024
+    /// A connection must send a whole request head within this time of opening, or of its last answer.
+    static let headDeadlineSeconds: Int64 = 10
+    /// A request's body must arrive within this time.
+    static let bodyDeadline: Duration = .seconds(10)
+    /// Connections open at once; further ones wait in the listen queue until one closes.
+    static let maximumConnections = 256
+    /// Pages' sockets open at once.
+    static let maximumSockets = 4
+    /// Responses of a whole frame (raw, PNG or delta) made or sent at once: each holds a frame.
+    static let concurrentFrameResponses = 2
     /// The longest a frame request waits for a new frame (`/frame.delta?wait=`), in seconds.
     static let longestFrameWait = 20
 
     public let session: EditorSession
     public let token: String
-    private let server: HTTPServer
-    private let port = PortBox()
-    /// The loopback listener that checks each request's head before FlyingFox reads it.
-    private let front: RequestGuard
+    private let requestedPort: UInt16
+    private let state = Mutex(ServerState())
+
+    struct ServerState {
+        var port: UInt16 = 0
+        var failure: String?
+    }
 
     public init(session: EditorSession, port: UInt16 = defaultPort) throws(MercurialError) {
         self.session = session
         token = Self.makeToken()
-        // FlyingFox listens on an abstract Unix socket (no file to leave behind); only
-        // the guard listens on 127.0.0.1.
-        var generator = SystemRandomNumberGenerator()
-        let backend = "mercurial-edit-\(getpid())-\(String(generator.next() as UInt64, radix: 16))"
-        front = try RequestGuard(port: port, backend: backend)
-        self.port.set(front.port)
-        let handler = EditorHandler(session: session, token: token, port: self.port)
-        server = HTTPServer(config: HTTPServer.Configuration(address: sockaddr_un.unix(abstractNamespace: backend),
-                                                             timeout: 30, logger: .disabled),
-                            handler: handler)
+        requestedPort = port
     }
 
     /// Serves until the task is cancelled or the socket fails.
     public func run() async throws(MercurialError) {
-        front.start()
+        let gate = ResponseGate(limit: Self.concurrentFrameResponses)
+        let sockets = SocketCount(limit: Self.maximumSockets)
+        let routes = EditorRoutes(session: session, gate: gate, sockets: sockets)
+        let router = Router(context: EditorContext.self)
+        router.add(middleware: EditorGuard(token: token, port: { [self] in state.withLock { $0.port } }))
+        routes.register(on: router)
+        var logger = Logger(label: "mercurial-edit")
+        logger.logLevel = .critical
+        let head = HTTP1Channel.Configuration.DecoderConfiguration(maxHeaderFieldSize: Self.maximumHead,
+                                                                   maxHeaderListSize: Self.maximumHead,
+                                                                   maxHeaderFieldCount: 100)
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .seconds(Self.headDeadlineSeconds), httpDecoderConfiguration: head),
+            // A delta goes out in frames of this size too; the page's browser joins them.
+            ws: .init(maxFrameSize: Self.maximumBody, autoPing: .enabled(timePeriod: .seconds(30)),
+                      closeTimeout: .seconds(5), validateUTF8: true))
+        let upgrades = router.buildResponder()
+        let server = HTTPServerBuilder { responder in
+            EditorChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: upgrades,
+                                                              configuration: configuration))
+        }
+        let app = Application(router: router, server: server,
+                              configuration: .init(address: .hostname("127.0.0.1", port: Int(requestedPort)), serverName: nil,
+                                                   availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
+                              onServerRunning: { [self] channel in
+                                  state.withLock { $0.port = UInt16(channel.localAddress?.port ?? 0) }
+                              },
+                              logger: logger)
         do {
-            try await server.run()
+            try await app.run()
         } catch {
-            throw MercurialError("the editor's server stopped (\(error))")
+            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+            let message = "cannot listen on 127.0.0.1:\(requestedPort) (\(reason)); choose another --port, or --port 0 for a free one"
+            state.withLock { $0.failure = message }
+            throw MercurialError(message)
         }
     }
 
     /// Waits until the server listens (at most `timeout` seconds) and returns its loopback port.
     public func waitUntilListening(timeout: Double = 10) async throws(MercurialError) -> UInt16 {
-        do {
-            try await server.waitUntilListening(timeout: timeout)
-        } catch {
-            throw MercurialError("the editor's server did not start listening within \(Int(timeout)) s")
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while ContinuousClock.now < deadline {
+            let (port, failure) = state.withLock { ($0.port, $0.failure) }
+            if let failure { throw MercurialError(failure) }
+            if port != 0 { return port }
+            try? await Task.sleep(for: .milliseconds(5))
         }
-        return front.port
-    }
-
-    public func stop() async {
-        front.stop()
-        await server.stop()
+        throw MercurialError("the editor's server did not start listening within \(Int(timeout)) s")
     }
 
     /// The URL to open, with the token.
@@ -76,251 +119,113 @@ public final class EditorServer: Sendable {
     }
 }
 
-/// The port, known once the server listens (`--port 0` picks one).
-final class PortBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var port: UInt16 = 0
-    func set(_ value: UInt16) { lock.withLock { port = value } }
-    var value: UInt16 { lock.withLock { port } }
+/// A request's context: Hummingbird's, the WebSocket handler's slot, and the body `EditorGuard` read.
+struct EditorContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    /// A change's body, read by `EditorGuard`.
+    var body: [UInt8] = []
+    var maxUploadSize: Int { EditorServer.maximumBody }
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+    }
 }
 
-/// Every request: the checks, then the route.
-struct EditorHandler: HTTPHandler {
-    let session: EditorSession
-    let token: String
-    let port: PortBox
+/// A refusal: its status and message, answered as `{"error": message}`.
+struct Refusal: HTTPResponseError {
+    var status: HTTPResponse.Status
+    var message: String
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let port = port.value
-        let host = request.headers[.host] ?? ""
-        guard port != 0, host == "127.0.0.1:\(port)" || host == "localhost:\(port)" else {
-            return Self.error(421, "Misdirected Request", "the Host header must be 127.0.0.1:\(port) or localhost:\(port)")
+    init(_ code: Int, _ phrase: String, _ message: String) {
+        status = .init(code: code, reasonPhrase: phrase)
+        self.message = message
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Responses.json(status, ["error": message])
+    }
+}
+
+/// The checks every request passes before its route: Host, route and method, token,
+/// Origin, and for a change its Content-Type and body (read here, within
+/// `EditorServer.bodyDeadline`, up to `EditorServer.maximumBody`).
+struct EditorGuard: RouterMiddleware {
+    typealias Context = EditorContext
+    let token: String
+    let port: @Sendable () -> UInt16
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let port = port()
+        let host = request.head.authority ?? ""
+        // NIO's head keeps the first Host as the authority and any other among the fields.
+        guard port != 0, host == "127.0.0.1:\(port)" || host == "localhost:\(port)", request.headers[.host] == nil else {
+            throw Refusal(421, "Misdirected Request", "the Host header must be 127.0.0.1:\(port) or localhost:\(port)")
         }
-        let route = Route(method: request.method.rawValue, path: request.path)
+        let route = Route(method: request.method.rawValue, path: request.uri.path)
         guard let kind = route.kind else {
-            return Self.error(404, "Not Found", "no such page")
+            throw Refusal(404, "Not Found", "no such page")
         }
         guard route.method == kind.method else {
-            return Self.error(405, "Method Not Allowed", "use \(kind.method)")
+            throw Refusal(405, "Method Not Allowed", "use \(kind.method)")
         }
         if kind.needsToken {
-            let given = request.headers[HTTPHeader("X-Mercurial-Token")] ?? request.query["token"] ?? ""
+            let given = request.headers[.mercurialToken] ?? request.uri.queryParameters["token"].map(String.init) ?? ""
             guard Self.constantTimeEqual(given, token) else {
-                return Self.error(403, "Forbidden", "a valid session token is required; open the URL mercurial edit printed")
+                throw Refusal(403, "Forbidden", "a valid session token is required; open the URL mercurial edit printed")
             }
             // A browser names the page's origin; it must be this server.
-            let origin = request.headers[HTTPHeader("Origin")]
+            let origin = request.headers[.origin]
             if kind.method == "POST" || kind == .socket || origin != nil {
                 guard origin == "http://\(host)" else {
-                    return Self.error(403, "Forbidden", "the request's Origin must be http://\(host)")
+                    throw Refusal(403, "Forbidden", "the request's Origin must be http://\(host)")
                 }
             }
         }
-        var body: [UInt8] = []
-        if kind.method == "POST" {
-            let type = request.headers[.contentType]?.lowercased() ?? ""
-            guard type.hasPrefix("application/json") else {
-                return Self.error(415, "Unsupported Media Type", "send the body as application/json")
+        let declared = request.headers[.contentLength]
+        let chunked = request.headers[.transferEncoding] != nil
+        guard kind.method == "POST" else {
+            guard declared.map({ $0 == "0" }) ?? !chunked else {
+                throw Refusal(400, "Bad Request", "a \(kind.method) request has no body")
             }
-            switch await Self.readBody(request) {
-            case .success(let bytes): body = bytes
-            case .failure(let error): return error.response
-            }
-        } else if let count = request.bodySequence.count, count > 0 {
-            return Self.error(400, "Bad Request", "a \(kind.method) request has no body")
+            return try await next(request, context)
         }
-        return await respond(kind, request: request, body: body)
-    }
-
-    private func respond(_ kind: Route.Kind, request: HTTPRequest, body: [UInt8]) async -> HTTPResponse {
-        switch kind {
-        case .page:
-            // The socket named as well as 'self': not every browser lets 'self' cover ws:.
-            let host = request.headers[.host] ?? ""
-            return Self.resource(EditorPage.html, type: "text/html; charset=utf-8", socket: "ws://\(host)")
-        case .script:
-            return Self.resource(EditorPage.script, type: "text/javascript; charset=utf-8")
-        case .style:
-            return Self.resource(EditorPage.style, type: "text/css; charset=utf-8")
-        case .state:
-            return await state()
-        case .delta:
-            // The pixels that changed since the frame the page shows (`have`), as runs;
-            // with `wait` (seconds, at most `longestFrameWait`), sent as soon as a frame
-            // newer than `have` is rendered, or 204 when none came in that time.
-            let have = Int(request.query["have"] ?? "") ?? 0
-            if let wait = request.query["wait"].flatMap(Int.init), wait > 0 {
-                await session.waitForFrame(after: have, timeout: .seconds(min(wait, EditorServer.longestFrameWait)))
-                if (await session.frame?.number ?? 0) <= have {
-                    return HTTPResponse(statusCode: .noContent, headers: Self.headers("text/plain"))
-                }
-            }
-            guard let (frame, base) = await session.frame(andBase: have) else {
-                return Self.error(404, "Not Found", await session.lastError ?? "no frame rendered yet")
-            }
-            let bytes = FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0)
-            var response = HTTPResponse(statusCode: .ok, headers: Self.headers("application/octet-stream"), body: Data(bytes))
-            response.headers[HTTPHeader("X-Frame")] = String(frame.number)
-            // The frame's event, percent-encoded (a tag is the page's text: no line breaks in a header).
-            let info = EditorJSON.string(session.frameInfo(frame))
-            response.headers[HTTPHeader("X-Frame-Info")] = info.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "%7B%7D"
-            return response
-        case .frame, .sphere, .pixels:
-            guard let frame = await session.frame else {
-                return Self.error(404, "Not Found", await session.lastError ?? "no frame rendered yet")
-            }
-            if kind == .pixels {
-                // The canvas's straight-alpha RGBA, for the page's <canvas>; its size is in the frame event.
-                var response = HTTPResponse(statusCode: .ok, headers: Self.headers("application/octet-stream"),
-                                            body: frame.image.withUnsafeBufferPointer { Data(buffer: $0) })
-                response.headers[HTTPHeader("X-Frame")] = String(frame.number)
-                return response
-            }
-            let bytes: [UInt8]
-            do {
-                bytes = kind == .frame ? try frame.png() : try session.spherePNG(for: frame.scene)
-            } catch {
-                return Self.error(500, "Internal Server Error", error.message)
-            }
-            var response = HTTPResponse(statusCode: .ok, headers: Self.headers("image/png"), body: Data(bytes))
-            response.headers[HTTPHeader("X-Frame")] = String(frame.number)
-            return response
-        case .events:
-            let stream = await session.subscribe()
-            var headers = Self.headers("text/event-stream")
-            headers[HTTPHeader("X-Accel-Buffering")] = "no"
-            return HTTPResponse(statusCode: .ok, headers: headers,
-                                body: HTTPBodySequence(from: EventBytes(stream: stream)))
-        case .socket:
-            // Changes in and frames out on one connection (see EditorSocket.swift).
-            let upgrade = WebSocketHTTPHandler(handler: MessageFrameWSHandler(handler: EditorSocket(session: session),
-                                                                              frameSize: EditorSocket.frameSize))
-            return (try? await upgrade.handleRequest(request))
-                ?? Self.error(400, "Bad Request", "this is a WebSocket: connect with an Upgrade: websocket request")
-        case .set:
-            let (code, json) = await Self.set(body, session: session)
-            return Self.json(code, json)
-        case .save:
-            do {
-                let path = try await session.save()
-                return Self.json(200, ["path": path])
-            } catch {
-                return Self.error(500, "Internal Server Error", error.message)
-            }
-        case .export:
-            do {
-                let (path, bytes) = try await session.export()
-                return Self.json(200, ["path": path, "bytes": bytes.count])
-            } catch {
-                return Self.error(500, "Internal Server Error", error.message)
-            }
-        case .download:
-            guard let bytes = await session.exported else {
-                return Self.error(404, "Not Found", "nothing exported yet; press Export PNG")
-            }
-            var headers = Self.headers("image/png")
-            let name = UserPath(checked: session.scenePath).lastComponent
-            let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
-            let safe = stem.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_.".unicodeScalars.contains($0)) }
-            headers[HTTPHeader("Content-Disposition")] = "attachment; filename=\"\(safe.isEmpty ? "title" : String(String.UnicodeScalarView(safe))).png\""
-            return HTTPResponse(statusCode: .ok, headers: headers, body: Data(bytes))
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        guard type.hasPrefix("application/json") else {
+            throw Refusal(415, "Unsupported Media Type", "send the body as application/json")
         }
-    }
-
-    /// The parameter table with the current values (the JSON of `mercurial params
-    /// --json`), and what the menus offer.
-    private func state() async -> HTTPResponse {
-        let settings = await session.settings
-        let table = ParameterGroup.json(values: settings)
-        let extra = EditorJSON.string([
-            "revision": await session.revision,
-            "material": settings.material,
-            "materials": session.materials,
-            "fonts": session.bundledFonts,
-            "families": session.installedFamilies,
-            "scene": session.scenePath,
-            "error": await session.lastError ?? NSNull(),
-        ])
-        // {"parameters": […]} and the rest, in one object.
-        let merged = table.dropLast().trimmingCharacters(in: .whitespacesAndNewlines) + ",\n  \"editor\": " + extra + "\n}"
-        return HTTPResponse(statusCode: .ok, headers: Self.headers("application/json"), body: Data(merged.utf8))
-    }
-
-    /// `{"changes": [{"key": K, "value": V}, …], "tag": T}` or `{"key": K, "value": V, "tag": T}`,
-    /// from a POST or the page's socket: the answer's status and JSON.
-    static func set(_ body: [UInt8], session: EditorSession) async -> (Int, [String: Any]) {
-        let root: JSONNode
-        do {
-            root = try JSONDocument.parse(body)
-        } catch {
-            return (400, ["error": "the body is not JSON: \(error.location): \(error.reason)"])
-        }
-        guard case .object(let members) = root.value else {
-            return (400, ["error": "the body must be a JSON object"])
-        }
-        func string(_ node: JSONNode?) -> String? {
-            switch node?.value {
-            case .string(let s)?: return s
-            case .number(let v)?: return v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
-            case .bool(let b)?: return b ? "true" : "false"
-            case .null?: return nil
-            default: return nil
-            }
-        }
-        func change(_ fields: [JSONMember]) -> EditorSession.Change? {
-            guard let key = string(fields.first { $0.key == "key" }?.value),
-                  let value = string(fields.first { $0.key == "value" }?.value) else { return nil }
-            return EditorSession.Change(key: key, value: value)
-        }
-        var changes: [EditorSession.Change] = []
-        if let list = members.first(where: { $0.key == "changes" })?.value {
-            guard case .array(let items) = list.value, items.count <= 256 else {
-                return (400, ["error": "\"changes\" must be an array of at most 256 {\"key\", \"value\"} objects"])
-            }
-            for item in items {
-                guard case .object(let fields) = item.value, let c = change(fields) else {
-                    return (400, ["error": "each change must be {\"key\": string, \"value\": string}"])
-                }
-                changes.append(c)
-            }
-        } else if let c = change(members) {
-            changes = [c]
-        } else {
-            return (400, ["error": "give {\"key\": string, \"value\": string} or {\"changes\": […]}"])
-        }
-        let tag = string(members.first { $0.key == "tag" }?.value).map { String($0.prefix(100)) }
-        do {
-            let (revision, changed) = try await session.apply(changes, tag: tag)
-            return (200, ["revision": revision, "changed": changed])
-        } catch {
-            return (422, ["error": error.message, "key": error.key])
-        }
-    }
-
-    // MARK: Requests
-
-    struct BodyError: Error {
-        var response: HTTPResponse
-    }
-
-    /// The body, refused if over `EditorServer.maximumBody`.
-    static func readBody(_ request: HTTPRequest) async -> Result<[UInt8], BodyError> {
         let limit = EditorServer.maximumBody
-        if let count = request.bodySequence.count, count > limit {
-            return .failure(BodyError(response: error(413, "Content Too Large", "the body is \(count) bytes, over the limit of \(limit)")))
+        if let declared, let count = Int(declared), count > limit {
+            throw Refusal(413, "Content Too Large", "the body is \(count) bytes, over the limit of \(limit)")
         }
-        var bytes: [UInt8] = []
-        do {
-            for try await chunk in request.bodySequence {
-                bytes.append(contentsOf: chunk)
-                guard bytes.count <= limit else {
-                    return .failure(BodyError(response: error(413, "Content Too Large", "the body is over the limit of \(limit) bytes")))
+        var context = context
+        context.body = try await Self.readBody(request, limit: limit)
+        return try await next(request, context)
+    }
+
+    /// The body, or a refusal: over `limit` bytes, or not all there within the deadline.
+    static func readBody(_ request: Request, limit: Int) async throws -> [UInt8] {
+        let buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask {
+                var request = request
+                do {
+                    return try await request.collectBody(upTo: limit)
+                } catch let error as HTTPError where error.status == .contentTooLarge {
+                    throw Refusal(413, "Content Too Large", "the body is over the limit of \(limit) bytes")
                 }
             }
-        } catch {
-            return .failure(BodyError(response: Self.error(400, "Bad Request", "the body could not be read")))
+            group.addTask {
+                try await Task.sleep(for: EditorServer.bodyDeadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let buffer = first else {
+                throw Refusal(408, "Request Timeout", "the body did not arrive within \(EditorServer.bodyDeadline)")
+            }
+            return buffer
         }
-        return .success(bytes)
+        return Array(buffer.readableBytesView)
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
@@ -328,46 +233,75 @@ struct EditorHandler: HTTPHandler {
         guard x.count == y.count else { return false }
         return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
+}
 
-    // MARK: Responses
+extension HTTPField.Name {
+    static let mercurialToken = HTTPField.Name("X-Mercurial-Token")!
+    static let frameNumber = HTTPField.Name("X-Frame")!
+    static let frameInfo = HTTPField.Name("X-Frame-Info")!
+    static let host = HTTPField.Name("Host")!
+}
 
-    static func headers(_ type: String) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        headers[.contentType] = type
-        headers[HTTPHeader("Cache-Control")] = "no-store"
-        headers[HTTPHeader("X-Content-Type-Options")] = "nosniff"
-        headers[HTTPHeader("Referrer-Policy")] = "no-referrer"
-        return headers
+/// At most `limit` holders at once; the others wait their turn.
+actor ResponseGate {
+    private let limit: Int
+    private var holders = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    func enter() async {
+        if holders < limit {
+            holders += 1
+            return
+        }
+        // The one leaving hands its place over.
+        await withCheckedContinuation { waiting.append($0) }
     }
 
-    static func resource(_ text: String, type: String, socket: String? = nil) -> HTTPResponse {
-        var headers = headers(type)
-        let connect = socket.map { "; connect-src 'self' \($0)" } ?? ""
-        headers[HTTPHeader("Content-Security-Policy")] = "default-src 'self'; img-src 'self' blob:\(connect); frame-ancestors 'none'"
-        headers[HTTPHeader("X-Frame-Options")] = "DENY"
-        return HTTPResponse(statusCode: .ok, headers: headers, body: Data(text.utf8))
+    func leave() {
+        if waiting.isEmpty {
+            holders -= 1
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 
-    static func json(_ code: Int, _ object: [String: Any]) -> HTTPResponse {
-        let phrase = code == 200 ? "OK" : code == 400 ? "Bad Request" : "Unprocessable Content"
-        return HTTPResponse(statusCode: HTTPStatusCode(code, phrase: phrase),
-                     headers: headers("application/json"), body: Data(EditorJSON.string(object).utf8))
+    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
+        await enter()
+        defer { leave() }
+        return try await body()
+    }
+}
+
+/// The pages' sockets open now.
+final class SocketCount: Sendable {
+    private let open = Mutex(0)
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    var isFull: Bool { open.withLock { $0 >= limit } }
+
+    func enter() -> Bool {
+        open.withLock {
+            guard $0 < limit else { return false }
+            $0 += 1
+            return true
+        }
     }
 
-    static func error(_ code: Int, _ phrase: String, _ message: String) -> HTTPResponse {
-        HTTPResponse(statusCode: HTTPStatusCode(code, phrase: phrase), headers: headers("application/json"),
-                     body: Data(EditorJSON.string(["error": message]).utf8))
-    }
+    func leave() { open.withLock { $0 -= 1 } }
 }
 
 /// The routes, by method and exact path.
 struct Route {
     enum Kind {
-        case page, script, style, state, frame, pixels, delta, sphere, events, socket, set, save, export, download
+        case page, script, style, state, frame, pixels, delta, sphere, events, socket, set, save, reload, export, download
 
         var method: String {
             switch self {
-            case .set, .save, .export: return "POST"
+            case .set, .save, .reload, .export: return "POST"
             default: return "GET"
             }
         }
@@ -383,55 +317,47 @@ struct Route {
     let method: String
     let kind: Kind?
 
+    static let paths: [String: Kind] = [
+        "/": .page, "/index.html": .page, "/editor.js": .script, "/editor.css": .style, "/api/state": .state,
+        "/frame": .frame, "/frame.rgba": .pixels, "/frame.delta": .delta, "/sphere": .sphere, "/api/events": .events,
+        "/api/socket": .socket, "/api/set": .set, "/api/save": .save, "/api/reload": .reload, "/api/export": .export, "/api/export.png": .download,
+    ]
+
     init(method: String, path: String) {
         self.method = method
-        switch path {
-        case "/", "/index.html": kind = .page
-        case "/editor.js": kind = .script
-        case "/editor.css": kind = .style
-        case "/api/state": kind = .state
-        case "/frame": kind = .frame
-        case "/frame.rgba": kind = .pixels
-        case "/frame.delta": kind = .delta
-        case "/sphere": kind = .sphere
-        case "/api/events": kind = .events
-        case "/api/socket": kind = .socket
-        case "/api/set": kind = .set
-        case "/api/save": kind = .save
-        case "/api/export": kind = .export
-        case "/api/export.png": kind = .download
-        default: kind = nil
-        }
+        kind = Self.paths[path]
     }
 }
 
-/// Server-sent events as the bytes of an endless response body.
-struct EventBytes: AsyncBufferedSequence {
-    typealias Element = UInt8
-    let stream: AsyncStream<[UInt8]>
+/// Responses and their headers.
+enum Responses {
+    static func headers(_ type: String) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        return headers
+    }
 
-    func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
+    static func bytes(_ status: HTTPResponse.Status = .ok, _ type: String, _ bytes: some Sequence<UInt8>) -> Response {
+        Response(status: status, headers: headers(type), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
 
-    struct Iterator: AsyncBufferedIteratorProtocol {
-        var base: AsyncStream<[UInt8]>.Iterator
-        var pending: [UInt8] = []
+    static func resource(_ text: String, type: String, socket: String? = nil) -> Response {
+        var response = bytes(.ok, type, text.utf8)
+        let connect = socket.map { "; connect-src 'self' \($0)" } ?? ""
+        response.headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' blob:\(connect); frame-ancestors 'none'"
+        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        return response
+    }
 
-        mutating func next() async -> UInt8? {
-            while pending.isEmpty {
-                guard let chunk = await base.next() else { return nil }
-                pending = chunk
-            }
-            return pending.removeFirst()
-        }
+    static func json(_ status: HTTPResponse.Status, _ object: [String: Any]) -> Response {
+        bytes(status, "application/json", EditorJSON.string(object).utf8)
+    }
 
-        mutating func nextBuffer(suggested count: Int) async -> [UInt8]? {
-            while pending.isEmpty {
-                guard let chunk = await base.next() else { return nil }
-                pending = chunk
-            }
-            let head = Array(pending.prefix(Swift.max(1, count)))
-            pending.removeFirst(head.count)
-            return head
-        }
+    static func json(_ code: Int, _ object: [String: Any]) -> Response {
+        let phrase = [200: "OK", 400: "Bad Request", 409: "Conflict", 422: "Unprocessable Content"][code] ?? "Error"
+        return json(HTTPResponse.Status(code: code, reasonPhrase: phrase), object)
     }
 }

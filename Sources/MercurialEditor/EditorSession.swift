@@ -49,14 +49,17 @@ public actor EditorSession {
     /// The folder of the scene file (absolute): the only folder paths from a page may name.
     public nonisolated let folder: String
     public private(set) var frame: EditorFrame?
-    /// The frames before `frame` that a page may still show, newest last: three, or
-    /// one when a frame is over `largeFramePixels` (a 4K frame is 33 MB).
+    /// The frames before `frame` that a page may still show, newest last: at most
+    /// three, and no more than `keptBytes` of them (an 8K frame is 133 MB: one).
     private var earlierFrames: [EditorFrame] = []
     /// Frame requests waiting for the next frame (see `waitForFrame`).
     private var frameWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextFrameWaiter = 0
     private var stopped = false
-    static let largeFramePixels = 3840 * 2160
+    /// The most the frames kept besides the newest (earlier ones and spare canvases) may take.
+    static let keptBytes = 160 << 20
+    /// Above this resident size, after a frame, the earlier frames and spare canvases are let go.
+    static let pressureBytes = 384 << 20
     /// The last render's error (nil when it rendered).
     public private(set) var lastError: String?
     private var lastTag: String?
@@ -70,6 +73,9 @@ public actor EditorSession {
     private var watchedFiles: [String] = []
     private let renderCache = RenderCache()
     private var keepAlive: Task<Void, Never>?
+    /// The scene file as the editor last read or wrote it (nil: it has not read or
+    /// written one): a save refuses to replace a file that changed since.
+    private var onDisk: DiskState?
     /// The bytes "Export PNG" last wrote, for the download.
     public private(set) var exported: [UInt8]?
     /// The families fontconfig lists, read once.
@@ -94,7 +100,9 @@ public actor EditorSession {
         var info = stat()
         if lstat(scenePath, &info) == 0 {
             try InputFile.refuseIfNotRegular(scenePath, role: "scene file")
+            let before = DiskState(self.scenePath)
             timeline = try SceneFile.load(scenePath, into: &settings)
+            onDisk = before
         } else {
             settings.text = Self.defaultText
         }
@@ -224,7 +232,11 @@ public actor EditorSession {
         var value = try parameter.parse(change.value, culprit: "\(parameter.key) = '\(change.value)'")
         if case .text(let text) = value {
             switch parameter.kind {
-            case .path: value = .text(try insideFolder(text, key: parameter.key))
+            case .path:
+                let path = try insideFolder(text, key: parameter.key)
+                // Read now, so a file that is not a PNG is refused with the change, not after it.
+                if parameter.key == "shadingImage" { _ = try ShadingLookup.read(path) }
+                value = .text(path)
             case .font: value = .text(try allowedFont(text))
             default: break
             }
@@ -288,8 +300,10 @@ public actor EditorSession {
     func fileChanged(_ path: String) {
         if UserPath(checked: scenePath).symlinkChain().contains(path) || path == scenePath {
             var fresh = RenderSettings()
+            let before = DiskState(scenePath)
             do {
                 timeline = try SceneFile.load(scenePath, into: &fresh)
+                onDisk = before
             } catch {
                 lastError = error.message
                 broadcast(event: "render-error", json: ["message": error.message, "revision": revision, "tag": NSNull()])
@@ -340,12 +354,18 @@ public actor EditorSession {
             if let shown = frame {
                 // A page may still show one of the last few frames; deltas are made from it.
                 earlierFrames.append(shown)
-                let keep = shown.width * shown.height <= Self.largeFramePixels ? 3 : 1
+                let bytes = max(1, shown.width * shown.height * 4)
+                let keep = min(3, Self.keptBytes / bytes)
                 while earlierFrames.count > keep {
                     // Its canvas is drawn into again (see `RenderCache.recycle`).
                     let old = earlierFrames.removeFirst()
-                    renderCache.recycle(old.image, showing: old.settings)
+                    renderCache.recycle(old.image, showing: old.settings, room: Self.keptBytes - earlierFrames.count * bytes)
                 }
+            }
+            if Self.residentBytes() > Self.pressureBytes {
+                // Under pressure: deltas are then made from the whole frame, and a frame drawn afresh.
+                earlierFrames.removeAll()
+                renderCache.dropSpares()
             }
             let made = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, image: r.image,
                                    settings: snapshot.settings,
@@ -358,6 +378,14 @@ public actor EditorSession {
             broadcast(event: "render-error", json: ["message": error.message, "revision": snapshot.revision,
                                              "tag": snapshot.tag ?? NSNull()])
         }
+    }
+
+    /// This process's resident size, from /proc/self/statm (0 when it cannot be read).
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .ascii) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * sysconf(Int32(_SC_PAGESIZE))
     }
 
     /// What a page is told of a frame: its number, the state it shows, size and render time.
@@ -381,12 +409,35 @@ public actor EditorSession {
 
     // MARK: Saving
 
-    /// Writes the scene atomically to the scene file; returns its path.
-    public func save() throws(MercurialError) -> String {
+    /// A save that would replace an edit made on disk since the editor read or wrote the file.
+    public struct SaveConflict: Error, Sendable {
+        public var message: String
+    }
+
+    /// Writes the scene atomically to the scene file; returns its path. Unless
+    /// `overwrite`, refuses (`SaveConflict`) when the file changed on disk since the
+    /// editor last read or wrote it, even to something that does not parse yet.
+    public func save(overwrite: Bool = false) throws -> String {
+        let name = UserPath(checked: scenePath)
+        if !overwrite, let now = DiskState(scenePath), now != onDisk {
+            throw SaveConflict(message: "the scene file '\(name)' changed on disk since the editor last read or saved it; reload it from disk, or overwrite it with the editor's scene")
+        }
         // A scene's animation is kept (the editor shows and edits its first state).
-        let json = SceneRecipe.json(for: settings, timeline: timeline, description: "A scene saved by mercurial edit; render it with: mercurial render --params \(UserPath(checked: scenePath).lastComponent)")
+        let json = SceneRecipe.json(for: settings, timeline: timeline, description: "A scene saved by mercurial edit; render it with: mercurial render --params \(name.lastComponent)")
         try OutputFile.write(Array(json.utf8), to: scenePath)
+        onDisk = DiskState(scenePath)
         return scenePath
+    }
+
+    /// Reads the scene file again (the page's "Reload from disk"), or throws its error and changes nothing.
+    public func reload() throws(MercurialError) {
+        var fresh = RenderSettings()
+        let before = DiskState(scenePath)
+        let loaded = try SceneFile.load(scenePath, into: &fresh)
+        (timeline, onDisk, lastError) = (loaded, before, nil)
+        guard fresh != settings else { return }
+        settings = fresh
+        changed(tag: "file")
     }
 
     /// Renders the full-size PNG (with its recipe) and writes it atomically beside
@@ -395,6 +446,7 @@ public actor EditorSession {
         let name = UserPath(checked: scenePath).lastComponent
         let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
         let path = folder + "/" + (stem.isEmpty ? "title" : stem) + ".png"
+        try Self.refuseLink(path)
         let settings = self.settings
         try InputFiles.checkOutput(path, against: InputFiles.of(settings, sceneFile: scenePath))
         let result = await Task.detached { () -> Result<[UInt8], MercurialError> in
@@ -405,9 +457,19 @@ public actor EditorSession {
             }
         }.value
         let bytes = try result.get()
+        // Checked again: a link planted while the title rendered is not followed either.
+        try Self.refuseLink(path)
         try OutputFile.write(bytes, to: path)
         exported = bytes
         return (path, bytes)
+    }
+
+    /// The export's name is derived, not given: it is never a link to follow out of the folder.
+    static func refuseLink(_ path: String) throws(MercurialError) {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return }
+        let kind = info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a regular file"
+        throw MercurialError("'\(UserPath(checked: path))' is \(kind); Export PNG writes only a plain file beside the scene: remove it or move it away")
     }
 
     // MARK: Event stream
@@ -452,6 +514,53 @@ public actor EditorSession {
     }
 }
 
+/// Where a file lies and when it last changed (links followed).
+struct FileStamp: Equatable {
+    var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size))
+        (seconds, nanoseconds) = (info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
+    }
+}
+
+/// A file as it is on disk: where it lies (device and inode), its size and time, and its bytes.
+struct DiskState: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: timespec
+    var bytes: [UInt8]
+
+    /// The file at `path` (links followed), or nil when it cannot be read.
+    init?(_ path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 64 << 20 else { return nil }
+        (device, inode, size, modified) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size), info.st_mtim)
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            count += n
+        }
+        self.bytes = Array(bytes.prefix(count))
+    }
+
+    /// The same file unchanged: the same identity, size and time, or else the same bytes.
+    static func == (a: DiskState, b: DiskState) -> Bool {
+        if a.device == b.device, a.inode == b.inode, a.size == b.size,
+           a.modified.tv_sec == b.modified.tv_sec, a.modified.tv_nsec == b.modified.tv_nsec { return true }
+        return a.bytes == b.bytes
+    }
+}
+
 /// An invalid change: the key it was for and the command line's message.
 public struct EditorChangeError: Error, Sendable {
     public var key: String
@@ -463,7 +572,21 @@ public struct EditorChangeError: Error, Sendable {
 /// for the last scene (made again only when the lights or material change).
 final class RenderCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var renderer: (key: RenderSettings, renderer: FrameRenderer)?
+    private var renderer: (key: Key, renderer: FrameRenderer)?
+
+    /// What a `FrameRenderer` is built from: the geometry, and the shading image it
+    /// reads once (its path and the file as it was, so an edit to it is read again).
+    struct Key: Equatable {
+        var geometry: RenderSettings
+        var shadingImage: String?
+        var shadingFile: FileStamp?
+
+        init(_ settings: RenderSettings) {
+            geometry = FrameRenderer.geometryKey(settings)
+            shadingImage = settings.shadingImage
+            shadingFile = settings.shadingImage.flatMap(FileStamp.init)
+        }
+    }
 
     /// Canvases of frames the session let go of, with the settings each shows: a
     /// frame is drawn into one of these (only its inked pixels, when only the shading
@@ -473,8 +596,12 @@ final class RenderCache: @unchecked Sendable {
 
     /// The title's canvas for `settings`; as `TitleRenderer.render` gives it, pixel for pixel.
     func frame(for settings: RenderSettings) throws(MercurialError) -> Image<RGBA8> {
-        let key = FrameRenderer.geometryKey(settings)
-        let cached = lock.withLock { renderer?.key == key ? renderer?.renderer : nil }
+        let key = Key(settings)
+        // A renderer for other geometry is let go before the new one is built: at 8K each holds hundreds of MB.
+        let cached = lock.withLock { () -> FrameRenderer? in
+            if renderer?.key != key { renderer = nil }
+            return renderer?.renderer
+        }
         let frameRenderer: FrameRenderer
         if let cached { frameRenderer = cached } else { frameRenderer = try FrameRenderer(base: settings, timeline: Timeline(duration: 1)) }
         var canvas = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
@@ -490,12 +617,16 @@ final class RenderCache: @unchecked Sendable {
 
     /// A frame's canvas that the session no longer keeps (a page's request may still
     /// hold it: then drawing into it copies it first, as values do).
-    func recycle(_ image: Image<RGBA8>, showing settings: RenderSettings) {
+    /// At most `keptSpares`, and no more than `room` bytes of them.
+    func recycle(_ image: Image<RGBA8>, showing settings: RenderSettings, room: Int) {
+        let keep = min(Self.keptSpares, room / max(1, image.width * image.height * 4))
         lock.withLock {
             spares.append((image, settings))
-            if spares.count > Self.keptSpares { spares.removeFirst() }
+            while spares.count > keep { spares.removeFirst() }
         }
     }
+
+    func dropSpares() { lock.withLock { spares.removeAll() } }
 
     private var scene: ShadingScene?
     private var png: [UInt8] = []

@@ -1,6 +1,7 @@
-import FlyingFox
 import Foundation
+import HummingbirdWebSocket
 import MercurialKit
+import NIOCore
 
 /// The page's WebSocket, `/api/socket`: changes in, frames out, on one connection
 /// that stays open. On two cores, a fetch for each change and a request waiting for
@@ -20,61 +21,66 @@ import MercurialKit
 /// flight at a time: the next goes when the page says it has this one, and it is
 /// the newest then, so a page slower than the renders skips frames and never
 /// falls behind.
-struct EditorSocket: WSMessageHandler {
+///
+/// Nothing queues without bound: messages are read one at a time (NIO stops reading
+/// the socket while one is handled), an answer is written before the next message is
+/// read, and only the newest `have` is kept.
+struct EditorSocket {
     let session: EditorSession
-    /// FlyingFox's frames out: a delta goes in one WebSocket frame.
-    static let frameSize = 64 << 20
 
-    func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
-        let (messages, out) = AsyncStream.makeStream(of: WSMessage.self)
-        let (shown, has) = AsyncStream.makeStream(of: Int.self)
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let (shown, has) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
         let session = session
-        let reader = Task {
-            for await message in client {
-                guard case .text(let text) = message else { continue }
-                if let answer = await Self.answer(text, session: session, has: has) {
-                    out.yield(.text(answer))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var have = 0
+                var acknowledgements = shown.makeAsyncIterator()
+                while !Task.isCancelled {
+                    await session.waitForFrame(after: have, timeout: .seconds(EditorServer.longestFrameWait))
+                    guard !Task.isCancelled, !(await session.isStopped) else { break }
+                    guard let message = await Self.frameMessage(session: session, have: have) else { continue }
+                    do {
+                        try await outbound.write(.binary(ByteBuffer(bytes: message)))
+                    } catch {
+                        break
+                    }
+                    // The page's word that it has this frame (or 0 when it could not use it).
+                    guard let next = await acknowledgements.next() else { break }
+                    have = next
                 }
             }
+            do {
+                for try await message in inbound.messages(maxSize: EditorServer.maximumBody) {
+                    guard case .text(let text) = message else { continue }
+                    if let answer = await Self.answer(text, session: session, has: has) {
+                        try await outbound.write(.text(answer))
+                    }
+                }
+            } catch {}
             has.finish()
+            group.cancelAll()
         }
-        let sender = Task {
-            var have = 0
-            var acknowledgements = shown.makeAsyncIterator()
-            while !Task.isCancelled {
-                await session.waitForFrame(after: have, timeout: .seconds(EditorServer.longestFrameWait))
-                guard !Task.isCancelled, !(await session.isStopped) else { break }
-                guard let message = await Self.frameMessage(session: session, have: have) else { continue }
-                out.yield(.data(Data(message)))
-                // The page's word that it has this frame (or 0 when it could not use it).
-                guard let next = await acknowledgements.next() else { break }
-                have = next
-            }
-            out.finish()
-        }
-        out.onTermination = { _ in
-            reader.cancel()
-            sender.cancel()
-        }
-        return messages
     }
 
     /// The answer to a text message from the page, or nil when none is due.
     static func answer(_ text: String, session: EditorSession, has: AsyncStream<Int>.Continuation) async -> String? {
-        let bytes = Array(text.utf8)
-        // What is not a JSON object is answered by `set`'s own error.
-        var members: [JSONMember] = []
-        if let root = try? JSONDocument.parse(bytes), case .object(let fields) = root.value { members = fields }
-        if let value = members.first(where: { $0.key == "have" })?.value {
-            guard case .number(let n) = value.value, n >= 0, n < 1e15, n == n.rounded() else {
-                return EditorJSON.string(["status": 400, "error": "\"have\" must be a frame number"])
-            }
-            has.yield(Int(n))
+        let members: [JSONMember]
+        switch EditorMessage.members(Array(text.utf8)) {
+        case .failure(let error): return EditorJSON.string(["status": 400, "error": error.message, "answer": NSNull()])
+        case .success(let parsed): members = parsed
+        }
+        switch EditorMessage.have(members) {
+        case .success(let frame)?:
+            has.yield(frame)
             return nil
+        case .failure(let error)?:
+            return EditorJSON.string(["status": 400, "error": error.message])
+        case nil:
+            break
         }
         var id: Any = NSNull()
         if case .number(let n)? = members.first(where: { $0.key == "id" })?.value.value { id = n }
-        var (code, json) = await EditorHandler.set(bytes, session: session)
+        var (code, json) = await EditorRoutes.set(EditorMessage.changes(members), session: session)
         json["status"] = code
         json["answer"] = id
         return EditorJSON.string(json)

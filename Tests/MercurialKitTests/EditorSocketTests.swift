@@ -214,31 +214,33 @@ final class RawWebSocket: @unchecked Sendable {
         }
     }
 
-    /// The guard's check of a client's frames, fed whole and a byte at a time.
-    @Test func theGuardPassesGoodFramesAndStopsBadOnes() {
-        let limit = 1000
-        let good = RawWebSocket.frame(0x1, Array("{\"have\": 1}".utf8))
-            + RawWebSocket.frame(0x2, [UInt8](repeating: 7, count: 300), fin: false)
-            + RawWebSocket.frame(0x9, [1, 2, 3])                  // a ping between a message's frames
-            + RawWebSocket.frame(0x0, [UInt8](repeating: 7, count: 700))
-            + RawWebSocket.frame(0x8, [3, 232])
-        var whole = WebSocketFrameCheck(maximumMessage: limit)
-        let passedWhole = whole.passes(good)
-        #expect(passedWhole)
-        var bytewise = WebSocketFrameCheck(maximumMessage: limit)
-        let passedBytewise = good.allSatisfy { bytewise.passes([$0]) }
-        #expect(passedBytewise)
-        for (what, bytes) in Self.badFrames(limit: limit) {
-            var check = WebSocketFrameCheck(maximumMessage: limit)
-            let passed = check.passes(bytes)
-            #expect(!passed, "\(what)")
-            var check2 = WebSocketFrameCheck(maximumMessage: limit)
-            let passedBytewise = bytes.allSatisfy { check2.passes([$0]) }
-            #expect(!passedBytewise, "\(what), a byte at a time")
+    /// What a browser sends passes the server: a message in two frames with a ping
+    /// between them is answered, and so is the ping.
+    @Test func theServerTakesGoodFrames() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let replies = try await offPool { () throws -> [(opcode: UInt8, payload: [UInt8])] in
+            let socket = try RawWebSocket(port: port, token: token, timeout: 10)
+            guard socket.status == 101 else { return [] }
+            let message = Array(#"{"id": 7, "changes": [{"key": "radius", "value": "7"}]}"#.utf8)
+            socket.sendRaw(RawWebSocket.frame(0x1, Array("{\"have\": 0}".utf8))
+                + RawWebSocket.frame(0x1, Array(message.prefix(20)), fin: false)
+                + RawWebSocket.frame(0x9, [1, 2, 3])
+                + RawWebSocket.frame(0x0, Array(message.dropFirst(20))))
+            var replies: [(opcode: UInt8, payload: [UInt8])] = []
+            // Frames (binary) may come between; the pong and the answer must.
+            while replies.filter({ $0.opcode != 0x2 }).count < 2, let reply = socket.receive() { replies.append(reply) }
+            return replies
         }
+        let pong = replies.first { $0.opcode == 0xA }
+        #expect(pong?.payload == [1, 2, 3], "\(replies.map(\.opcode))")
+        let answer = try #require(replies.first { $0.opcode == 0x1 })
+        let json = RawWebSocket.json(answer.payload)
+        #expect(json["answer"] as? Int == 7 && json["status"] as? Int == 200, "\(json)")
     }
 
-    /// Frames no browser sends, each of which the guard must stop (`limit`: the largest message).
+    /// Frames no browser sends, each of which must close its socket (`limit`: the largest message).
     static func badFrames(limit: Int) -> [(String, [UInt8])] {
         [
             ("a text frame over the limit", RawWebSocket.frame(0x1, [UInt8](repeating: 65, count: limit + 1))),

@@ -219,7 +219,6 @@ struct EditorFixture {
 
     func stop() async {
         await session.stop()
-        await server.stop()
         task.cancel()
         try? FileManager.default.removeItem(at: folder)
     }
@@ -453,5 +452,100 @@ struct EditorFixture {
             #expect(saved.text == EditorSession.defaultText)
         }
         #expect(throws: MercurialError.self) { try EditorSession(scenePath: "/nonexistent-folder/scene.json") }
+    }
+}
+
+/// Saving over an edit made on disk, the shading image's preview, and Export beside a planted link (issue 19, items 7 and 8).
+@Suite(.serialized) struct EditorSaveTests {
+    /// A scene edited on disk since the editor read it is not overwritten by Save: a 409
+    /// with both ways out, whether the disk's version parses or not; overwrite and
+    /// reload then each do what they say.
+    @Test func saveRefusesToReplaceAnEditMadeOnDisk() async throws {
+        // An edit that parses, before the watcher has read it (here there is none).
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("editor-save-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scene = folder.appendingPathComponent("scene.json")
+        try Data(EditorFixture.sceneJSON.utf8).write(to: scene)
+        let session = try EditorSession(scenePath: scene.path)
+        _ = try await session.apply([.init(key: "radius", value: "6")], tag: nil)
+        let disk = #"{"text": "Disk", "size": 40, "radius": 4}"#
+        try Data(disk.utf8).write(to: scene)
+        await #expect(throws: EditorSession.SaveConflict.self) { try await session.save() }
+        #expect(try String(contentsOf: scene, encoding: .utf8) == disk)
+        _ = try await session.save(overwrite: true)
+        #expect(try String(contentsOf: scene, encoding: .utf8) != disk)
+
+        try await EditorFixture.with { editor in
+            #expect(try await editor.set("radius", "6").status == 200)
+            // An edit that does not parse yet: the watcher cannot take it.
+            let half = #"{"text": "half-typed"#
+            try Data(half.utf8).write(to: editor.scene)
+            let refused = try await editor.post("/api/save", "{}")
+            #expect(refused.status == 409, "\(refused.text)")
+            #expect(refused.text.contains("changed on disk"), "\(refused.text)")
+            #expect(try String(contentsOf: editor.scene, encoding: .utf8) == half)
+            // Reload from disk: the broken version is refused with its error and changes nothing …
+            let broken = try await editor.post("/api/reload", "{}")
+            #expect(broken.status == 422, "\(broken.text)")
+            // … and a good one is taken, after which Save writes again.
+            try Data(#"{"text": "Disk", "size": 40, "radius": 4}"#.utf8).write(to: editor.scene)
+            let reloaded = try await editor.post("/api/reload", "{}")
+            #expect(reloaded.status == 200, "\(reloaded.text)")
+            #expect(await editor.session.settings.text == "Disk")
+            #expect(try await editor.set("radius", "7").status == 200)
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            // Overwrite is a request of its own.
+            try Data(#"{"text": "Elsew"#.utf8).write(to: editor.scene)
+            #expect(try await editor.post("/api/save", "{}").status == 409)
+            let overwritten = try await editor.post("/api/save", #"{"overwrite": true}"#)
+            #expect(overwritten.status == 200, "\(overwritten.text)")
+            var saved = RenderSettings()
+            try SceneFile.load(editor.scene.path, into: &saved)
+            #expect(saved.text == "Disk" && saved.radius == 7)
+        }
+    }
+
+    /// A new shading image changes the preview, the preview is what the saved scene
+    /// renders, and a file that is not a PNG is refused with the change.
+    @Test func theShadingImageReachesThePreviewAndTheSavedScene() async throws {
+        try await EditorFixture.with { editor in
+            for (name, colour) in [("warm.png", RGBA8(r: 250, g: 120, b: 20, a: 255)), ("cold.png", RGBA8(r: 20, g: 90, b: 250, a: 255))] {
+                let png = try PNGEncoder(compression: .fast).encode(Image<RGBA8>(width: 64, height: 64, repeating: colour))
+                try Data(png).write(to: editor.folder.appendingPathComponent(name))
+            }
+            try Data("not a picture".utf8).write(to: editor.folder.appendingPathComponent("fake.png"))
+            var previews: [[RGBA8]] = []
+            for name in ["warm.png", "cold.png"] {
+                #expect(try await editor.set("shadingImage", name).status == 200)
+                await editor.session.waitUntilIdle()
+                let frame = try #require(await editor.session.frame)
+                let direct = try TitleRenderer.render(await editor.session.settings).image
+                #expect(frame.image.pixels == direct.pixels, "the preview with \(name) is not what render gives")
+                previews.append(frame.image.pixels)
+            }
+            #expect(previews[0] != previews[1], "the preview did not change with the shading image")
+            let fake = try await editor.set("shadingImage", "fake.png")
+            #expect(fake.status == 422)
+            #expect(fake.text.contains("not a PNG"), "\(fake.text)")
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            var saved = RenderSettings()
+            try SceneFile.load(editor.scene.path, into: &saved)
+            #expect(try TitleRenderer.render(saved).image.pixels == previews[1])
+        }
+    }
+
+    /// Export's name is derived from the scene's: a planted `scene.png` link is refused, not followed.
+    @Test func exportDoesNotFollowAPlantedLink() async throws {
+        try await EditorFixture.with { editor in
+            let outside = FileManager.default.temporaryDirectory.appendingPathComponent("outside-\(UUID().uuidString)")
+            try Data("precious".utf8).write(to: outside)
+            defer { try? FileManager.default.removeItem(at: outside) }
+            #expect(symlink(outside.path, editor.folder.appendingPathComponent("scene.png").path) == 0)
+            let response = try await editor.post("/api/export", "{}")
+            #expect(response.status == 500)
+            #expect(response.text.contains("symbolic link"), "\(response.text)")
+            #expect(try String(contentsOf: outside, encoding: .utf8) == "precious")
+        }
     }
 }

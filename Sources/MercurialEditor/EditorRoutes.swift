@@ -1,0 +1,290 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import MercurialKit
+import NIOCore
+
+/// What each route answers (the checks are `EditorGuard`'s, before any of these).
+struct EditorRoutes: Sendable {
+    let session: EditorSession
+    /// Whole-frame responses made or sent at once.
+    let gate: ResponseGate
+    let sockets: SocketCount
+
+    func register(on router: Router<EditorContext>) {
+        router.get("/") { request, _ in page(request) }
+        router.get("/index.html") { request, _ in page(request) }
+        router.get("/editor.js") { _, _ in Responses.resource(EditorPage.script, type: "text/javascript; charset=utf-8") }
+        router.get("/editor.css") { _, _ in Responses.resource(EditorPage.style, type: "text/css; charset=utf-8") }
+        router.get("/api/state") { _, _ in await state() }
+        router.get("/frame.delta") { request, _ in await delta(request) }
+        router.get("/frame") { _, _ in await whole(.frame) }
+        router.get("/frame.rgba") { _, _ in await whole(.pixels) }
+        router.get("/sphere") { _, _ in await whole(.sphere) }
+        router.get("/api/events") { _, _ in await events() }
+        router.post("/api/set") { _, context in
+            let (code, json) = await Self.set(EditorMessage.changes(context.body), session: session)
+            return Responses.json(code, json)
+        }
+        router.post("/api/save") { _, context in await save(context.body) }
+        router.post("/api/reload") { _, _ in
+            do {
+                try await session.reload()
+                return Responses.json(200, ["revision": await session.revision])
+            } catch let error as MercurialError {
+                return Responses.json(422, ["error": error.message])
+            }
+        }
+        router.post("/api/export") { _, _ in
+            do {
+                let (path, bytes) = try await session.export()
+                return Responses.json(200, ["path": path, "bytes": bytes.count])
+            } catch let error as MercurialError {
+                return Responses.json(500, ["error": error.message])
+            }
+        }
+        router.get("/api/export.png") { _, _ in await download() }
+        // Changes in and frames out on one connection (see EditorSocket.swift).
+        router.ws("/api/socket", shouldUpgrade: { [sockets] request, _ in
+            guard request.headers[.upgrade]?.lowercased() == "websocket" else {
+                throw Refusal(400, "Bad Request", "this is a WebSocket: connect with an Upgrade: websocket request")
+            }
+            guard !sockets.isFull else {
+                throw Refusal(429, "Too Many Requests", "\(sockets.limit) pages are connected already; close one")
+            }
+            return .upgrade([:])
+        }, onUpgrade: { [session, sockets] inbound, outbound, _ in
+            guard sockets.enter() else { return }
+            defer { sockets.leave() }
+            await EditorSocket(session: session).run(inbound: inbound, outbound: outbound)
+        })
+    }
+
+    private func page(_ request: Request) -> Response {
+        // The socket named as well as 'self': not every browser lets 'self' cover ws:.
+        Responses.resource(EditorPage.html, type: "text/html; charset=utf-8", socket: "ws://\(request.head.authority ?? "")")
+    }
+
+    /// The parameter table with the current values (the JSON of `mercurial params
+    /// --json`), and what the menus offer.
+    private func state() async -> Response {
+        let settings = await session.settings
+        let table = ParameterGroup.json(values: settings)
+        let extra = EditorJSON.string([
+            "revision": await session.revision,
+            "material": settings.material,
+            "materials": session.materials,
+            "fonts": session.bundledFonts,
+            "families": session.installedFamilies,
+            "scene": session.scenePath,
+            "error": await session.lastError ?? NSNull(),
+        ])
+        // {"parameters": […]} and the rest, in one object.
+        let merged = table.dropLast().trimmingCharacters(in: .whitespacesAndNewlines) + ",\n  \"editor\": " + extra + "\n}"
+        return Responses.bytes(.ok, "application/json", merged.utf8)
+    }
+
+    /// The pixels that changed since the frame the page shows (`have`), as runs; with
+    /// `wait` (seconds, at most `longestFrameWait`), sent as soon as a frame newer than
+    /// `have` is rendered, or 204 when none came in that time.
+    private func delta(_ request: Request) async -> Response {
+        let have = Int(request.uri.queryParameters["have"].map(String.init) ?? "") ?? 0
+        if let wait = request.uri.queryParameters["wait"].flatMap({ Int(String($0)) }), wait > 0 {
+            await session.waitForFrame(after: have, timeout: .seconds(min(wait, EditorServer.longestFrameWait)))
+            if (await session.frame?.number ?? 0) <= have {
+                return Response(status: .noContent, headers: Responses.headers("text/plain"))
+            }
+        }
+        return await gate.run {
+            guard let (frame, base) = await session.frame(andBase: have) else {
+                return Responses.json(404, ["error": await session.lastError ?? "no frame rendered yet"])
+            }
+            let bytes = FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0)
+            var response = Responses.bytes(.ok, "application/octet-stream", bytes)
+            response.headers[.frameNumber] = String(frame.number)
+            // The frame's event, percent-encoded (a tag is the page's text: no line breaks in a header).
+            let info = EditorJSON.string(session.frameInfo(frame))
+            response.headers[.frameInfo] = info.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "%7B%7D"
+            return response
+        }
+    }
+
+    enum Whole { case frame, pixels, sphere }
+
+    /// The newest frame: as a PNG, as raw straight-alpha RGBA (its size is in the frame
+    /// event), or the shading sphere's PNG. The raw pixels are sent in slices of the
+    /// frame itself, so no copy of the whole is made; at most `concurrentFrameResponses`
+    /// such responses hold a frame at once.
+    private func whole(_ kind: Whole) async -> Response {
+        await gate.enter()
+        guard let frame = await session.frame else {
+            await gate.leave()
+            return Responses.json(404, ["error": await session.lastError ?? "no frame rendered yet"])
+        }
+        var response: Response
+        switch kind {
+        case .pixels:
+            let gate = gate
+            let count = frame.image.width * frame.image.height * 4
+            response = Response(status: .ok, headers: Responses.headers("application/octet-stream"),
+                                body: ResponseBody(contentLength: count) { writer in
+                                    defer { Task { await gate.leave() } }
+                                    let slice = 1 << 20
+                                    for start in stride(from: 0, to: count, by: slice) {
+                                        let buffer = frame.image.withUnsafeBufferPointer { pixels in
+                                            UnsafeRawBufferPointer(pixels).withMemoryRebound(to: UInt8.self) {
+                                                ByteBuffer(bytes: $0[start..<min(count, start + slice)])
+                                            }
+                                        }
+                                        try await writer.write(buffer)
+                                    }
+                                    try await writer.finish(nil)
+                                })
+            response.headers[.frameNumber] = String(frame.number)
+            return response
+        case .frame, .sphere:
+            defer { Task { await gate.leave() } }
+            do {
+                let bytes = kind == .frame ? try frame.png() : try session.spherePNG(for: frame.scene)
+                response = Responses.bytes(.ok, "image/png", bytes)
+            } catch {
+                return Responses.json(500, ["error": error.message])
+            }
+            response.headers[.frameNumber] = String(frame.number)
+            return response
+        }
+    }
+
+    /// Server-sent events, as an endless response.
+    private func events() async -> Response {
+        let stream = await session.subscribe()
+        var headers = Responses.headers("text/event-stream")
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            for await chunk in stream {
+                try await writer.write(ByteBuffer(bytes: chunk))
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// `{}` saves unless the file changed on disk since the editor read or wrote it (409);
+    /// `{"overwrite": true}` saves anyway.
+    private func save(_ body: [UInt8]) async -> Response {
+        var overwrite = false
+        if let root = try? JSONDocument.parse(body), case .object(let members) = root.value,
+           case .bool(let value)? = members.first(where: { $0.key == "overwrite" })?.value.value {
+            overwrite = value
+        }
+        do {
+            let path = try await session.save(overwrite: overwrite)
+            return Responses.json(200, ["path": path])
+        } catch let conflict as EditorSession.SaveConflict {
+            return Responses.json(409, ["error": conflict.message, "conflict": true])
+        } catch let error as MercurialError {
+            return Responses.json(500, ["error": error.message])
+        } catch {
+            return Responses.json(500, ["error": "\(error)"])
+        }
+    }
+
+    private func download() async -> Response {
+        guard let bytes = await session.exported else {
+            return Responses.json(404, ["error": "nothing exported yet; press Export PNG"])
+        }
+        var response = Responses.bytes(.ok, "image/png", bytes)
+        let name = UserPath(checked: session.scenePath).lastComponent
+        let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+        let safe = stem.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_.".unicodeScalars.contains($0)) }
+        response.headers[.contentDisposition] = "attachment; filename=\"\(safe.isEmpty ? "title" : String(String.UnicodeScalarView(safe))).png\""
+        return response
+    }
+
+    /// `{"changes": [{"key": K, "value": V}, …], "tag": T}` or `{"key": K, "value": V, "tag": T}`,
+    /// from a POST or the page's socket: the answer's status and JSON.
+    static func set(_ parsed: Result<(changes: [EditorSession.Change], tag: String?), EditorMessage.Invalid>,
+                    session: EditorSession) async -> (Int, [String: Any]) {
+        let changes: [EditorSession.Change], tag: String?
+        switch parsed {
+        case .failure(let error): return (400, ["error": error.message])
+        case .success(let parsed): (changes, tag) = parsed
+        }
+        do {
+            let (revision, changed) = try await session.apply(changes, tag: tag)
+            return (200, ["revision": revision, "changed": changed])
+        } catch {
+            return (422, ["error": error.message, "key": error.key])
+        }
+    }
+}
+
+/// The decoding of the page's messages (a POST's body or a socket's text), apart from
+/// the session, so a fuzz target can drive it.
+public enum EditorMessage {
+    public struct Invalid: Error {
+        public var message: String
+    }
+
+    /// A message's members, or why it is not a JSON object.
+    public static func members(_ body: [UInt8]) -> Result<[JSONMember], Invalid> {
+        let root: JSONNode
+        do {
+            root = try JSONDocument.parse(body)
+        } catch {
+            return .failure(Invalid(message: "the body is not JSON: \(error.location): \(error.reason)"))
+        }
+        guard case .object(let members) = root.value else {
+            return .failure(Invalid(message: "the body must be a JSON object"))
+        }
+        return .success(members)
+    }
+
+    /// `{"changes": [{"key": K, "value": V}, …], "tag": T}` or `{"key": K, "value": V, "tag": T}`.
+    public static func changes(_ body: [UInt8]) -> Result<(changes: [EditorSession.Change], tag: String?), Invalid> {
+        members(body).flatMap(changes)
+    }
+
+    public static func changes(_ members: [JSONMember]) -> Result<(changes: [EditorSession.Change], tag: String?), Invalid> {
+        func string(_ node: JSONNode?) -> String? {
+            switch node?.value {
+            case .string(let s)?: return s
+            case .number(let v)?: return v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+            case .bool(let b)?: return b ? "true" : "false"
+            default: return nil
+            }
+        }
+        func change(_ fields: [JSONMember]) -> EditorSession.Change? {
+            guard let key = string(fields.first { $0.key == "key" }?.value),
+                  let value = string(fields.first { $0.key == "value" }?.value) else { return nil }
+            return EditorSession.Change(key: key, value: value)
+        }
+        var changes: [EditorSession.Change] = []
+        if let list = members.first(where: { $0.key == "changes" })?.value {
+            guard case .array(let items) = list.value, items.count <= 256 else {
+                return .failure(Invalid(message: "\"changes\" must be an array of at most 256 {\"key\", \"value\"} objects"))
+            }
+            for item in items {
+                guard case .object(let fields) = item.value, let c = change(fields) else {
+                    return .failure(Invalid(message: "each change must be {\"key\": string, \"value\": string}"))
+                }
+                changes.append(c)
+            }
+        } else if let c = change(members) {
+            changes = [c]
+        } else {
+            return .failure(Invalid(message: "give {\"key\": string, \"value\": string} or {\"changes\": […]}"))
+        }
+        let tag = string(members.first { $0.key == "tag" }?.value).map { String($0.prefix(100)) }
+        return .success((changes, tag))
+    }
+
+    /// A socket message `{"have": F}`: F, or nil when the message is not one; an error when F is not a frame number.
+    public static func have(_ members: [JSONMember]) -> Result<Int, Invalid>? {
+        guard let value = members.first(where: { $0.key == "have" })?.value else { return nil }
+        guard case .number(let n) = value.value, n >= 0, n < 1e15, n == n.rounded() else {
+            return .failure(Invalid(message: "\"have\" must be a frame number"))
+        }
+        return .success(Int(n))
+    }
+}
