@@ -4,6 +4,7 @@ set -euo pipefail
 packages=(make pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev libssl-dev libchipmunk-dev
           libcurl4-openssl-dev   # the editor's server links FoundationNetworking (make install links it statically)
           fonts-dejavu-core fonts-lohit-deva strace ffmpeg
+          fonts-noto-core   # font fallback's tests: Cyrillic and Greek from an installed face
           man-db   # the install test shows the man page with man(1), which reports what troff drops
           chromium chromium-driver)   # the live editor's browser test
 missing=()

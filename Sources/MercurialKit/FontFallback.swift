@@ -23,6 +23,7 @@ enum FontFallback {
             if config == nil { config = FcInitLoadConfigAndFonts() }
             guard let config else { return [] }
             let style = self.style(of: path)
+            queryCount += 1
             let found = sorted(config, scalar: scalar, weight: style.weight, slant: style.slant, excluding: path)
             if answers.count >= cacheLimit { answers.removeAll() }
             answers[key] = found
@@ -30,8 +31,9 @@ enum FontFallback {
         }
     }
 
-    /// How many answers are cached (for tests).
+    /// How many answers are cached, and how many times fontconfig was asked (for tests).
     static var cachedAnswers: Int { lock.withLock { answers.count } }
+    static var queries: Int { lock.withLock { queryCount } }
 
     /// The weight and slant fontconfig reads from the face at `path` (regular, roman if unreadable).
     private static func style(of path: String) -> (weight: Int32, slant: Int32) {
@@ -89,6 +91,7 @@ enum FontFallback {
     private static let lock = NSLock()
     // Guarded by `lock`; fontconfig's objects are not Sendable, so plain statics under a lock.
     nonisolated(unsafe) private static var config: OpaquePointer?
+    nonisolated(unsafe) private static var queryCount = 0
     nonisolated(unsafe) private static var answers: [String: [Candidate]] = [:]
     nonisolated(unsafe) private static var styles: [String: (weight: Int32, slant: Int32)] = [:]
 }

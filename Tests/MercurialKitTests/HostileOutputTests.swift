@@ -148,7 +148,7 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
             #expect(closed.termination == .exit && closed.status == 1, "\(closed)")
 
             // A warning into a full stderr: the render still writes its PNG.
-            let full = try await CLI.shell(#""$M" render 'Hi ✈' -o a.png 2>/dev/full"#, in: dir)
+            let full = try await CLI.shell(#""$M" render 'Hi ✈' --no-fallback -o a.png 2>/dev/full"#, in: dir)
             expectSuccess(full)
             #expect(isPNG(dir.appendingPathComponent("a.png")))
 
@@ -156,7 +156,7 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
             // later may take its place and receive the summary.
             expectSuccess(try await CLI.shell(#""$M" render Hi -o b.png >/dev/full"#, in: dir))
             #expect(isPNG(dir.appendingPathComponent("b.png")))
-            expectSuccess(try await CLI.shell(#""$M" render 'Hi ✈' -o c.png >&- 2>&-"#, in: dir))
+            expectSuccess(try await CLI.shell(#""$M" render 'Hi ✈' --no-fallback -o c.png >&- 2>&-"#, in: dir))
             #expect(isPNG(dir.appendingPathComponent("c.png")))
 
             // A reader that has gone: an error, not SIGPIPE.
