@@ -31,6 +31,28 @@ enum FontFallback {
         }
     }
 
+    /// Whether the font file at `path` (as it is now) is known to have all of `scalars`.
+    static func covers(_ scalars: Set<UInt32>, path: String) -> Bool {
+        guard let stamp = stamp(path) else { return false }
+        return lock.withLock { covered[stamp]?.isSuperset(of: scalars) == true }
+    }
+
+    /// Remembers that the font file at `path` has all of `scalars`.
+    static func remember(_ scalars: Set<UInt32>, coveredBy path: String) {
+        guard let stamp = stamp(path) else { return }
+        lock.withLock {
+            if covered.count >= 64 || (covered[stamp]?.count ?? 0) + scalars.count > 65536 { covered.removeAll() }
+            covered[stamp, default: []].formUnion(scalars)
+        }
+    }
+
+    /// The file's path, size and modification time: a font changed in place is read again.
+    private static func stamp(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_size):\(info.st_mtim.tv_sec):\(info.st_mtim.tv_nsec):\(path)"
+    }
+
     /// How many answers are cached, and how many times fontconfig was asked (for tests).
     static var cachedAnswers: Int { lock.withLock { answers.count } }
     static var queries: Int { lock.withLock { queryCount } }
@@ -93,6 +115,7 @@ enum FontFallback {
     nonisolated(unsafe) private static var config: OpaquePointer?
     nonisolated(unsafe) private static var queryCount = 0
     nonisolated(unsafe) private static var answers: [String: [Candidate]] = [:]
+    nonisolated(unsafe) private static var covered: [String: Set<UInt32>] = [:]
     nonisolated(unsafe) private static var styles: [String: (weight: Int32, slant: Int32)] = [:]
 }
 
@@ -126,6 +149,10 @@ final class FontSet {
 
     /// `line` cut into runs of one face each: UTF-8 byte ranges and the index of the face.
     func runs(_ line: String) -> [(bytes: Range<Int>, face: Int)] {
+        // Text the chosen face covers is one run, found without splitting it into characters.
+        if !fallback || line.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || faces[0].covers(CollectionOfOne($0)) }) {
+            return [(0..<line.utf8.count, 0)]
+        }
         var runs: [(bytes: Range<Int>, face: Int)] = []
         var offset = 0
         for character in line {
@@ -143,10 +170,12 @@ final class FontSet {
 
     private func face(for character: Character, after current: Int?) -> Int {
         let scalars = character.unicodeScalars.filter { !$0.properties.isDefaultIgnorableCodePoint }
-        // Spaces and punctuation stay in the run they are in, so that a run is a phrase.
+        // Spaces and punctuation stay in the run they are in, so that a run is a phrase;
+        // a space never asks for another face.
         if let current, character.isWhitespace || character.isPunctuation, faces[current].covers(scalars) {
             return current
         }
+        if character.isWhitespace { return current ?? 0 }
         guard fallback, let first = scalars.first, !faces[0].covers(scalars) else { return 0 }
         if let known = forScalar[first.value] { return known }
         var chosen = 0
@@ -183,10 +212,17 @@ public struct FallbackFont: Sendable, Equatable {
     public var sha256: String
 
     /// The faces that draw what `settings.font` lacks in `settings.text`, in the order first used.
-    static func used(by settings: RenderSettings) throws(MercurialError) -> [FallbackFont] {
+    static func used(by settings: RenderSettings, fontPath path: String) throws(MercurialError) -> [FallbackFont] {
         guard settings.fallback, settings.mask == nil, let text = settings.text else { return [] }
-        let fonts = FontSet(primary: try FontFace(path: try FontLibrary.resolve(settings.font)), fallback: true,
-                            preferred: settings.fallbackFonts)
+        // A batch's titles in a font that covers them: the font is opened for the first only.
+        let scalars = Set(text.unicodeScalars.lazy
+            .filter { !$0.properties.isDefaultIgnorableCodePoint && !$0.properties.isWhitespace }.map(\.value))
+        if FontFallback.covers(scalars, path: path) { return [] }
+        let fonts = FontSet(primary: try FontFace(path: path), fallback: true, preferred: settings.fallbackFonts)
+        if fonts.primary.covers(scalars.compactMap(Unicode.Scalar.init)) {
+            FontFallback.remember(scalars, coveredBy: path)
+            return []
+        }
         var layout = TextLayout(text: text, fontPath: fonts.primary.path)
         layout.fallback = true
         for line in layout.lines { _ = fonts.runs(line) }

@@ -27,8 +27,9 @@ public enum SceneRecipe {
             }
             add(row.key, json(value))
         }
-        if let hash = try? fontSHA256(settings.font) { add("fontSHA256", quote(hash)) }
-        if let used = try? FallbackFont.used(by: settings), !used.isEmpty {
+        let fontPath = try? FontLibrary.resolve(settings.font)
+        if let fontPath, let hash = try? fileSHA256(fontPath) { add("fontSHA256", quote(hash)) }
+        if let fontPath, let used = try? FallbackFont.used(by: settings, fontPath: fontPath), !used.isEmpty {
             add("fallbackFonts", "[" + used.map { "{\"name\": \(quote($0.name)), \"file\": \(quote($0.file)), \"index\": \($0.index), "
                 + "\"sha256\": \(quote($0.sha256))}" }.joined(separator: ", ") + "]")
         }
