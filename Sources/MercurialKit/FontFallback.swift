@@ -47,7 +47,7 @@ enum FontFallback {
     }
 
     /// The file's path, size and modification time: a font changed in place is read again.
-    private static func stamp(_ path: String) -> String? {
+    static func stamp(_ path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return "\(info.st_size):\(info.st_mtim.tv_sec):\(info.st_mtim.tv_nsec):\(path)"
@@ -260,4 +260,41 @@ extension SceneAnimation.Reader {
         }
         return fonts
     }
+}
+
+/// A font file's bytes, read once per process while the file is unchanged: a batch opens
+/// the same fonts, fallback faces included, for every title. FreeType reads faces from
+/// them and never writes, so faces on several threads share them.
+final class FontBytes: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+
+    private init(_ data: [UInt8]) {
+        buffer = .allocate(capacity: data.count)
+        _ = buffer.initialize(from: data)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The most bytes kept for files not open (a font may be 64 MB).
+    static let cacheLimit = 128 << 20
+
+    static func read(_ path: String) throws(MercurialError) -> FontBytes {
+        let stamp = FontFallback.stamp(path)
+        if let stamp, let known = lock.withLock({ cache[stamp] }) { return known }
+        let data = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
+        guard !data.isEmpty else { throw MercurialError("font '\(UserPath(checked: path))' is an empty file; give a .ttf or .otf font") }
+        let bytes = FontBytes(data)
+        if let stamp {
+            lock.withLock {
+                if cachedBytes + data.count > cacheLimit || cache.count >= 64 { cache.removeAll(); cachedBytes = 0 }
+                cache[stamp] = bytes
+                cachedBytes += data.count
+            }
+        }
+        return bytes
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var cache: [String: FontBytes] = [:]
+    nonisolated(unsafe) private static var cachedBytes = 0
 }

@@ -172,7 +172,8 @@ public enum TextMask {
 final class FontFace {
     private var library: FT_Library?
     private var face: FT_Face?
-    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// The file's bytes, shared with every face opened from the same file.
+    private let file: FontBytes
     let path: String
     let index: Int
 
@@ -180,10 +181,8 @@ final class FontFace {
     init(path: String, index: Int = 0) throws(MercurialError) {
         self.path = path
         self.index = index
-        let data = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
-        guard !data.isEmpty else { throw MercurialError("font '\(path)' is an empty file; give a .ttf or .otf font") }
-        bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: data.count)
-        _ = bytes.initialize(from: data)
+        file = try FontBytes.read(path)
+        let bytes = file.buffer
         // Every stored property is set by now, so on a throw below `deinit` runs and
         // frees what was made: no cleanup by hand here (that would free twice).
         guard FT_Init_FreeType(&library) == 0 else {
@@ -199,7 +198,6 @@ final class FontFace {
     deinit {
         if let face { FT_Done_Face(face) }
         if let library { FT_Done_FreeType(library) }
-        bytes.deallocate()
     }
 
     /// The face's family and style, as the font names them.

@@ -81,6 +81,19 @@ import Testing
         #expect(FontFallback.cachedAnswers <= FontFallback.cacheLimit)
     }
 
+    @Test func aFontFileIsReadOncePerProcessUntilItChanges() throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("bytes-\(UUID().uuidString).ttf")
+        try FileManager.default.copyItem(atPath: try bundledFont("rounded"), toPath: copy.path)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let first = try FontBytes.read(copy.path)
+        #expect(try FontBytes.read(copy.path) === first)
+        // Changed in place (another size): read again.
+        try Data(try FontBytes.read(bundledFont("serif")).buffer).write(to: copy)
+        let changed = try FontBytes.read(copy.path)
+        #expect(changed !== first && changed.buffer.count != first.buffer.count)
+        #expect(try FontFace(path: copy.path).name == "Liberation Serif Bold")
+    }
+
     // MARK: - Through the binary
 
     @Test func noFallbackFlagStillWarnsAndTheRecipeRecordsEveryFace() async throws {
