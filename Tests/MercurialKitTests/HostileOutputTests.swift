@@ -87,7 +87,7 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
             let bytes = Array(r.stdout.utf8)
             // (stdout is decoded as UTF-8 by the harness; the signature's first byte is not UTF-8.)
             #expect(bytes.count > 100 && Array(bytes.dropFirst(3).prefix(3)) == [0x50, 0x4E, 0x47], "stdout is a PNG")
-            #expect(r.stderrLines == ["\(output) 152×145"], "the summary goes to stderr: \(r)")
+            #expect(r.stderrLines == ["\(output) 160×144"], "the summary goes to stderr: \(r)")
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).isEmpty, "no file written")
         }
     }
