@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(make pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev libssl-dev libchipmunk-dev
           fonts-dejavu-core fonts-lohit-deva strace ffmpeg time   # time: /usr/bin/time measures peaks in tests
+          fonts-noto-core   # font fallback's tests: Cyrillic and Greek from an installed face
           man-db   # the install test shows the man page with man(1), which reports what troff drops
           chromium chromium-driver)   # the live editor's browser test
 missing=()

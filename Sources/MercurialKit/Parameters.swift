@@ -41,6 +41,7 @@ public enum ParameterFunction: Hashable, Sendable {
     case adjustLineSpacing
     case adjustLetterSpacing
     case setKerning
+    case setFallback
     case adjustMaximumLines
     case setBackground
     case setMask
@@ -382,7 +383,7 @@ extension ParameterGroup {
             Parameter("text", "Layout", "Text", .setText, .text, \.text, unset: "none",
                       help: "the title's text; \\n or a real newline starts a new line"),
             Parameter("font", "Layout", "Font", .setFont, .font, \.font, flag: "font",
-                      help: "a bundled font (rounded, serif, display), a TTF/OTF file, or an installed font's fontconfig name such as \"DejaVu Sans:bold\""),
+                      help: "a bundled font (rounded, serif, display, dosis), a TTF/OTF file, or an installed font's fontconfig name such as \"DejaVu Sans:bold\""),
             Parameter("size", "Layout", "Size", .adjustTextSize, .number(1...8192), \.size, unset: "auto", flag: "px",
                       help: "em size in pixels; auto: 160, or as large as fits --width and --height"),
             Parameter("width", "Layout", "Width", .adjustCanvasSize(.width), .integer(side), \.width, unset: "auto",
@@ -397,6 +398,8 @@ extension ParameterGroup {
                       \.letterSpacing, flag: "px", help: "extra pixels after each character"),
             Parameter("kerning", "Layout", "Kerning", .setKerning, .bool, \.kerning, flag: "on/off",
                       help: "apply the font's kerning (GPOS kern)"),
+            Parameter("fallback", "Layout", "Font fallback", .setFallback, .bool, \.fallback, flag: "on/off",
+                      help: "draw a character the font lacks from the installed font fontconfig chooses for it"),
             Parameter("maxLines", "Layout", "Maximum lines", .adjustMaximumLines, .integer(1...100), \.maxLines,
                       flag: "lines", help: "with --width/--height, wrap the text at spaces into at most this many lines"),
             Parameter("background", "Images", "Background", .setBackground, .color, \.background, unset: "transparent",

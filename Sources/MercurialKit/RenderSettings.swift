@@ -14,6 +14,9 @@ public struct RenderSettings: Sendable, Equatable {
     public var lineSpacing: Double = 1
     public var letterSpacing: Double = 0
     public var kerning = true
+    public var fallback = true
+    /// The faces a recipe records as drawing what `font` lacks; tried before fontconfig's choice.
+    public var fallbackFonts: [FallbackFont] = []
     /// CIHeightFieldFromMask's inputRadius.
     public var radius: Double = 10
     /// The loft's shape across a stroke.

@@ -10,7 +10,7 @@ public enum SceneFile {
     /// reflection gradient, the lights as an array, a comment, and the point lights,
     /// gradient backdrop and animation (`SceneAnimation`).
     static let structuralKeys = ["material", "reflection", "lights", "description"] + SceneAnimation.keys + ["dynamics"]
-        + ["generator", "fontSHA256", "vine", "sequence"]
+        + ["generator", "fontSHA256", "fallbackFonts", "vine", "sequence"]
 
     /// Keys of a scene file: every parameter's key and the structural keys; a
     /// material takes all but `text` and `material`.
@@ -104,6 +104,8 @@ public enum SceneFile {
             switch key {
             case "material", "description", "animation", "dynamics", "generator", "fontSHA256", "sequence":
                 continue
+            case "fallbackFonts":
+                settings.fallbackFonts = try SceneAnimation.Reader(file: file).fallbackFonts(node)
             case "pointLights":
                 settings.pointLights = try SceneAnimation.Reader(file: file).pointLights(node)
             case "backgroundGradient":

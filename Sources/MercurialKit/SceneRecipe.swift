@@ -27,7 +27,12 @@ public enum SceneRecipe {
             }
             add(row.key, json(value))
         }
-        if let hash = try? fontSHA256(settings.font) { add("fontSHA256", quote(hash)) }
+        let fontPath = try? FontLibrary.resolve(settings.font)
+        if let fontPath, let hash = try? fileSHA256(fontPath) { add("fontSHA256", quote(hash)) }
+        if let fontPath, let used = try? FallbackFont.used(by: settings, fontPath: fontPath), !used.isEmpty {
+            add("fallbackFonts", "[" + used.map { "{\"name\": \(quote($0.name)), \"file\": \(quote($0.file)), \"index\": \($0.index), "
+                + "\"sha256\": \(quote($0.sha256))}" }.joined(separator: ", ") + "]")
+        }
         add("reflection", settings.scene.material.reflection.map(json) ?? "null")
         if !settings.pointLights.isEmpty {
             add("pointLights", "[" + settings.pointLights.map(json).joined(separator: ", ") + "]")
@@ -54,7 +59,11 @@ public enum SceneRecipe {
 
     /// The SHA-256 of the font file `font` names (a bundled name, a file or a fontconfig name), in hex.
     public static func fontSHA256(_ font: String) throws(MercurialError) -> String {
-        let path = try FontLibrary.resolve(font)
+        try fileSHA256(try FontLibrary.resolve(font))
+    }
+
+    /// The SHA-256 of the font file at `path`, in hex.
+    public static func fileSHA256(_ path: String) throws(MercurialError) -> String {
         // A batch writes the same font's hash into every title: hash each file once
         // for as long as its size and modification time stay the same.
         var info = stat()

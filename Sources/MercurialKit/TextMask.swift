@@ -20,6 +20,10 @@ public struct TextLayout: Sendable, Equatable {
     public var kerning = true
     /// On a given canvas, the most lines the text is wrapped into at spaces. Default 5.
     public var maxLines = 5
+    /// Draw a character the font lacks from the installed face fontconfig chooses for it. Default on.
+    public var fallback = true
+    /// Faces tried, in order, before fontconfig's choice for a character the font lacks.
+    public var fallbackFonts: [FallbackFont] = []
 
     public init(text: String, fontPath: String) {
         self.text = text
@@ -45,6 +49,8 @@ public struct TextMaskResult: Sendable {
     public var warnings: [MercurialWarning]
     /// The em size finally used (smaller than asked when the text was shrunk to fit).
     public var size: Double
+    /// The files of the installed faces that drew characters the chosen font lacks.
+    public var fallbackFonts: [String] = []
 
     /// The mask on the whole canvas.
     public var canvasMask: Mask {
@@ -69,7 +75,8 @@ public enum TextMask {
         let p = try place(layout, width: width, height: height, margin: margin)
         return TextMaskResult(mask: p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY),
                               originX: p.originX, originY: p.originY, canvasWidth: p.canvasWidth,
-                              canvasHeight: p.canvasHeight, warnings: p.warnings, size: p.size)
+                              canvasHeight: p.canvasHeight, warnings: p.warnings, size: p.size,
+                              fallbackFonts: p.fallbackFonts)
     }
 
     /// Where `render` draws the glyphs, without drawing them.
@@ -90,7 +97,8 @@ public enum TextMask {
         if let width { try PNGFile.checkCanvas(width: width, height: height ?? 1, what: "the canvas") }
         if let height { try PNGFile.checkCanvas(width: width ?? 1, height: height, what: "the canvas") }
 
-        let font = try FontFace(path: layout.fontPath)
+        let font = FontSet(primary: try FontFace(path: layout.fontPath), fallback: layout.fallback,
+                           preferred: layout.fallbackFonts)
         var layout = layout
         let requested = layout.size
         var size = requested ?? defaultSize
@@ -135,10 +143,13 @@ public enum TextMask {
                 let originX = max(inkX - margin, 0), originY = max(inkY - margin, 0)
                 let regionWidth = min(ink.width + 2 * margin, canvasWidth - originX)
                 let regionHeight = min(ink.height + 2 * margin, canvasHeight - originY)
+                for path in font.unreadable {
+                    warnings.append(MercurialWarning("installed font '\(UserPath(checked: path))' could not be read, so it draws nothing here; check it with 'fc-query'"))
+                }
                 if !run.missing.isEmpty {
                     warnings.insert(.missing(run.missing, font: (layout.fontPath as NSString).lastPathComponent), at: 0)
                 }
-                return TextPlacement(run: run, regionWidth: regionWidth, regionHeight: regionHeight,
+                return TextPlacement(run: run, fallbackFonts: font.fallbackPaths, regionWidth: regionWidth, regionHeight: regionHeight,
                                      offsetX: inkX - ink.minX - originX, offsetY: inkY - ink.minY - originY,
                                      originX: originX, originY: originY, canvasWidth: canvasWidth,
                                      canvasHeight: canvasHeight, warnings: warnings, size: size)
@@ -160,21 +171,23 @@ public enum TextMask {
 final class FontFace {
     private var library: FT_Library?
     private var face: FT_Face?
-    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// The file's bytes, shared with every face opened from the same file.
+    private let file: FontBytes
     let path: String
+    let index: Int
 
-    init(path: String) throws(MercurialError) {
+    /// `index`: the face's index in a collection (.ttc).
+    init(path: String, index: Int = 0) throws(MercurialError) {
         self.path = path
-        let data = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
-        guard !data.isEmpty else { throw MercurialError("font '\(path)' is an empty file; give a .ttf or .otf font") }
-        bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: data.count)
-        _ = bytes.initialize(from: data)
+        self.index = index
+        file = try FontBytes.read(path)
+        let bytes = file.buffer
         // Every stored property is set by now, so on a throw below `deinit` runs and
         // frees what was made: no cleanup by hand here (that would free twice).
         guard FT_Init_FreeType(&library) == 0 else {
             throw MercurialError("FreeType could not start")
         }
-        let error = FT_New_Memory_Face(library, bytes.baseAddress, FT_Long(bytes.count), 0, &face)
+        let error = FT_New_Memory_Face(library, bytes.baseAddress, FT_Long(bytes.count), FT_Long(index), &face)
         guard error == 0, let face, face.pointee.face_flags & FT_Long(FT_FACE_FLAG_SCALABLE) != 0 else {
             let reason = error == 0 ? "has no scalable outlines" : "is not a font FreeType can read (\(Self.describe(error)))"
             throw MercurialError("font '\(path)' \(reason); give a TrueType or OpenType font file")
@@ -184,7 +197,20 @@ final class FontFace {
     deinit {
         if let face { FT_Done_Face(face) }
         if let library { FT_Done_FreeType(library) }
-        bytes.deallocate()
+    }
+
+    /// The face's family and style, as the font names them.
+    var name: String {
+        guard let face else { return "" }
+        let family = face.pointee.family_name.map { String(cString: $0) } ?? ""
+        let style = face.pointee.style_name.map { String(cString: $0) } ?? ""
+        return style.isEmpty ? family : family + " " + style
+    }
+
+    /// Whether the face has a glyph for every one of `scalars`.
+    func covers<S: Sequence<Unicode.Scalar>>(_ scalars: S) -> Bool {
+        guard let face else { return false }
+        return scalars.allSatisfy { FT_Get_Char_Index(face, FT_ULong($0.value)) != 0 }
     }
 
     static func describe(_ error: FT_Error) -> String {
@@ -192,10 +218,8 @@ final class FontFace {
         return "FreeType error \(error)"
     }
 
-    /// Shapes and rasterises every glyph of `layout` at `size`, positioned in pixels
-    /// with the first baseline at y = 0.
     /// The face set to `size` px and a HarfBuzz font over it (destroy it with hb_font_destroy).
-    private func scaled(to size: Double) throws(MercurialError) -> (face: FT_Face, font: OpaquePointer) {
+    func scaled(to size: Double) throws(MercurialError) -> (face: FT_Face, font: OpaquePointer) {
         guard let face else { throw MercurialError("font '\(path)' is not open") }
         let error = FT_Set_Char_Size(face, 0, FT_F26Dot6((size * 64).rounded()), 72, 72)
         guard error == 0 else {
@@ -209,19 +233,23 @@ final class FontFace {
     }
 
     static let loadFlags = Int32(FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP)
+}
 
+extension FontSet {
+    /// Shapes and rasterises every glyph of `layout` at `size`, positioned in pixels
+    /// with the first baseline at y = 0. The chosen face sets the line height; every
+    /// run of another face sits on the same baseline.
     func layOut(_ layout: TextLayout, size: Double) throws(MercurialError) -> GlyphRun {
-        let (face, hbFont) = try scaled(to: size)
-        defer { hb_font_destroy(hbFont) }
-        let loadFlags = Self.loadFlags
-
+        var scaled = ScaledFonts(self, size: size)
+        defer { scaled.destroy() }
+        let face = try scaled.face(0)
         let lineHeight = Double(face.pointee.size.pointee.metrics.height) / 64 * layout.lineSpacing
         let features = Self.features(layout)
 
         var lines: [ShapedLine] = []
         var missing: [Character] = []
         for line in layout.lines {
-            let shaped = shape(line, hbFont: hbFont, features: features, letterSpacing: layout.letterSpacing)
+            let shaped = try shape(line, fonts: &scaled, features: features, letterSpacing: layout.letterSpacing)
             for c in shaped.missing where !missing.contains(c) { missing.append(c) }
             lines.append(shaped)
         }
@@ -241,8 +269,8 @@ final class FontFace {
             let bytes = Array(layout.lines[index].utf8)
             for glyph in line.glyphs {
                 let drawn = run.bitmaps.count
-                try run.add(face: face, glyph: glyph.glyph, x: shift + glyph.x, baseline: baseline - glyph.y,
-                            loadFlags: loadFlags, path: path)
+                try run.add(face: try scaled.face(glyph.face), glyph: glyph.glyph, x: shift + glyph.x,
+                            baseline: baseline - glyph.y, loadFlags: FontFace.loadFlags, path: faces[glyph.face].path)
                 if run.bitmaps.count > drawn {
                     run.bitmaps[drawn].word = wordsBefore + Self.wordIndex(ofByte: glyph.cluster, in: bytes)
                 }
@@ -251,9 +279,35 @@ final class FontFace {
         }
         return run
     }
+
+    /// The faces set to one size, each with its HarfBuzz font, made when first needed.
+    struct ScaledFonts {
+        let set: FontSet
+        let size: Double
+        private var made: [Int: (face: FT_Face, font: OpaquePointer)] = [:]
+
+        init(_ set: FontSet, size: Double) {
+            self.set = set
+            self.size = size
+        }
+
+        mutating func scaled(_ index: Int) throws(MercurialError) -> (face: FT_Face, font: OpaquePointer) {
+            if let known = made[index] { return known }
+            let pair = try set.faces[index].scaled(to: size)
+            made[index] = pair
+            return pair
+        }
+
+        mutating func face(_ index: Int) throws(MercurialError) -> FT_Face { try scaled(index).face }
+
+        func destroy() {
+            for pair in made.values { hb_font_destroy(pair.font) }
+        }
+    }
+
     /// A line's glyphs, positioned in pixels from its start, and its advance.
     struct ShapedLine {
-        struct Placed { var glyph: UInt32; var x: Double; var y: Double; var cluster = 0 }
+        struct Placed { var glyph: UInt32; var x: Double; var y: Double; var cluster = 0; var face = 0 }
         var glyphs: [Placed]
         var advance: Double
         var missing: [Character]
@@ -277,15 +331,31 @@ final class FontFace {
         return hb_feature_from_string("-kern", -1, &feature) != 0 ? [feature] : []
     }
 
-    /// Shapes one line with HarfBuzz.
-    private func shape(_ line: String, hbFont: OpaquePointer, features: [hb_feature_t],
-                       letterSpacing: Double) -> ShapedLine {
+    /// Shapes one line with HarfBuzz, run by run of one face, the runs one after another.
+    private func shape(_ line: String, fonts: inout ScaledFonts, features: [hb_feature_t],
+                       letterSpacing: Double) throws(MercurialError) -> ShapedLine {
+        let utf8 = Array(line.utf8)
+        var shaped = ShapedLine(glyphs: [], advance: 0, missing: [])
+        var pen = 0.0
+        for run in runs(line) {
+            let hbFont = try fonts.scaled(run.face).font
+            shapeRun(utf8, bytes: run.bytes, face: run.face, hbFont: hbFont, features: features,
+                     letterSpacing: letterSpacing, pen: &pen, into: &shaped)
+        }
+        if !utf8.isEmpty { pen -= letterSpacing }
+        shaped.advance = pen
+        return shaped
+    }
+
+    /// Shapes the bytes `bytes` of `utf8` (the whole line is HarfBuzz's context) in one face.
+    private func shapeRun(_ utf8: [UInt8], bytes: Range<Int>, face: Int, hbFont: OpaquePointer,
+                          features: [hb_feature_t], letterSpacing: Double,
+                          pen: inout Double, into shaped: inout ShapedLine) {
         let buffer = hb_buffer_create()
         defer { hb_buffer_destroy(buffer) }
-        let utf8 = Array(line.utf8)
         utf8.withUnsafeBufferPointer { p in
             p.withMemoryRebound(to: CChar.self) { c in
-                hb_buffer_add_utf8(buffer, c.baseAddress, Int32(c.count), 0, Int32(c.count))
+                hb_buffer_add_utf8(buffer, c.baseAddress, Int32(c.count), UInt32(bytes.lowerBound), Int32(bytes.count))
             }
         }
         hb_buffer_guess_segment_properties(buffer)
@@ -293,43 +363,42 @@ final class FontFace {
         var count: UInt32 = 0
         let infos = hb_buffer_get_glyph_infos(buffer, &count)
         let positions = hb_buffer_get_glyph_positions(buffer, &count)
-        var placed: [ShapedLine.Placed] = []
-        var missing: [Character] = []
-        var pen = 0.0
-        guard let infos, let positions else { return ShapedLine(glyphs: [], advance: 0, missing: []) }
+        guard let infos, let positions else { return }
         for i in 0..<Int(count) {
             let info = infos[i], position = positions[i]
             if info.codepoint == 0 {
                 // .notdef: name the characters of this cluster once, draw nothing.
                 let start = Int(info.cluster)
-                var end = utf8.count
+                var end = bytes.upperBound
                 for j in 0..<Int(count) where Int(infos[j].cluster) > start { end = min(end, Int(infos[j].cluster)) }
                 let characters = String(decoding: utf8[start..<end], as: UTF8.self)
-                for c in characters where !c.isWhitespace && !missing.contains(c) { missing.append(c) }
+                for c in characters where !c.isWhitespace && !shaped.missing.contains(c) { shaped.missing.append(c) }
             } else {
-                placed.append(ShapedLine.Placed(glyph: info.codepoint, x: pen + Double(position.x_offset) / 64,
-                                                y: Double(position.y_offset) / 64, cluster: Int(info.cluster)))
+                shaped.glyphs.append(ShapedLine.Placed(glyph: info.codepoint, x: pen + Double(position.x_offset) / 64,
+                                                       y: Double(position.y_offset) / 64, cluster: Int(info.cluster),
+                                                       face: face))
             }
             pen += Double(position.x_advance) / 64
             let startsNextCluster = i + 1 == Int(count) || infos[i + 1].cluster != info.cluster
             if startsNextCluster { pen += letterSpacing }
         }
-        if count > 0 { pen -= letterSpacing }
-        return ShapedLine(glyphs: placed, advance: pen, missing: missing)
     }
 
     /// The advance of each word and of a space at `size`, and the line height and
     /// the font's ascent plus descent, for choosing line breaks.
     func measure(words: [String], layout: TextLayout, size: Double) throws(MercurialError) -> WordMetrics {
-        let (face, hbFont) = try scaled(to: size)
-        defer { hb_font_destroy(hbFont) }
+        var scaled = ScaledFonts(self, size: size)
+        defer { scaled.destroy() }
+        let face = try scaled.face(0)
         let features = Self.features(layout)
-        let advance = { (text: String) in
-            self.shape(text, hbFont: hbFont, features: features, letterSpacing: layout.letterSpacing).advance
+        func advance(_ text: String) throws(MercurialError) -> Double {
+            try shape(text, fonts: &scaled, features: features, letterSpacing: layout.letterSpacing).advance
         }
+        var widths: [Double] = []
+        for word in words { widths.append(try advance(word)) }
         let metrics = face.pointee.size.pointee.metrics
-        return WordMetrics(words: words.map(advance),
-                           space: advance("a a") - advance("aa") + layout.letterSpacing,
+        return WordMetrics(words: widths,
+                           space: try advance("a a") - advance("aa") + layout.letterSpacing,
                            lineHeight: Double(metrics.height) / 64 * layout.lineSpacing,
                            ascentPlusDescent: Double(metrics.ascender - metrics.descender) / 64)
     }
@@ -340,6 +409,8 @@ final class FontFace {
 /// (`regionWidth` × `regionHeight` at `originX`, `originY`), and the glyphs' offset in it.
 struct TextPlacement {
     var run: GlyphRun
+    /// The files of the installed faces that drew characters the chosen font lacks.
+    var fallbackFonts: [String]
     var regionWidth: Int, regionHeight: Int
     var offsetX: Int, offsetY: Int
     var originX: Int, originY: Int

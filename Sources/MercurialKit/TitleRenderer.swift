@@ -155,6 +155,8 @@ public enum TitleRenderer {
         layout.lineSpacing = settings.lineSpacing
         layout.letterSpacing = settings.letterSpacing
         layout.kerning = settings.kerning
+        layout.fallback = settings.fallback
+        layout.fallbackFonts = settings.fallbackFonts
         layout.maxLines = settings.maxLines
         return layout
     }

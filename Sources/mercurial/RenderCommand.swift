@@ -99,6 +99,9 @@ struct Render: ParsableCommand {
         if let now = try? SceneRecipe.fontSHA256(settings.font), now != made {
             warn(MercurialWarning("font '\(settings.font)' is not the file this title was made with (its SHA-256 differs), so the title may look different"))
         }
+        for font in settings.fallbackFonts where (try? SceneRecipe.fileSHA256(font.file)) != font.sha256 {
+            warn(MercurialWarning("fallback font '\(font.file.escapedForTerminal)' (\(font.name.escapedForTerminal)) is missing or not the file this title was made with, so the title may look different"))
+        }
     }
 
     /// `title.png` → `title-height.png` for the height map (the colour title keeps the name).

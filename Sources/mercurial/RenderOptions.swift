@@ -27,6 +27,7 @@ struct RenderOptions: ParsableArguments {
     @Option(help: .parameter("lineSpacing")) var lineSpacing: Double?
     @Option(help: .parameter("letterSpacing")) var letterSpacing: Double?
     @Flag(inversion: .prefixedNo, help: .parameter("kerning")) var kerning: Bool?
+    @Flag(inversion: .prefixedNo, help: .parameter("fallback")) var fallback: Bool?
     @Option(help: .parameter("radius")) var radius: Double?
     @Option(help: .parameter("profile")) var profile: LoftProfile?
     @Option(help: .parameter("scale")) var scale: Double?

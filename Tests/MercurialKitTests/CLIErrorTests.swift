@@ -60,7 +60,7 @@ struct CLIErrorCase: Sendable, CustomTestStringConvertible {
 }
 
 extension CLIErrorCase {
-    static let roundedFont = CLI.packageRoot.appendingPathComponent("fonts/rounded-bold.otf").path
+    static let roundedFont = CLI.packageRoot.appendingPathComponent("fonts/dosis-extrabold.otf").path
 
     /// A PNG signature and an IHDR chunk (valid CRC) claiming `width`×`height` RGBA, then
     /// one tiny IDAT and IEND: what a hostile file says about itself, not its pixels.
@@ -175,10 +175,10 @@ extension CLIErrorCase {
                      fragments: ["font 'picture.ttf'", "TrueType or OpenType"]),
         CLIErrorCase(name: "zero-byte font", arguments: ["render", "Hi", "--font", "zero.ttf"],
                      setup: [.bytes("zero.ttf", [])], fragments: ["font 'zero.ttf' is an empty file"]),
-        CLIErrorCase(name: "truncated font (5000 bytes of rounded-bold.otf)", arguments: ["render", "Hi", "--font", "cut.otf"],
+        CLIErrorCase(name: "truncated font (5000 bytes of dosis-extrabold.otf)", arguments: ["render", "Hi", "--font", "cut.otf"],
                      setup: [.copy("cut.otf", from: roundedFont, count: 5000)],
                      fragments: ["font 'cut.otf'"]),
-        CLIErrorCase(name: "truncated font (40000 bytes of rounded-bold.otf)", arguments: ["render", "Hi", "--font", "cut.otf"],
+        CLIErrorCase(name: "truncated font (40000 bytes of dosis-extrabold.otf)", arguments: ["render", "Hi", "--font", "cut.otf"],
                      setup: [.copy("cut.otf", from: roundedFont, count: 40000)],
                      fragments: ["font 'cut.otf'"]),
         CLIErrorCase(name: "bitmap-only font (BDF, no scalable outlines)", arguments: ["render", "H", "--font", "tiny.bdf"],

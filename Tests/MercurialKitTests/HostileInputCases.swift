@@ -192,7 +192,7 @@ extension CLIErrorCase {
             CLIErrorCase(name: "maps of a region over 16 M pixels",
                          arguments: ["render", "WW", "--size", "6000", "--width", "16384", "--height", "16384",
                                      "--emit", "color,normal"],
-                         fragments: ["maps are made in memory", "region (the ink and its margin) is 11032×4450"]),
+                         fragments: ["maps are made in memory", "region (the ink and its margin) is 11152×4246"]),
             CLIErrorCase(name: "maps of a 5000×4000 mask", arguments: ["render", "--mask", "w.png", "--emit", "height"],
                          setup: [.copy("w.png", from: CLI.fixturePath("white-5000x4000.png"))],
                          fragments: ["at most 16 M pixels", "mask 'w.png' is 5000×4000"]),

@@ -87,7 +87,7 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
             let bytes = Array(r.stdout.utf8)
             // (stdout is decoded as UTF-8 by the harness; the signature's first byte is not UTF-8.)
             #expect(bytes.count > 100 && Array(bytes.dropFirst(3).prefix(3)) == [0x50, 0x4E, 0x47], "stdout is a PNG")
-            #expect(r.stderrLines == ["\(output) 152×145"], "the summary goes to stderr: \(r)")
+            #expect(r.stderrLines == ["\(output) 160×144"], "the summary goes to stderr: \(r)")
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).isEmpty, "no file written")
         }
     }
@@ -148,7 +148,7 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
             #expect(closed.termination == .exit && closed.status == 1, "\(closed)")
 
             // A warning into a full stderr: the render still writes its PNG.
-            let full = try await CLI.shell(#""$M" render 'Hi ✈' -o a.png 2>/dev/full"#, in: dir)
+            let full = try await CLI.shell(#""$M" render 'Hi ✈' --no-fallback -o a.png 2>/dev/full"#, in: dir)
             expectSuccess(full)
             #expect(isPNG(dir.appendingPathComponent("a.png")))
 
@@ -156,7 +156,7 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
             // later may take its place and receive the summary.
             expectSuccess(try await CLI.shell(#""$M" render Hi -o b.png >/dev/full"#, in: dir))
             #expect(isPNG(dir.appendingPathComponent("b.png")))
-            expectSuccess(try await CLI.shell(#""$M" render 'Hi ✈' -o c.png >&- 2>&-"#, in: dir))
+            expectSuccess(try await CLI.shell(#""$M" render 'Hi ✈' --no-fallback -o c.png >&- 2>&-"#, in: dir))
             #expect(isPNG(dir.appendingPathComponent("c.png")))
 
             // A reader that has gone: an error, not SIGPIPE.

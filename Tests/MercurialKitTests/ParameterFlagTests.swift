@@ -18,7 +18,7 @@ import MercurialKit
     @Test func eachFlagSetsItsRow() throws {
         let options = try RenderOptions.parse([
             "--shininess", "0.1", "--font", "serif", "--size", "90", "--width", "300", "--height", "200",
-            "--max-lines", "2", "--align", "right", "--line-spacing", "1.5", "--letter-spacing=-3", "--no-kerning",
+            "--max-lines", "2", "--align", "right", "--line-spacing", "1.5", "--letter-spacing=-3", "--no-kerning", "--no-fallback",
             "--radius", "7", "--profile", "round", "--scale", "12", "--background", "navy",
             "--shading-image", "sphere.png", "--mask", "logo.png", "--set", "radius=8",
         ])
@@ -27,7 +27,7 @@ import MercurialKit
             #expect(row.value(in: settings) != row.defaultValue, "\(row.flagName) did not set \(row.key)")
         }
         #expect(settings.text == "Hi" && settings.size == 90 && settings.alignment == .right && settings.profile == .round)
-        #expect(settings.width == 300 && settings.maxLines == 2 && settings.letterSpacing == -3 && !settings.kerning)
+        #expect(settings.width == 300 && settings.maxLines == 2 && settings.letterSpacing == -3 && !settings.kerning && !settings.fallback)
         #expect(settings.radius == 8, "--set comes last")
         #expect(settings.background == RGBColor.parse("navy") && settings.mask == "logo.png")
     }

@@ -69,7 +69,7 @@ import Testing
     @Test func aChangedOrMissingFontIsSaidClearly() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let font = dir.appendingPathComponent("f.otf")
-            try FileManager.default.copyItem(at: CLI.packageRoot.appendingPathComponent("fonts/rounded-bold.otf"), to: font)
+            try FileManager.default.copyItem(at: CLI.packageRoot.appendingPathComponent("fonts/dosis-extrabold.otf"), to: font)
             ok(try await CLI.run(["render", "Font", "--size", "40", "--font", "f.otf", "-o", "t.png", "-q"], in: dir))
             // The same path, another font.
             try FileManager.default.removeItem(at: font)

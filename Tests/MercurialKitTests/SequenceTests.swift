@@ -178,7 +178,7 @@ extension CLIErrorCase {
 
     @Test func layoutWarningsNameTheirTitle() async throws {
         try await CLI.withTemporaryDirectory { dir in
-            let scene = #"{"sequence": [{"scene": {"text": "Fine"}}, {"scene": {"text": "Plane ✈"}}]}"#
+            let scene = #"{"sequence": [{"scene": {"text": "Fine"}}, {"scene": {"text": "Plane ✈", "fallback": false}}]}"#
             try Data(scene.utf8).write(to: dir.appendingPathComponent("s.json"))
             let sequence = try #require(try TitleSequence.load(dir.appendingPathComponent("s.json").path))
             #expect(sequence.warnings.count == 1)

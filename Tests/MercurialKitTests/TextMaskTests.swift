@@ -95,7 +95,9 @@ func layout(_ text: String, font: String = "rounded", size: Double = 100) throws
     }
 
     @Test func missingGlyphsAreNamedOnce() throws {
-        let result = try TextMask.render(try layout("Fly ✈ ✈", size: 60), margin: 4)
+        var l = try layout("Fly ✈ ✈", size: 60)
+        l.fallback = false
+        let result = try TextMask.render(l, margin: 4)
         #expect(result.warnings.count == 1)
         let message = try #require(result.warnings.first?.message)
         #expect(message.contains("✈") && message.contains("U+2708"))
@@ -108,7 +110,7 @@ func layout(_ text: String, font: String = "rounded", size: Double = 100) throws
     }
 
     @Test func arabicIsShapedRightToLeftWithLigatures() throws {
-        let font = try FontFace(path: try FontLibrary.resolve("DejaVu Sans:bold"))
+        let font = FontSet(primary: try FontFace(path: try FontLibrary.resolve("DejaVu Sans:bold")), fallback: false)
         // Lam + alef form one ligature glyph in DejaVu Sans.
         let ligature = try font.layOut(try layout("لا", font: "DejaVu Sans:bold", size: 80), size: 80)
         #expect(ligature.bitmaps.count == 1)
@@ -122,14 +124,14 @@ func layout(_ text: String, font: String = "rounded", size: Double = 100) throws
 
     @Test func devanagariVowelSignIsReordered() throws {
         let path = try FontLibrary.resolve("Lohit Devanagari")
-        let font = try FontFace(path: path)
+        let font = FontSet(primary: try FontFace(path: path), fallback: false)
         // कि: the i-sign (U+093F) follows KA in memory but is drawn before it.
         var l = TextLayout(text: "कि", fontPath: path)
         l.size = 100
         let run = try font.layOut(l, size: 100)
         #expect(run.missing.isEmpty)
         #expect(run.bitmaps.count == 2)
-        let ka = try FontFace(path: path).layOut({ var k = l; k.text = "क"; return k }(), size: 100).bitmaps[0]
+        let ka = try FontSet(primary: try FontFace(path: path), fallback: false).layOut({ var k = l; k.text = "क"; return k }(), size: 100).bitmaps[0]
         // Drawn first is the vowel sign, whose loop rises above KA's headline; KA comes second.
         #expect(abs(run.bitmaps[1].width - ka.width) <= 1)
         #expect(abs(run.bitmaps[0].width - ka.width) > 1 || run.bitmaps[0].top < ka.top - 5)
