@@ -3,7 +3,7 @@
 # AddressSanitizer and LeakSanitizer and runs it for SECONDS on a copy of its
 # seed corpus (scripts/fuzz/corpus/TARGET).
 #
-#   bash scripts/fuzz.sh scene|png|font|cli|batch SECONDS [extra libFuzzer flags...]
+#   bash scripts/fuzz.sh scene|png|font|cli|batch|editor SECONDS [extra libFuzzer flags...]
 #   bash scripts/fuzz.sh TARGET build          only build it
 #
 # The cli target also compiles the front end (Sources/mercurial) and
@@ -18,7 +18,7 @@ set -euo pipefail
 # The whole script is one block, read before it runs: editing it during a run changes nothing.
 {
 
-usage() { echo "usage: bash scripts/fuzz.sh scene|png|font|cli|batch SECONDS [libFuzzer flags...]" >&2; exit 2; }
+usage() { echo "usage: bash scripts/fuzz.sh scene|png|font|cli|batch|editor SECONDS [libFuzzer flags...]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 target=$1 seconds=$2
 shift 2
@@ -32,6 +32,7 @@ case $target in
     font) max_len=32768 sample=100000 ;;
     cli) max_len=4096 sample=2000 ;;
     batch) max_len=16384 sample=20000 ;;
+    editor) max_len=8192 sample=200000 ;;
     *) usage ;;
 esac
 export MERCURIAL_FUZZ_SAMPLE=${MERCURIAL_FUZZ_SAMPLE:-$sample}
@@ -120,6 +121,10 @@ if [[ $target == cli ]]; then
     # (Its folders have spaces in their names.)
     mapfile -d '' parser_sources < <(find "$parser/Sources/ArgumentParser" -name '*.swift' -print0 | sort -z)
     target_sources=(Sources/mercurial/*.swift "${target_sources[@]}")
+elif [[ $target == editor ]]; then
+    # The server's message decoding and the session's Change, without the server (SwiftNIO).
+    target_sources=(Sources/MercurialEditor/EditorMessage.swift Sources/MercurialEditor/EditorSession.swift
+                    Sources/MercurialEditor/FrameDelta.swift "${target_sources[@]}")
 fi
 
 if stale "$binary" "$kit/MercurialKit.o" "${target_sources[@]}"; then
