@@ -298,7 +298,10 @@ struct EditorFixture {
             await editor.session.waitUntilIdle()
             try await eventually("the last state's frame") { await editor.session.frame?.tag == "drag:60" }
             let renders = await editor.session.renderCount() - startCount
-            #expect(renders < 30, "60 updates took \(renders) renders; they should coalesce")
+            // One render per update would be 60. How many coalesce depends on how a request's
+            // round trip compares with a render: 32 were seen on the Hummingbird server under
+            // CI's load, under 30 with the old server's slower requests.
+            #expect(renders < 50, "60 updates took \(renders) renders; they should coalesce")
             #expect(renders >= 1)
             let frame = try #require(await editor.session.frame)
             #expect(frame.revision == (await editor.session.revision))
