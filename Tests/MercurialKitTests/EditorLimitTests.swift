@@ -207,7 +207,13 @@ import Glibc
             for _ in 0..<1_000 { RawHTTP.sendAll(socket.fd, big) }
             _ = drain
         }
-        let state = try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: token), timeout: 60)
+        // The server goes on serving. Under the suite's load the flood's backlog can hold
+        // the server's threads past a new connection's 10 s head deadline, which then
+        // closes it unanswered (seen once in a full CI run): a second try must be answered.
+        var state = try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: token), timeout: 45)
+        if state.status != 200 {
+            state = try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: token), timeout: 45)
+        }
         #expect(state.status == 200)
         let peak = Self.usage(pid).peakMB
         print("socket floods (150,000 haves, 1,000 changes of 256 KB): peak \(peak) MB")
