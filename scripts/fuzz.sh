@@ -55,7 +55,7 @@ done
 # sources is compiled, so that an editor saving a file during the build cannot
 # break it; debug info maps the snapshot's paths back to the tree.
 kit=$build/kit
-kit_sources=(Sources/MercurialKit/*.swift)
+mapfile -d '' kit_sources < <(find Sources/MercurialKit -name '*.swift' -print0 | sort -z)
 kit_inputs=("${kit_sources[@]}" Sources/CPNGWriter/png_writer.c Sources/CPNGWriter/include/png_writer.h
             scripts/fuzz/targets/feedback.c scripts/fuzz.sh)
 

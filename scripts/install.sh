@@ -28,10 +28,10 @@ manifest_name="share/mercurial/install-manifest.txt"
 
 fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# The version written in Sources/MercurialKit/MercurialVersion.swift.
+# The version written in Sources/MercurialKit/Files/MercurialVersion.swift.
 source_version() {
     sed -n 's/^ *public static let string = "\(.*\)"$/\1/p' \
-        "$source_root/Sources/MercurialKit/MercurialVersion.swift"
+        "$source_root/Sources/MercurialKit/Files/MercurialVersion.swift"
 }
 
 # PREFIX must be absolute and plain, since the manifest is checked against it.
@@ -49,7 +49,7 @@ stage() {
     local version want
     version="$("$bin" --version)" || fail "'$bin --version' failed"
     want="$(source_version)"
-    [ -n "$want" ] || fail "cannot read the version from Sources/MercurialKit/MercurialVersion.swift"
+    [ -n "$want" ] || fail "cannot read the version from Sources/MercurialKit/Files/MercurialVersion.swift"
     [ "$version" = "$want" ] || fail "'$bin --version' says '$version' but the source tree is $want; rebuild it"
 
     rm -rf "$stage"

@@ -21,9 +21,9 @@ public enum DataDirectory {
             list.append(((binDirectory as NSString).deletingLastPathComponent as NSString)
                 .appendingPathComponent("share/mercurial"))
         }
-        // This file is Sources/MercurialKit/DataDirectory.swift in the source tree.
+        // This file is Sources/MercurialKit/Files/DataDirectory.swift in the source tree.
         var source = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { source.deleteLastPathComponent() }
+        for _ in 0..<4 { source.deleteLastPathComponent() }
         list.append(source.path)
         return list
     }
