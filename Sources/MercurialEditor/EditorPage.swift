@@ -1,7 +1,8 @@
 /// The editor's page: plain HTML, CSS and JavaScript shipped inside the binary (no
 /// build step, nothing fetched from elsewhere, so it works offline). The controls
 /// are made from the parameter table the server sends (`/api/state`, the JSON of
-/// `mercurial params --json` with the current values): nothing here lists parameters.
+/// `mercurial params --json` with the current values, its nested keys included, each
+/// control's `data-key` their path): nothing here lists parameters.
 enum EditorPage {
     static let html = ##"""
     <!doctype html>
@@ -109,6 +110,7 @@ enum EditorPage {
 
     function text(row, v) {
       if (v === null || v === undefined) return row.unset || '';
+      if (typeof v === 'object') return JSON.stringify(v);   // a point, a range, a list or a block, as JSON
       return String(v);
     }
 
@@ -295,7 +297,7 @@ enum EditorPage {
         const field = document.createElement('input');
         field.type = 'text'; field.className = 'wide'; field.name = row.key;
         div.append(field);
-        field.placeholder = 'a file in the scene\'s folder, or ' + (row.unset || 'none');
+        field.placeholder = row.kind === 'path' ? 'a file in the scene\'s folder, or ' + (row.unset || 'none') : (row.rangeText || '');
         controls.set(row.key, (v) => { if (document.activeElement !== field) field.value = v; });
         field.addEventListener('change', () => send([{ key: row.key, value: field.value.trim() || (row.unset || '') }]));
       }
@@ -349,7 +351,7 @@ enum EditorPage {
     async function refresh() {
       const { status: code, json } = await api('/api/state');
       if (code !== 200) { status(json.error || ('HTTP ' + code), true); return; }
-      rows = json.parameters; editor = json.editor;
+      rows = json.parameters.concat(json.nested || []); editor = json.editor;
       revision = Math.max(revision, editor.revision);
       if (!controls.size) build();
       showValues();

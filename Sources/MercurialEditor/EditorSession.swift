@@ -228,6 +228,10 @@ public actor EditorSession {
             try Materials.apply(change.value, to: &settings)
             return
         }
+        if SceneSchema.isNested(change.key), (try? ParameterGroup.parameter(forKey: change.key)) == nil {
+            // A key of a nested block (a control made from the scene schema): no files are named there.
+            return try SceneSchema.assign(change.key, text: change.value, to: &settings)
+        }
         let parameter = try ParameterGroup.parameter(forKey: change.key)
         var value = try parameter.parse(change.value, culprit: "\(parameter.key) = '\(change.value)'")
         if case .text(let text) = value {

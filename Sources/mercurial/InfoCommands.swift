@@ -35,8 +35,11 @@ struct Params: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List every parameter: group, key, range and value (the mercurial material's, or the one given).",
         discussion: """
+        The keys of a scene file's nested blocks follow as paths (vine.branchAngle,
+        pointLights[].intensity, dynamics.elasticity; [] is each element of a list).
         --json prints the whole table for programs: every key with its group, kind,
-        range or cases, default, value and help. --markdown prints the README's table.
+        range or cases, default, value and help ("parameters", then "nested").
+        --markdown prints the README's tables.
 
         Example: mercurial params --material chrome
         """
@@ -64,6 +67,8 @@ struct Params: ParsableCommand {
         } else {
             let rows = ParameterGroup.allParameters.map { p in
                 [p.group, p.key, p.rangeDescription, p.format(p.value(in: settings)), p.help]
+            } + SceneSchema.rows.map { row in
+                [row.block, row.path, row.rangeDescription, (SceneSchema.value(at: row.path, in: settings) ?? row.defaultValue).text(), row.help]
             }
             printTable(header: ["group", "key", "range", "value", "meaning"], rows: rows)
         }

@@ -236,32 +236,6 @@ public struct FallbackFont: Sendable, Equatable {
     }
 }
 
-extension SceneAnimation.Reader {
-    /// A recipe's `fallbackFonts`: [{"name": …, "file": …, "index": …, "sha256": …}, …].
-    func fallbackFonts(_ node: JSONNode) throws(MercurialError) -> [FallbackFont] {
-        guard case .array(let items) = node.value, items.count <= FontFallback.cacheLimit else {
-            throw fail(node, "\"fallbackFonts\" must be an array of at most \(FontFallback.cacheLimit) font objects; remove it to let fontconfig choose")
-        }
-        var fonts: [FallbackFont] = []
-        for (i, item) in items.enumerated() {
-            let name = "fallbackFonts[\(i)]"
-            var font = FallbackFont(name: "", file: "", index: 0, sha256: "")
-            for m in try object(item, name, keys: ["name", "file", "index", "sha256"]) {
-                switch (m.key, m.value.value) {
-                case ("index", _): font.index = Int(try number(m.value, "\(name).index", in: 0...65535))
-                case ("name", .string(let s)): font.name = s
-                case ("file", .string(let s)): font.file = s
-                case ("sha256", .string(let s)): font.sha256 = s
-                default: throw fail(m.value, "\"\(name).\(m.key)\" must be a string, not \(m.value.value.typeName)")
-                }
-            }
-            guard !font.file.isEmpty else { throw fail(item, "\"\(name)\" has no \"file\"; give the font file's path") }
-            fonts.append(font)
-        }
-        return fonts
-    }
-}
-
 /// A font file's bytes, read once per process while the file is unchanged: a batch opens
 /// the same fonts, fallback faces included, for every title. FreeType reads faces from
 /// them and never writes, so faces on several threads share them.

@@ -101,177 +101,19 @@ public struct Dynamics: Sendable, Equatable {
 
     // MARK: - Limits
 
-    static let elasticityRange: ClosedRange<Double> = 0...1
-    static let frictionRange: ClosedRange<Double> = 0...10
-    static let densityRange: ClosedRange<Double> = 0.001...1000
-    static let magnitudeRange: ClosedRange<Double> = 0...100
-    static let spinRange: ClosedRange<Double> = -200...200
-    static let stepsRange: ClosedRange<Double> = 60...2000
-    static let directionRange: ClosedRange<Double> = -1e6...1e6
-    static let keys = ["bodies", "gravity", "elasticity", "friction", "density", "floor", "walls", "ceiling",
-                       "push", "spin", "delay", "stagger", "delays", "bodyOverrides", "stepsPerSecond", "ropes"]
-    static let ropeKeys = ["body", "anchor", "segments", "width", "density"]
     static let maximumRopes = 64
-    static let gravityKeys = ["direction", "magnitude"]
-    static let pushKeys = ["direction", "magnitude", "at"]
-    static let overrideKeys = ["index", "elasticity", "friction", "density"]
 }
 
 // MARK: - Reading and writing the block
 
 extension Dynamics {
-    /// Reads a scene's `dynamics` object; times are checked against the animation's `duration`.
+    /// Reads a scene's `dynamics` object (declared in `SceneSchema.dynamics`); times are
+    /// checked against the animation's `duration`.
     static func read(_ node: JSONNode, file: String, duration: Double) throws(MercurialError) -> Dynamics {
-        let r = SceneAnimation.Reader(file: file)
-        var d = Dynamics()
-        func flag(_ m: JSONMember) throws(MercurialError) -> Bool {
-            guard case .bool(let on) = m.value.value else { throw r.fail(m.value, "\"dynamics.\(m.key)\" must be true or false") }
-            return on
-        }
-        func direction(_ node: JSONNode, _ name: String) throws(MercurialError) -> SIMD2<Double> {
-            guard case .array(let items) = node.value, items.count == 2 else {
-                throw r.fail(node, "\"\(name)\" must be a vector [dx, dy] on the canvas (y down), e.g. [0, 1]")
-            }
-            let v = SIMD2(try r.number(items[0], name, in: directionRange), try r.number(items[1], name, in: directionRange))
-            guard v != .zero else { throw r.fail(node, "\"\(name)\" is [0, 0], which points nowhere; give e.g. [0, 1] for down") }
-            return v
-        }
-        let times = 0...duration
-        for m in try r.object(node, "dynamics", keys: keys) {
-            let name = "dynamics.\(m.key)"
-            switch m.key {
-            case "bodies":
-                guard case .string(let s) = m.value.value, let b = Bodies(rawValue: s) else {
-                    throw r.fail(m.value, "\"\(name)\" must be \"glyphs\", \"words\" or \"title\"")
-                }
-                d.bodies = b
-            case "gravity":
-                for g in try r.object(m.value, name, keys: gravityKeys) {
-                    if g.key == "direction" {
-                        d.gravityDirection = try direction(g.value, "\(name).direction")
-                    } else {
-                        d.gravityMagnitude = try r.number(g.value, "\(name).magnitude", in: magnitudeRange)
-                    }
-                }
-            case "elasticity": d.elasticity = try r.number(m.value, name, in: elasticityRange)
-            case "friction": d.friction = try r.number(m.value, name, in: frictionRange)
-            case "density": d.density = try r.number(m.value, name, in: densityRange)
-            case "floor":
-                if case .bool(let on) = m.value.value { d.hasFloor = on } else {
-                    d.floor = try r.number(m.value, "\(name) (y in canvas pixels, or true/false)", in: -1e6...1e6)
-                    d.hasFloor = true
-                }
-            case "walls": d.walls = try flag(m)
-            case "ceiling": d.ceiling = try flag(m)
-            case "push":
-                var push = Push()
-                for p in try r.object(m.value, name, keys: pushKeys) {
-                    switch p.key {
-                    case "direction": push.direction = try direction(p.value, "\(name).direction")
-                    case "magnitude": push.magnitude = try r.number(p.value, "\(name).magnitude", in: magnitudeRange)
-                    default: push.at = try r.number(p.value, "\(name).at", in: times)
-                    }
-                }
-                d.push = push
-            case "spin": d.spin = try r.number(m.value, name, in: spinRange)
-            case "delay": d.delay = try r.number(m.value, name, in: times)
-            case "stagger": d.stagger = try r.number(m.value, name, in: 0...duration)
-            case "delays":
-                guard case .array(let items) = m.value.value, items.count <= 10_000 else {
-                    throw r.fail(m.value, "\"\(name)\" must be an array of up to 10000 times in seconds, one per body")
-                }
-                d.delays = []
-                for item in items { d.delays.append(try r.number(item, name, in: times)) }
-            case "bodyOverrides":
-                guard case .array(let items) = m.value.value, items.count <= 10_000 else {
-                    throw r.fail(m.value, "\"\(name)\" must be an array of {\"index\", \"elasticity\", \"friction\", \"density\"}")
-                }
-                for item in items {
-                    var index: Int?
-                    var material = BodyMaterial()
-                    for o in try r.object(item, name, keys: overrideKeys) {
-                        let field = "\(name).\(o.key)"
-                        switch o.key {
-                        case "index":
-                            let v = try r.number(o.value, field, in: 0...9_999)
-                            guard v == v.rounded() else { throw r.fail(o.value, "\"\(field)\" must be a whole number (bodies count from 0)") }
-                            index = Int(v)
-                        case "elasticity": material.elasticity = try r.number(o.value, field, in: elasticityRange)
-                        case "friction": material.friction = try r.number(o.value, field, in: frictionRange)
-                        default: material.density = try r.number(o.value, field, in: densityRange)
-                        }
-                    }
-                    guard let index else { throw r.fail(item, "an entry of \"\(name)\" needs \"index\", the body's number from 0") }
-                    d.overrides[index] = material
-                }
-            case "ropes":
-                guard case .array(let items) = m.value.value, items.count <= maximumRopes else {
-                    throw r.fail(m.value, "\"\(name)\" must be an array of up to \(maximumRopes) ropes {\"body\", \"anchor\", \"segments\", \"width\"}")
-                }
-                for (i, item) in items.enumerated() {
-                    var rope = Rope()
-                    for o in try r.object(item, "\(name)[\(i)]", keys: ropeKeys) {
-                        let field = "\(name)[\(i)].\(o.key)"
-                        switch o.key {
-                        case "body", "segments":
-                            let v = try r.number(o.value, field, in: o.key == "body" ? 0...9_999 : 1...200)
-                            guard v == v.rounded() else { throw r.fail(o.value, "\"\(field)\" must be a whole number") }
-                            if o.key == "body" {
-                                rope.body = Int(v)
-                                rope.bodyLocation = "\(file):\(o.value.location)"
-                            } else {
-                                rope.segments = Int(v)
-                            }
-                        case "anchor":
-                            guard case .array(let xy) = o.value.value, xy.count == 2 else {
-                                throw r.fail(o.value, "\"\(field)\" must be a point [x, y] in canvas pixels")
-                            }
-                            rope.anchor = SIMD2(try r.number(xy[0], field, in: -1e5...1e5), try r.number(xy[1], field, in: -1e5...1e5))
-                        case "width": rope.width = try r.number(o.value, field, in: 1...200)
-                        default: rope.density = try r.number(o.value, field, in: densityRange)
-                        }
-                    }
-                    d.ropes.append(rope)
-                }
-            default: d.stepsPerSecond = try r.number(m.value, name, in: stepsRange)
-            }
-        }
-        return d
-    }
-
-    /// The block as scene-file JSON (for the recipe an animation carries).
-    public var json: String {
-        func n(_ v: Double) -> String { formatNumber(v) }
-        func vector(_ v: SIMD2<Double>) -> String { "[\(n(v.x)), \(n(v.y))]" }
-        var parts = [
-            "\"bodies\": \"\(bodies.rawValue)\"",
-            "\"gravity\": {\"direction\": \(vector(gravityDirection)), \"magnitude\": \(n(gravityMagnitude))}",
-            "\"elasticity\": \(n(elasticity))", "\"friction\": \(n(friction))", "\"density\": \(n(density))",
-            "\"floor\": \(hasFloor ? floor.map(n) ?? "true" : "false")", "\"walls\": \(walls)", "\"ceiling\": \(ceiling)",
-            "\"spin\": \(n(spin))", "\"delay\": \(n(delay))", "\"stagger\": \(n(stagger))",
-            "\"stepsPerSecond\": \(n(stepsPerSecond))",
-        ]
-        if let push {
-            parts.append("\"push\": {\"direction\": \(vector(push.direction)), \"magnitude\": \(n(push.magnitude)), \"at\": \(n(push.at))}")
-        }
-        if !ropes.isEmpty {
-            let list = ropes.map { rope in
-                "{\"body\": \(rope.body), " + (rope.anchor.map { "\"anchor\": \(vector($0)), " } ?? "")
-                    + "\"segments\": \(rope.segments), \"width\": \(n(rope.width)), \"density\": \(n(rope.density))}"
-            }
-            parts.append("\"ropes\": [\(list.joined(separator: ", "))]")
-        }
-        if !delays.isEmpty { parts.append("\"delays\": [\(delays.map(n).joined(separator: ", "))]") }
-        if !overrides.isEmpty {
-            let entries = overrides.sorted { $0.key < $1.key }.map { i, o -> String in
-                var fields = ["\"index\": \(i)"]
-                if let e = o.elasticity { fields.append("\"elasticity\": \(n(e))") }
-                if let f = o.friction { fields.append("\"friction\": \(n(f))") }
-                if let d = o.density { fields.append("\"density\": \(n(d))") }
-                return "{\(fields.joined(separator: ", "))}"
-            }
-            parts.append("\"bodyOverrides\": [\(entries.joined(separator: ", "))]")
-        }
-        return "{\(parts.joined(separator: ", "))}"
+        var reader = SceneAnimation.Reader(file: file)
+        reader.duration = duration
+        var dynamics = SceneSchema.dynamics.defaultValue
+        try SceneSchema.dynamics.read(node, "dynamics", onto: &dynamics, reader)
+        return dynamics
     }
 }

@@ -191,16 +191,6 @@ extension FrameRenderer: AnimationFrames {
 // MARK: - Reading a sequence from a scene file
 
 extension TitleSequence {
-    static let stepKeys = ["scene", "hold", "transition"]
-    static let topAnimationKeys = ["fps", "loop"]
-    /// The inputs of each transition type, besides `type`, `duration` and `timing`.
-    static let transitionInputs: [(type: String, keys: [String])] = [
-        ("dissolve", []),
-        ("flash", ["center", "extent", "color", "maxStriationRadius", "striationStrength", "striationContrast", "fadeThreshold"]),
-        ("swipe", ["extent", "color", "angle", "width", "opacity"]),
-        ("ripple", ["center", "extent", "width", "scale"]),
-    ]
-
     /// The sequence a scene file holds, or nil when it has no `"sequence"`.
     /// `adjust` is applied to each title's settings after its scene (the command
     /// line's flags); `materialOverride` replaces the material each title starts from.
@@ -227,15 +217,12 @@ extension TitleSequence {
         try SceneFile.apply(own, from: path, kind: .scene, to: &base)
         var sequence = TitleSequence(steps: [])
         if let animation = members.first(where: { $0.key == "animation" }) {
-            for m in try reader.object(animation.value, "animation", keys: topAnimationKeys + ["duration", "tracks"]) {
-                switch m.key {
-                case "fps": sequence.fps = try reader.number(m.value, "animation.fps", in: Timeline.fpsRange)
-                case "loop":
-                    guard case .bool(let on) = m.value.value else { throw reader.fail(m.value, "\"animation.loop\" must be true or false") }
-                    sequence.loop = on
-                default:
+            let own = SceneSchema.sequenceAnimation
+            for m in try reader.object(animation.value, "animation", keys: own.keys + ["duration", "tracks"]) {
+                guard let field = own.field(m.key) else {
                     throw MercurialError("\(path):\(m.keyLocation): a sequence's \"animation\" takes only \"fps\" and \"loop\": its length is the sum of the holds and transitions, and each title's tracks go in that title's own \"animation\"")
                 }
+                try field.read(&sequence, m.value, "animation.\(m.key)", reader)
             }
         }
 
@@ -249,7 +236,7 @@ extension TitleSequence {
         var explicitCanvas: [Bool] = []
         for (i, item) in items.enumerated() {
             let name = "sequence[\(i)]"
-            let fields = try reader.object(item, name, keys: stepKeys)
+            let fields = try reader.object(item, name, keys: SceneSchema.sequenceStep.keys)
             guard let sceneField = fields.first(where: { $0.key == "scene" }) else {
                 throw reader.fail(item, "\"\(name)\" needs \"scene\": a scene file's path or a scene object {\"text\": …}")
             }
@@ -290,13 +277,13 @@ extension TitleSequence {
             var step = Step(settings: settings, timeline: timeline, hold: 1, sceneFile: sceneFile)
             for field in fields {
                 switch field.key {
-                case "hold": step.hold = try reader.number(field.value, "\(name).hold", in: 0...3600)
+                case "scene": continue
                 case "transition":
                     if i == items.count - 1 {
                         throw MercurialError("\(path):\(field.keyLocation): the last step has a \"transition\" but no title after it; remove it or add a step")
                     }
-                    step.transition = try transition(field.value, "\(name).transition", reader)
-                default: continue
+                    step.transition = try SceneSchema.transition(field.value, "\(name).transition", reader)
+                default: try SceneSchema.sequenceStep.field(field.key)?.read(&step, field.value, "\(name).\(field.key)", reader)
                 }
             }
             sequence.steps.append(step)
@@ -368,86 +355,5 @@ extension TitleSequence {
         var sa = stat(), sb = stat()
         if stat(a, &sa) == 0, stat(b, &sb) == 0 { return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino }
         return UserPath(checked: a).absolute == UserPath(checked: b).absolute
-    }
-
-    /// Reads a transition object: `type`, `duration` (seconds, default 1), `timing`, and the type's inputs.
-    static func transition(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader) throws(MercurialError) -> TransitionStep {
-        guard case .object(let members) = node.value else {
-            throw reader.fail(node, "\"\(name)\" must be an object {\"type\": \"dissolve\", \"duration\": seconds, …}, not \(node.value.typeName)")
-        }
-        let types = transitionInputs.map(\.type)
-        guard let typeMember = members.first(where: { $0.key == "type" }) else {
-            throw reader.fail(node, "\"\(name)\" needs a \"type\": \(types.joined(separator: ", "))")
-        }
-        guard case .string(let type) = typeMember.value.value else {
-            throw reader.fail(typeMember.value, "\"\(name).type\" must be a string: \(types.joined(separator: ", "))")
-        }
-        guard let inputs = transitionInputs.first(where: { $0.type == type })?.keys else {
-            let hint = closestMatch(to: type, in: types).map { "did you mean \"\($0)\"? " } ?? ""
-            throw reader.fail(typeMember.value, "unknown transition type \"\(shortQuote(type))\"; \(hint)known types: \(types.joined(separator: ", "))")
-        }
-        let fields = try reader.object(node, "\(name) (\(type))", keys: ["type", "duration", "timing"] + inputs)
-        var step = TransitionStep(.dissolve, duration: 1)
-        var flash = Transition.Flash(), swipe = Transition.Swipe(), ripple = Transition.Ripple()
-        for m in fields {
-            let key = "\(name).\(m.key)"
-            switch m.key {
-            case "type": continue
-            case "duration": step.duration = try reader.number(m.value, key, in: Timeline.durationRange)
-            case "timing":
-                guard case .string(let s) = m.value.value else { throw reader.fail(m.value, "\"\(key)\" must be a string such as \"easeInEaseOut\"") }
-                do { step.timing = try TimingFunction.parse(s) } catch { throw reader.fail(m.value, error.message) }
-            case "center":
-                let c = try point(m.value, key, reader)
-                flash.center = c
-                ripple.center = c
-            case "extent":
-                let e = try extent(m.value, key, reader)
-                flash.extent = e
-                swipe.extent = e
-                ripple.extent = e
-            case "color":
-                let c = try reader.color(m.value, key)
-                flash.color = c
-                swipe.color = c
-            case "maxStriationRadius": flash.maxStriationRadius = try reader.number(m.value, key, in: 0...10)
-            case "striationStrength": flash.striationStrength = try reader.number(m.value, key, in: 0...3)
-            case "striationContrast": flash.striationContrast = try reader.number(m.value, key, in: 0...5)
-            case "fadeThreshold": flash.fadeThreshold = try reader.number(m.value, key, in: 0...1)
-            case "angle": swipe.angle = try reader.number(m.value, key, in: -2 * Double.pi...2 * Double.pi)
-            case "opacity": swipe.opacity = try reader.number(m.value, key, in: 0...1)
-            case "scale": ripple.scale = try reader.number(m.value, key, in: -50...50)
-            default:   // width
-                if type == "swipe" {
-                    swipe.width = try reader.number(m.value, key, in: 0.1...800)
-                } else {
-                    ripple.width = try reader.number(m.value, key, in: 1...1000)
-                }
-            }
-        }
-        switch type {
-        case "flash": step.transition = .flash(flash)
-        case "swipe": step.transition = .swipe(swipe)
-        case "ripple": step.transition = .ripple(ripple)
-        default: step.transition = .dissolve
-        }
-        return step
-    }
-
-    static func point(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader) throws(MercurialError) -> SIMD2<Double> {
-        guard case .array(let items) = node.value, items.count == 2 else {
-            throw reader.fail(node, "\"\(name)\" must be a point [x, y] in canvas pixels, e.g. [240, 80]")
-        }
-        return SIMD2(try reader.number(items[0], name, in: -1e6...1e6), try reader.number(items[1], name, in: -1e6...1e6))
-    }
-
-    static func extent(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader) throws(MercurialError) -> Transition.Extent {
-        guard case .array(let items) = node.value, items.count == 4 else {
-            throw reader.fail(node, "\"\(name)\" must be a rectangle [x, y, width, height] in canvas pixels, e.g. [0, 0, 480, 160]")
-        }
-        return Transition.Extent(x: try reader.number(items[0], name, in: -1e6...1e6),
-                                 y: try reader.number(items[1], name, in: -1e6...1e6),
-                                 width: try reader.number(items[2], "\(name) width", in: 1...1e6),
-                                 height: try reader.number(items[3], "\(name) height", in: 1...1e6))
     }
 }

@@ -37,12 +37,6 @@ public struct Vine: Sendable, Equatable {
 
     public init() {}
 
-    public static let widthRange: ClosedRange<Double> = 1...200
-    public static let spacingRange: ClosedRange<Double> = 4...10_000
-    public static let angleRange: ClosedRange<Double> = 0...180
-    public static let lengthRange: ClosedRange<Double> = 1...4096
-    public static let leafRange: ClosedRange<Double> = 0...1024
-    public static let durationRange: ClosedRange<Double> = 0.001...3600
     /// The most points a route may have, and the most branches a vine grows.
     public static let maximumPoints = 4096
     public static let maximumBranches = 2048
@@ -289,78 +283,7 @@ enum StrokeRaster {
     }
 }
 
-extension SceneAnimation.Reader {
-    /// A scene's `"vine"` block.
-    func vine(_ node: JSONNode) throws(MercurialError) -> Vine {
-        let members = try object(node, "vine", keys: ["path", "seed", "width", "start", "duration", "branchSpacing",
-                                                      "branchAngle", "branchLength", "branchChance", "leafSize"])
-        var vine = Vine()
-        for m in members {
-            let name = "vine." + m.key
-            switch m.key {
-            case "path":
-                switch m.value.value {
-                case .string("underline"): vine.route = .underline
-                case .string("arc"): vine.route = .arc
-                case .array(let items):
-                    guard (2...Vine.maximumPoints).contains(items.count) else {
-                        throw fail(m.value, "\"vine.path\" has \(items.count) points; give 2 to \(Vine.maximumPoints) canvas points [x, y]")
-                    }
-                    var points: [SIMD2<Double>] = []
-                    for item in items {
-                        guard case .array(let xy) = item.value, xy.count == 2 else {
-                            throw fail(item, "each point of \"vine.path\" must be [x, y] in canvas pixels")
-                        }
-                        points.append(SIMD2(try number(xy[0], name, in: -1e5...1e5), try number(xy[1], name, in: -1e5...1e5)))
-                    }
-                    vine.route = .points(points)
-                default:
-                    throw fail(m.value, "\"vine.path\" must be \"underline\", \"arc\" or an array of canvas points [[x, y], …]")
-                }
-            case "seed": vine.seed = UInt64(try number(m.value, name, in: 0...4_294_967_295).rounded())
-            case "width": vine.width = try number(m.value, name, in: Vine.widthRange)
-            case "start": vine.start = try number(m.value, name, in: 0...3600)
-            case "duration": vine.duration = try number(m.value, name, in: Vine.durationRange)
-            case "branchSpacing": vine.branchSpacing = try number(m.value, name, in: Vine.spacingRange)
-            case "branchAngle": vine.branchAngle = try range(m.value, name, in: Vine.angleRange)
-            case "branchLength": vine.branchLength = try range(m.value, name, in: Vine.lengthRange)
-            case "branchChance": vine.branchChance = try number(m.value, name, in: 0...1)
-            case "leafSize": vine.leafSize = try number(m.value, name, in: Vine.leafRange)
-            default: break
-            }
-        }
-        return vine
-    }
-
-    /// `[low, high]` inside `limits`.
-    private func range(_ node: JSONNode, _ name: String, in limits: ClosedRange<Double>) throws(MercurialError)
-        -> ClosedRange<Double> {
-        guard case .array(let items) = node.value, items.count == 2 else {
-            throw fail(node, "\"\(name)\" must be a range [low, high] within \(rangeText(limits))")
-        }
-        let low = try number(items[0], name, in: limits), high = try number(items[1], name, in: limits)
-        guard low <= high else { throw fail(node, "\"\(name)\" is [\(formatNumber(low)), \(formatNumber(high))]; put the lower bound first") }
-        return low...high
-    }
-}
-
 extension Vine {
-    /// The vine as a scene's `"vine"` block (for the recipe a title carries).
-    var json: String {
-        func n(_ v: Double) -> String { formatNumber(v) }
-        let path: String
-        switch route {
-        case .underline: path = "\"underline\""
-        case .arc: path = "\"arc\""
-        case .points(let points): path = "[" + points.map { "[\(n($0.x)), \(n($0.y))]" }.joined(separator: ", ") + "]"
-        }
-        return "{\"path\": \(path), \"seed\": \(seed), \"width\": \(n(width)), \"start\": \(n(start)), "
-            + "\"duration\": \(n(duration)), \"branchSpacing\": \(n(branchSpacing)), "
-            + "\"branchAngle\": [\(n(branchAngle.lowerBound)), \(n(branchAngle.upperBound))], "
-            + "\"branchLength\": [\(n(branchLength.lowerBound)), \(n(branchLength.upperBound))], "
-            + "\"branchChance\": \(n(branchChance)), \"leafSize\": \(n(leafSize))}"
-    }
-
     /// The title's mask (`mask` at `origin` on a `canvas`) with the vine, grown as far
     /// as `grown`, drawn in: the region widened to the vine (within the canvas) plus
     /// the margin the loft needs, each pixel the larger of the two coverages.

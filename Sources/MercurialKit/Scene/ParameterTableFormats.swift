@@ -5,29 +5,30 @@ extension ParameterGroup {
     /// Every parameter as JSON: key, group, name, kind, range or cases, unset word,
     /// default, the value in `settings`, help and CLI flag, in table order.
     public static func json(values settings: RenderSettings = RenderSettings()) -> String {
-        let rows = allParameters.map { p -> String in
-            var fields: [(String, String)] = [
-                ("key", jsonString(p.key)), ("group", jsonString(p.group)), ("name", jsonString(p.name)),
-                ("kind", jsonString(p.kind.name)),
-            ]
+        let rows = allParameters.map { p -> JSONValue in
+            var fields: [(String, JSONValue)] = [("key", .string(p.key)), ("group", .string(p.group)), ("name", .string(p.name)),
+                                                 ("kind", .string(p.kind.name))]
             switch p.kind {
-            case .number(let range):
-                fields.append(("range", "[\(formatNumber(range.lowerBound)), \(formatNumber(range.upperBound))]"))
-            case .integer(let range):
-                fields.append(("range", "[\(range.lowerBound), \(range.upperBound)]"))
-            case .choice(let cases):
-                fields.append(("cases", "[" + cases.map(jsonString).joined(separator: ", ") + "]"))
-            default:
-                break
+            case .number(let range): fields.append(("range", .list([.number(range.lowerBound), .number(range.upperBound)])))
+            case .integer(let range): fields.append(("range", .list([.number(Double(range.lowerBound)), .number(Double(range.upperBound))])))
+            case .choice(let cases): fields.append(("cases", .list(cases.map(JSONValue.string))))
+            default: break
             }
-            if let unset = p.unset { fields.append(("unset", jsonString(unset))) }
-            fields += [
-                ("default", jsonValue(p.defaultValue)), ("value", jsonValue(p.value(in: settings))),
-                ("help", jsonString(p.help)), ("flag", p.flag == nil ? "null" : jsonString(p.flagName)),
-            ]
-            return "    {" + fields.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+            if let unset = p.unset { fields.append(("unset", .string(unset))) }
+            fields += [("default", JSONValue(p.defaultValue)), ("value", JSONValue(p.value(in: settings))),
+                       ("help", .string(p.help)), ("flag", p.flag == nil ? .null : .string(p.flagName))]
+            return .members(fields)
         }
-        return "{\n  \"parameters\": [\n" + rows.joined(separator: ",\n") + "\n  ]\n}"
+        let nested = SceneSchema.rows.map { row -> JSONValue in
+            var fields: [(String, JSONValue)] = [("key", .string(row.path)), ("group", .string(row.block)),
+                                                 ("name", .string(row.name)), ("kind", .string(row.kind))]
+            if let range = row.range { fields.append(("range", .list([.number(range.lowerBound), .number(range.upperBound)]))) }
+            if let cases = row.cases { fields.append(("cases", .list(cases.map(JSONValue.string)))) }
+            fields += [("rangeText", .string(row.rangeDescription)), ("default", row.defaultValue),
+                       ("value", SceneSchema.value(at: row.path, in: settings) ?? .null), ("help", .string(row.help))]
+            return .members(fields)
+        }
+        return JSONValue.members([("parameters", .list(rows)), ("nested", .list(nested))]).text(lines: 2)
     }
 
     /// The README's table: one row per parameter, with its flag, range, default and meaning.
@@ -43,18 +44,15 @@ extension ParameterGroup {
             let cells = [p.group, "`\(p.key)`", flag, p.rangeDescription, p.format(p.defaultValue), p.help]
             lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
         }
+        lines += ["", "Nested blocks of a scene file (`[]`: each element of a list; set with `--set PATH=VALUE` too):", "",
+                  "| key | kind | range / values | default | meaning |", "| --- | --- | --- | --- | --- |"]
+        for row in SceneSchema.rows {
+            let cells = ["`\(row.path)`", row.kind, row.rangeDescription, row.defaultValue.text(), row.help]
+            lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func jsonValue(_ value: ParameterValue) -> String {
-        switch value {
-        case .number(let v): return formatNumber(v)
-        case .integer(let v): return String(v)
-        case .bool(let on): return on ? "true" : "false"
-        case .unset: return "null"
-        case .choice, .color, .text: return jsonString(value.description)
-        }
-    }
 
     /// `s` as a JSON string literal (also used for the recipe each title carries).
     static func jsonString(_ s: String) -> String {

@@ -148,7 +148,7 @@ public struct Parameter: Sendable {
     /// The value name of the parameter's own CLI flag (`--size <px>`); nil when it is set with `--set` only.
     public let flag: String?
     fileprivate let read: @Sendable (RenderSettings) -> ParameterValue
-    fileprivate let write: @Sendable (inout RenderSettings, ParameterValue) -> Void
+    let write: @Sendable (inout RenderSettings, ParameterValue) -> Void
 
     /// A row: key, group, label, what it does, its kind, and the key path of the
     /// setting it reads and writes (whose type must suit the kind: `Double` for a
@@ -433,35 +433,12 @@ extension ParameterGroup {
         throw MercurialError("unknown parameter '\(key)'\(suggestion.map { "; did you mean '\($0)'?" } ?? "") (see 'mercurial params')")
     }
 
-    /// The parameter that does `function`.
-    public static func parameter(for function: ParameterFunction) -> Parameter? {
-        allParameters.first { $0.parameterFunction == function }
-    }
-
     /// The range of a number parameter (e.g. for a stage that checks its own input).
     public static func range(of key: String) -> ClosedRange<Double> {
         guard let row = allParameters.first(where: { $0.key == key }), case .number(let range) = row.kind else {
             preconditionFailure("'\(key)' is not a number parameter")
         }
         return range
-    }
-}
-
-/// Reads and writes the value a parameter function controls, like the original's
-/// `updateSceneFromParameter`, through the row that declares it.
-extension ParameterFunction {
-    public func value(in settings: RenderSettings) -> ParameterValue {
-        row.value(in: settings)
-    }
-
-    /// Stores `value` (already validated) in `settings`.
-    public func apply(_ value: ParameterValue, to settings: inout RenderSettings) {
-        row.write(&settings, value)
-    }
-
-    private var row: Parameter {
-        guard let row = ParameterGroup.parameter(for: self) else { preconditionFailure("no parameter does \(self)") }
-        return row
     }
 }
 
@@ -478,6 +455,9 @@ extension RenderSettings {
             throw MercurialError("--set '\(assignment)' has no '='; write KEY=VALUE, e.g. --set light1.hue=0.5")
         }
         let key = String(assignment[..<equals]).trimmingCharacters(in: .whitespaces)
+        if SceneSchema.isNested(key), (try? ParameterGroup.parameter(forKey: key)) == nil {
+            return try SceneSchema.assign(key, text: String(assignment[assignment.index(after: equals)...]), to: &self)
+        }
         let parameter = try ParameterGroup.parameter(forKey: key)
         try set(parameter, to: try parameter.parse(String(assignment[assignment.index(after: equals)...])))
     }

@@ -9,12 +9,14 @@ public enum SceneFile {
     /// The keys that are not parameters: where the settings start from, the
     /// reflection gradient, the lights as an array, a comment, and the point lights,
     /// gradient backdrop and animation (`SceneAnimation`).
-    static let structuralKeys = ["material", "reflection", "lights", "description"] + SceneAnimation.keys + ["dynamics"]
-        + ["generator", "fontSHA256", "fallbackFonts", "vine", "sequence"]
+    static var structuralKeys: [String] {
+        ["material", "reflection", "lights", "description", "animation"] + SceneSchema.settings.keys
+            + ["dynamics", "generator", "fontSHA256", "fallbackFonts", "sequence"]
+    }
 
     /// Keys of a scene file: every parameter's key and the structural keys; a
     /// material takes all but `text` and `material`.
-    public static let keys = ParameterGroup.allParameters.map(\.key) + structuralKeys
+    public static var keys: [String] { ParameterGroup.allParameters.map(\.key) + structuralKeys }
 
     /// The keys of one object in `lights`: the light parameters' keys without `lightN.`.
     public static let lightKeys = ParameterGroup.allParameters
@@ -92,11 +94,12 @@ public enum SceneFile {
     /// Applies the members of a scene or material object, in order.
     static func apply(_ members: [JSONMember], from file: String, kind: Kind,
                       to settings: inout RenderSettings) throws(MercurialError) {
+        let known = keys
         for member in members {
             let key = member.key
             let sceneOnly = ["text", "material", "animation", "dynamics", "sequence"]
-            guard keys.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
-                let allowed = kind == .material ? keys.filter { !sceneOnly.contains($0) } : keys
+            guard known.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
+                let allowed = kind == .material ? known.filter { !sceneOnly.contains($0) } : known
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
                 throw MercurialError("\(file):\(member.keyLocation): unknown key \"\(key)\"\(hint)")
             }
@@ -105,13 +108,9 @@ public enum SceneFile {
             case "material", "description", "animation", "dynamics", "generator", "fontSHA256", "sequence":
                 continue
             case "fallbackFonts":
-                settings.fallbackFonts = try SceneAnimation.Reader(file: file).fallbackFonts(node)
-            case "pointLights":
-                settings.pointLights = try SceneAnimation.Reader(file: file).pointLights(node)
-            case "backgroundGradient":
-                settings.backgroundGradient = try SceneAnimation.Reader(file: file).backgroundGradient(node)
-            case "vine":
-                settings.vine = try SceneAnimation.Reader(file: file).vine(node)
+                settings.fallbackFonts = try fallbackFonts.read(node, key, SceneAnimation.Reader(file: file))
+            case _ where SceneSchema.settings.field(key) != nil:
+                try SceneSchema.settings.field(key)?.read(&settings, node, key, SceneAnimation.Reader(file: file))
             case "reflection":
                 settings.scene.material.reflection = try gradient(node, file)
             case "lights":
@@ -121,6 +120,9 @@ public enum SceneFile {
             }
         }
     }
+
+    /// A recipe's `fallbackFonts`.
+    static let fallbackFonts = SchemaValue<[FallbackFont]>.list(SceneSchema.fallbackFont, maximum: FontFallback.cacheLimit, noun: "font", plural: "fonts")
 
     private static func applyLights(_ member: JSONMember, _ file: String,
                                     to settings: inout RenderSettings) throws(MercurialError) {

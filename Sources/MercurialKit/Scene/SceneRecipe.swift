@@ -16,45 +16,38 @@ public enum SceneRecipe {
     /// the title can be rendered again from anywhere.
     /// `description` replaces the recipe's own (for a scene saved by the editor).
     public static func json(for settings: RenderSettings, timeline: Timeline? = nil, description: String? = nil) -> String {
-        var lines: [String] = []
-        func add(_ key: String, _ value: String) { lines.append("  \(quote(key)): \(value)") }
-        add("description", quote(description ?? "The recipe of a title made by mercurial \(MercurialVersion.string); render it again with: mercurial render --from TITLE.png"))
-        add("generator", quote("mercurial \(MercurialVersion.string)"))
+        value(for: settings, timeline: timeline, description: description).text(lines: 1) + "\n"
+    }
+
+    /// The recipe as a JSON value.
+    static func value(for settings: RenderSettings, timeline: Timeline? = nil, description: String? = nil) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("description", .string(description ?? "The recipe of a title made by mercurial \(MercurialVersion.string); render it again with: mercurial render --from TITLE.png")),
+            ("generator", .string("mercurial \(MercurialVersion.string)")),
+        ]
         for row in ParameterGroup.allParameters {
             var value = row.value(in: settings)
             if case .text(let s) = value, row.kind == .path || (row.kind == .font && UserPath.looksLikePath(s)) {
                 value = .text(UserPath(checked: s).absolute)
             }
-            add(row.key, json(value))
+            members.append((row.key, JSONValue(value)))
         }
         let fontPath = try? FontLibrary.resolve(settings.font)
-        if let fontPath, let hash = try? fileSHA256(fontPath) { add("fontSHA256", quote(hash)) }
+        if let fontPath, let hash = try? fileSHA256(fontPath) { members.append(("fontSHA256", .string(hash))) }
         if let fontPath, let used = try? FallbackFont.used(by: settings, fontPath: fontPath), !used.isEmpty {
-            add("fallbackFonts", "[" + used.map { "{\"name\": \(quote($0.name)), \"file\": \(quote($0.file)), \"index\": \($0.index), "
-                + "\"sha256\": \(quote($0.sha256))}" }.joined(separator: ", ") + "]")
+            members.append(("fallbackFonts", .list(used.map(SceneSchema.fallbackFont.write))))
         }
-        add("reflection", settings.scene.material.reflection.map(json) ?? "null")
-        if !settings.pointLights.isEmpty {
-            add("pointLights", "[" + settings.pointLights.map(json).joined(separator: ", ") + "]")
+        members.append(("reflection", settings.scene.material.reflection.map { g in
+            .members([("colors", .list(g.stops.map { .string($0.color.hex) })), ("locations", .list(g.stops.map { .float($0.location) }))])
+        } ?? .null))
+        for field in SceneSchema.settings.fields {
+            if let value = field.write(settings) { members.append((field.key, value)) }
         }
-        if let g = settings.backgroundGradient {
-            add("backgroundGradient", "{\"colors\": [\(g.gradient.stops.map { quote($0.color.hex) }.joined(separator: ", "))], "
-                + "\"locations\": [\(g.gradient.stops.map { String(describing: $0.location) }.joined(separator: ", "))], "
-                + "\"startPoint\": [\(formatNumber(g.startPoint.x)), \(formatNumber(g.startPoint.y))], "
-                + "\"endPoint\": [\(formatNumber(g.endPoint.x)), \(formatNumber(g.endPoint.y))]}")
-        }
-        if let vine = settings.vine { add("vine", vine.json) }
         if let timeline {
-            let tracks = timeline.tracks.map { track in
-                "\(quote(track.key)): [" + track.keyframes.frames.map { k in
-                    "{\"t\": \(formatNumber(k.time)), \"value\": \(json(k.value)), \"timing\": \(quote(k.timing.description))}"
-                }.joined(separator: ", ") + "]"
-            }
-            add("animation", "{\"duration\": \(formatNumber(timeline.duration)), \"fps\": \(formatNumber(timeline.fps)), "
-                + "\"loop\": \(timeline.loop), \"tracks\": {\(tracks.joined(separator: ", "))}}")
-            if let dynamics = timeline.dynamics { add("dynamics", dynamics.json) }
+            members.append(("animation", SceneSchema.animation.write(timeline)))
+            if let dynamics = timeline.dynamics { members.append(("dynamics", SceneSchema.dynamics.write(dynamics))) }
         }
-        return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
+        return .members(members)
     }
 
     /// The SHA-256 of the font file `font` names (a bundled name, a file or a fontconfig name), in hex.
@@ -190,34 +183,6 @@ public enum SceneRecipe {
 
     // MARK: JSON text
 
-    static func quote(_ s: String) -> String { ParameterGroup.jsonString(s) }
-
-    static func json(_ value: ParameterValue) -> String {
-        switch value {
-        case .number(let v): return formatNumber(v)
-        case .integer(let v): return String(v)
-        case .bool(let on): return on ? "true" : "false"
-        case .color(let c): return quote(c.hex)
-        case .choice(let s), .text(let s): return quote(s)
-        case .unset: return "null"
-        }
-    }
-
-    static func json(_ g: Gradient) -> String {
-        "{\"colors\": [\(g.stops.map { quote($0.color.hex) }.joined(separator: ", "))], "
-            + "\"locations\": [\(g.stops.map { String(describing: $0.location) }.joined(separator: ", "))]}"
-    }
-
-    static func json(_ l: PointLight) -> String {
-        var s = "{\"x\": \(formatNumber(l.x)), \"y\": \(formatNumber(l.y)), \"color\": \(quote(l.color.hex)), "
-            + "\"intensity\": \(formatNumber(l.intensity)), \"range\": \(formatNumber(l.range)), "
-            + "\"constantIntensityOverRange\": \(l.constantIntensityOverRange)"
-        if let o = l.orbit {
-            s += ", \"orbit\": {\"cx\": \(formatNumber(o.cx)), \"cy\": \(formatNumber(o.cy)), \"r\": \(formatNumber(o.r)), "
-                + "\"period\": \(formatNumber(o.period)), \"phase\": \(formatNumber(o.phase))}"
-        }
-        return s + "}"
-    }
 
     private static func bigEndian(_ v: UInt32) -> [UInt8] {
         [UInt8(v >> 24), UInt8((v >> 16) & 0xff), UInt8((v >> 8) & 0xff), UInt8(v & 0xff)]
@@ -228,44 +193,15 @@ extension SceneRecipe {
     /// The recipe of a sequence: its frame rate, and each title's own recipe with its
     /// hold and its transition to the next, as a scene file that animates to the same frames.
     public static func json(for sequence: TitleSequence) -> String {
+        // Laid out as before: each step's scene one key a line, the rest of it on one line.
         let steps = sequence.steps.map { step -> String in
-            let scene = json(for: step.settings, timeline: step.timeline)
-                .split(separator: "\n").joined(separator: "\n      ")
-            var fields = ["\"scene\": \(scene)", "\"hold\": \(formatNumber(step.hold))"]
-            if let t = step.transition { fields.append("\"transition\": \(json(t))") }
-            return "    {\n      " + fields.joined(separator: ",\n      ") + "\n    }"
+            let fields = [("scene", value(for: step.settings, timeline: step.timeline).text(lines: 1, indent: "      "))]
+                + SceneSchema.sequenceStep.fields.compactMap { field in field.write(step).map { (field.key, $0.text()) } }
+            return "    {\n" + fields.map { "      \(ParameterGroup.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n    }"
         }
-        return "{\n"
-            + "  \"description\": \(quote("The recipe of a sequence of titles made by mercurial \(MercurialVersion.string); animate it again with: mercurial inspect TITLE.png > scene.json && mercurial animate scene.json -o OUT")),\n"
-            + "  \"animation\": {\"fps\": \(formatNumber(sequence.fps)), \"loop\": \(sequence.loop)},\n"
+        let description = "The recipe of a sequence of titles made by mercurial \(MercurialVersion.string); animate it again with: mercurial inspect TITLE.png > scene.json && mercurial animate scene.json -o OUT"
+        return "{\n  \"description\": \(ParameterGroup.jsonString(description)),\n"
+            + "  \"animation\": \(SceneSchema.sequenceAnimation.write(sequence).text()),\n"
             + "  \"sequence\": [\n" + steps.joined(separator: ",\n") + "\n  ]\n}\n"
-    }
-
-    /// A transition as a sequence step's `transition` object, every input given.
-    static func json(_ step: TitleSequence.TransitionStep) -> String {
-        func point(_ p: SIMD2<Double>?) -> [String] {
-            p.map { ["\"center\": [\(formatNumber($0.x)), \(formatNumber($0.y))]"] } ?? []
-        }
-        func extent(_ e: Transition.Extent?) -> [String] {
-            e.map { ["\"extent\": [\(formatNumber($0.x)), \(formatNumber($0.y)), \(formatNumber($0.width)), \(formatNumber($0.height))]"] } ?? []
-        }
-        var fields: [String]
-        switch step.transition {
-        case .dissolve: fields = ["\"type\": \"dissolve\""]
-        case .flash(let f):
-            fields = ["\"type\": \"flash\""] + point(f.center) + extent(f.extent) + [
-                "\"color\": \(quote(f.color.hex))", "\"maxStriationRadius\": \(formatNumber(f.maxStriationRadius))",
-                "\"striationStrength\": \(formatNumber(f.striationStrength))",
-                "\"striationContrast\": \(formatNumber(f.striationContrast))", "\"fadeThreshold\": \(formatNumber(f.fadeThreshold))"]
-        case .swipe(let s):
-            fields = ["\"type\": \"swipe\""] + extent(s.extent) + [
-                "\"color\": \(quote(s.color.hex))", "\"angle\": \(formatNumber(s.angle))", "\"width\": \(formatNumber(s.width))",
-                "\"opacity\": \(formatNumber(s.opacity))"]
-        case .ripple(let r):
-            fields = ["\"type\": \"ripple\""] + point(r.center) + extent(r.extent) + [
-                "\"width\": \(formatNumber(r.width))", "\"scale\": \(formatNumber(r.scale))"]
-        }
-        fields += ["\"duration\": \(formatNumber(step.duration))", "\"timing\": \(quote(step.timing.description))"]
-        return "{" + fields.joined(separator: ", ") + "}"
     }
 }

@@ -1,0 +1,528 @@
+/// The declarations of a scene file's nested blocks (see Schema.swift): point
+/// lights and their orbits, the gradient backdrop, the vine and the animation.
+/// A new key of a block is one `SchemaField` line here and the code that uses it.
+public enum SceneSchema {
+    /// The blocks read onto `RenderSettings`, by their top-level key. A task-local value, so
+    /// that a test can extend it (`$settings.withValue(…)`) and see the reader, writer,
+    /// params, tracks and editor follow with no other edit.
+    @TaskLocal public static var settings = Schema(RenderSettings(), [
+        SchemaField("pointLights", \.pointLights, .list(pointLight, maximum: 64, noun: "point light", plural: "lights"),
+                    help: "coloured 2-D lights over the title (MBLightingController); ambientLightLevel darkens the rest"),
+        SchemaField("backgroundGradient", \.backgroundGradient,
+                    SchemaValue.block(gradient).map({ $0.backgroundGradient }, { GradientDraft($0) })
+                        .optional(acceptsNull: true, createsBlank: false, what: "a \"backgroundGradient\""),
+                    help: "an axial gradient behind the title instead of background (CAGradientLayer)"),
+        SchemaField("vine", \.vine, SchemaValue.block(vine).optional(what: "a \"vine\""),
+                    help: "a growing vine ornament, lofted and shaded with the title"),
+    ])
+
+    public static let orbit = Schema(Orbit(cx: 0, cy: 0, r: 0, period: 1), [
+        SchemaField("cx", \.cx, .number(-1e6...1e6), help: "centre x in canvas pixels"),
+        SchemaField("cy", \.cy, .number(-1e6...1e6), help: "centre y in canvas pixels"),
+        SchemaField("r", \.r, .number(0...1e6), help: "radius in pixels"),
+        SchemaField("period", \.period,
+                    .number(-3600...3600, check: { $0 == 0 ? "; give the seconds per turn (negative turns the other way)" : nil }),
+                    help: "seconds per turn; negative turns anticlockwise on screen"),
+        SchemaField("phase", \.phase, .number(-1000...1000), help: "the starting angle, in turns"),
+    ])
+
+    public static let pointLight = Schema(PointLight(x: 0, y: 0), [
+        SchemaField("x", \.x, .number(-1e6...1e6), help: "centre x in canvas pixels (y down)"),
+        SchemaField("y", \.y, .number(-1e6...1e6), help: "centre y in canvas pixels (y down)"),
+        SchemaField("color", \.color, .color, help: "the light's colour"),
+        SchemaField("intensity", \.intensity, .number(0...10), help: "the colour's strength at the centre"),
+        SchemaField("range", \.range, .number(0...1e6), help: "radius in pixels where the light has faded to nothing"),
+        SchemaField("constantIntensityOverRange", \.constantIntensityOverRange, .bool,
+                    help: "hold the intensity out to the range instead of fading"),
+        SchemaField("orbit", \.orbit, SchemaValue.block(orbit).optional(what: "an \"orbit\""),
+                    help: "circle on this path; x and y follow it",
+                    then: { light in if let o = light.orbit { (light.x, light.y) = o.position(at: 0) } }),
+    ], finish: { _, node, members, name, reader throws(MercurialError) in
+        let keys = Set(members.map(\.key))
+        guard keys.contains("orbit") || (keys.contains("x") && keys.contains("y")) else {
+            throw reader.fail(node, "\"\(name)\" needs a position: \"x\" and \"y\" in canvas pixels, or an \"orbit\"")
+        }
+    })
+
+    /// A backdrop gradient as a scene file gives it: colours, their locations (evenly spaced when
+    /// there are none), and the two ends of its axis in unit coordinates.
+    public struct GradientDraft: Sendable {
+        public var colors: [RGBColor] = []
+        public var locations: [Float]? = nil
+        public var startPoint = SIMD2<Double>(0.5, 0), endPoint = SIMD2<Double>(0.5, 1)
+
+        init() {}
+
+        init(_ g: BackgroundGradient) {
+            colors = g.gradient.stops.map(\.color)
+            locations = g.gradient.stops.map(\.location)
+            startPoint = g.startPoint
+            endPoint = g.endPoint
+        }
+
+        var backgroundGradient: BackgroundGradient {
+            let gradient = locations.map { Gradient(stops: zip(colors, $0).map { Gradient.Stop(color: $0, location: $1) }) }
+                ?? Gradient(colors: colors)
+            return BackgroundGradient(gradient: gradient, startPoint: startPoint, endPoint: endPoint)
+        }
+    }
+
+    public static let gradient = Schema(GradientDraft(), [
+        SchemaField("colors", \.colors, SchemaValue.colors(maximum: 256), required: "", help: "the colours, first at the start"),
+        SchemaField("locations", \.locations, locations.optional(what: "\"locations\""),
+                    help: "where each colour sits along the axis, 0…1; evenly spaced when left out"),
+        SchemaField("startPoint", \.startPoint, .point(-10...10, "a point [x, y] in unit coordinates, e.g. [0.5, 0]"),
+                    help: "the axis' start, (0, 0) top left, (1, 1) bottom right"),
+        SchemaField("endPoint", \.endPoint, .point(-10...10, "a point [x, y] in unit coordinates, e.g. [0.5, 0]"),
+                    help: "the axis' end"),
+    ], finish: { draft, _, members, name, reader throws(MercurialError) in
+        if let locations = draft.locations, locations.count != draft.colors.count,
+           let colors = members.first(where: { $0.key == "colors" }) {
+            throw reader.fail(colors.value, "\"\(name)\" has \(draft.colors.count) colors but \(locations.count) locations; give one location per colour")
+        }
+    })
+
+    /// Numbers in 0…1 that do not decrease.
+    static let locations = SchemaValue<[Float]>(
+        kind: "array", range: 0...1, rangeDescription: "numbers in 0…1, not decreasing",
+        read: { node, name, reader throws(MercurialError) in
+            guard case .array(let items) = node.value else { throw reader.fail(node, "\"\(name)\" must be an array of numbers in 0…1") }
+            var list: [Float] = []
+            for item in items { list.append(Float(try reader.number(item, name, in: 0...1))) }
+            guard zip(list, list.dropFirst()).allSatisfy({ $0 <= $1 }) else { throw reader.fail(node, "\"\(name)\" must not decrease") }
+            return list
+        },
+        write: { .list($0.map(JSONValue.float)) })
+
+    public static let vine = Schema(Vine(), [
+        SchemaField("path", \.route, route, help: "where the stem runs: under the text, over it, or through canvas points"),
+        SchemaField("seed", \.seed, SchemaValue.number(0...4_294_967_295).map({ UInt64($0.rounded()) }, { Double($0) }),
+                    help: "the same seed always grows the same vine"),
+        SchemaField("width", \.width, .number(1...200), help: "the stem's width in pixels; branches are thinner"),
+        SchemaField("start", \.start, .number(0...3600), help: "when the stem starts to grow, in seconds"),
+        SchemaField("duration", \.duration, .number(0.001...3600), help: "how long it grows, in seconds"),
+        SchemaField("branchSpacing", \.branchSpacing, .number(4...10_000), help: "mean pixels along the stem between branch points"),
+        SchemaField("branchAngle", \.branchAngle, .span(0...180), help: "a branch's angle from the stem in degrees, drawn in this range"),
+        SchemaField("branchLength", \.branchLength, .span(1...4096), help: "a branch's length in pixels, drawn in this range"),
+        SchemaField("branchChance", \.branchChance, .number(0...1), help: "the chance that a branch point sprouts"),
+        SchemaField("leafSize", \.leafSize, .number(0...1024), help: "a leaf's length in pixels"),
+    ])
+
+    static let route = SchemaValue<Vine.Route>(
+        kind: "route", rangeDescription: "underline, arc or [[x, y], …]",
+        read: { node, name, reader throws(MercurialError) in
+            switch node.value {
+            case .string("underline"): return .underline
+            case .string("arc"): return .arc
+            case .array(let items):
+                guard (2...Vine.maximumPoints).contains(items.count) else {
+                    throw reader.fail(node, "\"\(name)\" has \(items.count) points; give 2 to \(Vine.maximumPoints) canvas points [x, y]")
+                }
+                var points: [SIMD2<Double>] = []
+                for item in items {
+                    guard case .array(let xy) = item.value, xy.count == 2 else {
+                        throw reader.fail(item, "each point of \"\(name)\" must be [x, y] in canvas pixels")
+                    }
+                    points.append(SIMD2(try reader.number(xy[0], name, in: -1e5...1e5), try reader.number(xy[1], name, in: -1e5...1e5)))
+                }
+                return .points(points)
+            default:
+                throw reader.fail(node, "\"\(name)\" must be \"underline\", \"arc\" or an array of canvas points [[x, y], …]")
+            }
+        },
+        write: { route in
+            switch route {
+            case .underline: return .string("underline")
+            case .arc: return .string("arc")
+            case .points(let points): return .list(points.map { .list([.number($0.x), .number($0.y)]) })
+            }
+        })
+
+    /// A scene's `animation` block; its tracks are read by the timeline once the scene is read.
+    public static let animation = Schema(Timeline(duration: 1), [
+        SchemaField("duration", \.duration, .number(Timeline.durationRange), required: ", in seconds", help: "the animation's length in seconds"),
+        SchemaField("fps", \.fps, .number(Timeline.fpsRange), help: "frames per second"),
+        SchemaField("loop", \.loop, .bool, help: "whether the output plays in a loop (an APNG's play count)"),
+        SchemaField("tracks", readBy: "timeline", \.tracks, tracks,
+                    help: "keyframes by what they change: a parameter key or a nested path such as pointLights[0].intensity"),
+    ], finish: { timeline, node, members, _, reader throws(MercurialError) in
+        guard timeline.duration * timeline.fps <= Double(Timeline.maximumFrames) else {
+            let duration = members.first { $0.key == "duration" }?.value ?? node
+            throw reader.fail(duration, "the animation has \(Int(timeline.duration * timeline.fps)) frames, over the limit of \(Timeline.maximumFrames); shorten \"duration\" or lower \"fps\"")
+        }
+    })
+
+    static let tracks = SchemaValue<[Track]>(
+        kind: "tracks", rangeDescription: "{\"KEY\": [{\"t\", \"value\", \"timing\"}, …]}",
+        read: { node, name, reader throws(MercurialError) in throw reader.fail(node, "\"\(name)\" is read with the timeline") },
+        write: { tracks in
+            .members(tracks.map { track in
+                (track.key, .list(track.keyframes.frames.map { k in
+                    .members([("t", .number(k.time)), ("value", JSONValue(k.value)), ("timing", .string(k.timing.description))])
+                }))
+            })
+        })
+
+    /// Sets the nested key `path` (`vine.width`, `pointLights[].intensity`, `backgroundGradient`)
+    /// to `text`: JSON (a number, `true`, `[25, 60]`, `{"colors": ["red"]}`), or else a bare word
+    /// read as a string (`gold`, `#ff8800`, `arc`). Checked as a scene file's value is.
+    public static func assign(_ path: String, text: String, to target: inout RenderSettings) throws(MercurialError) {
+        guard let steps = SchemaPathStep.parse(path) else { throw MercurialError("'\(shortQuote(path))' is not a key path such as vine.width or pointLights[0].x") }
+        let node = (try? JSONDocument.parse(Array(text.utf8))) ?? JSONNode(value: .string(text), location: .none)
+        var reader = SceneAnimation.Reader(file: path)
+        reader.showsLocation = false
+        try settings.assign(steps[...], node, "", onto: &target, reader)
+    }
+
+    /// Whether `path` names a key inside a nested block (its first key is a block's).
+    public static func isNested(_ path: String) -> Bool {
+        guard case .key(let first)? = SchemaPathStep.parse(path)?.first else { return false }
+        return settings.field(first) != nil
+    }
+
+    /// The value at a nested row's path in `settings` (the first element for `[]`), or nil.
+    public static func value(at path: String, in settings: RenderSettings) -> JSONValue? {
+        guard let steps = SchemaPathStep.parse(path) else { return nil }
+        return SceneSchema.settings.write(settings).at(steps[...])
+    }
+
+    /// Every nested key as `params` lists it: `pointLights[].intensity`, `vine.branchAngle`, `animation.fps`.
+    public static var rows: [SchemaRow] {
+        settings.rows(under: "") + animation.rows(under: "animation.") + dynamics.rows(under: "dynamics.")
+            + sequenceStep.rows(under: "sequence[].")
+            + transitions.flatMap { type, schema in schema.rows(under: "sequence[].transition(\(type)).") }
+            + fallbackFont.rows(under: "fallbackFonts[].")
+    }
+
+    /// The number or colour a track's `path` names (`pointLights[0].intensity`, `vine.width`,
+    /// `backgroundGradient.colors[1]`), or nil. The names tracks used before the schema are
+    /// aliases: `pointLightN.F` is `pointLights[N-1].F`, `backgroundGradient.startX` is
+    /// `backgroundGradient.startPoint.x` (and `startY`, `endX`, `endY`), `backgroundGradient.colorN`
+    /// is `backgroundGradient.colors[N-1]`.
+    public static func leaf(at path: String) -> SchemaLeaf<RenderSettings>? {
+        guard let steps = SchemaPathStep.parse(unaliased(path)) else { return nil }
+        return settings.leaf(steps[...])
+    }
+
+    static func unaliased(_ path: String) -> String {
+        let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { return path }
+        if parts[0].hasPrefix("pointLight"), let n = Int(parts[0].dropFirst("pointLight".count)), n >= 1 {
+            return "pointLights[\(n - 1)].\(parts[1])"
+        }
+        if parts[0] == "backgroundGradient" {
+            let points = ["startX": "startPoint.x", "startY": "startPoint.y", "endX": "endPoint.x", "endY": "endPoint.y"]
+            if let point = points[parts[1]] { return "backgroundGradient.\(point)" }
+            if parts[1].hasPrefix("color"), let n = Int(parts[1].dropFirst("color".count)), n >= 1 {
+                return "backgroundGradient.colors[\(n - 1)]"
+            }
+        }
+        return path
+    }
+
+    /// The paths of the numbers and colours `settings` has, for did-you-mean.
+    static func leafPaths(in settings: RenderSettings) -> [String] {
+        func concrete(_ path: String) -> [String] {
+            guard let open = path.range(of: "[]") else { return [path] }
+            let list = String(path[..<open.lowerBound])
+            let count = list == "pointLights" ? settings.pointLights.count : (settings.backgroundGradient?.gradient.stops.count ?? 0)
+            return (0..<count).flatMap { concrete(list + "[\($0)]" + path[open.upperBound...]) }
+        }
+        return rows.filter { ["number", "color", "point"].contains($0.kind) && !$0.path.hasPrefix("animation.") }
+            .flatMap { row in row.kind == "point" ? [row.path + ".x", row.path + ".y"] : [row.path] }
+            .flatMap(concrete)
+            .filter { if case .value? = leaf(at: $0)?.get(settings) { return true } else { return false } }
+    }
+
+    // MARK: - dynamics
+
+    /// A scene's `dynamics` block (read with its animation's duration, which its times must not pass).
+    public static let dynamics = Schema(Dynamics(), [
+        SchemaField("bodies", \.bodies, .choice(Dynamics.Bodies.allCases.map(\.rawValue), parse: { Dynamics.Bodies(rawValue: $0) },
+                                                name: { $0.rawValue }, what: "\"glyphs\", \"words\" or \"title\""),
+                    help: "what becomes a rigid body: each glyph, each word, or the whole title"),
+        SchemaField("gravity", \.gravityBlock, .block(gravity), help: "UIGravityBehavior's direction and magnitude"),
+        SchemaField("elasticity", \.elasticity, .number(0...1), help: "how much of its speed a body keeps in a collision"),
+        SchemaField("friction", \.friction, .number(0...10), help: "friction between bodies, walls and floor"),
+        SchemaField("density", \.density, .number(0.001...1000), help: "mass per px²"),
+        SchemaField("floor", \.floorSetting, floor, help: "true: the canvas's bottom edge, false: none, or a y in canvas pixels"),
+        SchemaField("walls", \.walls, .bool, help: "walls at the canvas's left and right edges"),
+        SchemaField("ceiling", \.ceiling, .bool, help: "a ceiling at the canvas's top edge"),
+        SchemaField("push", \.push, SchemaValue.block(push).optional(what: "a \"push\""), help: "an instantaneous push (UIPushBehavior)"),
+        SchemaField("spin", \.spin, .number(-200...200), help: "radians/s added to a body on its first collision"),
+        SchemaField("delay", \.delay, time, help: "seconds before the first body is let go"),
+        SchemaField("stagger", \.stagger, time, help: "further seconds for each next body"),
+        SchemaField("delays", \.delays, delays, help: "per-body release times in seconds, overriding delay and stagger"),
+        SchemaField("bodyOverrides", \.overrideList, .list(bodyOverride, maximum: 10_000, noun: "body override", plural: "overrides"),
+                    help: "per-body elasticity, friction and density, by index"),
+        SchemaField("stepsPerSecond", \.stepsPerSecond, .number(60...2000), help: "physics steps per second, whatever the frame rate"),
+        SchemaField("ropes", \.ropes, .list(rope, maximum: Dynamics.maximumRopes, noun: "rope", plural: "ropes"),
+                    help: "ropes that bodies hang from (chains of UIAttachmentBehaviors)"),
+    ])
+
+    /// A vector on the canvas (y down) that must point somewhere.
+    static let direction = SchemaValue.point(-1e6...1e6, "a vector [dx, dy] on the canvas (y down), e.g. [0, 1]", nonZero: true)
+
+    /// A time in seconds within the animation.
+    static let time = SchemaValue<Double>(
+        kind: "number", range: 0...Timeline.durationRange.upperBound, rangeDescription: "0…animation.duration",
+        read: { node, name, reader throws(MercurialError) in try reader.number(node, name, in: 0...(reader.duration ?? Timeline.durationRange.upperBound)) },
+        write: { .number($0) })
+
+    static let delays = SchemaValue<[Double]>(
+        kind: "array", rangeDescription: "up to 10000 times in 0…animation.duration",
+        read: { node, name, reader throws(MercurialError) in
+            guard case .array(let items) = node.value, items.count <= 10_000 else {
+                throw reader.fail(node, "\"\(name)\" must be an array of up to 10000 times in seconds, one per body")
+            }
+            var times: [Double] = []
+            for item in items { times.append(try time.read(item, name, reader)) }
+            return times
+        },
+        write: { $0.isEmpty ? nil : .list($0.map(JSONValue.number)) })
+
+    public struct GravityBlock: Sendable { var direction: SIMD2<Double>, magnitude: Double }
+
+    public static let gravity = Schema(Dynamics().gravityBlock, [
+        SchemaField("direction", \.direction, direction, help: "gravity's direction; its length does not matter"),
+        SchemaField("magnitude", \.magnitude, .number(0...100), help: "1 is 1000 px/s²"),
+    ])
+
+    public static let push = Schema(Dynamics.Push(), [
+        SchemaField("direction", \.direction, direction, help: "the push's direction"),
+        SchemaField("magnitude", \.magnitude, .number(0...100), help: "1 gives a 100 × 100 px body of density 1 a speed of 100 px/s"),
+        SchemaField("at", \.at, time, help: "when, in seconds"),
+    ])
+
+    public enum Floor: Sendable { case none, edge, at(Double) }
+
+    static let floor = SchemaValue<Floor>(
+        kind: "number", range: -1e6...1e6, rangeDescription: "true, false or -1000000…1000000",
+        read: { node, name, reader throws(MercurialError) in
+            if case .bool(let on) = node.value { return on ? .edge : .none }
+            return .at(try reader.number(node, "\(name) (y in canvas pixels, or true/false)", in: -1e6...1e6))
+        },
+        write: { floor in
+            switch floor {
+            case .none: return .bool(false)
+            case .edge: return .bool(true)
+            case .at(let y): return .number(y)
+            }
+        })
+
+    /// One entry of `bodyOverrides`.
+    public struct BodyOverride: Sendable {
+        var index = 0
+        var material = Dynamics.BodyMaterial()
+    }
+
+    public static let bodyOverride = Schema(BodyOverride(), [
+        SchemaField("index", \.index, .integer(0...9_999), required: ", the body's number from 0", help: "the body, from 0 in text order"),
+        SchemaField("elasticity", \.material.elasticity, SchemaValue.number(0...1).optional(what: "\"elasticity\""), help: "this body's elasticity"),
+        SchemaField("friction", \.material.friction, SchemaValue.number(0...10).optional(what: "\"friction\""), help: "this body's friction"),
+        SchemaField("density", \.material.density, SchemaValue.number(0.001...1000).optional(what: "\"density\""), help: "this body's density"),
+    ])
+
+    public static let rope = Schema(Dynamics.Rope(), [
+        SchemaField("body", \.bodyReference, ropeBody, help: "the body that hangs from it, from 0 in text order"),
+        SchemaField("anchor", \.anchor, SchemaValue.point(-1e5...1e5, "a point [x, y] in canvas pixels").optional(what: "an \"anchor\""),
+                    help: "the fixed end in canvas pixels; left out: above the body, at the canvas's top edge"),
+        SchemaField("segments", \.segments, .integer(1...200), help: "rigid links in the rope"),
+        SchemaField("width", \.width, .number(1...200), help: "the stroke's width in pixels"),
+        SchemaField("density", \.density, .number(0.001...1000), help: "mass per pixel of length"),
+    ])
+
+    /// A rope's body and where the file gives it, for the error when the title has no such body.
+    public struct RopeBody: Sendable { var index: Int, location: String? }
+
+    static let ropeBody = SchemaValue<RopeBody>(
+        kind: "integer", range: 0...9_999, rangeDescription: "0…9999",
+        read: { node, name, reader throws(MercurialError) in
+            RopeBody(index: try SchemaValue.integer(0...9_999).read(node, name, reader), location: "\(reader.file):\(node.location)")
+        },
+        write: { .number(Double($0.index)) })
+}
+
+extension Dynamics {
+    var gravityBlock: SceneSchema.GravityBlock {
+        get { SceneSchema.GravityBlock(direction: gravityDirection, magnitude: gravityMagnitude) }
+        set { (gravityDirection, gravityMagnitude) = (newValue.direction, newValue.magnitude) }
+    }
+
+    /// `floor` and `hasFloor` as the file gives them: true keeps the floor's y as it is.
+    var floorSetting: SceneSchema.Floor {
+        get { hasFloor ? floor.map { .at($0) } ?? .edge : .none }
+        set {
+            switch newValue {
+            case .none: hasFloor = false
+            case .edge: hasFloor = true
+            case .at(let y): floor = y; hasFloor = true
+            }
+        }
+    }
+
+    /// `overrides` as the file lists them, by index (a later entry for the same body wins).
+    var overrideList: [SceneSchema.BodyOverride] {
+        get { overrides.sorted { $0.key < $1.key }.map { SceneSchema.BodyOverride(index: $0.key, material: $0.value) } }
+        set { overrides = Dictionary(newValue.map { ($0.index, $0.material) }, uniquingKeysWith: { $1 }) }
+    }
+}
+
+extension Dynamics.Rope {
+    var bodyReference: SceneSchema.RopeBody {
+        get { SceneSchema.RopeBody(index: body, location: bodyLocation) }
+        set { (body, bodyLocation) = (newValue.index, newValue.location) }
+    }
+}
+
+// MARK: - sequences and transitions
+
+extension SceneSchema {
+    /// A step of a `sequence`: its scene and transition are read by the sequence (they need the
+    /// steps around them); the declaration lists and writes them.
+    public static let sequenceStep = Schema(TitleSequence.Step(settings: RenderSettings(), timeline: nil, hold: 1), [
+        SchemaField("scene", readBy: "sequence", \.settings, SchemaValue<RenderSettings>(
+            kind: "object", rangeDescription: "a scene file's path or a scene object {…}",
+            read: { node, name, reader throws(MercurialError) in throw reader.fail(node, "\"\(name)\" is read by the sequence") },
+            write: { _ in nil }), help: "the title: a scene file's path (relative to this file) or a scene object"),
+        SchemaField("hold", \.hold, .number(0...3600), help: "seconds the title is shown before its transition"),
+        SchemaField("transition", readBy: "sequence", \.transition, SchemaValue<TitleSequence.TransitionStep?>(
+            kind: "object", rangeDescription: "{\"type\": \(transitions.map { "\"\($0.type)\"" }.joined(separator: " | ")), …}",
+            read: { node, name, reader throws(MercurialError) in try transition(node, name, reader) },
+            write: { $0.map(write) }), help: "how this title gives way to the next; not on the last step"),
+    ])
+
+    /// A sequence's own `animation`: only its frame rate and looping.
+    public static let sequenceAnimation = Schema(TitleSequence(steps: []), [
+        SchemaField("fps", \.fps, .number(Timeline.fpsRange), help: "frames per second"),
+        SchemaField("loop", \.loop, .bool, help: "whether the output plays in a loop"),
+    ])
+
+    static let timing = SchemaValue<TimingFunction>(
+        kind: "timing", rangeDescription: "linear, easeIn, easeOut, easeInEaseOut, or [x1, y1, x2, y2]",
+        read: { node, name, reader throws(MercurialError) in
+            guard case .string(let s) = node.value else { throw reader.fail(node, "\"\(name)\" must be a string such as \"easeInEaseOut\"") }
+            do throws(MercurialError) { return try TimingFunction.parse(s) } catch { throw reader.fail(node, error.message) }
+        },
+        write: { .string($0.description) })
+
+    static let center = SchemaValue.point(-1e6...1e6, "a point [x, y] in canvas pixels, e.g. [240, 80]").optional(what: "a \"center\"")
+
+    static let extent = SchemaValue<Transition.Extent>(
+        kind: "rectangle", range: -1e6...1e6, rangeDescription: "[x, y, width, height] in canvas pixels",
+        read: { node, name, reader throws(MercurialError) in
+            guard case .array(let items) = node.value, items.count == 4 else {
+                throw reader.fail(node, "\"\(name)\" must be a rectangle [x, y, width, height] in canvas pixels, e.g. [0, 0, 480, 160]")
+            }
+            return Transition.Extent(x: try reader.number(items[0], name, in: -1e6...1e6), y: try reader.number(items[1], name, in: -1e6...1e6),
+                                     width: try reader.number(items[2], "\(name) width", in: 1...1e6),
+                                     height: try reader.number(items[3], "\(name) height", in: 1...1e6))
+        },
+        write: { .list([.number($0.x), .number($0.y), .number($0.width), .number($0.height)]) }).optional(what: "an \"extent\"")
+
+    /// The keys every transition takes: its type (chosen before the rest is read), duration and timing.
+    static func transitionSchema(_ type: String, _ blank: Transition, _ inputs: [SchemaField<TitleSequence.TransitionStep>])
+        -> (type: String, schema: Schema<TitleSequence.TransitionStep>) {
+        (type, Schema(TitleSequence.TransitionStep(blank, duration: 1), [
+            SchemaField("type", \.typeName, .choice([type], parse: { $0 }, name: { $0 }, what: "\"\(type)\""),
+                        help: "dissolve, flash, swipe or ripple"),
+        ] + inputs + [
+            SchemaField("duration", \.duration, .number(Timeline.durationRange), help: "seconds"),
+            SchemaField("timing", \.timing, timing, help: "the transition's easing"),
+        ]))
+    }
+
+    /// Each transition type and its keys.
+    public static let transitions: [(type: String, schema: Schema<TitleSequence.TransitionStep>)] = [
+        transitionSchema("dissolve", .dissolve, []),
+        transitionSchema("flash", .flash(Transition.Flash()), [
+            SchemaField("center", \.flash.center, center, help: "where the flash starts; left out: the canvas's centre"),
+            SchemaField("extent", \.flash.extent, extent, help: "the rectangle it covers; left out: the canvas"),
+            SchemaField("color", \.flash.color, .color, help: "the flash's colour"),
+            SchemaField("maxStriationRadius", \.flash.maxStriationRadius, .number(0...10), help: "CIFlashTransition's inputMaxStriationRadius"),
+            SchemaField("striationStrength", \.flash.striationStrength, .number(0...3), help: "CIFlashTransition's inputStriationStrength"),
+            SchemaField("striationContrast", \.flash.striationContrast, .number(0...5), help: "CIFlashTransition's inputStriationContrast"),
+            SchemaField("fadeThreshold", \.flash.fadeThreshold, .number(0...1), help: "CIFlashTransition's inputFadeThreshold"),
+        ]),
+        transitionSchema("swipe", .swipe(Transition.Swipe()), [
+            SchemaField("extent", \.swipe.extent, extent, help: "the rectangle it covers; left out: the canvas"),
+            SchemaField("color", \.swipe.color, .color, help: "the swipe's colour"),
+            SchemaField("angle", \.swipe.angle, .number(-2 * Double.pi...2 * Double.pi), help: "its direction in radians"),
+            SchemaField("width", \.swipe.width, .number(0.1...800), help: "the swipe's width in pixels"),
+            SchemaField("opacity", \.swipe.opacity, .number(0...1), help: "the swipe's opacity"),
+        ]),
+        transitionSchema("ripple", .ripple(Transition.Ripple()), [
+            SchemaField("center", \.ripple.center, center, help: "where the ripple starts; left out: the canvas's centre"),
+            SchemaField("extent", \.ripple.extent, extent, help: "the rectangle it covers; left out: the canvas"),
+            SchemaField("width", \.ripple.width, .number(1...1000), help: "the ripple's width in pixels"),
+            SchemaField("scale", \.ripple.scale, .number(-50...50), help: "the ripple's strength"),
+        ]),
+    ]
+
+    /// Reads a transition object: its `type` picks the keys it takes.
+    static func transition(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader) throws(MercurialError) -> TitleSequence.TransitionStep {
+        guard case .object(let members) = node.value else {
+            throw reader.fail(node, "\"\(name)\" must be an object {\"type\": \"dissolve\", \"duration\": seconds, …}, not \(node.value.typeName)")
+        }
+        let types = transitions.map(\.type)
+        guard let typeMember = members.first(where: { $0.key == "type" }) else {
+            throw reader.fail(node, "\"\(name)\" needs a \"type\": \(types.joined(separator: ", "))")
+        }
+        guard case .string(let type) = typeMember.value.value else {
+            throw reader.fail(typeMember.value, "\"\(name).type\" must be a string: \(types.joined(separator: ", "))")
+        }
+        guard let schema = transitions.first(where: { $0.type == type })?.schema else {
+            let hint = closestMatch(to: type, in: types).map { "did you mean \"\($0)\"? " } ?? ""
+            throw reader.fail(typeMember.value, "unknown transition type \"\(shortQuote(type))\"; \(hint)known types: \(types.joined(separator: ", "))")
+        }
+        var step = schema.defaultValue
+        try schema.read(node, name, onto: &step, reader)
+        return step
+    }
+
+    /// A transition as a sequence step's `transition` object, every input given.
+    static func write(_ step: TitleSequence.TransitionStep) -> JSONValue {
+        transitions.first { $0.type == step.typeName }.map { $0.schema.write(step) } ?? .null
+    }
+
+    // MARK: - fallback fonts
+
+    /// One of a recipe's `fallbackFonts`.
+    public static let fallbackFont = Schema(FallbackFont(name: "", file: "", index: 0, sha256: ""), [
+        SchemaField("name", \.name, .string, help: "the face's name"),
+        SchemaField("file", \.file, .string, help: "the font file"),
+        SchemaField("index", \.index, .integer(0...65535), help: "the face's index in a collection (.ttc)"),
+        SchemaField("sha256", \.sha256, .string, help: "the SHA-256 of the file the title was made with"),
+    ], finish: { font, node, _, name, reader throws(MercurialError) in
+        guard !font.file.isEmpty else { throw reader.fail(node, "\"\(name)\" has no \"file\"; give the font file's path") }
+    })
+}
+
+extension TitleSequence.TransitionStep {
+    /// The type's name as a file gives it.
+    var typeName: String {
+        get {
+            switch transition {
+            case .dissolve: return "dissolve"
+            case .flash: return "flash"
+            case .swipe: return "swipe"
+            case .ripple: return "ripple"
+            }
+        }
+        set {}   // the type is chosen before the keys are read (see `SceneSchema.transition`)
+    }
+
+    /// The inputs of each type: those of the transition when it is of that type, else the defaults.
+    var flash: Transition.Flash {
+        get { if case .flash(let f) = transition { return f } else { return Transition.Flash() } }
+        set { transition = .flash(newValue) }
+    }
+    var swipe: Transition.Swipe {
+        get { if case .swipe(let s) = transition { return s } else { return Transition.Swipe() } }
+        set { transition = .swipe(newValue) }
+    }
+    var ripple: Transition.Ripple {
+        get { if case .ripple(let r) = transition { return r } else { return Transition.Ripple() } }
+        set { transition = .ripple(newValue) }
+    }
+}
