@@ -6,11 +6,12 @@ import Foundation
 public enum SceneFile {
     public enum Kind: Sendable { case scene, material }
 
-    /// The keys that are not parameters: where the settings start from, the
-    /// reflection gradient, the lights as an array, a comment, and the point lights,
-    /// gradient backdrop and animation (`SceneAnimation`).
+    /// The keys that are not parameters: where the settings start from, the lights as an
+    /// array, a comment, the animation, the blocks `SceneSchema.settings` declares (the
+    /// reflection, point lights, gradient backdrop, vine), dynamics, what a recipe records
+    /// and a sequence.
     static var structuralKeys: [String] {
-        ["material", "reflection", "lights", "description", "animation"] + SceneSchema.settings.keys
+        ["material", "lights", "description", "animation"] + SceneSchema.settings.keys
             + ["dynamics", "generator", "fontSHA256", "fallbackFonts", "sequence"]
     }
 
@@ -111,8 +112,6 @@ public enum SceneFile {
                 settings.fallbackFonts = try fallbackFonts.read(node, key, SceneAnimation.Reader(file: file))
             case _ where SceneSchema.settings.field(key) != nil:
                 try SceneSchema.settings.field(key)?.read(&settings, node, key, SceneAnimation.Reader(file: file))
-            case "reflection":
-                settings.scene.material.reflection = try gradient(node, file)
             case "lights":
                 try applyLights(member, file, to: &settings)
             default:
@@ -192,53 +191,6 @@ public enum SceneFile {
         } catch {
             throw MercurialError("\(at): \(error.message)")
         }
-    }
-
-    private static func gradient(_ node: JSONNode, _ file: String) throws(MercurialError) -> Gradient? {
-        if case .null = node.value { return nil }
-        guard case .object(let fields) = node.value else {
-            throw MercurialError("\(file):\(node.location): \"reflection\" must be an object {\"colors\": […], \"locations\": […]} or null, not \(node.value.typeName)")
-        }
-        var colors: [RGBColor] = [], locations: [Float]? = nil
-        var colorsLocation = node.location
-        for field in fields {
-            switch field.key {
-            case "colors":
-                colorsLocation = field.value.location
-                guard case .array(let items) = field.value.value, !items.isEmpty else {
-                    throw MercurialError("\(file):\(field.value.location): \"reflection.colors\" must be a non-empty array of colours")
-                }
-                for item in items {
-                    guard case .string(let s) = item.value, let c = RGBColor.parse(s) else {
-                        throw MercurialError("\(file):\(item.location): \"reflection.colors\" holds \(item.value.typeName) that is not a colour; use names or #rrggbb")
-                    }
-                    colors.append(c)
-                }
-            case "locations":
-                guard case .array(let items) = field.value.value else {
-                    throw MercurialError("\(file):\(field.value.location): \"reflection.locations\" must be an array of numbers 0…1")
-                }
-                var list: [Float] = []
-                for item in items {
-                    guard case .number(let v) = item.value, (0...1).contains(v) else {
-                        throw MercurialError("\(file):\(item.location): \"reflection.locations\" entries must be numbers in 0…1")
-                    }
-                    list.append(Float(v))
-                }
-                locations = list
-            default:
-                let hint = closestMatch(to: field.key, in: ["colors", "locations"]).map { "; did you mean \"\($0)\"?" } ?? ""
-                throw MercurialError("\(file):\(field.keyLocation): unknown key \"\(field.key)\" in \"reflection\"\(hint)")
-            }
-        }
-        guard !colors.isEmpty else {
-            throw MercurialError("\(file):\(node.location): \"reflection\" needs \"colors\"")
-        }
-        guard let locations else { return Gradient(colors: colors) }
-        guard locations.count == colors.count else {
-            throw MercurialError("\(file):\(colorsLocation): \"reflection\" has \(colors.count) colors but \(locations.count) locations; give one location per colour")
-        }
-        return Gradient(stops: zip(colors, locations).map { Gradient.Stop(color: $0, location: $1) })
     }
 
     // MARK: - Typed values

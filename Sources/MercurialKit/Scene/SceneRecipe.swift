@@ -37,9 +37,6 @@ public enum SceneRecipe {
         if let fontPath, let used = try? FallbackFont.used(by: settings, fontPath: fontPath), !used.isEmpty {
             members.append(("fallbackFonts", .list(used.map(SceneSchema.fallbackFont.write))))
         }
-        members.append(("reflection", settings.scene.material.reflection.map { g in
-            .members([("colors", .list(g.stops.map { .string($0.color.hex) })), ("locations", .list(g.stops.map { .float($0.location) }))])
-        } ?? .null))
         for field in SceneSchema.settings.fields {
             if let value = field.write(settings) { members.append((field.key, value)) }
         }

@@ -6,6 +6,10 @@ public enum SceneSchema {
     /// that a test can extend it (`$settings.withValue(…)`) and see the reader, writer,
     /// params, tracks and editor follow with no other edit.
     @TaskLocal public static var settings = Schema(RenderSettings(), [
+        SchemaField("reflection", \.scene.material.reflection,
+                    SchemaValue.block(reflection).map({ $0.reflection }, { GradientDraft($0) })
+                        .optional(acceptsNull: true, writeNull: true, createsBlank: false, what: "a \"reflection\""),
+                    help: "the reflection gradient the material adds (CIShadedMaterial's sphere), or null"),
         SchemaField("pointLights", \.pointLights, .list(pointLight, maximum: 64, noun: "point light", plural: "lights"),
                     help: "coloured 2-D lights over the title (MBLightingController); ambientLightLevel darkens the rest"),
         SchemaField("backgroundGradient", \.backgroundGradient,
@@ -54,16 +58,65 @@ public enum SceneSchema {
         init() {}
 
         init(_ g: BackgroundGradient) {
-            colors = g.gradient.stops.map(\.color)
-            locations = g.gradient.stops.map(\.location)
+            self.init(g.gradient)
             startPoint = g.startPoint
             endPoint = g.endPoint
         }
 
+        init(_ g: Gradient) {
+            colors = g.stops.map(\.color)
+            locations = g.stops.map(\.location)
+        }
+
+        var reflection: Gradient {
+            locations.map { Gradient(stops: zip(colors, $0).map { Gradient.Stop(color: $0, location: $1) }) } ?? Gradient(colors: colors)
+        }
+
         var backgroundGradient: BackgroundGradient {
-            let gradient = locations.map { Gradient(stops: zip(colors, $0).map { Gradient.Stop(color: $0, location: $1) }) }
-                ?? Gradient(colors: colors)
-            return BackgroundGradient(gradient: gradient, startPoint: startPoint, endPoint: endPoint)
+            BackgroundGradient(gradient: reflection, startPoint: startPoint, endPoint: endPoint)
+        }
+    }
+
+    /// A material's reflection gradient: colours and their locations (in any order) on the sphere.
+    public static let reflection = Schema(GradientDraft(), [
+        SchemaField("colors", \.colors, SchemaValue<[RGBColor]>(
+            kind: "array", rangeDescription: "colours",
+            read: { node, name, reader throws(MercurialError) in
+                guard case .array(let items) = node.value, !items.isEmpty else {
+                    throw reader.fail(node, "\"\(name)\" must be a non-empty array of colours")
+                }
+                var colors: [RGBColor] = []
+                for item in items {
+                    guard case .string(let s) = item.value, let c = RGBColor.parse(s) else {
+                        throw reader.fail(item, "\"\(name)\" holds \(item.value.typeName) that is not a colour; use names or #rrggbb")
+                    }
+                    colors.append(c)
+                }
+                return colors
+            },
+            write: { .list($0.map { .string($0.hex) }) }), required: "", help: "the colours, from the sphere's top"),
+        SchemaField("locations", \.locations, SchemaValue<[Float]>(
+            kind: "array", range: 0...1, rangeDescription: "numbers in 0…1",
+            read: { node, name, reader throws(MercurialError) in
+                guard case .array(let items) = node.value else { throw reader.fail(node, "\"\(name)\" must be an array of numbers 0…1") }
+                var list: [Float] = []
+                for item in items {
+                    guard case .number(let v) = item.value, (0...1).contains(v) else {
+                        throw reader.fail(item, "\"\(name)\" entries must be numbers in 0…1")
+                    }
+                    list.append(Float(v))
+                }
+                return list
+            },
+            write: { .list($0.map(JSONValue.float)) }).optional(what: "\"locations\""),
+            help: "where each colour sits, 0…1; evenly spaced when left out"),
+    ], finish: matchingLocations)
+
+    /// One location per colour, when locations are given.
+    static let matchingLocations: Schema<GradientDraft>.Finish = { draft, _, members, name, reader throws(MercurialError) in
+        if let locations = draft.locations, locations.count != draft.colors.count,
+           let colors = members.first(where: { $0.key == "colors" }) {
+            throw reader.fail(colors.value, "\"\(name)\" has \(draft.colors.count) colors but \(locations.count) locations; give one location per colour")
         }
     }
 
@@ -75,12 +128,7 @@ public enum SceneSchema {
                     help: "the axis' start, (0, 0) top left, (1, 1) bottom right"),
         SchemaField("endPoint", \.endPoint, .point(-10...10, "a point [x, y] in unit coordinates, e.g. [0.5, 0]"),
                     help: "the axis' end"),
-    ], finish: { draft, _, members, name, reader throws(MercurialError) in
-        if let locations = draft.locations, locations.count != draft.colors.count,
-           let colors = members.first(where: { $0.key == "colors" }) {
-            throw reader.fail(colors.value, "\"\(name)\" has \(draft.colors.count) colors but \(locations.count) locations; give one location per colour")
-        }
-    })
+    ], finish: matchingLocations)
 
     /// Numbers in 0…1 that do not decrease.
     static let locations = SchemaValue<[Float]>(

@@ -28,7 +28,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = TextLayout(text: settings.text ?? "", fontPath: settings.font).lines
         _ = settings.margin
         for parameter in ParameterGroup.allParameters {
-            _ = parameter.parameterFunction.value(in: settings).description
+            _ = parameter.value(in: settings).description
         }
     } catch {
         let message = error.message
