@@ -301,6 +301,8 @@ enum EditorPage {
         controls.set(row.key, (v) => { if (document.activeElement !== field) field.value = v; });
         field.addEventListener('change', () => send([{ key: row.key, value: field.value.trim() || (row.unset || '') }]));
       }
+      // A key the editor cannot change (the animation, dynamics, a sequence): shown, not edited.
+      if (row.editable === false) div.querySelectorAll('input, select, textarea').forEach((e) => { e.disabled = true; });
       div.append(error);
       return div;
     }

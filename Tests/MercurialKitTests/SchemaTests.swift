@@ -153,6 +153,10 @@ extension Vine {
             }
             let width = try #require(nested.first { $0["key"] as? String == "vine.width" })
             #expect(width["range"] as? [Double] == [1, 200] && width["default"] as? Double == 6)
+            // The editor edits the settings' blocks; the animation's and dynamics' keys are shown only.
+            #expect(width["editable"] as? Bool == true)
+            #expect(nested.first { $0["key"] as? String == "dynamics.elasticity" }?["editable"] as? Bool == false)
+            #expect(EditorPage.script.contains("row.editable === false"))
         }
     }
 }

@@ -24,7 +24,8 @@ extension ParameterGroup {
                                                  ("name", .string(row.name)), ("kind", .string(row.kind))]
             if let range = row.range { fields.append(("range", .list([.number(range.lowerBound), .number(range.upperBound)]))) }
             if let cases = row.cases { fields.append(("cases", .list(cases.map(JSONValue.string)))) }
-            fields += [("rangeText", .string(row.rangeDescription)), ("default", row.defaultValue),
+            fields += [("rangeText", .string(row.rangeDescription)), ("editable", .bool(SceneSchema.isNested(row.path))),
+                       ("default", row.defaultValue),
                        ("value", SceneSchema.value(at: row.path, in: settings) ?? .null), ("help", .string(row.help))]
             return .members(fields)
         }
@@ -44,7 +45,8 @@ extension ParameterGroup {
             let cells = [p.group, "`\(p.key)`", flag, p.rangeDescription, p.format(p.defaultValue), p.help]
             lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
         }
-        lines += ["", "Nested blocks of a scene file (`[]`: each element of a list; set with `--set PATH=VALUE` too):", "",
+        let settable = SceneSchema.settings.keys.map { "`\($0)`" }
+        lines += ["", "Nested blocks of a scene file (`[]`: each element of a list). The keys in \(orList(settable)) can also be set with `--set PATH=VALUE` and in the editor:", "",
                   "| key | kind | range / values | default | meaning |", "| --- | --- | --- | --- | --- |"]
         for row in SceneSchema.rows {
             let cells = ["`\(row.path)`", row.kind, row.rangeDescription, row.defaultValue.text(), row.help]
