@@ -126,7 +126,6 @@ extension Parameter {
 
 /// Reading a scene file's nested blocks (declared in SceneSchema.swift) and its animation.
 public enum SceneAnimation {
-    static let keyframeKeys = ["t", "value", "timing"]
     /// At most this many keyframes in one track.
     public static let maximumKeyframes = 10_000
 
@@ -225,27 +224,17 @@ public enum SceneAnimation {
                 throw fail(member.value, "\"\(name)\" has \(items.count) keyframes, over the limit of \(maximumKeyframes)")
             }
             var frames: [Keyframe<ParameterValue>] = []
-            for item in items {
-                let fields = try object(item, name, keys: keyframeKeys)
-                guard let t = fields.first(where: { $0.key == "t" }), let v = fields.first(where: { $0.key == "value" }) else {
-                    throw fail(item, "a keyframe of \"\(name)\" needs \"t\" (seconds) and \"value\"")
+            var reader = self
+            reader.duration = duration
+            let schema = SceneSchema.keyframe(domain)
+            for (i, item) in items.enumerated() {
+                var frame = schema.defaultValue
+                try schema.read(item, "\(name)[\(i)]", onto: &frame, reader)
+                if let previous = frames.last, frame.time <= previous.time, case .object(let fields) = item.value,
+                   let t = fields.first(where: { $0.key == "t" }) {
+                    throw fail(t.value, "keyframes of \"\(name)\" are out of order: t = \(formatNumber(frame.time)) comes after t = \(formatNumber(previous.time)); list them in increasing time")
                 }
-                let time = try number(t.value, "\(name) t", in: 0...duration)
-                if let previous = frames.last, time <= previous.time {
-                    throw fail(t.value, "keyframes of \"\(name)\" are out of order: t = \(formatNumber(time)) comes after t = \(formatNumber(previous.time)); list them in increasing time")
-                }
-                let value: ParameterValue
-                switch domain {
-                case .number(let range): value = .number(try number(v.value, name, in: range))
-                case .color: value = .color(try color(v.value, name))
-                default: throw fail(v.value, "\"\(name)\" cannot be keyframed")
-                }
-                var timing = TimingFunction.linear
-                if let tm = fields.first(where: { $0.key == "timing" }) {
-                    guard case .string(let s) = tm.value.value else { throw fail(tm.value, "\"timing\" must be a string such as \"easeOut\"") }
-                    do { timing = try TimingFunction.parse(s) } catch { throw fail(tm.value, error.message) }
-                }
-                frames.append(Keyframe(time: time, value: value, timing: timing))
+                frames.append(frame)
             }
             let period: Double? = member.key.hasSuffix(".hue") ? 1 : nil
             return Track(key: member.key, target: target, keyframes: Keyframes(frames, period: period))

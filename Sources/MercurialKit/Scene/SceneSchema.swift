@@ -201,15 +201,30 @@ public enum SceneSchema {
     })
 
     static let tracks = SchemaValue<[Track]>(
-        kind: "tracks", rangeDescription: "{\"KEY\": [{\"t\", \"value\", \"timing\"}, …]}",
+        SchemaDescription(kind: "tracks", range: nil, rangeDescription: "{\"KEY\": [keyframe, …]}",
+                          children: { keyframe(.number(0...1)).rows(under: $0 + ".KEY[].") }),
         read: { node, name, reader throws(MercurialError) in throw reader.fail(node, "\"\(name)\" is read with the timeline") },
         write: { tracks in
             .members(tracks.map { track in
-                (track.key, .list(track.keyframes.frames.map { k in
-                    .members([("t", .number(k.time)), ("value", JSONValue(k.value)), ("timing", .string(k.timing.description))])
-                }))
+                (track.key, .list(track.keyframes.frames.map { keyframe(.number(0...1)).write($0) }))
             })
-        })
+        },
+        leaf: { _ in nil })
+
+    /// A keyframe of a track whose target takes `kind` (a number in a range, or a colour).
+    static func keyframe(_ kind: ParameterKind) -> Schema<Keyframe<ParameterValue>> {
+        let value: SchemaValue<ParameterValue>
+        if case .number(let range) = kind {
+            value = SchemaValue.number(range).map({ .number($0) }, { if case .number(let n) = $0 { n } else { 0 } })
+        } else {
+            value = SchemaValue.color.map({ .color($0) }, { if case .color(let c) = $0 { c } else { .white } })
+        }
+        return Schema(Keyframe(time: 0, value: .number(0)), [
+            SchemaField("t", \.time, time, required: " (seconds)", help: "the keyframe's time in seconds, 0…animation.duration"),
+            SchemaField("value", \.value, value, required: "", help: "the value at that time: a number in the key's range, or a colour"),
+            SchemaField("timing", \.timing, timing, help: "the easing from this keyframe to the next"),
+        ])
+    }
 
     /// Sets the nested key `path` (`vine.width`, `pointLights[].intensity`, `backgroundGradient`)
     /// to `text`: JSON (a number, `true`, `[25, 60]`, `{"colors": ["red"]}`), or else a bare word
