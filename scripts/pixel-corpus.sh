@@ -15,7 +15,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export MERCURIAL_DATA="$ROOT"
-FIX="$ROOT/Tests/MercurialKitTests/Fixtures"
+FIX="$ROOT/Tests/MercurialTestSupport/Fixtures"
 
 frames() {  # frames NAME FILE: one line per decoded frame
     ffmpeg -v error -i "$2" -map 0:v -f framemd5 - | grep -v '^#' \
