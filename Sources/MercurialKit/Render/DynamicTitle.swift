@@ -188,14 +188,9 @@ final class DynamicTitle {
         return world.poses
     }
 
-    /// Draws the title at `time` with `settings`' lights, point lights and backdrop into `canvas`.
-    /// Throws when the physics runs over its budget on the way to `time`.
-    func render(at time: Double, settings: RenderSettings, shading: ShadingLookup,
-                into canvas: inout Image<RGBA8>) throws(MercurialError) {
-        let poses = poses(at: time)
-        if let error = world.overBudget { throw error }
-        // Stopped by Ctrl-C part way (see `PhysicsWorld.advance`): no frame; the caller ends the process.
-        if let signal = SignalCleanup.stopRequested { throw MercurialError("stopped by signal \(signal)") }
+    /// Draws the title with its bodies at `poses` (the physics animator's, with `world`
+    /// stepped to them) and `settings`' lights, point lights and backdrop into `canvas`.
+    func render(poses: [BodyPose], settings: RenderSettings, shading: ShadingLookup, into canvas: inout Image<RGBA8>) {
         let rows = drawnRows, width = self.width
         layer.withUnsafeMutableBufferPointer { p in
             if !rows.isEmpty { (p.baseAddress! + rows.lowerBound * width).update(repeating: .clear, count: rows.count * width) }

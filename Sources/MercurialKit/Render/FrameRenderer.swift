@@ -133,7 +133,9 @@ public final class FrameRenderer {
             guard key == geometry.key else {
                 throw MercurialError("a track changes the letters' shape\(at), but with \"dynamics\" each letter is built once; keyframe only lights, colours, point lights and the backdrop")
             }
-            try dynamicTitle.render(at: time ?? 0, settings: settings,
+            // The physics animator's poses (a still frame: as at the start).
+            let poses = try Animator.poses(at: time ?? 0, in: dynamicTitle.world)
+            dynamicTitle.render(poses: poses, settings: settings,
                                 shading: shadingImage ?? ShadingSphere.lookup(settings.scene), into: &canvas)
             return canvas
         }

@@ -491,9 +491,9 @@ func dynamicsError(_ block: String, animation: String = "\"animation\": {\"durat
         var canvas = Image<RGBA8>(width: 480, height: 200, repeating: .clear)
         let shading = ShadingSphere.lookup(ShadingScene())
         // Falling, they touch nothing: 9 × 24 body-steps.
-        try title.render(at: 0.1, settings: dropSettings(), shading: shading, into: &canvas)
+        title.render(poses: try Animator.poses(at: 0.1, in: title.world), settings: dropSettings(), shading: shading, into: &canvas)
         #expect(throws: MercurialError.self) {
-            try title.render(at: 2, settings: dropSettings(), shading: shading, into: &canvas)
+            _ = try Animator.poses(at: 2, in: title.world)
         }
         #expect(title.world.overBudget?.message.contains("ran over its budget of 6000") == true, "\(String(describing: title.world.overBudget))")
         #expect(title.world.steps < 480, "stopped where it ran over")
