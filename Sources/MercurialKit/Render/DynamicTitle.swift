@@ -222,8 +222,7 @@ final class DynamicTitle {
             }
         }
         drawnRows = top < bottom ? top..<bottom : 0..<0
-        settings.pointLighting?.apply(to: &layer, originX: 0, originY: 0)
-        CanvasCompositor.draw(layer, atX: 0, y: 0, over: Backdrop(settings), into: &canvas)
+        Compositing(settings).draw(&layer, at: (0, 0), into: &canvas)
     }
 
     /// Draws `piece` turned by `pose.angle` about its centre of mass, which goes to

@@ -36,7 +36,7 @@ extension TitleRenderer {
         // A vine is drawn into the title's mask in memory.
         guard settings.vine == nil else { return .rendered(try render(settings)) }
         let band = max(bandHeight, 1)
-        let backdrop = Backdrop(settings)
+        let compositing = Compositing(settings)
         if let maskPath = settings.mask {
             let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")
             // Pass 1: the ink, under both readings of the mask (alpha, or luminance).
@@ -47,7 +47,7 @@ extension TitleRenderer {
             guard let scan else { return .rendered(try render(settings)) }
             let writer = StreamingPNGWriter(width: scan.width, height: scan.height, compression: compression,
                                             ancillary: ancillary, sink: output)
-            let canvas = CanvasBands(width: scan.width, height: scan.height, backdrop: backdrop, writer: writer,
+            let canvas = CanvasBands(width: scan.width, height: scan.height, compositing: compositing, writer: writer,
                                      bandHeight: band)
             guard let ink = scan.ink else {
                 try canvas.appendFill(rows: scan.height)
@@ -80,7 +80,7 @@ extension TitleRenderer {
         }
         let writer = StreamingPNGWriter(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
                                         ancillary: ancillary, sink: output)
-        let canvas = CanvasBands(width: p.canvasWidth, height: p.canvasHeight, backdrop: backdrop, writer: writer,
+        let canvas = CanvasBands(width: p.canvasWidth, height: p.canvasHeight, compositing: compositing, writer: writer,
                                  bandHeight: band)
         let crop = PixelBounds(minX: p.originX, minY: p.originY, maxX: p.originX + p.regionWidth - 1,
                                maxY: p.originY + p.regionHeight - 1)
@@ -120,22 +120,10 @@ extension TitleRenderer {
         try canvas.appendFill(rows: crop.minY)
         let loft = BandLoft(settings: settings, cropWidth: crop.width, cropHeight: crop.height, ink: ink,
                             bandHeight: bandHeight)
-        // As `render`: point lights on the shaded title, then the title over its backdrop.
-        let lighting = settings.pointLighting
-        let composite = lighting != nil || settings.backgroundGradient != nil
-        let lit = UnsafeMutableBufferPointer<RGBA8>.allocate(capacity: lighting == nil ? 0 : bandHeight * crop.width)
-        defer { lit.deallocate() }
         var firstRow = crop.minY
-        try loft.render(source: source, shading: shading, background: composite ? nil : settings.background) {
+        try loft.render(source: source, shading: shading, background: canvas.compositing.shadingBackground) {
             rows, pixels throws(MercurialError) in
-            var content = pixels
-            if let lighting {
-                _ = lit.initialize(fromContentsOf: pixels)
-                lighting.apply(to: lit, width: crop.width, height: rows, originX: crop.minX, originY: firstRow)
-                content = UnsafeBufferPointer(lit)
-            }
-            try canvas.append(rows: rows, content: content, originX: crop.minX, contentWidth: crop.width,
-                              composite: composite)
+            try canvas.append(rows: rows, content: pixels, originX: crop.minX, originY: firstRow, contentWidth: crop.width)
             firstRow += rows
         }
         try canvas.appendFill(rows: canvasHeight - 1 - crop.maxY)
@@ -244,25 +232,31 @@ final class CanvasBands {
     let width: Int
     let writer: StreamingPNGWriter
     let bandHeight: Int
+    let compositing: Compositing
     private let ramp: GradientRamp
     private let fillRow: UnsafeMutableBufferPointer<RGBA8>
     private var band: UnsafeMutableBufferPointer<RGBA8>
+    /// A band of content to light (with point lights).
+    private var lit: UnsafeMutableBufferPointer<RGBA8>
     /// The canvas row the next appended row is.
     private var nextRow = 0
 
-    init(width: Int, height: Int, backdrop: Backdrop, writer: StreamingPNGWriter, bandHeight: Int) {
+    init(width: Int, height: Int, compositing: Compositing, writer: StreamingPNGWriter, bandHeight: Int) {
         self.width = width
         self.writer = writer
         self.bandHeight = bandHeight
-        ramp = GradientRamp(backdrop, width: width, height: height)
+        self.compositing = compositing
+        ramp = GradientRamp(compositing.backdrop, width: width, height: height)
         fillRow = .allocate(capacity: width)
         fillRow.initialize(repeating: ramp.fillColor)
         band = .allocate(capacity: 0)
+        lit = .allocate(capacity: 0)
     }
 
     deinit {
         fillRow.deallocate()
         band.deallocate()
+        lit.deallocate()
     }
 
     /// `rows` rows of backdrop: one shared row of a single colour, or a gradient's rows a band at a time.
@@ -274,7 +268,7 @@ final class CanvasBands {
             if ramp.gradient == nil {
                 try writer.append(rows: [UnsafePointer<UInt8>](repeating: pointer, count: n))
             } else {
-                reserveBand(rows: n)
+                reserve(&band, n * width)
                 for r in 0..<n { ramp.fill(row: band.baseAddress! + r * width, y: nextRow + r, width: width) }
                 try writer.append(rows: bandPointers(n))
             }
@@ -283,29 +277,38 @@ final class CanvasBands {
         }
     }
 
-    /// `rows` rows of `contentWidth` pixels (`content`, row after row) placed at
-    /// `originX`: copied onto rows of the fill colour, or, to `composite`, blended
-    /// over the backdrop as `CanvasCompositor` does.
-    func append(rows: Int, content: UnsafeBufferPointer<RGBA8>, originX: Int, contentWidth: Int,
-                composite: Bool) throws(MercurialError) {
-        reserveBand(rows: rows)
+    /// `rows` rows of `contentWidth` shaded pixels (`content`, row after row) placed at
+    /// (`originX`, `originY`) on the canvas, made final as `Compositing` makes a whole
+    /// region: copied onto rows of the fill colour on the plain path, else lit and
+    /// blended over the backdrop as `CanvasCompositor` does.
+    func append(rows: Int, content: UnsafeBufferPointer<RGBA8>, originX: Int, originY: Int,
+                contentWidth: Int) throws(MercurialError) {
+        var content = content
+        if compositing.lighting != nil {
+            reserve(&lit, rows * contentWidth)
+            let part = UnsafeMutableBufferPointer(rebasing: lit[0..<(rows * contentWidth)])
+            _ = part.initialize(fromContentsOf: content[0..<(rows * contentWidth)])
+            compositing.light(part, width: contentWidth, height: rows, originX: originX, originY: originY)
+            content = UnsafeBufferPointer(part)
+        }
+        reserve(&band, rows * width)
         for r in 0..<rows {
             let row = band.baseAddress! + r * width, source = content.baseAddress! + r * contentWidth
-            if composite {
-                CanvasCompositor.composite(source, count: contentWidth, atX: originX, over: ramp, y: nextRow + r, into: row)
-            } else {
+            if compositing.isPlain {
                 row.update(repeating: ramp.fillColor, count: width)
                 (row + originX).update(from: source, count: contentWidth)
+            } else {
+                CanvasCompositor.composite(source, count: contentWidth, atX: originX, over: ramp, y: nextRow + r, into: row)
             }
         }
         try writer.append(rows: bandPointers(rows))
         nextRow += rows
     }
 
-    private func reserveBand(rows: Int) {
-        guard band.count < rows * width else { return }
-        band.deallocate()
-        band = .allocate(capacity: rows * width)
+    private func reserve(_ buffer: inout UnsafeMutableBufferPointer<RGBA8>, _ count: Int) {
+        guard buffer.count < count else { return }
+        buffer.deallocate()
+        buffer = .allocate(capacity: count)
     }
 
     private func bandPointers(_ rows: Int) -> [UnsafePointer<UInt8>] {

@@ -71,33 +71,13 @@ public enum TitleRenderer {
         }
         timings.shading = lap()
 
-        let material = ShadedMaterial(inputScale: Float(settings.scale))
-        guard !settings.pointLights.isEmpty || settings.backgroundGradient != nil else {
-            // The usual title: shaded and composited in one pass.
-            let content = material.outputImage(heights: heights, coverage: mask, shading: shading,
-                                               background: settings.background)
-            timings.material = lap()
-            return RenderedTitle(width: canvas.width, height: canvas.height, content: content, originX: origin.x,
-                                 originY: origin.y, fill: settings.background.map { RGBA8(opaque: $0) } ?? .clear,
-                                 warnings: warnings, timings: timings)
-        }
-        var title = material.outputImage(heights: heights, coverage: mask, shading: shading, background: nil)
-        settings.pointLighting?.apply(to: &title, originX: origin.x, originY: origin.y)
-        var content: Image<RGBA8>
-        var place = origin
-        if settings.backgroundGradient != nil {
-            // A gradient fills the whole canvas.
-            content = Image(width: canvas.width, height: canvas.height, repeating: .clear)
-            CanvasCompositor.draw(title, atX: origin.x, y: origin.y, over: Backdrop(settings), into: &content)
-            place = (0, 0)
-        } else {
-            content = Image(width: title.width, height: title.height, repeating: .clear)
-            CanvasCompositor.draw(title, atX: 0, y: 0, over: Backdrop(settings), into: &content)
-        }
+        let compositing = Compositing(settings)
+        var title = ShadedMaterial(inputScale: Float(settings.scale))
+            .outputImage(heights: heights, coverage: mask, shading: shading, background: compositing.shadingBackground)
+        let (content, place) = compositing.composed(&title, at: origin, canvas: canvas)
         timings.material = lap()
         return RenderedTitle(width: canvas.width, height: canvas.height, content: content, originX: place.x,
-                             originY: place.y, fill: settings.background.map { RGBA8(opaque: $0) } ?? .clear,
-                             warnings: warnings, timings: timings)
+                             originY: place.y, fill: compositing.fill, warnings: warnings, timings: timings)
     }
 
     /// The canvas and the region drawn on it (the ink and its margin; a mask's whole
