@@ -175,6 +175,15 @@ public struct ShadingLookup: Sendable, Equatable {
     }
 }
 
+extension ShadingLookup {
+    /// The shading image the settings name, or the sphere their scene lights (traced
+    /// once per scene: `ShadingSphere.lookup` caches it).
+    static func of(_ settings: RenderSettings) throws(MercurialError) -> ShadingLookup {
+        if let path = settings.shadingImage { return try read(path) }
+        return ShadingSphere.lookup(settings.scene)
+    }
+}
+
 /// Where each inked pixel of a title samples a shading lookup of one size, worked
 /// out once for the frames whose shape stays (the editor's drags, animated lights).
 /// Such a frame then touches only the inked pixels (about 370,000 of a 1920×1080

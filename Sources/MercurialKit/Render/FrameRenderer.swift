@@ -67,10 +67,9 @@ public final class FrameRenderer {
 
     private static func buildGeometry(_ settings: RenderSettings) throws(MercurialError)
         -> (Geometry, (width: Int, height: Int), [MercurialWarning]) {
-        let (mask, origin, canvas, warnings) = try TitleRenderer.titleMask(settings)
-        let heights = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile).outputImage(mask)
-        let normals = ShadedMaterial(inputScale: Float(settings.scale)).normals(of: heights, coverage: mask)
-        return (Geometry(key: settings.shape, mask: mask, origin: origin, normals: normals), canvas, warnings)
+        let shape = try TitleShape.build(settings, keepingNormals: true)
+        return (Geometry(key: settings.shape, mask: shape.mask, origin: shape.origin, normals: shape.keptNormals),
+                shape.canvas, shape.warnings)
     }
 
     /// Frame `index` (at t = index / fps). The image is the renderer's own canvas:

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// What a streamed render reports (its pixels went straight to the output).
 public struct StreamedTitle: Sendable {
     public var width: Int, height: Int
@@ -110,13 +108,7 @@ extension TitleRenderer {
     private static func streamRegion(_ settings: RenderSettings, source: some CoverageRowSource, crop: PixelBounds,
                                      ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands,
                                      bandHeight: Int) throws(MercurialError) {
-        let sphere = settings.shadingImage == nil ? SphereInBackground(settings.scene) : nil
-        let shading: ShadingLookup
-        if let path = settings.shadingImage {
-            shading = try ShadingLookup.read(path)
-        } else {
-            shading = sphere?.wait() ?? ShadingSphere.lookup(settings.scene)
-        }
+        let shading = try ShadingLookup.of(settings)
         try canvas.appendFill(rows: crop.minY)
         let loft = BandLoft(settings: settings, cropWidth: crop.width, cropHeight: crop.height, ink: ink,
                             bandHeight: bandHeight)
