@@ -5,7 +5,7 @@ public struct StreamedTitle: Sendable {
 }
 
 extension TitleRenderer {
-    /// Masks of more pixels than this are rendered in bands (`renderStreaming`);
+    /// Masks of more pixels than this are rendered in bands (`renderPNG`);
     /// smaller ones in memory, which is quicker at ordinary sizes.
     public static let streamingThreshold = 4_194_304
 
@@ -25,14 +25,14 @@ extension TitleRenderer {
     /// an interlaced mask (its rows do not come in order). Point lights and a
     /// gradient backdrop are applied band by band, as `render` applies them whole.
     /// `ancillary` chunks (a recipe) go after the streamed PNG's header.
-    public static func renderOrStream(_ settings: RenderSettings, compression: PNGFile.Compression,
+    public static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression,
                                       ancillary: [PNGChunk] = [],
                                       bandHeight: Int = streamingBandHeight, force: Bool = false,
                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
-        throws(MercurialError) -> TitleOutcome {
+        throws(MercurialError) -> PNGRender {
         try validate(settings)
         // A vine is drawn into the title's mask in memory.
-        guard settings.vine == nil else { return .rendered(try render(settings)) }
+        guard settings.vine == nil else { return .inMemory(try render(settings)) }
         let band = max(bandHeight, 1)
         let compositing = Compositing(settings)
         if let maskPath = settings.mask {
@@ -42,7 +42,7 @@ extension TitleRenderer {
                 guard let reader, force || reader.width * reader.height > streamingThreshold else { return nil }
                 return try MaskScan(reader)
             }
-            guard let scan else { return .rendered(try render(settings)) }
+            guard let scan else { return .inMemory(try render(settings)) }
             let writer = StreamingPNGWriter(width: scan.width, height: scan.height, compression: compression,
                                             ancillary: ancillary, sink: output)
             let canvas = CanvasBands(width: scan.width, height: scan.height, compositing: compositing, writer: writer,
@@ -67,13 +67,13 @@ extension TitleRenderer {
             try writer.finish()
             return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: []))
         }
-        guard let text = settings.text else { return .rendered(try render(settings)) }
+        guard let text = settings.text else { return .inMemory(try render(settings)) }
         let placement = try TextMask.place(textLayout(settings, text: text), width: settings.width,
                                            height: settings.height, margin: settings.margin)
         let p = placement
         guard force || p.regionWidth * p.regionHeight > streamingThreshold else {
             let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
-            return .rendered(try render(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
+            return .inMemory(try render(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
                                                             p.warnings)))
         }
         let writer = StreamingPNGWriter(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
@@ -90,18 +90,6 @@ extension TitleRenderer {
         }
         try writer.finish()
         return .streamed(StreamedTitle(width: p.canvasWidth, height: p.canvasHeight, warnings: p.warnings))
-    }
-
-    /// `renderOrStream`'s streamed result, or nil (having written nothing) for a render that did not stream.
-    public static func renderStreaming(_ settings: RenderSettings, compression: PNGFile.Compression,
-                                       bandHeight: Int = streamingBandHeight, force: Bool = false,
-                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
-        throws(MercurialError) -> StreamedTitle? {
-        if case .streamed(let title) = try renderOrStream(settings, compression: compression, bandHeight: bandHeight,
-                                                          force: force, output: output) {
-            return title
-        }
-        return nil
     }
 
     /// The canvas: fill above `crop`, its rows shaded band by band, fill below.
@@ -122,12 +110,12 @@ extension TitleRenderer {
     }
 }
 
-/// What `renderOrStream` did.
-public enum TitleOutcome: Sendable {
+/// What `renderPNG` did.
+public enum PNGRender: Sendable {
     /// The PNG went to the output as it was made.
     case streamed(StreamedTitle)
-    /// Rendered in memory; nothing was written.
-    case rendered(RenderedTitle)
+    /// Rendered in memory; nothing was written: encode it (`PNGEncoder`).
+    case inMemory(RenderedTitle)
 }
 
 /// The mask's rows, one after another, as coverage.
