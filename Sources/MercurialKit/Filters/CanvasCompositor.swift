@@ -23,17 +23,17 @@ extension Backdrop {
 public struct Compositing: Sendable, Equatable {
     public let backdrop: Backdrop
     public let lighting: PointLighting?
+    /// Whether the shaded pixels are final as they are (no lights to apply, no gradient to blend over).
+    public let isPlain: Bool
     /// The colour the shading mixes ink with (the plain path over a colour), else nil.
     public let shadingBackground: RGBColor?
 
     public init(_ settings: RenderSettings) {
         backdrop = Backdrop(settings)
         lighting = settings.pointLighting
-        shadingBackground = lighting == nil && !backdrop.isGradient ? settings.background : nil
+        isPlain = lighting == nil && !backdrop.isGradient
+        shadingBackground = isPlain ? settings.background : nil
     }
-
-    /// Whether the shaded pixels are final as they are (no lights to apply, no gradient to blend over).
-    public var isPlain: Bool { lighting == nil && !backdrop.isGradient }
 
     /// The canvas's colour around the drawn region (a gradient's region covers the canvas).
     public var fill: RGBA8 { if case .color(let c) = backdrop { RGBA8(opaque: c) } else { .clear } }
