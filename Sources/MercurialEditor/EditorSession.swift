@@ -595,12 +595,12 @@ final class RenderCache: Sendable {
     /// What a `FrameRenderer` is built from: the geometry, and the shading image it
     /// reads once (its path and the file as it was, so an edit to it is read again).
     struct Key: Equatable {
-        var geometry: RenderSettings
+        var geometry: TitleShapeSettings
         var shadingImage: String?
         var shadingFile: FileStamp?
 
         init(_ settings: RenderSettings) {
-            geometry = FrameRenderer.geometryKey(settings)
+            geometry = settings.shape
             shadingImage = settings.shadingImage
             shadingFile = settings.shadingImage.flatMap(FileStamp.init)
         }

@@ -30,6 +30,42 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         #expect(still.pixels == first)
     }
 
+    /// The settings are split into what shapes the title and what only lights it:
+    /// a change to the look keeps the shape (and the renderer's kept normals), a
+    /// change to the shape (the loft's scale too: it steepens the normals) builds it again.
+    @Test func onlyShapeSettingsRebuildTheShape() throws {
+        let base = animatedSettings()
+        let renderer = try FrameRenderer(base: base, timeline: Timeline(duration: 1))
+        let looks: [(String, (inout RenderSettings) throws -> Void)] = [
+            ("a light's hue", { try $0.set(assignment: "light1.hue=0.3") }),
+            ("a background colour", { $0.background = RGBColor(r: 0.1, g: 0.2, b: 0.3) }),
+            ("a gradient", { $0.backgroundGradient = BackgroundGradient(gradient: Gradient(colors: [.black, .white])) }),
+            ("a point light", { $0.pointLights = [PointLight(x: 10, y: 10)] }),
+            ("the ambient level", { $0.ambientLightLevel = 0.5 }),
+            ("the material's name", { $0.material = "chrome" }),
+        ]
+        for (what, change) in looks {
+            var settings = base
+            try change(&settings)
+            #expect(settings.shape == base.shape && settings.look != base.look, "\(what) is part of the look")
+            _ = try renderer.render(settings)
+            #expect(renderer.geometryBuilds == 1, "\(what) keeps the shape")
+        }
+        let shapes: [(String, (inout RenderSettings) throws -> Void)] = [
+            ("the radius", { $0.radius = 9 }),
+            ("the scale", { $0.scale = 4 }),
+            ("the letter spacing", { $0.letterSpacing = 3 }),
+        ]
+        var settings = base
+        for (index, (what, change)) in shapes.enumerated() {
+            let before = settings
+            try change(&settings)
+            #expect(settings.shape != before.shape && settings.look == base.look, "\(what) is part of the shape")
+            _ = try renderer.render(settings)
+            #expect(renderer.geometryBuilds == 2 + index, "\(what) builds the shape again")
+        }
+    }
+
     /// Frames whose shape stays shade only the inked pixels (a `ShadingPlan`) and,
     /// over the same backdrop, draw only those again; every frame must still be the
     /// still title of its settings, to the bit, as the backdrop changes under it,

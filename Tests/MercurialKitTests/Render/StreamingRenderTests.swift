@@ -3,7 +3,7 @@ import Testing
 @testable import MercurialKit
 import MercurialTestSupport
 
-/// The banded render (`TitleRenderer.renderStreaming`) against the whole-image one.
+/// The banded render (`TitleRenderer.renderPNG`, forced to stream) against the whole-image one.
 @Suite struct StreamingRenderTests {
     /// A mask of anti-aliased discs, a ring, a thin bar and a one-pixel dot, with ink
     /// reaching the left and bottom edges; `alpha` puts the coverage in alpha (else grey).
@@ -52,11 +52,11 @@ import MercurialTestSupport
         throws -> (Image<RGBA8>, StreamedTitle) {
         final class Sink: @unchecked Sendable { var bytes: [UInt8] = [] }
         let sink = Sink()
-        let result = try TitleRenderer.renderStreaming(settings, compression: compression, bandHeight: bandHeight,
-                                                       force: true) { bytes throws(MercurialError) in
+        let result = try TitleRenderer.renderPNG(settings, compression: compression, bandHeight: bandHeight,
+                                                 force: true) { bytes throws(MercurialError) in
             sink.bytes.append(contentsOf: bytes)
         }
-        let title = try #require(result)
+        guard case .streamed(let title) = result else { throw MercurialError("the title was not streamed") }
         let image = try PNGFile.decode(sink.bytes, name: "streamed", role: "output")
         // libpng's reader forgives a wrong Adler-32 or missing rows; zlib does not.
         let inflated = PNGFile.strictlyInflatedImageData(sink.bytes)?.count
@@ -197,7 +197,7 @@ import MercurialTestSupport
         final class Sink: @unchecked Sendable { var bytes: [UInt8] = [] }
         let sink = Sink()
         let chunk = PNGChunk(type: "tEXt", data: Array("Comment\u{0}streamed".utf8))
-        let outcome = try TitleRenderer.renderOrStream(settings, compression: .fast, ancillary: [chunk], force: true) {
+        let outcome = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true) {
             bytes throws(MercurialError) in sink.bytes.append(contentsOf: bytes)
         }
         guard case .streamed = outcome else { Issue.record("not streamed"); return }
