@@ -71,10 +71,28 @@ let package = Package(
             name: "mercurial-bench",
             dependencies: ["MercurialKit"]
         ),
+        // What the three test targets share: running the built binaries, temporary
+        // folders, and the fixtures.
+        .target(
+            name: "MercurialTestSupport",
+            dependencies: ["MercurialKit"],
+            path: "Tests/MercurialTestSupport",
+            resources: [.copy("Fixtures")]
+        ),
+        // The library, one folder per concern as in Sources/MercurialKit.
         .testTarget(
             name: "MercurialKitTests",
-            dependencies: ["MercurialKit", "MercurialEditor", "mercurial", "mercurial-edit-server"],
-            resources: [.copy("Fixtures")]
+            dependencies: ["MercurialKit", "MercurialTestSupport", "mercurial"]
+        ),
+        // The command line, through the built `mercurial` binary.
+        .testTarget(
+            name: "MercurialCLITests",
+            dependencies: ["MercurialKit", "MercurialTestSupport", "mercurial"]
+        ),
+        // The live editor: its session, server, socket and page.
+        .testTarget(
+            name: "MercurialEditorTests",
+            dependencies: ["MercurialKit", "MercurialEditor", "MercurialTestSupport", "mercurial", "mercurial-edit-server"]
         ),
     ]
 )

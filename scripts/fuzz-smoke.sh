@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fuzz smoke that CI runs on every submission: builds every libFuzzer target
-# (scripts/fuzz.sh), runs each past finding (Tests/MercurialKitTests/Fixtures/fuzz/
+# (scripts/fuzz.sh), runs each past finding (Tests/MercurialTestSupport/Fixtures/fuzz/
 # TARGET-*) once under ASan, then fuzzes each target for SECONDS (default 60) from
 # its committed seeds, under the same 512 MB limits as a long run.
 #
@@ -38,7 +38,7 @@ done
 for target in "${targets[@]}"; do
     rm -rf ".build-fuzz/$target/corpus"
     # Past findings, once each, with the run's sanitizers and limits.
-    findings=(Tests/MercurialKitTests/Fixtures/fuzz/"$target"-*)
+    findings=(Tests/MercurialTestSupport/Fixtures/fuzz/"$target"-*)
     if [[ -e ${findings[0]} ]]; then
         if ! MERCURIAL_DATA=$root ASAN_OPTIONS=quarantine_size_mb=32 ".build-fuzz/$target/fuzz-$target" \
                 -rss_limit_mb=512 -malloc_limit_mb=512 -timeout=10 "${findings[@]}" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the PNG test fixtures in Tests/MercurialKitTests/Fixtures/.
+# Regenerates the PNG test fixtures in Tests/MercurialTestSupport/Fixtures/.
 #
 # Every valid fixture shows the same 24x16 picture:
 #   left half  (x < 12): white (255 / 65535), fully opaque
@@ -14,7 +14,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="$ROOT/Tests/MercurialKitTests/Fixtures"
+OUT="$ROOT/Tests/MercurialTestSupport/Fixtures"
 mkdir -p "$OUT"
 cd "$OUT"
 

@@ -8,6 +8,10 @@
 #   scripts/pixel-corpus.sh --compare A B     compare two corpora; exit 1 on any change
 #   scripts/pixel-corpus.sh --check BASE_BIN  render with BASE_BIN and with this tree's
 #                                             release build, then compare
+#   scripts/pixel-corpus.sh --kept [BIN]      render with BIN (default: this tree's release
+#                                             build) and compare with the kept manifest,
+#                                             scripts/pixel-corpus.manifest (the pixels of
+#                                             babce07, before issue 20's refactor)
 #
 # A refactor that keeps every output pixel-identical leaves the manifests equal.
 # Both binaries read this tree's fonts/ and materials/ (MERCURIAL_DATA).
@@ -15,7 +19,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export MERCURIAL_DATA="$ROOT"
-FIX="$ROOT/Tests/MercurialKitTests/Fixtures"
+FIX="$ROOT/Tests/MercurialTestSupport/Fixtures"
 
 frames() {  # frames NAME FILE: one line per decoded frame
     ffmpeg -v error -i "$2" -map 0:v -f framemd5 - | grep -v '^#' \
@@ -92,21 +96,33 @@ EOF
     echo "pixel-corpus: $(wc -l < "$m") frames from $(cut -d' ' -f1 "$m" | sort -u | wc -l) outputs in $out"
 }
 
+compare() {  # compare DIR_A DIR_B
+    if diff -u "$1/manifest.txt" "$2/manifest.txt"; then
+        echo "pixel-corpus: identical ($(wc -l < "$1/manifest.txt") frames)"
+    else
+        echo "pixel-corpus: the outputs above differ" >&2; exit 1
+    fi
+}
+
 case "${1:-}" in
-    --compare)
-        if diff -u "$2/manifest.txt" "$3/manifest.txt"; then
-            echo "pixel-corpus: identical ($(wc -l < "$2/manifest.txt") frames)"
-        else
-            echo "pixel-corpus: the outputs above differ" >&2; exit 1
-        fi ;;
+    --compare) compare "$2" "$3" ;;
     --check)
         base="$(realpath "$2")"
         (cd "$ROOT" && swift build -c release --product mercurial >/dev/null)
         render_corpus "$base" /tmp/pixel-corpus-base
         render_corpus "$ROOT/.build/release/mercurial" /tmp/pixel-corpus-new
-        "$0" --compare /tmp/pixel-corpus-base /tmp/pixel-corpus-new ;;
+        compare /tmp/pixel-corpus-base /tmp/pixel-corpus-new ;;
+    --kept)
+        bin="${2:-}"
+        if [[ -z $bin ]]; then
+            (cd "$ROOT" && swift build -c release --product mercurial >/dev/null)
+            bin="$ROOT/.build/release/mercurial"
+        fi
+        render_corpus "$(realpath "$bin")" /tmp/pixel-corpus-new
+        mkdir -p /tmp/pixel-corpus-kept && cp "$ROOT/scripts/pixel-corpus.manifest" /tmp/pixel-corpus-kept/manifest.txt
+        compare /tmp/pixel-corpus-kept /tmp/pixel-corpus-new ;;
     ""|-h|--help)
-        sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
+        sed -n '2,16p' "$ROOT/scripts/pixel-corpus.sh" | sed 's/^# \{0,1\}//'; exit 64 ;;
     *)
         render_corpus "$(realpath "$1")" "$(realpath -m "$2")" ;;
 esac

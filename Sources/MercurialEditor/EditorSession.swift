@@ -1,5 +1,6 @@
 import Foundation
 import MercurialKit
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -574,48 +575,62 @@ public struct EditorChangeError: Error, Sendable {
 /// What renders keep between frames: the `FrameRenderer` (mask and normals, built
 /// again only when the text, font, size or loft change) and the shading sphere's PNG
 /// for the last scene (made again only when the lights or material change).
-final class RenderCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var renderer: (key: Key, renderer: FrameRenderer)?
+final class RenderCache: Sendable {
+    /// The session's pipeline renders one frame at a time, so only one render uses
+    /// the renderer at once; the lock guards the fields against the page's requests.
+    private struct State {
+        var renderer: (key: Key, kept: Kept)?
+        /// Canvases of frames the session let go of, with the settings each shows: a
+        /// frame is drawn into one of these (only its inked pixels, when only the shading
+        /// changed), not into a copy of the last frame's 8 MB.
+        var spares: [(image: Image<RGBA8>, settings: RenderSettings)] = []
+        var scene: ShadingScene?
+        var png: [UInt8] = []
+    }
+    private let state = Mutex(State())
+
+    /// Unchecked: the session's pipeline runs one render at a time, so one thread at a
+    /// time uses the renderer (the lock only hands it from one render to the next).
+    private final class Kept: @unchecked Sendable {
+        let renderer: FrameRenderer
+        init(_ renderer: FrameRenderer) { self.renderer = renderer }
+    }
 
     /// What a `FrameRenderer` is built from: the geometry, and the shading image it
     /// reads once (its path and the file as it was, so an edit to it is read again).
     struct Key: Equatable {
-        var geometry: RenderSettings
+        var geometry: TitleShapeSettings
         var shadingImage: String?
         var shadingFile: FileStamp?
 
         init(_ settings: RenderSettings) {
-            geometry = FrameRenderer.geometryKey(settings)
+            geometry = settings.shape
             shadingImage = settings.shadingImage
             shadingFile = settings.shadingImage.flatMap(FileStamp.init)
         }
     }
 
-    /// Canvases of frames the session let go of, with the settings each shows: a
-    /// frame is drawn into one of these (only its inked pixels, when only the shading
-    /// changed), not into a copy of the last frame's 8 MB.
-    private var spares: [(image: Image<RGBA8>, settings: RenderSettings)] = []
     static let keptSpares = 2
 
     /// The title's canvas for `settings`; as `TitleRenderer.render` gives it, pixel for pixel.
     func frame(for settings: RenderSettings) throws(MercurialError) -> Image<RGBA8> {
         let key = Key(settings)
         // A renderer for other geometry is let go before the new one is built: at 8K each holds hundreds of MB.
-        let cached = lock.withLock { () -> FrameRenderer? in
-            if renderer?.key != key { renderer = nil }
-            return renderer?.renderer
+        let cached = state.withLock { state -> FrameRenderer? in
+            if state.renderer?.key != key { state.renderer = nil }
+            return state.renderer?.kept.renderer
         }
         let frameRenderer: FrameRenderer
         if let cached { frameRenderer = cached } else { frameRenderer = try FrameRenderer(base: settings, timeline: Timeline(duration: 1)) }
         var canvas = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
         var shown: RenderSettings?
-        if let spare = lock.withLock({ spares.popLast() }),
+        if let spare = state.withLock({ $0.spares.popLast() }),
            spare.image.width == frameRenderer.width, spare.image.height == frameRenderer.height {
             (canvas, shown) = (spare.image, spare.settings)
         }
         try frameRenderer.render(settings, into: &canvas, showing: shown)
-        lock.withLock { renderer = (key, frameRenderer) }
+        let kept = Kept(frameRenderer)
+        state.withLock { $0.renderer = (key, kept) }
         return canvas
     }
 
@@ -624,25 +639,23 @@ final class RenderCache: @unchecked Sendable {
     /// At most `keptSpares`, and no more than `room` bytes of them.
     func recycle(_ image: Image<RGBA8>, showing settings: RenderSettings, room: Int) {
         let keep = min(Self.keptSpares, room / max(1, image.width * image.height * 4))
-        lock.withLock {
-            spares.append((image, settings))
-            while spares.count > keep { spares.removeFirst() }
+        state.withLock { state in
+            state.spares.append((image, settings))
+            while state.spares.count > keep { state.spares.removeFirst() }
         }
     }
 
-    func dropSpares() { lock.withLock { spares.removeAll() } }
+    func dropSpares() { state.withLock { $0.spares.removeAll() } }
 
-    private var scene: ShadingScene?
-    private var png: [UInt8] = []
     static let size = 256
 
     func png(for scene: ShadingScene) throws(MercurialError) -> [UInt8] {
-        if let cached = lock.withLock({ self.scene == scene ? png : nil }) { return cached }
+        if let cached = state.withLock({ $0.scene == scene ? $0.png : nil }) { return cached }
         let image = ShadingSphere.render(scene, size: Self.size, antialiasedRim: true)
         let bytes = try PNGEncoder(compression: .fast).encode(image)
-        lock.withLock {
-            self.scene = scene
-            png = bytes
+        state.withLock { state in
+            state.scene = scene
+            state.png = bytes
         }
         return bytes
     }

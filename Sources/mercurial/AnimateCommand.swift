@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MercurialKit
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -111,12 +112,11 @@ struct Animate: ParsableCommand {
 }
 
 /// A one-line progress bar on standard error (a terminal only): frame, frames per
-/// second and time left, redrawn at most ten times a second. Not thread-safe: callers
-/// on several threads hold a lock around it (hence unchecked).
-final class Progress: @unchecked Sendable {
+/// second and time left, redrawn at most ten times a second.
+final class Progress: Sendable {
     let frames: Int
     let enabled: Bool
-    private var lastDraw = ContinuousClock.now - .seconds(1)
+    private let lastDraw = Mutex(ContinuousClock.now - .seconds(1))
 
     init(frames: Int, enabled: Bool) {
         self.frames = frames
@@ -126,8 +126,12 @@ final class Progress: @unchecked Sendable {
     func update(done: Int, since start: ContinuousClock.Instant) {
         guard enabled else { return }
         let now = ContinuousClock.now
-        guard done == frames || now - lastDraw >= .milliseconds(100) else { return }
-        lastDraw = now
+        let due = lastDraw.withLock { last in
+            guard done == frames || now - last >= .milliseconds(100) else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
         let elapsed = Double((now - start).components.seconds) + Double((now - start).components.attoseconds) / 1e18
         let rate = Double(done) / max(elapsed, 1e-9)
         let left = Double(frames - done) / max(rate, 1e-9)

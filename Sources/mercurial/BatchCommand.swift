@@ -91,7 +91,9 @@ struct Batch: ParsableCommand {
         let encoder = PNGEncoder(compression: compression)
         let noMetadata = self.noMetadata
         // Two titles at a time (each render also spreads over the cores), each worker
-        // taking the next row as it is read.
+        // taking the next row as it is read. Not a task group: with the workers on the
+        // cooperative pool, 24 small titles took 1.1 s instead of 0.2 s here (measured;
+        // each render blocks a pool thread while its own pixel loops want the cores).
         DispatchQueue.concurrentPerform(iterations: max(1, min(2, total))) { _ in
             while let job = run.nextJob() {
                 do {

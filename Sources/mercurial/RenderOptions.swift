@@ -60,13 +60,12 @@ struct RenderOptions: ParsableArguments {
         let output = LazyOutput(path)
         let recipe = noMetadata ? [] : [PNGChunk(type: "iTXt", data: try SceneRecipe.chunkData(SceneRecipe.json(for: settings)))]
         do {
-            switch try TitleRenderer.renderOrStream(settings, compression: compression, ancillary: recipe,
-                                                    output: output.write) {
+            switch try TitleRenderer.renderPNG(settings, compression: compression, ancillary: recipe, output: output.write) {
             case .streamed(let streamed):
                 try output.commit()
                 streamed.warnings.forEach(warn)
                 return (streamed.width, streamed.height)
-            case .rendered(let title):
+            case .inMemory(let title):
                 title.warnings.forEach(warn)
                 try OutputFile.write(try png(title.canvas, settings: settings), to: path)
                 return (title.width, title.height)

@@ -35,50 +35,63 @@ struct Watch: ParsableCommand {
         if let settings = try? options.resolvedSettings(sceneFile: scene) {
             try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: scene))
         }
-        let session = try WatchSession(scene: scene, options: options)
-        session.start()
+        let (scene, options) = (scene, options)
+        Task {
+            do throws(MercurialError) {
+                try await WatchSession(scene: scene, options: options).start()
+            } catch {
+                fail(error.message, status: 1)
+            }
+        }
         dispatchMain()
     }
 }
 
-/// One `mercurial watch`: the file watcher feeding the render pipeline.
-final class WatchSession: @unchecked Sendable {
-    let scene: String
-    let options: RenderOptions
-    let encoder: any CanvasEncoder
+/// One `mercurial watch`: the file watcher feeding the render pipeline (the
+/// editor's too), which renders the newest change, one render at a time.
+actor WatchSession {
+    nonisolated let scene: String
+    nonisolated let options: RenderOptions
     private var watcher: FileWatcher?
     private var pipeline: RenderPipeline<String>?
     /// Files of the last scene that loaded, kept when a bad save cannot be read.
-    private let lock = NSLock()
     private var lastGoodFiles: [String] = []
     /// The folder the output is written in (nil for a stream such as `-`).
-    private let outputFolder: String?
+    nonisolated let outputFolder: String?
 
-    init(scene: String, options: RenderOptions) throws {
+    /// Isolated (async) so that the pipeline and the watcher, which call back into
+    /// the session, are made here; they hold it for as long as the process runs.
+    init(scene: String, options: RenderOptions) async throws(MercurialError) {
         self.scene = scene
         self.options = options
-        encoder = options.encoder
         outputFolder = OutputFile.folder(of: options.output)
-        pipeline = RenderPipeline { [unowned self] reason in self.renderOnce(reason) }
-        watcher = try FileWatcher { [unowned self] path in
+        pipeline = RenderPipeline { reason in await self.renderOnce(reason) }
+        watcher = try FileWatcher { path in
             let name = UserPath(checked: path).lastComponent
             let what = FileWatcher.isDirectory(path) || path == self.outputFolder
                 ? "folder \(name) \(FileWatcher.isDirectory(path) ? "is back" : "is gone")"
                 : "\(name) \(FileManager.default.fileExists(atPath: path) ? "changed" : "is gone")"
-            Task { await self.pipeline?.update(what) }
+            Task { await self.update(what) }
         }
         watcher?.watch(UserPath(checked: scene).symlinkChain(), folders: outputFolder.map { [$0] } ?? [])
     }
 
-    func start() {
+    func start() async {
         // Stopping a watch is its normal end: exit 0, the temporary file removed.
         SignalCleanup.install(exitStatus: 0)
-        Task { await pipeline?.update("started") }
+        await update("started")
     }
 
+    private func update(_ reason: String) async {
+        await pipeline?.update(reason)
+    }
+
+    private func remember(_ files: [String]) { lastGoodFiles = files }
+
     /// Loads the scene afresh, renders it and replaces the output; on a bad
-    /// save prints the error and leaves the last good PNG alone.
-    private func renderOnce(_ reason: String) {
+    /// save prints the error and leaves the last good PNG alone. Off the actor:
+    /// it blocks its thread while it renders.
+    private nonisolated func renderOnce(_ reason: String) async {
         let clock = ContinuousClock.now
         var started = timespec()
         clock_gettime(CLOCK_REALTIME, &started)
@@ -89,14 +102,14 @@ final class WatchSession: @unchecked Sendable {
                 // A sequence of titles renders all its frames on every save.
                 let inputs = sequence.inputFiles(sceneFile: scene)
                 files = inputs.map(\.path)
-                lock.withLock { lastGoodFiles = files }
+                await remember(files)
                 try InputFiles.checkOutput(options.output, against: inputs)
                 summary = try renderAnimation(try SequenceRenderer(sequence), recipe: SceneRecipe.json(for: sequence))
             } else {
                 let (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
                 let inputs = InputFiles.of(settings, sceneFile: scene)
                 files = inputs.map(\.path)
-                lock.withLock { lastGoodFiles = files }
+                await remember(files)
                 try InputFiles.checkOutput(options.output, against: inputs)
                 if let timeline {
                     // An animated scene renders its whole animation on every save.
@@ -114,16 +127,17 @@ final class WatchSession: @unchecked Sendable {
             }
             report(reason, summary, since: clock)
         } catch let error as MercurialError {
-            files = lock.withLock { lastGoodFiles.isEmpty ? files : lastGoodFiles }
+            let lastGood = await lastGoodFiles
+            if !lastGood.isEmpty { files = lastGood }
             Console.error("error: \(error.message) (\(Self.timestamp()), still watching)")
         } catch {
             Console.error("error: \(error) (\(Self.timestamp()), still watching)")
         }
-        watchAgain(files, since: started)
+        await watchAgain(files, since: started)
     }
 
     /// The line for one render: the time, what changed, the output, what was written and how long it took.
-    private func report(_ reason: String, _ summary: String, since clock: ContinuousClock.Instant) {
+    private nonisolated func report(_ reason: String, _ summary: String, since clock: ContinuousClock.Instant) {
         let elapsed = clock.duration(to: .now)
         let ms = Int((Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15).rounded())
         if !options.quiet {
@@ -132,7 +146,7 @@ final class WatchSession: @unchecked Sendable {
     }
 
     /// H.264 has no alpha: an .mp4 goes on black when there is no background.
-    private func opaqueForMP4(_ settings: inout RenderSettings) {
+    private nonisolated func opaqueForMP4(_ settings: inout RenderSettings) {
         if (try? AnimationFormat.forPath(options.output)) == .mp4 && settings.background == nil
             && settings.backgroundGradient == nil {
             settings.background = .black
@@ -141,7 +155,7 @@ final class WatchSession: @unchecked Sendable {
 
     /// Watches `files` (and what their links lead to) again, and renders again if
     /// one changed after `started`.
-    private func watchAgain(_ files: [String], since started: timespec) {
+    private func watchAgain(_ files: [String], since started: timespec) async {
         // A symbolic link is watched with every file it leads to, so that editing
         // its target and pointing it elsewhere are both seen.
         let chains = files.flatMap { UserPath(checked: $0).symlinkChain() }
@@ -155,7 +169,7 @@ final class WatchSession: @unchecked Sendable {
                 || (info.st_mtim.tv_sec == started.tv_sec && info.st_mtim.tv_nsec >= started.tv_nsec)
             if changed {
                 let name = UserPath(checked: path).lastComponent
-                Task { await self.pipeline?.update("\(name) changed") }
+                await update("\(name) changed")
                 break
             }
         }
@@ -163,7 +177,7 @@ final class WatchSession: @unchecked Sendable {
 
     /// Renders every frame to the output (its form chosen by its name, a .png being
     /// an APNG), carrying `recipe` as animate's does; returns what to report.
-    private func renderAnimation(_ renderer: any AnimationFrames, recipe: String) throws(MercurialError) -> String {
+    private nonisolated func renderAnimation(_ renderer: any AnimationFrames, recipe: String) throws(MercurialError) -> String {
         let format = try AnimationFormat.forPath(options.output)
         renderer.warnings.forEach(warn)
         let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
@@ -179,7 +193,7 @@ final class WatchSession: @unchecked Sendable {
         return "\(renderer.frameCount) frames \(renderer.width)×\(renderer.height)"
     }
 
-    private func say(_ line: String) {
+    private nonisolated func say(_ line: String) {
         // With the PNG on standard output, the render lines go with the diagnostics.
         if OutputFile.isStandardOutput(options.output) { Console.error(line) } else { Console.output(line) }
     }

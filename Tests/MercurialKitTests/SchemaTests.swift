@@ -36,7 +36,7 @@ extension Vine {
             // params, --json and the README's table.
             let row = try #require(SceneSchema.rows.first { $0.path == "vine.leafRadius" })
             #expect(row.kind == "number" && row.range == 0...50 && row.defaultValue.text() == "10" && row.help == "half a leaf's length")
-            #expect(ParameterGroup.markdown.contains("| `vine.leafRadius` | number | 0…50 | 10 | half a leaf's length |"))
+            #expect(ParameterGroup.markdownNested.contains("| `vine.leafRadius` | number | 0…50 | 10 | half a leaf's length |"))
             // The reader, with the range and did-you-mean.
             let (settings, _) = try Self.load(#"{"text": "Hi", "vine": {"leafRadius": 7}}"#)
             #expect(settings.vine?.leafSize == 14)

@@ -5,7 +5,7 @@ Run with Debian's python3 (it needs python3-fonttools, and the fonts of
 fonts-dejavu-core and fonts-dosis):  /usr/bin/python3 scripts/fuzz/make-seeds.py
 
 The other seeds are copied files: scene/material-*.json from materials/,
-png/fixture-*.png from Tests/MercurialKitTests/Fixtures/. Rerunning writes the
+png/fixture-*.png from Tests/MercurialTestSupport/Fixtures/. Rerunning writes the
 same bytes (fontTools' subsetter and zlib are deterministic for a given version).
 """
 import os

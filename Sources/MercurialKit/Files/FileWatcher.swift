@@ -9,6 +9,9 @@ import Glibc
 /// Code, `sed -i`), deletions and re-creations are all seen. Folders can be
 /// watched for existence too: a folder that is removed is reported, its parent is
 /// watched instead, and its return is reported. Event driven: no polling.
+///
+/// Unchecked Sendable: its mutable state is touched only on `queue`, a serial queue
+/// (the read source's handler runs there and `watch` waits there with `sync`).
 public final class FileWatcher: @unchecked Sendable {
     /// Called on the watcher's queue with the path that changed.
     public typealias Handler = @Sendable (String) -> Void

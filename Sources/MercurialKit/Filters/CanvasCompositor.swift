@@ -9,6 +9,74 @@ public enum Backdrop: Sendable, Equatable {
     }
 }
 
+extension Backdrop {
+    var isGradient: Bool { if case .gradient = self { true } else { false } }
+}
+
+/// How a title's shaded pixels reach its canvas, decided once from the settings'
+/// look and used by every render (whole, banded, frames, physics letters):
+/// - the plain path: no point lights and no gradient. The shading mixes each inked
+///   pixel with the background colour in floating point as it shades
+///   (`shadingBackground`), and the shaded region is final.
+/// - otherwise the region is shaded clear, lit by the point lights (the one place
+///   they are applied), then put over the backdrop by `CanvasCompositor`.
+public struct Compositing: Sendable, Equatable {
+    public let backdrop: Backdrop
+    public let lighting: PointLighting?
+    /// Whether the shaded pixels are final as they are (no lights to apply, no gradient to blend over).
+    public let isPlain: Bool
+    /// The colour the shading mixes ink with (the plain path over a colour), else nil.
+    public let shadingBackground: RGBColor?
+
+    public init(_ settings: RenderSettings) {
+        backdrop = Backdrop(settings)
+        lighting = settings.pointLighting
+        isPlain = lighting == nil && !backdrop.isGradient
+        shadingBackground = isPlain ? settings.background : nil
+    }
+
+    /// The canvas's colour around the drawn region (a gradient's region covers the canvas).
+    public var fill: RGBA8 { if case .color(let c) = backdrop { RGBA8(opaque: c) } else { .clear } }
+
+    /// Lights `height` rows of `width` shaded pixels that sit at (`originX`, `originY`) on the canvas.
+    func light(_ pixels: UnsafeMutableBufferPointer<RGBA8>, width: Int, height: Int, originX: Int, originY: Int) {
+        lighting?.apply(to: pixels, width: width, height: height, originX: originX, originY: originY)
+    }
+
+    /// A shaded region at `origin` of a `canvas`-sized canvas, made final: as it is on
+    /// the plain path; else lit and put over the backdrop, the region's own size, or
+    /// the whole canvas under a gradient. Returns the content and where it sits.
+    func composed(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int))
+        -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
+        guard !isPlain else { return (title, origin) }
+        let (w, h) = (title.width, title.height)
+        title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
+        if backdrop.isGradient {
+            var content = Image<RGBA8>(width: canvas.width, height: canvas.height, repeating: .clear)
+            CanvasCompositor.draw(title, atX: origin.x, y: origin.y, over: backdrop, into: &content)
+            return (content, (0, 0))
+        }
+        var content = Image<RGBA8>(width: w, height: h, repeating: .clear)
+        CanvasCompositor.draw(title, atX: 0, y: 0, over: backdrop, into: &content)
+        return (content, origin)
+    }
+
+    /// Lights `title` (shaded for this compositing) and draws it at `origin` over the
+    /// backdrop into the whole `canvas`. When `canvasShows` (the canvas holds a title
+    /// of this shape, place and backdrop), only `changed` (indices into `title`, e.g. a
+    /// shading plan's inked pixels) are drawn again, where `CanvasCompositor.redraw` can.
+    func draw(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), into canvas: inout Image<RGBA8>,
+              changed: [Int32]? = nil, canvasShows: Bool = false) {
+        let (w, h) = (title.width, title.height)
+        title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
+        if let changed, canvasShows,
+           CanvasCompositor.redraw(title, pixels: changed, atX: origin.x, y: origin.y, over: backdrop, into: &canvas) {
+            return
+        }
+        CanvasCompositor.draw(title, atX: origin.x, y: origin.y, over: backdrop, into: &canvas)
+    }
+}
+
 /// Draws a title's content onto a whole canvas: the backdrop, then the content
 /// (straight alpha) over it at its place.
 public enum CanvasCompositor {

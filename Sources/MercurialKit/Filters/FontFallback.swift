@@ -1,5 +1,6 @@
 import CFontconfig
 import Foundation
+import Synchronization
 
 /// The installed faces that can draw a character the chosen face lacks, as fontconfig
 /// ranks them: faces whose charset has it, closest to the chosen face's weight and slant.
@@ -17,16 +18,16 @@ enum FontFallback {
     static let cacheLimit = 4096
 
     static func candidates(for scalar: Unicode.Scalar, like path: String) -> [Candidate] {
-        lock.withLock {
+        state.withLock { state in
             let key = "\(scalar.value) \(path)"
-            if let known = answers[key] { return known }
-            if config == nil { config = FcInitLoadConfigAndFonts() }
-            guard let config else { return [] }
-            let style = self.style(of: path)
-            queryCount += 1
+            if let known = state.answers[key] { return known }
+            if state.config == nil { state.config = FcInitLoadConfigAndFonts() }
+            guard let config = state.config else { return [] }
+            let style = self.style(of: path, in: &state)
+            state.queryCount += 1
             let found = sorted(config, scalar: scalar, weight: style.weight, slant: style.slant, excluding: path)
-            if answers.count >= cacheLimit { answers.removeAll() }
-            answers[key] = found
+            if state.answers.count >= cacheLimit { state.answers.removeAll() }
+            state.answers[key] = found
             return found
         }
     }
@@ -34,15 +35,15 @@ enum FontFallback {
     /// Whether the font file at `path` (as it is now) is known to have all of `scalars`.
     static func covers(_ scalars: Set<UInt32>, path: String) -> Bool {
         guard let stamp = stamp(path) else { return false }
-        return lock.withLock { covered[stamp]?.isSuperset(of: scalars) == true }
+        return state.withLock { $0.covered[stamp]?.isSuperset(of: scalars) == true }
     }
 
     /// Remembers that the font file at `path` has all of `scalars`.
     static func remember(_ scalars: Set<UInt32>, coveredBy path: String) {
         guard let stamp = stamp(path) else { return }
-        lock.withLock {
-            if covered.count >= 64 || (covered[stamp]?.count ?? 0) + scalars.count > 65536 { covered.removeAll() }
-            covered[stamp, default: []].formUnion(scalars)
+        state.withLock { state in
+            if state.covered.count >= 64 || (state.covered[stamp]?.count ?? 0) + scalars.count > 65536 { state.covered.removeAll() }
+            state.covered[stamp, default: []].formUnion(scalars)
         }
     }
 
@@ -54,12 +55,12 @@ enum FontFallback {
     }
 
     /// How many answers are cached, and how many times fontconfig was asked (for tests).
-    static var cachedAnswers: Int { lock.withLock { answers.count } }
-    static var queries: Int { lock.withLock { queryCount } }
+    static var cachedAnswers: Int { state.withLock { $0.answers.count } }
+    static var queries: Int { state.withLock { $0.queryCount } }
 
     /// The weight and slant fontconfig reads from the face at `path` (regular, roman if unreadable).
-    private static func style(of path: String) -> (weight: Int32, slant: Int32) {
-        if let known = styles[path] { return known }
+    private static func style(of path: String, in state: inout State) -> (weight: Int32, slant: Int32) {
+        if let known = state.styles[path] { return known }
         var style = (weight: Int32(FC_WEIGHT_REGULAR), slant: Int32(FC_SLANT_ROMAN))
         var count: Int32 = 0
         if let pattern = FcFreeTypeQuery(path, 0, nil, &count) {
@@ -73,8 +74,8 @@ enum FontFallback {
             }
             if FcPatternGetInteger(pattern, FC_SLANT, 0, &value) == FcResultMatch { style.slant = value }
         }
-        if styles.count >= cacheLimit { styles.removeAll() }
-        styles[path] = style
+        if state.styles.count >= cacheLimit { state.styles.removeAll() }
+        state.styles[path] = style
         return style
     }
 
@@ -110,13 +111,15 @@ enum FontFallback {
         return found
     }
 
-    private static let lock = NSLock()
-    // Guarded by `lock`; fontconfig's objects are not Sendable, so plain statics under a lock.
-    nonisolated(unsafe) private static var config: OpaquePointer?
-    nonisolated(unsafe) private static var queryCount = 0
-    nonisolated(unsafe) private static var answers: [String: [Candidate]] = [:]
-    nonisolated(unsafe) private static var covered: [String: Set<UInt32>] = [:]
-    nonisolated(unsafe) private static var styles: [String: (weight: Int32, slant: Int32)] = [:]
+    /// fontconfig's configuration (used only under the lock) and the cached answers.
+    private struct State {
+        var config: OpaquePointer?
+        var queryCount = 0
+        var answers: [String: [Candidate]] = [:]
+        var covered: [String: Set<UInt32>] = [:]
+        var styles: [String: (weight: Int32, slant: Int32)] = [:]
+    }
+    private static let state = Mutex(State())
 }
 
 /// The chosen face and the installed faces that draw what it lacks, for one render.
@@ -239,6 +242,7 @@ public struct FallbackFont: Sendable, Equatable {
 /// A font file's bytes, read once per process while the file is unchanged: a batch opens
 /// the same fonts, fallback faces included, for every title. FreeType reads faces from
 /// them and never writes, so faces on several threads share them.
+// Unchecked: `buffer` is written once, in `init`, and only read after (FreeType never writes to it).
 final class FontBytes: @unchecked Sendable {
     let buffer: UnsafeMutableBufferPointer<UInt8>
 
@@ -254,21 +258,23 @@ final class FontBytes: @unchecked Sendable {
 
     static func read(_ path: String) throws(MercurialError) -> FontBytes {
         let stamp = FontFallback.stamp(path)
-        if let stamp, let known = lock.withLock({ cache[stamp] }) { return known }
+        if let stamp, let known = cache.withLock({ $0.files[stamp] }) { return known }
         let data = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
         guard !data.isEmpty else { throw MercurialError("font '\(UserPath(checked: path))' is an empty file; give a .ttf or .otf font") }
         let bytes = FontBytes(data)
         if let stamp {
-            lock.withLock {
-                if cachedBytes + data.count > cacheLimit || cache.count >= 64 { cache.removeAll(); cachedBytes = 0 }
-                cache[stamp] = bytes
-                cachedBytes += data.count
+            cache.withLock { cache in
+                if cache.bytes + data.count > cacheLimit || cache.files.count >= 64 { cache = Cache() }
+                cache.files[stamp] = bytes
+                cache.bytes += data.count
             }
         }
         return bytes
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var cache: [String: FontBytes] = [:]
-    nonisolated(unsafe) private static var cachedBytes = 0
+    private struct Cache {
+        var files: [String: FontBytes] = [:]
+        var bytes = 0
+    }
+    private static let cache = Mutex(Cache())
 }

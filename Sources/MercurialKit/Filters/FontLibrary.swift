@@ -1,5 +1,6 @@
 import CFontconfig
 import Foundation
+import Synchronization
 
 /// A font the user can name: a bundled one, a file, or an installed font.
 public struct BundledFont: Sendable, Equatable, Decodable {
@@ -52,7 +53,7 @@ public enum FontLibrary {
 
     /// An installed font whose family matches the pattern's, through fontconfig.
     static func fontconfigMatch(_ pattern: String) -> String? {
-        fontconfigLock.withLock {
+        fontconfigLock.withLock { _ in
             guard let config = FcInitLoadConfigAndFonts() else { return nil }
             defer { FcConfigDestroy(config) }
             guard let parsed = FcNameParse(pattern) else { return nil }
@@ -82,7 +83,7 @@ public enum FontLibrary {
 
     /// The families of the installed fonts fontconfig knows, sorted (for an editor's font menu).
     public static func installedFamilies() -> [String] {
-        fontconfigLock.withLock {
+        fontconfigLock.withLock { _ in
             guard let config = FcInitLoadConfigAndFonts() else { return [] }
             defer { FcConfigDestroy(config) }
             guard let pattern = FcPatternCreate() else { return [] }
@@ -104,5 +105,6 @@ public enum FontLibrary {
         }
     }
 
-    private static let fontconfigLock = NSLock()
+    /// fontconfig is not thread-safe: one call into it at a time.
+    private static let fontconfigLock = Mutex(())
 }

@@ -44,7 +44,8 @@ public struct PointLighting: Sendable, Equatable {
         }
     }
 
-    /// Lights `height` rows of `width` pixels placed at (`originX`, `originY`) (a band of a streamed title).
+    /// Lights `height` rows of `width` pixels placed at (`originX`, `originY`) (a title's
+    /// region, or a band of it); renders light through `Compositing`.
     func apply(to pixels: UnsafeMutableBufferPointer<RGBA8>, width: Int, height: Int, originX: Int, originY: Int) {
         precondition(pixels.count >= width * height, "\(pixels.count) pixels for \(width)×\(height)")
         let darkening = Float(1 - ambientLightLevel)

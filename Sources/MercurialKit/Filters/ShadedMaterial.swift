@@ -33,12 +33,9 @@ public struct ShadedMaterial: Sendable {
                     parallelBands(ink.height, minimumBand: 8) { rows in
                         for y in (rows.lowerBound + ink.minY)..<(rows.upperBound + ink.minY) {
                             let up = max(y - 1, 0) * width, down = min(y + 1, height - 1) * width, row = y * width
-                            for x in ink.minX...ink.maxX {
-                                let alpha = a[row + x]
-                                guard alpha > 0 else { continue }
-                                let n = Self.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
-                                let colour = shading.color(normalX: n.x, normalY: n.y)
-                                out[row + x] = RGBA8(colour, alpha: min(alpha, 1), over: background)
+                            Self.shadeSpan(ink.minX..<(ink.maxX + 1), coverage: a.baseAddress! + row, shading: shading,
+                                           background: background, into: out.baseAddress! + row) { x in
+                                Self.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
                             }
                         }
                     }
@@ -54,15 +51,39 @@ public struct ShadedMaterial: Sendable {
         precondition(x >= 0 && x < heights.width && y >= 0 && y < heights.height,
                      "Pixel (\(x), \(y)) is outside the \(heights.width)×\(heights.height) height field")
         return heights.withUnsafeBufferPointer { h in
-            Self.normal(h, row: y * heights.width, up: max(y - 1, 0) * heights.width,
+            Self.normal3(h, row: y * heights.width, up: max(y - 1, 0) * heights.width,
                         down: min(y + 1, heights.height - 1) * heights.width, x: x, width: heights.width,
                         halfScale: inputScale * 0.5)
         }
     }
 
+    /// The one shading loop: pixels `xs` of a row, each inked one (coverage `a[x]` > 0)
+    /// shaded by its normal's colour in the lookup, with its coverage, over `background`
+    /// when there is one (un-inked pixels are left as they are). The whole-image and
+    /// banded renders take the normal from the heights as they go; frames reuse kept ones.
+    @inline(__always)
+    static func shadeSpan(_ xs: Range<Int>, coverage a: UnsafePointer<Float>, shading: ShadingLookup.Sampler,
+                          background: RGBColor?, into out: UnsafeMutablePointer<RGBA8>,
+                          normal: (Int) -> SIMD2<Float>) {
+        for x in xs {
+            let alpha = a[x]
+            guard alpha > 0 else { continue }
+            let n = normal(x)
+            out[x] = RGBA8(shading.color(normalX: n.x, normalY: n.y), alpha: min(alpha, 1), over: background)
+        }
+    }
+
+    /// The unit normal's x and y at (x, `row`) of scaled heights (see `normal3`).
     @inline(__always)
     static func normal(_ h: UnsafeBufferPointer<Float>, row: Int, up: Int, down: Int, x: Int, width: Int,
-                       halfScale k: Float) -> SIMD3<Float> {
+                       halfScale k: Float) -> SIMD2<Float> {
+        let n = normal3(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
+        return SIMD2(n.x, n.y)
+    }
+
+    @inline(__always)
+    static func normal3(_ h: UnsafeBufferPointer<Float>, row: Int, up: Int, down: Int, x: Int, width: Int,
+                        halfScale k: Float) -> SIMD3<Float> {
         let xl = max(x - 1, 0), xr = min(x + 1, width - 1)
         // Sobel: central differences smoothed 1-2-1 across, ×1/4 to keep the slope's scale.
         let dx = (h[up + xr] - h[up + xl]) + 2 * (h[row + xr] - h[row + xl]) + (h[down + xr] - h[down + xl])
@@ -151,6 +172,15 @@ public struct ShadingLookup: Sendable, Equatable {
             let c = top * (1 - p.ty) + bottom * p.ty
             return RGBColor(r: c.x, g: c.y, b: c.z)
         }
+    }
+}
+
+extension ShadingLookup {
+    /// The shading image the settings name, or the sphere their scene lights (traced
+    /// once per scene: `ShadingSphere.lookup` caches it).
+    static func of(_ settings: RenderSettings) throws(MercurialError) -> ShadingLookup {
+        if let path = settings.shadingImage { return try read(path) }
+        return ShadingSphere.lookup(settings.scene)
     }
 }
 
@@ -253,8 +283,7 @@ extension ShadedMaterial {
                         for y in rows {
                             let up = max(y - 1, 0) * width, down = min(y + 1, height - 1) * width, row = y * width
                             for x in 0..<width where a[row + x] > 0 {
-                                let n = Self.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
-                                out[row + x] = SIMD2(n.x, n.y)
+                                out[row + x] = Self.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
                             }
                         }
                     }
@@ -313,10 +342,11 @@ extension ShadedMaterial {
                 shading.withSampler { shading in
                     out.withUnsafeMutableBufferPointer { out in
                         parallelBands(height, minimumBand: 8) { rows in
-                            for i in (rows.lowerBound * width)..<(rows.upperBound * width) {
-                                guard a[i] > 0 else { out[i] = .clear; continue }
-                                let c = shading.color(normalX: n[i].x, normalY: n[i].y)
-                                out[i] = RGBA8(c, alpha: min(a[i], 1), over: background)
+                            for y in rows {
+                                let row = y * width
+                                (out.baseAddress! + row).update(repeating: .clear, count: width)
+                                Self.shadeSpan(0..<width, coverage: a.baseAddress! + row, shading: shading,
+                                               background: background, into: out.baseAddress! + row) { x in n[row + x] }
                             }
                         }
                     }

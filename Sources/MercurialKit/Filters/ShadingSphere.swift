@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An omni light: a colour HSB(hue, 1, brightness) at a finite position, with no
 /// distance attenuation (as SceneKit's omni lights in the original).
@@ -198,20 +199,21 @@ struct SphereShader {
 
 /// Built shading lookups, keyed by scene and size, so that a render whose lights
 /// and material have not changed does not trace the sphere again.
-final class ShadingCache: @unchecked Sendable {
+final class ShadingCache: Sendable {
     static let shared = ShadingCache()
-    private let lock = NSLock()
-    private var entries: [(scene: ShadingScene, size: Int, lookup: ShadingLookup)] = []
-
-    /// Each light's colourless terms from recent lookups (see `LightLayer`), newest first.
-    private var layers: [LightLayer] = []
+    private struct State {
+        var entries: [(scene: ShadingScene, size: Int, lookup: ShadingLookup)] = []
+        /// Each light's colourless terms from recent lookups (see `LightLayer`), newest first.
+        var layers: [LightLayer] = []
+        var tracedLayers = 0
+    }
+    private let state = Mutex(State())
     static let keptLayers = 8
     /// How many layers this cache has traced (for tests: a colour change traces none).
-    var tracedLayers: Int { lock.withLock { _tracedLayers } }
-    private var _tracedLayers = 0
+    var tracedLayers: Int { state.withLock { $0.tracedLayers } }
 
     func lookup(_ scene: ShadingScene, size: Int) -> ShadingLookup {
-        if let hit = lock.withLock({ entries.first { $0.scene == scene && $0.size == size }?.lookup }) {
+        if let hit = state.withLock({ $0.entries.first { $0.scene == scene && $0.size == size }?.lookup }) {
             return hit
         }
         // A light seen in a recent lookup at the same position, with the same shininess,
@@ -219,7 +221,7 @@ final class ShadingCache: @unchecked Sendable {
         // drag that moves one light re-traces a quarter of the sphere, one that changes
         // a colour or the material's colours only sums the layers.
         let shader = SphereShader(scene)
-        let kept = lock.withLock { layers }
+        let kept = state.withLock { $0.layers }
         var traced = 0
         let sceneLayers = shader.lights.map { light in
             if let layer = kept.first(where: { $0.fits(light.position, shader.exponent, size) }) { return layer }
@@ -227,12 +229,12 @@ final class ShadingCache: @unchecked Sendable {
             return LightLayer(position: light.position, exponent: shader.exponent, size: size)
         }
         let built = LightLayer.lookup(from: sceneLayers, shader: shader, size: size)
-        lock.withLock {
-            _tracedLayers += traced
-            entries.insert((scene, size, built), at: 0)
-            if entries.count > 4 { entries.removeLast() }
-            let fresh = sceneLayers.filter { layer in !layers.contains { $0 === layer } }
-            layers = Array((fresh + layers).prefix(Self.keptLayers))
+        state.withLock { state in
+            state.tracedLayers += traced
+            state.entries.insert((scene, size, built), at: 0)
+            if state.entries.count > 4 { state.entries.removeLast() }
+            let fresh = sceneLayers.filter { layer in !state.layers.contains { $0 === layer } }
+            state.layers = Array((fresh + state.layers).prefix(Self.keptLayers))
         }
         return built
     }

@@ -31,12 +31,10 @@ public struct TitleSurface: Sendable {
 
     public static func make(_ settings: RenderSettings) throws(MercurialError) -> TitleSurface {
         try checkSize(settings)
-        let (mask, origin, canvas, _) = try TitleRenderer.titleMask(settings)
-        let loft = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile)
-        let heights = loft.outputImage(mask)
-        let normals = ShadedMaterial(inputScale: Float(settings.scale)).normals(of: heights, coverage: mask)
-        return TitleSurface(mask: mask, heights: heights, normals: normals, originX: origin.x, originY: origin.y,
-                            width: canvas.width, height: canvas.height, plateau: loft.plateau)
+        let shape = try TitleShape.build(settings, keepingNormals: true)
+        return TitleSurface(mask: shape.mask, heights: shape.heights, normals: shape.keptNormals,
+                            originX: shape.origin.x, originY: shape.origin.y, width: shape.canvas.width,
+                            height: shape.canvas.height, plateau: shape.plateau)
     }
 
     /// Refuses, before anything is drawn, a title whose region is too large for maps.

@@ -1,17 +1,18 @@
 import Foundation
 
-/// A scene's animation: a duration, a frame rate, and tracks of keyframes, each
-/// keyed by what it changes. Frame i is the scene at exactly t = i / fps (as a
-/// display link's timestamp drives a Core Image filter's `inputTime`), so the same
-/// scene always gives the same frames.
+/// A scene's animation: a duration, a frame rate, and the animators that move the
+/// scene (tracks of keyframes, each keyed by what it changes; orbits; vine growth;
+/// physics). Frame i is the scene at exactly t = i / fps (as a display link's
+/// timestamp drives a Core Image filter's `inputTime`), so the same scene always
+/// gives the same frames.
 public struct Timeline: Sendable, Equatable {
     public var duration: Double
     public var fps: Double = 30
     /// Whether the output plays in a loop (an APNG's play count; video players decide for themselves).
     public var loop = false
-    public var tracks: [Track] = []
-    /// Glyphs as rigid bodies (the scene's `dynamics` block; see Dynamics.swift).
-    public var dynamics: Dynamics? = nil
+    /// Applied in this order: the tracks, in the scene file's order, then the orbits
+    /// (which place their lights over any track of x or y), the vine's growth, and the physics.
+    public private(set) var animators: [Animator] = [.orbits, .vineGrowth]
 
     public static let durationRange: ClosedRange<Double> = 0.001...3600
     public static let fpsRange: ClosedRange<Double> = 1...240
@@ -25,17 +26,30 @@ public struct Timeline: Sendable, Equatable {
         self.tracks = tracks
     }
 
+    /// The keyframe tracks among the animators.
+    public var tracks: [Track] {
+        get { animators.compactMap { if case .track(let track) = $0 { track } else { nil } } }
+        set { animators = newValue.map(Animator.track) + animators.filter { if case .track = $0 { false } else { true } } }
+    }
+
+    /// Glyphs as rigid bodies (the scene's `dynamics` block; see Dynamics.swift): the last animator.
+    public var dynamics: Dynamics? {
+        get { animators.lazy.compactMap { if case .physics(let dynamics) = $0 { dynamics } else { nil } }.first }
+        set {
+            animators.removeAll { if case .physics = $0 { true } else { false } }
+            if let newValue { animators.append(.physics(newValue)) }
+        }
+    }
+
     public var frameCount: Int { max(1, Int((duration * fps).rounded())) }
 
     /// The time of frame `index`.
     public func time(ofFrame index: Int) -> Double { Double(index) / fps }
 
-    /// `base` with every track's value at `time` applied.
+    /// `base` with every animator's change at `time` applied, in order.
     public func settings(at time: Double, base: RenderSettings) -> RenderSettings {
         var settings = base
-        for track in tracks { track.apply(at: time, to: &settings) }
-        settings.applyOrbits(at: time)
-        if let vine = settings.vine { settings.vine?.grown = vine.growth(at: time) }
+        for animator in animators { animator.apply(to: &settings, at: time) }
         return settings
     }
 }

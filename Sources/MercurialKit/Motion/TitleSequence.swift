@@ -58,6 +58,37 @@ public struct TitleSequence: Sendable {
 
     public var frameCount: Int { max(1, Int((duration * fps).rounded())) }
 
+    /// One title on the sequence's time line, as Remotion's `TransitionSeries` lays
+    /// out its sequences: the title appears at `appears` (when the transition that
+    /// brings it in starts, or 0), is shown alone from `holdStart` to `holdEnd`, and
+    /// then, with `transition`, fades into the next over the transition's duration:
+    /// each transition overlaps the two titles it joins.
+    public struct Clip: Sendable, Equatable {
+        public var appears: Double
+        public var holdStart: Double
+        public var holdEnd: Double
+        /// The transition to the next title (nil on the last, whatever the scene says).
+        public var transition: TransitionStep?
+    }
+
+    /// The titles as clips, in order.
+    public var clips: [Clip] {
+        var clips: [Clip] = []
+        var cursor = 0.0      // where the current segment starts
+        var appeared = 0.0    // when the current title appeared
+        for (i, step) in steps.enumerated() {
+            let holdStart = cursor
+            cursor += step.hold
+            let out = i + 1 < steps.count ? step.transition : nil
+            clips.append(Clip(appears: appeared, holdStart: holdStart, holdEnd: cursor, transition: out))
+            if let out {
+                appeared = cursor
+                cursor += out.duration
+            }
+        }
+        return clips
+    }
+
     /// What is on screen at a moment of the sequence.
     public enum Moment: Sendable, Equatable {
         /// Title `step` alone, at `localTime` of its own animation.
@@ -67,24 +98,19 @@ public struct TitleSequence: Sendable {
         case transition(from: Int, progress: Double, fromTime: Double, toTime: Double)
     }
 
-    /// What is on screen at `time` seconds from the start.
+    /// What is on screen at `time` seconds from the start: a pure function of the time.
     public func moment(at time: Double) -> Moment {
-        var cursor = 0.0      // where the current segment starts
-        var appeared = 0.0    // when the current title appeared
-        for (i, step) in steps.enumerated() {
-            if time < cursor + step.hold { return .title(step: i, localTime: time - appeared) }
-            cursor += step.hold
-            if let t = step.transition, i + 1 < steps.count {
-                if time < cursor + t.duration {
-                    let x = (time - cursor) / t.duration
-                    return .transition(from: i, progress: t.timing.progress(x), fromTime: time - appeared,
-                                       toTime: time - cursor)
-                }
-                appeared = cursor
-                cursor += t.duration
+        let clips = self.clips
+        for (i, clip) in clips.enumerated() {
+            if time < clip.holdEnd { return .title(step: i, localTime: time - clip.appears) }
+            if let t = clip.transition, time < clip.holdEnd + t.duration {
+                let x = (time - clip.holdEnd) / t.duration
+                return .transition(from: i, progress: t.timing.progress(x), fromTime: time - clip.appears,
+                                   toTime: time - clip.holdEnd)
             }
         }
-        return .title(step: steps.count - 1, localTime: time - appeared)
+        // Past the end: the last title, its animation running on (holding its last values).
+        return .title(step: steps.count - 1, localTime: time - (clips.last?.appears ?? 0))
     }
 
     /// Every file the sequence reads, with its role.

@@ -1,7 +1,9 @@
-/// The one seam between a rendered canvas and the bytes written for it, shared by
-/// `render`, `watch` and the benchmark. PNG today; APNG frames, raw RGBA frames
-/// for a video encoder and 16-bit height or normal maps are meant to be further
-/// conformances. The encoder only makes bytes: `OutputFile` writes them.
+/// Turns a title rendered in memory into the bytes of a file, for `render`, `batch`,
+/// `watch`, the editor and the benchmark; the encoder only makes bytes: `OutputFile`
+/// writes them. PNG is its one conformance. The other outputs are made elsewhere: a
+/// streamed PNG by `StreamingPNGWriter` (`TitleRenderer.renderPNG`), animation frames
+/// (APNG, PNG sequences, ffmpeg) by the `FrameSink`s of AnimationOutput.swift, and
+/// 16-bit height and normal maps by `TitleSurface`.
 public protocol CanvasEncoder: Sendable {
     func encode(_ canvas: CanvasRegion<RGBA8>) throws(MercurialError) -> [UInt8]
 }

@@ -476,6 +476,9 @@ public enum SignalCleanup {
     static let slotCount = 64
     /// A temporary's name is at most 255 bytes (see `TemporaryName`), plus its NUL.
     private static let nameCapacity = 256
+    // nonisolated(unsafe): a signal handler may take no lock, so these are bare memory,
+    // allocated once. Slot i is written only by the writer that owns it in `taken`, and
+    // read by the handler only while `armed` says it is complete.
     nonisolated(unsafe) private static let names = UnsafeMutablePointer<CChar>.allocate(capacity: slotCount * nameCapacity)
     nonisolated(unsafe) private static let folders = UnsafeMutablePointer<Int32>.allocate(capacity: slotCount)
     /// Bit i: slot i belongs to a writer.
@@ -483,6 +486,7 @@ public enum SignalCleanup {
     /// Bit i: slot i's file is to be removed on a signal.
     private static let armed = Atomic<UInt64>(0)
     /// The status to exit with after cleaning up, or -1 to die of the signal.
+    /// Written by `install` before the handlers are, then only read (by them).
     nonisolated(unsafe) private static let exitStatus = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
     /// Installs the handlers. With `exitStatus`, a signal ends the process with that
@@ -513,6 +517,8 @@ public enum SignalCleanup {
     }
 
     /// The signal that asked a long job to stop (0: none), with `installDeferred`.
+    /// A `sig_atomic_t` the handler sets and the work polls: the one kind of shared
+    /// variable a handler may write.
     nonisolated(unsafe) private static let stopSignal: UnsafeMutablePointer<sig_atomic_t> = {
         let p = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 1)
         p.pointee = 0

@@ -118,7 +118,7 @@ public enum PNGFile {
         return Array(UnsafeBufferPointer(start: output, count: size))
     }
 
-    private struct Band: @unchecked Sendable {
+    private struct Band {
         var bytes: UnsafeMutablePointer<UInt8>?
         var count = 0, rawCount = 0
         var adler: UInt32 = 1

@@ -45,7 +45,7 @@ final class StreamingPNGWriter {
 
     deinit { previousRow.deallocate() }
 
-    private struct Piece: @unchecked Sendable {
+    private struct Piece {
         var bytes: UnsafeMutablePointer<UInt8>?
         var count = 0, rawCount = 0
         var adler: UInt32 = 1

@@ -208,12 +208,9 @@ final class BandLoft {
                     let a = coverage.baseAddress! + (y % capacity) * width
                     let row = (y - heightsFrom) * width
                     let up = (max(y - 1, 0) - heightsFrom) * width, down = (min(y + 1, height - 1) - heightsFrom) * width
-                    for x in ink.minX...ink.maxX {
-                        let alpha = a[x]
-                        guard alpha > 0 else { continue }
-                        let n = ShadedMaterial.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
-                        let colour = shading.color(normalX: n.x, normalY: n.y)
-                        target[x] = RGBA8(colour, alpha: min(alpha, 1), over: background)
+                    ShadedMaterial.shadeSpan(ink.minX..<(ink.maxX + 1), coverage: a, shading: shading,
+                                             background: background, into: target) { x in
+                        ShadedMaterial.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
                     }
                 }
             }

@@ -26,8 +26,8 @@ final class DynamicTitle {
     let ropes: [Dynamics.Rope]
     /// Where each rope is drawn to: the top of the ink below the point it is tied to.
     private let ropeEnds: [SIMD2<Double>]
-    private let ropeLoft: HeightFieldFromMask
-    private let ropeMaterial: ShadedMaterial
+    /// What the ropes are lofted with (the title's shape settings).
+    private let ropeShape: TitleShapeSettings
     private let ropeMargin: Int
     let world: PhysicsWorld
     let width: Int, height: Int
@@ -68,8 +68,6 @@ final class DynamicTitle {
             throw MercurialError("\"dynamics\" would take at least \(Int(least)) body-steps (\(bodies) bodies\(dynamics.ropes.isEmpty ? "" : ", rope links included") × \(steps) steps: \(formatNumber(seconds)) s at \(formatNumber(dynamics.stepsPerSecond)) steps a second), over the physics budget of \(budget); \(PhysicsWorld.budgetAdvice)")
         }
         let margin = settings.margin
-        let loft = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile)
-        let material = ShadedMaterial(inputScale: Float(settings.scale))
         var pieces: [Piece] = []
         for group in groups {
             // Canvas position of each bitmap's top-left pixel.
@@ -82,7 +80,7 @@ final class DynamicTitle {
             guard let ink = mask.inkBounds(threshold: 0) else { continue }
             let outline = ConvexHull.body(of: Self.hullPoints(mask), maximumVertices: 12)
             let centroid = ConvexHull.centroid(outline)
-            let normals = material.normals(of: loft.outputImage(mask), coverage: mask)
+            let normals = TitleShape.lofted(mask, settings.shape).keptNormals
             pieces.append(Piece(mask: mask, normals: normals,
                                 origin: SIMD2(Double(minX - margin), Double(minY - margin)),
                                 centroid: centroid, hull: outline.map { $0 - centroid }, ink: ink))
@@ -116,8 +114,7 @@ final class DynamicTitle {
                              budget: budget)
         self.ropes = dynamics.ropes
         self.ropeEnds = ropeEnds
-        ropeLoft = loft
-        ropeMaterial = material
+        ropeShape = settings.shape
         ropeMargin = margin
         layer = Image(width: width, height: height, repeating: .clear)
     }
@@ -188,14 +185,9 @@ final class DynamicTitle {
         return world.poses
     }
 
-    /// Draws the title at `time` with `settings`' lights, point lights and backdrop into `canvas`.
-    /// Throws when the physics runs over its budget on the way to `time`.
-    func render(at time: Double, settings: RenderSettings, shading: ShadingLookup,
-                into canvas: inout Image<RGBA8>) throws(MercurialError) {
-        let poses = poses(at: time)
-        if let error = world.overBudget { throw error }
-        // Stopped by Ctrl-C part way (see `PhysicsWorld.advance`): no frame; the caller ends the process.
-        if let signal = SignalCleanup.stopRequested { throw MercurialError("stopped by signal \(signal)") }
+    /// Draws the title with its bodies at `poses` (the physics animator's, with `world`
+    /// stepped to them) and `settings`' lights, point lights and backdrop into `canvas`.
+    func render(poses: [BodyPose], settings: RenderSettings, shading: ShadingLookup, into canvas: inout Image<RGBA8>) {
         let rows = drawnRows, width = self.width
         layer.withUnsafeMutableBufferPointer { p in
             if !rows.isEmpty { (p.baseAddress! + rows.lowerBound * width).update(repeating: .clear, count: rows.count * width) }
@@ -206,7 +198,7 @@ final class DynamicTitle {
             guard let (mask, origin) = RopeStroke.mask(ropePath(i), width: rope.width, margin: ropeMargin,
                                                        clip: (width, height)),
                   let ink = mask.inkBounds(threshold: 0) else { continue }
-            let normals = ropeMaterial.normals(of: ropeLoft.outputImage(mask), coverage: mask)
+            let normals = TitleShape.lofted(mask, ropeShape).keptNormals
             let piece = Piece(mask: mask, normals: normals, origin: SIMD2(Double(origin.x), Double(origin.y)),
                               centroid: .zero, hull: [], ink: ink)
             if let drawn = Self.draw(piece, at: BodyPose(x: piece.origin.x, y: piece.origin.y, angle: 0),
@@ -222,8 +214,7 @@ final class DynamicTitle {
             }
         }
         drawnRows = top < bottom ? top..<bottom : 0..<0
-        settings.pointLighting?.apply(to: &layer, originX: 0, originY: 0)
-        CanvasCompositor.draw(layer, atX: 0, y: 0, over: Backdrop(settings), into: &canvas)
+        Compositing(settings).draw(&layer, at: (0, 0), into: &canvas)
     }
 
     /// Draws `piece` turned by `pose.angle` about its centre of mass, which goes to

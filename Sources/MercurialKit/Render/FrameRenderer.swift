@@ -15,7 +15,7 @@ public final class FrameRenderer {
     public private(set) var geometryBuilds = 0
 
     private struct Geometry {
-        var key: RenderSettings
+        var key: TitleShapeSettings
         var mask: Mask
         var origin: (x: Int, y: Int)
         var normals: SurfaceNormals
@@ -65,25 +65,11 @@ public final class FrameRenderer {
         }
     }
 
-    /// The settings with everything that does not change the mask or the normals left out.
-    public static func geometryKey(_ settings: RenderSettings) -> RenderSettings {
-        var key = settings
-        key.scene = ShadingScene()
-        key.background = nil
-        key.backgroundGradient = nil
-        key.pointLights = []
-        key.ambientLightLevel = 0
-        key.shadingImage = nil
-        key.material = ""
-        return key
-    }
-
     private static func buildGeometry(_ settings: RenderSettings) throws(MercurialError)
         -> (Geometry, (width: Int, height: Int), [MercurialWarning]) {
-        let (mask, origin, canvas, warnings) = try TitleRenderer.titleMask(settings)
-        let heights = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile).outputImage(mask)
-        let normals = ShadedMaterial(inputScale: Float(settings.scale)).normals(of: heights, coverage: mask)
-        return (Geometry(key: geometryKey(settings), mask: mask, origin: origin, normals: normals), canvas, warnings)
+        let shape = try TitleShape.build(settings, keepingNormals: true)
+        return (Geometry(key: settings.shape, mask: shape.mask, origin: shape.origin, normals: shape.keptNormals),
+                shape.canvas, shape.warnings)
     }
 
     /// Frame `index` (at t = index / fps). The image is the renderer's own canvas:
@@ -128,12 +114,14 @@ public final class FrameRenderer {
 
     private func render(_ settings: RenderSettings, time: Double?) throws(MercurialError) -> Image<RGBA8> {
         let at = time.map { " at frame \(Int(($0 * timeline.fps).rounded()))" } ?? ""
-        let key = Self.geometryKey(settings)
+        let key = settings.shape
         if let dynamicTitle {
             guard key == geometry.key else {
                 throw MercurialError("a track changes the letters' shape\(at), but with \"dynamics\" each letter is built once; keyframe only lights, colours, point lights and the backdrop")
             }
-            try dynamicTitle.render(at: time ?? 0, settings: settings,
+            // The physics animator's poses (a still frame: as at the start).
+            let poses = try Animator.poses(at: time ?? 0, in: dynamicTitle.world)
+            dynamicTitle.render(poses: poses, settings: settings,
                                 shading: shadingImage ?? ShadingSphere.lookup(settings.scene), into: &canvas)
             return canvas
         }
@@ -155,26 +143,18 @@ public final class FrameRenderer {
             plan = ShadingPlan(normals: geometry.normals, coverage: geometry.mask, for: shading)
             planTooLarge = plan == nil
         }
-        // As `TitleRenderer` does: over a plain colour (and no point lights), the ink is
-        // mixed with the colour in floating point as it is shaded, not blended after.
-        let flat = settings.pointLights.isEmpty && settings.backgroundGradient == nil ? settings.background : nil
+        let compositing = Compositing(settings)
         if let plan {
             // Only the inked pixels: the others stay clear from when the title was made.
-            ShadedMaterial.shade(plan, shading: shading, background: flat, into: &title)
+            ShadedMaterial.shade(plan, shading: shading, background: compositing.shadingBackground, into: &title)
         } else {
-            ShadedMaterial.shade(normals: geometry.normals, coverage: geometry.mask, shading: shading, background: flat,
-                                 into: &title)
+            ShadedMaterial.shade(normals: geometry.normals, coverage: geometry.mask, shading: shading,
+                                 background: compositing.shadingBackground, into: &title)
         }
-        settings.pointLighting?.apply(to: &title, originX: geometry.origin.x, originY: geometry.origin.y)
-        let backdrop = Backdrop(settings)
         // The canvas shows this shape over this backdrop (a canvas handed in may show
         // another: see `render(_:into:showing:)`): only the inked pixels change.
-        let canvasMatches = lastSettings.map { Backdrop($0) == backdrop && Self.geometryKey($0) == key } ?? false
-        if !canvasMatches || plan == nil
-            || !CanvasCompositor.redraw(title, pixels: plan?.pixels ?? [], atX: geometry.origin.x, y: geometry.origin.y,
-                                        over: backdrop, into: &canvas) {
-            CanvasCompositor.draw(title, atX: geometry.origin.x, y: geometry.origin.y, over: backdrop, into: &canvas)
-        }
+        let canvasShows = lastSettings.map { Backdrop($0) == compositing.backdrop && $0.shape == key } ?? false
+        compositing.draw(&title, at: geometry.origin, into: &canvas, changed: plan?.pixels, canvasShows: canvasShows)
         lastSettings = settings
         return canvas
     }

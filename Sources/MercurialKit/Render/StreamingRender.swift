@@ -1,5 +1,3 @@
-import Dispatch
-
 /// What a streamed render reports (its pixels went straight to the output).
 public struct StreamedTitle: Sendable {
     public var width: Int, height: Int
@@ -7,7 +5,7 @@ public struct StreamedTitle: Sendable {
 }
 
 extension TitleRenderer {
-    /// Masks of more pixels than this are rendered in bands (`renderStreaming`);
+    /// Masks of more pixels than this are rendered in bands (`renderPNG`);
     /// smaller ones in memory, which is quicker at ordinary sizes.
     public static let streamingThreshold = 4_194_304
 
@@ -27,16 +25,16 @@ extension TitleRenderer {
     /// an interlaced mask (its rows do not come in order). Point lights and a
     /// gradient backdrop are applied band by band, as `render` applies them whole.
     /// `ancillary` chunks (a recipe) go after the streamed PNG's header.
-    public static func renderOrStream(_ settings: RenderSettings, compression: PNGFile.Compression,
+    public static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression,
                                       ancillary: [PNGChunk] = [],
                                       bandHeight: Int = streamingBandHeight, force: Bool = false,
                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
-        throws(MercurialError) -> TitleOutcome {
+        throws(MercurialError) -> PNGRender {
         try validate(settings)
         // A vine is drawn into the title's mask in memory.
-        guard settings.vine == nil else { return .rendered(try render(settings)) }
+        guard settings.vine == nil else { return .inMemory(try render(settings)) }
         let band = max(bandHeight, 1)
-        let backdrop = Backdrop(settings)
+        let compositing = Compositing(settings)
         if let maskPath = settings.mask {
             let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")
             // Pass 1: the ink, under both readings of the mask (alpha, or luminance).
@@ -44,10 +42,10 @@ extension TitleRenderer {
                 guard let reader, force || reader.width * reader.height > streamingThreshold else { return nil }
                 return try MaskScan(reader)
             }
-            guard let scan else { return .rendered(try render(settings)) }
+            guard let scan else { return .inMemory(try render(settings)) }
             let writer = StreamingPNGWriter(width: scan.width, height: scan.height, compression: compression,
                                             ancillary: ancillary, sink: output)
-            let canvas = CanvasBands(width: scan.width, height: scan.height, backdrop: backdrop, writer: writer,
+            let canvas = CanvasBands(width: scan.width, height: scan.height, compositing: compositing, writer: writer,
                                      bandHeight: band)
             guard let ink = scan.ink else {
                 try canvas.appendFill(rows: scan.height)
@@ -69,18 +67,18 @@ extension TitleRenderer {
             try writer.finish()
             return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: []))
         }
-        guard let text = settings.text else { return .rendered(try render(settings)) }
+        guard let text = settings.text else { return .inMemory(try render(settings)) }
         let placement = try TextMask.place(textLayout(settings, text: text), width: settings.width,
                                            height: settings.height, margin: settings.margin)
         let p = placement
         guard force || p.regionWidth * p.regionHeight > streamingThreshold else {
             let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
-            return .rendered(try render(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
+            return .inMemory(try render(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
                                                             p.warnings)))
         }
         let writer = StreamingPNGWriter(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
                                         ancillary: ancillary, sink: output)
-        let canvas = CanvasBands(width: p.canvasWidth, height: p.canvasHeight, backdrop: backdrop, writer: writer,
+        let canvas = CanvasBands(width: p.canvasWidth, height: p.canvasHeight, compositing: compositing, writer: writer,
                                  bandHeight: band)
         let crop = PixelBounds(minX: p.originX, minY: p.originY, maxX: p.originX + p.regionWidth - 1,
                                maxY: p.originY + p.regionHeight - 1)
@@ -94,60 +92,30 @@ extension TitleRenderer {
         return .streamed(StreamedTitle(width: p.canvasWidth, height: p.canvasHeight, warnings: p.warnings))
     }
 
-    /// `renderOrStream`'s streamed result, or nil (having written nothing) for a render that did not stream.
-    public static func renderStreaming(_ settings: RenderSettings, compression: PNGFile.Compression,
-                                       bandHeight: Int = streamingBandHeight, force: Bool = false,
-                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
-        throws(MercurialError) -> StreamedTitle? {
-        if case .streamed(let title) = try renderOrStream(settings, compression: compression, bandHeight: bandHeight,
-                                                          force: force, output: output) {
-            return title
-        }
-        return nil
-    }
-
     /// The canvas: fill above `crop`, its rows shaded band by band, fill below.
     private static func streamRegion(_ settings: RenderSettings, source: some CoverageRowSource, crop: PixelBounds,
                                      ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands,
                                      bandHeight: Int) throws(MercurialError) {
-        let sphere = settings.shadingImage == nil ? SphereInBackground(settings.scene) : nil
-        let shading: ShadingLookup
-        if let path = settings.shadingImage {
-            shading = try ShadingLookup.read(path)
-        } else {
-            shading = sphere?.wait() ?? ShadingSphere.lookup(settings.scene)
-        }
+        let shading = try ShadingLookup.of(settings)
         try canvas.appendFill(rows: crop.minY)
         let loft = BandLoft(settings: settings, cropWidth: crop.width, cropHeight: crop.height, ink: ink,
                             bandHeight: bandHeight)
-        // As `render`: point lights on the shaded title, then the title over its backdrop.
-        let lighting = settings.pointLighting
-        let composite = lighting != nil || settings.backgroundGradient != nil
-        let lit = UnsafeMutableBufferPointer<RGBA8>.allocate(capacity: lighting == nil ? 0 : bandHeight * crop.width)
-        defer { lit.deallocate() }
         var firstRow = crop.minY
-        try loft.render(source: source, shading: shading, background: composite ? nil : settings.background) {
+        try loft.render(source: source, shading: shading, background: canvas.compositing.shadingBackground) {
             rows, pixels throws(MercurialError) in
-            var content = pixels
-            if let lighting {
-                _ = lit.initialize(fromContentsOf: pixels)
-                lighting.apply(to: lit, width: crop.width, height: rows, originX: crop.minX, originY: firstRow)
-                content = UnsafeBufferPointer(lit)
-            }
-            try canvas.append(rows: rows, content: content, originX: crop.minX, contentWidth: crop.width,
-                              composite: composite)
+            try canvas.append(rows: rows, content: pixels, originX: crop.minX, originY: firstRow, contentWidth: crop.width)
             firstRow += rows
         }
         try canvas.appendFill(rows: canvasHeight - 1 - crop.maxY)
     }
 }
 
-/// What `renderOrStream` did.
-public enum TitleOutcome: Sendable {
+/// What `renderPNG` did.
+public enum PNGRender: Sendable {
     /// The PNG went to the output as it was made.
     case streamed(StreamedTitle)
-    /// Rendered in memory; nothing was written.
-    case rendered(RenderedTitle)
+    /// Rendered in memory; nothing was written: encode it (`PNGEncoder`).
+    case inMemory(RenderedTitle)
 }
 
 /// The mask's rows, one after another, as coverage.
@@ -244,25 +212,31 @@ final class CanvasBands {
     let width: Int
     let writer: StreamingPNGWriter
     let bandHeight: Int
+    let compositing: Compositing
     private let ramp: GradientRamp
     private let fillRow: UnsafeMutableBufferPointer<RGBA8>
     private var band: UnsafeMutableBufferPointer<RGBA8>
+    /// A band of content to light (with point lights).
+    private var lit: UnsafeMutableBufferPointer<RGBA8>
     /// The canvas row the next appended row is.
     private var nextRow = 0
 
-    init(width: Int, height: Int, backdrop: Backdrop, writer: StreamingPNGWriter, bandHeight: Int) {
+    init(width: Int, height: Int, compositing: Compositing, writer: StreamingPNGWriter, bandHeight: Int) {
         self.width = width
         self.writer = writer
         self.bandHeight = bandHeight
-        ramp = GradientRamp(backdrop, width: width, height: height)
+        self.compositing = compositing
+        ramp = GradientRamp(compositing.backdrop, width: width, height: height)
         fillRow = .allocate(capacity: width)
         fillRow.initialize(repeating: ramp.fillColor)
         band = .allocate(capacity: 0)
+        lit = .allocate(capacity: 0)
     }
 
     deinit {
         fillRow.deallocate()
         band.deallocate()
+        lit.deallocate()
     }
 
     /// `rows` rows of backdrop: one shared row of a single colour, or a gradient's rows a band at a time.
@@ -274,7 +248,7 @@ final class CanvasBands {
             if ramp.gradient == nil {
                 try writer.append(rows: [UnsafePointer<UInt8>](repeating: pointer, count: n))
             } else {
-                reserveBand(rows: n)
+                reserve(&band, n * width)
                 for r in 0..<n { ramp.fill(row: band.baseAddress! + r * width, y: nextRow + r, width: width) }
                 try writer.append(rows: bandPointers(n))
             }
@@ -283,29 +257,38 @@ final class CanvasBands {
         }
     }
 
-    /// `rows` rows of `contentWidth` pixels (`content`, row after row) placed at
-    /// `originX`: copied onto rows of the fill colour, or, to `composite`, blended
-    /// over the backdrop as `CanvasCompositor` does.
-    func append(rows: Int, content: UnsafeBufferPointer<RGBA8>, originX: Int, contentWidth: Int,
-                composite: Bool) throws(MercurialError) {
-        reserveBand(rows: rows)
+    /// `rows` rows of `contentWidth` shaded pixels (`content`, row after row) placed at
+    /// (`originX`, `originY`) on the canvas, made final as `Compositing` makes a whole
+    /// region: copied onto rows of the fill colour on the plain path, else lit and
+    /// blended over the backdrop as `CanvasCompositor` does.
+    func append(rows: Int, content: UnsafeBufferPointer<RGBA8>, originX: Int, originY: Int,
+                contentWidth: Int) throws(MercurialError) {
+        var content = content
+        if compositing.lighting != nil {
+            reserve(&lit, rows * contentWidth)
+            let part = UnsafeMutableBufferPointer(rebasing: lit[0..<(rows * contentWidth)])
+            _ = part.initialize(fromContentsOf: content[0..<(rows * contentWidth)])
+            compositing.light(part, width: contentWidth, height: rows, originX: originX, originY: originY)
+            content = UnsafeBufferPointer(part)
+        }
+        reserve(&band, rows * width)
         for r in 0..<rows {
             let row = band.baseAddress! + r * width, source = content.baseAddress! + r * contentWidth
-            if composite {
-                CanvasCompositor.composite(source, count: contentWidth, atX: originX, over: ramp, y: nextRow + r, into: row)
-            } else {
+            if compositing.isPlain {
                 row.update(repeating: ramp.fillColor, count: width)
                 (row + originX).update(from: source, count: contentWidth)
+            } else {
+                CanvasCompositor.composite(source, count: contentWidth, atX: originX, over: ramp, y: nextRow + r, into: row)
             }
         }
         try writer.append(rows: bandPointers(rows))
         nextRow += rows
     }
 
-    private func reserveBand(rows: Int) {
-        guard band.count < rows * width else { return }
-        band.deallocate()
-        band = .allocate(capacity: rows * width)
+    private func reserve(_ buffer: inout UnsafeMutableBufferPointer<RGBA8>, _ count: Int) {
+        guard buffer.count < count else { return }
+        buffer.deallocate()
+        buffer = .allocate(capacity: count)
     }
 
     private func bandPointers(_ rows: Int) -> [UnsafePointer<UInt8>] {

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// A rendered title and what happened on the way.
@@ -52,52 +51,24 @@ public enum TitleRenderer {
             return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
         }
         try validate(settings)
-        // Trace the shading sphere (when it is not cached yet) while the mask is made.
-        let sphere = settings.shadingImage == nil ? SphereInBackground(settings.scene) : nil
-
-        let made: TitleMask
-        if let premade { made = premade } else { made = try titleMask(settings) }
-        let (mask, origin, canvas, warnings) = made
-        timings.mask = lap()
-
-        let heights = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile).outputImage(mask)
-        timings.heightField = lap()
-
-        let shading: ShadingLookup
-        if let path = settings.shadingImage {
-            shading = try ShadingLookup.read(path)
-        } else {
-            shading = sphere?.wait() ?? ShadingSphere.lookup(settings.scene)
+        let shape = try TitleShape.build(settings, premade: premade, keepingNormals: false) { stage in
+            switch stage {
+            case .mask: timings.mask = lap()
+            case .heights: timings.heightField = lap()
+            }
         }
+
+        let shading = try ShadingLookup.of(settings)
         timings.shading = lap()
 
-        let material = ShadedMaterial(inputScale: Float(settings.scale))
-        guard !settings.pointLights.isEmpty || settings.backgroundGradient != nil else {
-            // The usual title: shaded and composited in one pass.
-            let content = material.outputImage(heights: heights, coverage: mask, shading: shading,
-                                               background: settings.background)
-            timings.material = lap()
-            return RenderedTitle(width: canvas.width, height: canvas.height, content: content, originX: origin.x,
-                                 originY: origin.y, fill: settings.background.map { RGBA8(opaque: $0) } ?? .clear,
-                                 warnings: warnings, timings: timings)
-        }
-        var title = material.outputImage(heights: heights, coverage: mask, shading: shading, background: nil)
-        settings.pointLighting?.apply(to: &title, originX: origin.x, originY: origin.y)
-        var content: Image<RGBA8>
-        var place = origin
-        if settings.backgroundGradient != nil {
-            // A gradient fills the whole canvas.
-            content = Image(width: canvas.width, height: canvas.height, repeating: .clear)
-            CanvasCompositor.draw(title, atX: origin.x, y: origin.y, over: Backdrop(settings), into: &content)
-            place = (0, 0)
-        } else {
-            content = Image(width: title.width, height: title.height, repeating: .clear)
-            CanvasCompositor.draw(title, atX: 0, y: 0, over: Backdrop(settings), into: &content)
-        }
+        let compositing = Compositing(settings)
+        var title = shape.material.outputImage(heights: shape.heights, coverage: shape.mask, shading: shading,
+                                               background: compositing.shadingBackground)
+        let (content, place) = compositing.composed(&title, at: shape.origin, canvas: shape.canvas)
         timings.material = lap()
-        return RenderedTitle(width: canvas.width, height: canvas.height, content: content, originX: place.x,
-                             originY: place.y, fill: settings.background.map { RGBA8(opaque: $0) } ?? .clear,
-                             warnings: warnings, timings: timings)
+        return RenderedTitle(width: shape.canvas.width, height: shape.canvas.height, content: content,
+                             originX: place.x, originY: place.y, fill: compositing.fill, warnings: shape.warnings,
+                             timings: timings)
     }
 
     /// The canvas and the region drawn on it (the ink and its margin; a mask's whole
@@ -209,23 +180,5 @@ extension RenderSettings {
             return "\(characters) characters but \(bytes) bytes of UTF-8, over the limit of \(maximumTextBytes) bytes"
         }
         return nil
-    }
-}
-
-/// `ShadingSphere.lookup` started on another thread; `wait()` returns its result.
-final class SphereInBackground: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var result: ShadingLookup?
-
-    init(_ scene: ShadingScene) {
-        DispatchQueue.global(qos: .userInitiated).async {
-            self.result = ShadingSphere.lookup(scene)
-            self.done.signal()
-        }
-    }
-
-    func wait() -> ShadingLookup? {
-        done.wait()
-        return result
     }
 }

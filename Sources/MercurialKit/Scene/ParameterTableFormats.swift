@@ -32,8 +32,11 @@ extension ParameterGroup {
         return JSONValue.members([("parameters", .list(rows)), ("nested", .list(nested))]).text(lines: 2)
     }
 
+    /// Both generated tables: the top-level parameters (README.md) and the nested keys (docs/parameters.md).
+    public static var markdown: String { markdownTopLevel + "\n" + markdownNested }
+
     /// The README's table: one row per parameter, with its flag, range, default and meaning.
-    public static var markdown: String {
+    public static var markdownTopLevel: String {
         var lines = ["| group | key | flag | range / values | default | meaning |", "| --- | --- | --- | --- | --- | --- |"]
         for p in allParameters {
             let flag: String
@@ -42,17 +45,24 @@ extension ParameterGroup {
             case (_, .bool): flag = "`\(p.flagName)`, `--no-\(p.flagName.dropFirst(2))`"
             default: flag = "`\(p.flagName)`"
             }
-            let cells = [p.group, "`\(p.key)`", flag, p.rangeDescription, p.format(p.defaultValue), p.help]
-            lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
-        }
-        let settable = SceneSchema.settings.keys.map { "`\($0)`" }
-        lines += ["", "Nested blocks of a scene file (`[]`: each element of a list). The keys in \(orList(settable)) can also be set with `--set PATH=VALUE` and in the editor:", "",
-                  "| key | kind | range / values | default | meaning |", "| --- | --- | --- | --- | --- |"]
-        for row in SceneSchema.rows {
-            let cells = ["`\(row.path)`", row.kind, row.rangeDescription, row.defaultValue.text(), row.help]
-            lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+            lines.append(markdownRow([p.group, "`\(p.key)`", flag, p.rangeDescription, p.format(p.defaultValue), p.help]))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// docs/parameters.md's table: one row per key of a nested block, by its path.
+    public static var markdownNested: String {
+        let settable = SceneSchema.settings.keys.map { "`\($0)`" }
+        var lines = ["Nested blocks of a scene file (`[]`: each element of a list). The keys in \(orList(settable)) can also be set with `--set PATH=VALUE` and in the editor:", "",
+                     "| key | kind | range / values | default | meaning |", "| --- | --- | --- | --- | --- |"]
+        for row in SceneSchema.rows {
+            lines.append(markdownRow(["`\(row.path)`", row.kind, row.rangeDescription, row.defaultValue.text(), row.help]))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func markdownRow(_ cells: [String]) -> String {
+        "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |"
     }
 
 

@@ -1,8 +1,27 @@
-/// Everything that decides how a title looks: text and layout, the two filters'
-/// inputs, the shading sphere, and where a mask or shading image comes from.
+/// Everything that decides how a title looks: what shapes it (`shape`: text and
+/// layout, the loft, the mask or vine) and what only lights and colours that shape
+/// (`look`: the shading sphere or image, backdrop, point lights). "Only the lights
+/// changed" is `old.shape == new.shape`.
 /// The defaults are the original app's (the `mercurial` material); the ranges,
-/// help and keys of these fields are declared in `ParameterGroup.allParameters`.
+/// help and keys of these fields are declared in `ParameterGroup.allParameters`,
+/// whose key paths go through the forwarding properties below.
 public struct RenderSettings: Sendable, Equatable {
+    public var shape = TitleShapeSettings()
+    public var look = TitleLookSettings()
+
+    public init() {}
+
+    /// The margin around the ink when the canvas is sized to the text: wide enough
+    /// for the bevel's skirt and some air.
+    public var margin: Int { shape.margin }
+
+    /// The longest text a title may have, in characters.
+    public static let maximumTextLength = 10_000
+}
+
+/// What makes a title's coverage, heights and normals: change one of these and the
+/// shape is built again.
+public struct TitleShapeSettings: Sendable, Equatable {
     public var text: String? = nil
     /// A bundled font name, a font file, or a fontconfig name.
     public var font: String = "rounded"
@@ -23,8 +42,19 @@ public struct RenderSettings: Sendable, Equatable {
     public var profile: LoftProfile = .liquid
     /// With a canvas (`width`/`height`), the most lines the text is wrapped into at spaces.
     public var maxLines: Int = 5
-    /// CIShadedMaterial's inputScale.
+    /// CIShadedMaterial's inputScale: it steepens the normals, so it is part of the shape.
     public var scale: Double = 10
+    /// A growing vine ornament, lofted and shaded with the title.
+    public var vine: Vine? = nil
+    public var mask: String? = nil
+
+    public init() {}
+
+    public var margin: Int { Int(radius.rounded(.up)) + 4 }
+}
+
+/// What lights and colours a shape: changing only these re-shades the kept normals.
+public struct TitleLookSettings: Sendable, Equatable {
     public var scene = ShadingScene()
     /// nil: transparent (or the gradient).
     public var background: RGBColor? = nil
@@ -33,19 +63,40 @@ public struct RenderSettings: Sendable, Equatable {
     /// Coloured 2-D point lights over the title, and the level it is darkened to where they do not reach.
     public var pointLights: [PointLight] = []
     public var ambientLightLevel: Double = 0.1
-    /// A growing vine ornament, lofted and shaded with the title.
-    public var vine: Vine? = nil
     public var shadingImage: String? = nil
-    public var mask: String? = nil
     /// The material the settings started from (informational).
     public var material: String = "mercurial"
 
     public init() {}
+}
 
-    /// The margin around the ink when the canvas is sized to the text: wide enough
-    /// for the bevel's skirt and some air.
-    public var margin: Int { Int(radius.rounded(.up)) + 4 }
+// The flat names the parameter table, scene readers and the editor use.
+extension RenderSettings {
+    public var text: String? { get { shape.text } set { shape.text = newValue } }
+    public var font: String { get { shape.font } set { shape.font = newValue } }
+    public var size: Double? { get { shape.size } set { shape.size = newValue } }
+    public var width: Int? { get { shape.width } set { shape.width = newValue } }
+    public var height: Int? { get { shape.height } set { shape.height = newValue } }
+    public var alignment: TextLayout.Alignment { get { shape.alignment } set { shape.alignment = newValue } }
+    public var lineSpacing: Double { get { shape.lineSpacing } set { shape.lineSpacing = newValue } }
+    public var letterSpacing: Double { get { shape.letterSpacing } set { shape.letterSpacing = newValue } }
+    public var kerning: Bool { get { shape.kerning } set { shape.kerning = newValue } }
+    public var fallback: Bool { get { shape.fallback } set { shape.fallback = newValue } }
+    public var fallbackFonts: [FallbackFont] { get { shape.fallbackFonts } set { shape.fallbackFonts = newValue } }
+    public var radius: Double { get { shape.radius } set { shape.radius = newValue } }
+    public var profile: LoftProfile { get { shape.profile } set { shape.profile = newValue } }
+    public var maxLines: Int { get { shape.maxLines } set { shape.maxLines = newValue } }
+    public var scale: Double { get { shape.scale } set { shape.scale = newValue } }
+    public var vine: Vine? { get { shape.vine } set { shape.vine = newValue } }
+    public var mask: String? { get { shape.mask } set { shape.mask = newValue } }
 
-    /// The longest text a title may have, in characters.
-    public static let maximumTextLength = 10_000
+    public var scene: ShadingScene { get { look.scene } set { look.scene = newValue } }
+    public var background: RGBColor? { get { look.background } set { look.background = newValue } }
+    public var backgroundGradient: BackgroundGradient? {
+        get { look.backgroundGradient } set { look.backgroundGradient = newValue }
+    }
+    public var pointLights: [PointLight] { get { look.pointLights } set { look.pointLights = newValue } }
+    public var ambientLightLevel: Double { get { look.ambientLightLevel } set { look.ambientLightLevel = newValue } }
+    public var shadingImage: String? { get { look.shadingImage } set { look.shadingImage = newValue } }
+    public var material: String { get { look.material } set { look.material = newValue } }
 }

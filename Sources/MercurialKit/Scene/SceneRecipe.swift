@@ -1,6 +1,7 @@
 import COpenSSL
 import CPNGWriter
 import Foundation
+import Synchronization
 
 /// Every title carries its recipe: the fully resolved scene (every parameter, the
 /// lights, the reflection, point lights and backdrop, the font by name and by the
@@ -58,13 +59,13 @@ public enum SceneRecipe {
         // for as long as its size and modification time stay the same.
         var info = stat()
         let stamp = stat(path, &info) == 0 ? "\(info.st_size):\(info.st_mtim.tv_sec):\(info.st_mtim.tv_nsec)" : nil
-        if let stamp, let known = hashLock.withLock({ hashes[path] }), known.stamp == stamp { return known.hash }
+        if let stamp, let known = hashes.withLock({ $0[path] }), known.stamp == stamp { return known.hash }
         let bytes = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         bytes.withUnsafeBufferPointer { _ = SHA256($0.baseAddress, $0.count, &digest) }
         let hash = digest.map { String(format: "%02x", $0) }.joined()
         if let stamp {
-            hashLock.withLock {
+            hashes.withLock { hashes in
                 // A long watch, edit or batch may name any number of font files: keep a few.
                 if hashes.count >= 64 { hashes.removeAll(keepingCapacity: true) }
                 hashes[path] = (stamp, hash)
@@ -74,10 +75,9 @@ public enum SceneRecipe {
     }
 
     /// How many fonts' hashes are kept (for tests: it stays bounded).
-    static var keptHashCount: Int { hashLock.withLock { hashes.count } }
+    static var keptHashCount: Int { hashes.withLock { $0.count } }
 
-    private static let hashLock = NSLock()
-    nonisolated(unsafe) private static var hashes: [String: (stamp: String, hash: String)] = [:]
+    private static let hashes = Mutex<[String: (stamp: String, hash: String)]>([:])
 
     // MARK: In PNG files
 

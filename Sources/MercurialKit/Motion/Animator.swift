@@ -1,0 +1,36 @@
+/// One thing that moves a scene as time passes. A `Timeline` is an ordered list of
+/// them, and the scene at time t is the base settings with each applied in turn:
+/// a frame is a function of its time alone (as a Remotion frame is), whatever frames
+/// were made before it. Only animators read the clock.
+public enum Animator: Sendable, Equatable {
+    /// A keyframed value: a parameter, a point light's field, a gradient's colour or end.
+    case track(Track)
+    /// Every point light with an `orbit` goes round it.
+    case orbits
+    /// The vine grows along its route, over its `duration` from its `start`.
+    case vineGrowth
+    /// The glyphs as rigid bodies: this one moves bodies, not settings. Their poses
+    /// come from the simulation the renderer builds from the glyphs' outlines (a
+    /// `PhysicsWorld`), which steps on from the last frame's time rather than from 0.
+    case physics(Dynamics)
+
+    /// Applies this animator's change at `time` to `settings`.
+    public func apply(to settings: inout RenderSettings, at time: Double) {
+        switch self {
+        case .track(let track): track.apply(at: time, to: &settings)
+        case .orbits: settings.applyOrbits(at: time)
+        case .vineGrowth: if let vine = settings.vine { settings.vine?.grown = vine.growth(at: time) }
+        case .physics: break
+        }
+    }
+
+    /// The bodies' poses at `time`, from `world`, the physics animator's simulation.
+    /// Throws when the physics runs over its budget on the way, or Ctrl-C stops it.
+    static func poses(at time: Double, in world: PhysicsWorld) throws(MercurialError) -> [BodyPose] {
+        world.advance(to: time)
+        if let error = world.overBudget { throw error }
+        // Stopped by Ctrl-C part way (see `PhysicsWorld.advance`): no frame; the caller ends the process.
+        if let signal = SignalCleanup.stopRequested { throw MercurialError("stopped by signal \(signal)") }
+        return world.poses
+    }
+}

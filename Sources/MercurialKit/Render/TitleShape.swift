@@ -1,0 +1,48 @@
+/// A title's shape: its coverage (the mask, cut to the ink plus the margin), where
+/// that sits on the canvas, its heights and normals. Built by one function from the
+/// settings that shape it (`RenderSettings.shape`); every render that needs a whole
+/// shape (a still, an animation's frames, the height and normal maps, physics
+/// letters and ropes) builds it here. A shape this large is made in bands by
+/// `BandLoft` instead, with the same pixels.
+public struct TitleShape: Sendable {
+    public var mask: Mask
+    public var origin: (x: Int, y: Int)
+    public var canvas: (width: Int, height: Int)
+    public var warnings: [MercurialWarning]
+    public var heights: HeightField
+    /// The height of the profile's plateau (where a wide enough stroke levels off).
+    public var plateau: Float
+    /// The unit normals, kept for a shape shaded again and again; nil for a still,
+    /// whose normals are taken from the heights as it is shaded.
+    public var normals: SurfaceNormals?
+    public let material: ShadedMaterial
+
+    public enum Stage { case mask, heights }
+
+    /// The shape of `settings`' title, from a title mask already made (`premade`) or
+    /// made here; `finished` hears each stage end (for timings).
+    static func build(_ settings: RenderSettings, premade: TitleRenderer.TitleMask? = nil, keepingNormals: Bool,
+                      finished: (Stage) -> Void = { _ in }) throws(MercurialError) -> TitleShape {
+        let made: TitleRenderer.TitleMask
+        if let premade { made = premade } else { made = try TitleRenderer.titleMask(settings) }
+        finished(.mask)
+        var shape = lofted(made.mask, settings.shape, keepingNormals: keepingNormals)
+        (shape.origin, shape.canvas, shape.warnings) = (made.origin, made.canvas, made.warnings)
+        finished(.heights)
+        return shape
+    }
+
+    /// The shape of a coverage mask of its own (a physics letter, a rope) at the canvas's origin.
+    static func lofted(_ mask: Mask, _ settings: TitleShapeSettings, keepingNormals: Bool = true) -> TitleShape {
+        let loft = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile)
+        let material = ShadedMaterial(inputScale: Float(settings.scale))
+        let heights = loft.outputImage(mask)
+        return TitleShape(mask: mask, origin: (0, 0), canvas: (mask.width, mask.height), warnings: [],
+                          heights: heights, plateau: loft.plateau,
+                          normals: keepingNormals ? material.normals(of: heights, coverage: mask) : nil,
+                          material: material)
+    }
+
+    /// The normals, kept or taken now.
+    public var keptNormals: SurfaceNormals { normals ?? material.normals(of: heights, coverage: mask) }
+}

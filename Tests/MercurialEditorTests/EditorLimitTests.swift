@@ -1,0 +1,282 @@
+import Foundation
+import Testing
+@testable import MercurialEditor
+@testable import MercurialKit
+#if canImport(Glibc)
+import Glibc
+import MercurialTestSupport
+#endif
+
+/// What a hostile client on loopback could do to the editor's server before it moved to
+/// SwiftNIO (issue 19, items 1–6), each through the real `mercurial edit` binary.
+@Suite(.serialized) struct EditorLimitTests {
+    /// The server process's peak resident size (VmHWM) and its CPU time so far, from /proc.
+    static func usage(_ pid: Int32) -> (peakMB: Int, cpuSeconds: Double) {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        let ticks = fields.count > 12 ? (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0) : 0
+        return (peak / 1024, ticks / Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// Reads what comes back on `fd` until the server closes it or `timeout` seconds pass.
+    static func readToClose(_ fd: Int32, timeout: Double) -> (bytes: [UInt8], closed: Bool) {
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return (data, true) }
+            data += chunk[0..<n]
+        }
+        return (data, false)
+    }
+
+    /// What the server sends on each of `fds` and whether it closes it, within `timeout` seconds, read all at once.
+    static func readAll(_ fds: [Int32], timeout: Double) -> [(bytes: [UInt8], closed: Bool)] {
+        var read = [Int32: [UInt8]](), closed = Set<Int32>()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while closed.count < fds.count, ContinuousClock.now < deadline {
+            var pollers = fds.filter { !closed.contains($0) }.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&pollers, nfds_t(pollers.count), 100) > 0 else { continue }
+            for poller in pollers where poller.revents != 0 {
+                let n = chunk.withUnsafeMutableBytes { recv(poller.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if n > 0 { read[poller.fd, default: []] += chunk[0..<n] }
+                if n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN) { closed.insert(poller.fd) }
+            }
+        }
+        return fds.map { (read[$0] ?? [], closed.contains($0)) }
+    }
+
+    static func statusLines(_ bytes: [UInt8]) -> Int {
+        String(decoding: bytes, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").count - 1
+    }
+
+    static func revision(_ editor: EditorProcess) throws -> Int? {
+        let state = try RawHTTP.exchange(port: editor.port, RawHTTP.request("GET", "/api/state", port: editor.port, token: editor.token))
+        let json = (try? JSONSerialization.jsonObject(with: Data(state.body))) as? [String: Any]
+        return (json?["editor"] as? [String: Any])?["revision"] as? Int
+    }
+
+    /// Item 1: a second request after a bare LF, which a parser splitting heads on CRLF
+    /// never saw, is never answered nor carried out: one answer (a 400) at most.
+    @Test func aSmuggledSecondRequestIsNeverAnswered() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let before = try Self.revision(editor)
+        let change = #"{"key": "radius", "value": "9"}"#
+        let smuggled = "GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nX-Mercurial-Token: \(token)\r\nX: a\n\n"
+            + "POST /api/set HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Mercurial-Token: \(token)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(change.utf8.count)\r\n\r\n\(change)"
+        let (bytes, closed) = try await offPool { () throws -> ([UInt8], Bool) in
+            let fd = try RawHTTP.connect(port: port)
+            defer { close(fd) }
+            RawHTTP.sendAll(fd, Array(smuggled.utf8))
+            return Self.readToClose(fd, timeout: 5)
+        }
+        #expect(closed, "the connection stayed open")
+        #expect(Self.statusLines(bytes) <= 1, "\(String(decoding: bytes, as: UTF8.self))")
+        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("HTTP/1.1 400"), "\(String(decoding: bytes.prefix(200), as: UTF8.self))")
+        // The change it carried was not made.
+        #expect(try Self.revision(editor) == before)
+    }
+
+    /// Item 2: a 256 KB request line, smuggled or not, is refused for well under a second of CPU.
+    @Test(.timeLimit(.minutes(2))) func aLongRequestLineCostsLittleCPU() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let pid = editor.process.processIdentifier
+        let long = "/" + String(repeating: "a", count: 256 * 1024)
+        let cpuBefore = Self.usage(pid).cpuSeconds
+        // The last: a head that a parser splitting on CRLF took as one, with a body; one
+        // splitting on a bare LF saw three requests, the third a 256 KB line.
+        for request in ["GET \(long) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n",
+                        "GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Mercurial-Token: \(token)\r\nX: a\n\nGET \(long) HTTP/1.1\r\n\r\n",
+                        "GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX: a\n\nContent-Length: \(long.utf8.count + 4)\r\n\r\nGET \(long)"] {
+            let response = try await offPool { try RawHTTP.exchange(port: port, Array(request.utf8), timeout: 10) }
+            #expect(response.status.map { (400..<500).contains($0) } ?? false, "\(response.status as Any) \(response.text.prefix(100))")
+        }
+        let cpu = Self.usage(pid).cpuSeconds - cpuBefore
+        #expect(cpu < 1, "the server spent \(cpu) s of CPU on three long request lines")
+    }
+
+    /// Item 3: slow-loris connections, each sending a byte of its head every 2 s, hold no
+    /// place for long: with 300 of them (more than the server holds at once) a good
+    /// request is answered within the head deadline, and each of them is closed by it.
+    @Test(.timeLimit(.minutes(2))) func slowConnectionsAreCutAtTheHeadDeadline() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let probe = RawHTTP.request("GET", "/api/state", port: port, token: token)
+        let deadline = Double(EditorServer.headDeadlineSeconds)
+        let slow = try await offPool { () throws -> [Int32] in
+            try (0..<300).map { i in
+                let fd = try RawHTTP.connect(port: port, timeout: 5)
+                // Blank lines alone are no request either: HTTP/1.1 skips them before a request line.
+                RawHTTP.sendAll(fd, Array((i % 10 == 0 ? "\r\n\r\n" : "GET / HTTP/1.1\r\nX-Slow: ").utf8))
+                return fd
+            }
+        }
+        defer { slow.forEach { close($0) } }
+        let clock = ContinuousClock.now
+        let dribbler = Task.detached {
+            // A byte every 2 s from each, until each is closed or 3 deadlines pass.
+            var open = Set(slow)
+            while !open.isEmpty, clock.duration(to: .now) < .seconds(deadline * 3), !Task.isCancelled {
+                for fd in open where send(fd, "x", 1, Int32(MSG_NOSIGNAL)) < 0 { open.remove(fd) }
+                try? await Task.sleep(for: .seconds(2))
+            }
+        }
+        defer { dribbler.cancel() }
+        let good = try await offPool { try RawHTTP.exchange(port: port, probe, timeout: Int(deadline) + 5) }
+        #expect(good.status == 200)
+        #expect(clock.duration(to: .now) < .seconds(deadline + 5))
+        // Every slow connection is closed by the server, though it kept sending.
+        let closed = try await offPool { Self.readAll(slow, timeout: deadline * 2 + 4).filter(\.closed).count }
+        #expect(closed == slow.count, "\(slow.count - closed) slow connections stayed open")
+        #expect(clock.duration(to: .now) < .seconds(deadline * 3))
+    }
+
+    /// Item 4: a refused WebSocket upgrade is answered and its connection closed; 300 of
+    /// them, left open by their clients, do not keep a good request out.
+    @Test func aRefusedUpgradeClosesItsConnection() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let port = editor.port
+        let upgrade = ["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"]
+        let closing = RawHTTP.request("GET", "/api/socket?token=00", port: port, token: nil, origin: .some("http://127.0.0.1:\(port)"),
+                                      extra: upgrade)
+        // Keep-alive: the client leaves it open; the server must close it.
+        let request = Array(String(decoding: closing, as: UTF8.self).replacingOccurrences(of: "Connection: close\r\n", with: "").utf8)
+        let results = try await offPool { () throws -> [(bytes: [UInt8], closed: Bool)] in
+            let fds = try (0..<300).map { _ in
+                let fd = try RawHTTP.connect(port: port, timeout: 5)
+                RawHTTP.sendAll(fd, request)
+                return fd
+            }
+            defer { fds.forEach { close($0) } }
+            return Self.readAll(fds, timeout: 10)
+        }
+        let statuses = results.map { RawHTTP.parse($0.bytes)?.status }
+        #expect(statuses.allSatisfy { $0.map { (400..<500).contains($0) } ?? false }, "\(statuses)")
+        let open = results.filter { !$0.closed }.count
+        #expect(open == 0, "\(open) refused upgrades stayed open")
+        let good = try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: editor.token))
+        #expect(good.status == 200)
+    }
+
+    /// Drains a socket on a thread of its own until it closes (the server's answers must
+    /// not back up while a test floods it).
+    final class Drain: @unchecked Sendable {
+        private let thread: Thread
+        init(_ fd: Int32) {
+            thread = Thread {
+                var chunk = [UInt8](repeating: 0, count: 1 << 16)
+                while true {
+                    let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN) { return }
+                }
+            }
+            thread.start()
+        }
+    }
+
+    /// Item 5: floods of small `have` messages and of 256 KB changes on the page's socket
+    /// keep the server's memory bounded: it reads a message only when the last is handled.
+    @Test(.timeLimit(.minutes(3))) func floodsOnTheSocketKeepMemoryBounded() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let pid = editor.process.processIdentifier
+        let have = RawWebSocket.frame(0x1, Array(#"{"have":0}"#.utf8))
+        let tag = String(repeating: "t", count: EditorServer.maximumBody - 100)
+        let big = RawWebSocket.frame(0x1, Array(#"{"changes": [{"key": "radius", "value": "5"}], "tag": "\#(tag)"}"#.utf8))
+        try await offPool {
+            let socket = try RawWebSocket(port: port, token: token, timeout: 30)
+            guard socket.status == 101 else { return }
+            let drain = Drain(socket.fd)
+            for _ in 0..<15 { RawHTTP.sendAll(socket.fd, Array([[UInt8]](repeating: have, count: 10_000).joined())) }
+            for _ in 0..<1_000 { RawHTTP.sendAll(socket.fd, big) }
+            _ = drain
+        }
+        // The server goes on serving. Under the suite's load the flood's backlog can hold
+        // the server's threads past a new connection's 10 s head deadline, which then
+        // closes it unanswered (seen once in a full CI run): a second try must be answered.
+        var state = try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: token), timeout: 45)
+        if state.status != 200 {
+            state = try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: token), timeout: 45)
+        }
+        #expect(state.status == 200)
+        let peak = Self.usage(pid).peakMB
+        print("socket floods (150,000 haves, 1,000 changes of 256 KB): peak \(peak) MB")
+        #expect(peak < 256, "the server's peak resident size was \(peak) MB")
+    }
+
+    /// Item 6: an 8K canvas changed a few times with no page connected, then 1,000
+    /// requests for its raw pixels at once from clients that do not read, keep the
+    /// server within about 512 MB.
+    @Test(.timeLimit(.minutes(5))) func largeFramesKeepMemoryBounded() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let pid = editor.process.processIdentifier
+        func set(_ body: String) throws -> Int? {
+            try RawHTTP.exchange(port: port, RawHTTP.request("POST", "/api/set", port: port, token: token, body: body), timeout: 120).status
+        }
+        let events = try EventListener(port: port, token: token)
+        defer { events.stop() }
+        #expect(try set(#"{"changes": [{"key": "width", "value": "7680"}, {"key": "height", "value": "4320"}, {"key": "size", "value": "900"}]}"#) == 200)
+        for radius in 5...8 {
+            #expect(try set(#"{"key": "radius", "value": "\#(radius)"}"#) == 200)
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        // The last state rendered.
+        try await eventually("the 8K frame", seconds: 180) {
+            events.events("frame").contains { $0["revision"] as? Int == 5 && $0["width"] as? Int == 7680 }
+        }
+        let afterRenders = Self.usage(pid).peakMB
+        let request = RawHTTP.request("GET", "/frame.rgba", port: port, token: token)
+        try await offPool {
+            var fds: [Int32] = []
+            defer { fds.forEach { close($0) } }
+            for _ in 0..<1_000 {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = port.bigEndian
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                _ = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                fds.append(fd)
+            }
+            // Each sends its request once connected, and reads nothing.
+            var waiting = Set(fds)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !waiting.isEmpty, ContinuousClock.now < deadline {
+                for fd in waiting {
+                    var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    if poll(&poller, 1, 0) > 0, request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) > 0 {
+                        waiting.remove(fd)
+                    }
+                }
+                usleep(10_000)
+            }
+            sleep(3)
+        }
+        let state = try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: token), timeout: 30)
+        #expect(state.status == 200)
+        let peak = Self.usage(pid).peakMB
+        print("8K canvas: peak \(afterRenders) MB after 5 renders, \(peak) MB after 1,000 raw-pixel requests")
+        #expect(peak < 560, "the server's peak resident size was \(peak) MB")
+    }
+}

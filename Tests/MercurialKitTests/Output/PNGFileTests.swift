@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+import MercurialTestSupport
+
+func fixture(_ name: String) -> String { CLI.fixturePath(name) }
+
+@Suite struct PNGFileTests {
+    static let colourTypes = [
+        "gray8.png", "gray16.png", "gray1.png", "grayalpha8.png", "grayalpha16.png", "rgb8.png", "rgb16.png",
+        "rgba8.png", "rgba16.png", "palette.png", "palette-trns.png", "interlaced.png",
+    ]
+
+    /// Every fixture is 24×16: left half white, right half black (or transparent).
+    @Test(arguments: colourTypes)
+    func everyColourTypeLoadsToTheSamePicture(_ name: String) throws {
+        let image = try PNGFile.read(fixture(name), role: "mask")
+        #expect(image.width == 24 && image.height == 16)
+        for y in 0..<16 {
+            #expect(image[3, y] == RGBA8(r: 255, g: 255, b: 255, a: 255), "\(name) left at row \(y): \(image[3, y])")
+            let right = image[20, y]
+            #expect(right.a == 0 || (right.r == 0 && right.g == 0 && right.b == 0 && right.a == 255),
+                    "\(name) right at row \(y): \(right)")
+        }
+        let mask = TitleRenderer.coverage(of: image)
+        #expect(mask[3, 8] == 1 && mask[20, 8] == 0, "\(name) as a mask")
+    }
+
+    @Test(arguments: [("truncated.png", "damaged"), ("badcrc.png", "damaged"), ("notpng.png", "not a PNG"),
+                      ("empty.png", "is empty")])
+    func damagedFilesGiveAClearError(_ name: String, _ fragment: String) {
+        do {
+            _ = try PNGFile.read(fixture(name), role: "mask")
+            Issue.record("\(name) loaded")
+        } catch {
+            #expect(error.message.contains(fragment) || error.message.contains("cannot be read"), "\(error.message)")
+            #expect(error.message.contains(name))
+        }
+    }
+
+    @Test func encodeThenDecodeKeepsEveryPixel() throws {
+        var image = Image<RGBA8>(width: 37, height: 11, repeating: .clear)
+        for y in 0..<11 { for x in 0..<37 { image[x, y] = RGBA8(r: UInt8(x * 7), g: UInt8(y * 23), b: UInt8((x * y) % 256), a: UInt8((x + y) * 5)) } }
+        for compression in PNGFile.Compression.allCases {
+            let bytes = try PNGEncoder(compression: compression).encode(image)
+            let back = try PNGFile.decode(bytes, name: "memory", role: "test")
+            #expect(back.pixels == image.pixels, "\(compression)")
+        }
+    }
+
+    /// Runs of one repeated row pointer are deflated once per block and spliced in;
+    /// runs of every length around the block size, at the start, the middle and the
+    /// end of the canvas and of the encoder's bands, two repeated rows back to back,
+    /// must decode to the same pixels.
+    @Test(arguments: [1, 15, 16, 31, 32, 33, 47, 48, 63, 64, 65, 130, 257, 700])
+    func repeatedRowsDecodeToTheSamePixels(_ run: Int) throws {
+        let width = 53
+        let fillA = [RGBA8](repeating: RGBA8(r: 0, g: 0, b: 0, a: 0), count: width)
+        let fillB = [RGBA8](repeating: RGBA8(r: 9, g: 200, b: 40, a: 255), count: width)
+        var unique = Image<RGBA8>(width: width, height: 40, repeating: .clear)
+        for y in 0..<40 { for x in 0..<width { unique[x, y] = RGBA8(r: UInt8((x * 13 + y) % 256), g: UInt8(y * 6), b: 7, a: UInt8((x * y) % 256)) } }
+        // Layout: run of A, 3 unique, run of B, run of A, 40 unique, run of B (ends the canvas).
+        enum Row { case a, b, unique(Int) }
+        var layout: [Row] = Array(repeating: .a, count: run) + (0..<3).map { .unique($0) }
+        layout += Array(repeating: .b, count: run) + Array(repeating: .a, count: run) + (3..<40).map { .unique($0) }
+        layout += Array(repeating: .b, count: run)
+        var expected: [RGBA8] = []
+        let bytes = try fillA.withUnsafeBufferPointer { a in
+            try fillB.withUnsafeBufferPointer { b in
+                try unique.withUnsafeBufferPointer { u in
+                    let rows: [UnsafePointer<UInt8>] = layout.map { row in
+                        let start: UnsafePointer<RGBA8>
+                        switch row {
+                        case .a: start = a.baseAddress!
+                        case .b: start = b.baseAddress!
+                        case .unique(let y): start = u.baseAddress! + y * width
+                        }
+                        expected += UnsafeBufferPointer(start: start, count: width)
+                        return UnsafeRawPointer(start).assumingMemoryBound(to: UInt8.self)
+                    }
+                    return try [PNGFile.Compression.fast, .none].map { compression in
+                        try PNGFile.encode(width: width, height: rows.count, rows: rows, compression: compression)
+                    }
+                }
+            }
+        }
+        for png in bytes {
+            let back = try PNGFile.decode(png, name: "memory", role: "test")
+            #expect(back.height == layout.count)
+            #expect(back.pixels == expected)
+            let inflated = PNGFile.strictlyInflatedImageData(png)?.count   // nil: a damaged stream
+            #expect(inflated == layout.count * (width * 4 + 1))
+        }
+    }
+
+    /// Wide rows that deflate badly (noise) between runs of the fill row, as a 1080p
+    /// title's glyph rows are: zlib then holds blocks of many rows and may emit them all
+    /// at once, more than one row's room. Every encoder's zlib stream must inflate to
+    /// every row, with its end and its Adler-32 checked (libpng's reader alone forgave a
+    /// stream that lost 3 KB at the end of a 1920×600 title).
+    @Test(arguments: [PNGFile.Compression.fast, .small, .none])
+    func wideNoisyRowsMakeACompleteStream(_ compression: PNGFile.Compression) throws {
+        let width = 1920, height = 600
+        var image = Image<RGBA8>(width: width, height: height, repeating: .clear)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for y in 150..<450 where y % 40 < 30 {
+            for x in 200..<1700 {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                let v = UInt32(truncatingIfNeeded: state >> 33)
+                image[x, y] = RGBA8(r: UInt8(v & 0xff), g: UInt8((v >> 8) & 0xff), b: UInt8((v >> 16) & 0xff), a: UInt8(200 + (v >> 24) % 56))
+            }
+        }
+        let png = try PNGEncoder(compression: compression).encode(image)
+        let inflated = PNGFile.strictlyInflatedImageData(png)?.count   // nil: a damaged stream
+        #expect(inflated == height * (width * 4 + 1), "the zlib stream (\(compression)) inflates to \(inflated.map(String.init) ?? "an error")")
+        #expect(try PNGFile.decode(png, name: "memory", role: "test").pixels == image.pixels)
+    }
+
+    /// The title that showed it: two lines on a 1920-wide canvas, at heights where the
+    /// stream came out short, encoded from the canvas's row pointers as `render` does.
+    @Test(arguments: [590, 600, 620, 1080])
+    func aWideTitlesStreamIsComplete(_ height: Int) throws {
+        var settings = RenderSettings()
+        try settings.set(assignment: "text=Flex Monkey\nMercurial Text")
+        try settings.set(assignment: "width=1920")
+        try settings.set(assignment: "height=\(height)")
+        let canvas = try TitleRenderer.render(settings).canvas
+        let png = try PNGEncoder().encode(canvas)
+        let inflated = PNGFile.strictlyInflatedImageData(png)?.count   // nil: a damaged stream
+        #expect(inflated == height * (1920 * 4 + 1), "the zlib stream of a 1920×\(height) title inflates to \(inflated.map(String.init) ?? "an error")")
+    }
+
+    @Test func headerClaimingAHugeCanvasIsRefusedBeforeDecoding() throws {
+        var bytes = try PNGEncoder().encode(Image(width: 4, height: 4, repeating: RGBA8.clear))
+        // IHDR width at offset 16, height at 20 (big-endian): claim 100000 × 100000.
+        for (offset, value) in [(16, UInt32(100_000)), (20, UInt32(100_000))] {
+            for k in 0..<4 { bytes[offset + k] = UInt8((value >> (24 - 8 * UInt32(k))) & 0xff) }
+        }
+        #expect(throws: MercurialError.self) { try PNGFile.decode(bytes, name: "huge.png", role: "mask") }
+    }
+
+    @Test func canvasLimits() throws {
+        #expect(throws: MercurialError.self) { try PNGFile.checkCanvas(width: 0, height: 10, what: "x") }
+        #expect(throws: MercurialError.self) { try PNGFile.checkCanvas(width: 16_385, height: 10, what: "x") }
+        #expect(throws: MercurialError.self) { try PNGFile.checkCanvas(width: Int.max, height: Int.max, what: "x") }
+        try PNGFile.checkCanvas(width: 16_384, height: 16_384, what: "x")
+    }
+
+    @Test func atomicWriteReplacesTheFileAndLeavesNoTemporaries() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/out.png"
+        try OutputFile.write([1, 2, 3], to: path)
+        try OutputFile.write([4, 5], to: path)
+        #expect(FileManager.default.contents(atPath: path) == Data([4, 5]))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.png"])
+        #expect(throws: MercurialError.self) { try OutputFile.write([1], to: dir + "/missing/out.png") }
+        #expect(throws: MercurialError.self) { try OutputFile.write([1], to: dir) }
+    }
+}

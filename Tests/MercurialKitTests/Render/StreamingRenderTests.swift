@@ -1,0 +1,280 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+import MercurialTestSupport
+
+/// The banded render (`TitleRenderer.renderPNG`, forced to stream) against the whole-image one.
+@Suite struct StreamingRenderTests {
+    /// A mask of anti-aliased discs, a ring, a thin bar and a one-pixel dot, with ink
+    /// reaching the left and bottom edges; `alpha` puts the coverage in alpha (else grey).
+    static func maskImage(width: Int, height: Int, alpha: Bool) -> Image<RGBA8> {
+        var pixels = [RGBA8](repeating: .clear, count: width * height)
+        let discs: [(Float, Float, Float, Float)] = [
+            (0.3, 0.35, 0.22, 0), (0.72, 0.6, 0.25, 0.12), (0.05, 0.95, 0.12, 0),
+        ]
+        for y in 0..<height {
+            for x in 0..<width {
+                let px = Float(x) + 0.5, py = Float(y) + 0.5
+                var c: Float = 0
+                for (cx, cy, r, hole) in discs {
+                    let d = ((px - cx * Float(width)) * (px - cx * Float(width))
+                             + (py - cy * Float(height)) * (py - cy * Float(height))).squareRoot()
+                    let outer = min(max(r * Float(height) - d + 0.5, 0), 1)
+                    let inner = hole > 0 ? min(max(hole * Float(height) - d + 0.5, 0), 1) : 0
+                    c = max(c, outer - inner)
+                }
+                if y == height / 8 && x > width / 10 && x < width - 3 { c = 1 }   // a 1 px bar
+                if x == width - 2 && y == 2 { c = 0.4 }                           // a lone dot
+                let v = UInt8((c * 255).rounded())
+                pixels[y * width + x] = alpha ? RGBA8(r: 200, g: 10, b: 90, a: v) : RGBA8(r: v, g: v, b: v, a: 255)
+            }
+        }
+        return Image(width: width, height: height, pixels: pixels)
+    }
+
+    /// The largest difference between two pixels' channels.
+    static func levels(_ a: RGBA8, _ b: RGBA8) -> Int {
+        max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)), abs(Int(a.a) - Int(b.a)))
+    }
+
+    /// A new empty directory for a test's files (the caller removes it).
+    static func scratchDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func write(_ image: Image<RGBA8>, to url: URL) throws {
+        try Data(try PNGEncoder().encode(image)).write(to: url)
+    }
+
+    static func streamed(_ settings: RenderSettings, bandHeight: Int, compression: PNGFile.Compression = .fast)
+        throws -> (Image<RGBA8>, StreamedTitle) {
+        final class Sink: @unchecked Sendable { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        let result = try TitleRenderer.renderPNG(settings, compression: compression, bandHeight: bandHeight,
+                                                 force: true) { bytes throws(MercurialError) in
+            sink.bytes.append(contentsOf: bytes)
+        }
+        guard case .streamed(let title) = result else { throw MercurialError("the title was not streamed") }
+        let image = try PNGFile.decode(sink.bytes, name: "streamed", role: "output")
+        // libpng's reader forgives a wrong Adler-32 or missing rows; zlib does not.
+        let inflated = PNGFile.strictlyInflatedImageData(sink.bytes)?.count
+        #expect(inflated == image.height * (image.width * 4 + 1), "the streamed zlib stream inflates to \(inflated.map(String.init) ?? "an error")")
+        return (image, title)
+    }
+
+    /// Band heights either side of the halo, one row, and more than the canvas.
+    @Test(arguments: [LoftProfile.liquid, .chisel, .round])
+    func bandsEqualTheWholeImage(_ profile: LoftProfile) throws {
+        let dir = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (alpha, background) in [(true, nil), (false, RGBColor(r: 0.1, g: 0.2, b: 0.3))] as [(Bool, RGBColor?)] {
+            let url = dir.appendingPathComponent("m.png")
+            try Self.write(Self.maskImage(width: 151, height: 113, alpha: alpha), to: url)
+            var settings = RenderSettings()
+            settings.mask = url.path
+            settings.profile = profile
+            settings.radius = 6
+            settings.background = background
+            let whole = try TitleRenderer.render(settings).image
+            let halo = profile == .liquid ? GaussianBlur(sigma: 3).reach : Int(7.0) + 8
+            for band in [1, halo - 1, halo + 1, 2 * halo + 3, 1000] {
+                let (image, title) = try Self.streamed(settings, bandHeight: band)
+                #expect(title.width == whole.width && title.height == whole.height)
+                // Liquid is exact. The distance field of a band's window measures from another
+                // grid origin, so its Float rounding may move a rare pixel by one level.
+                let differing = zip(image.pixels, whole.pixels).indices(where: { $0 != $1 })
+                let worst = differing.map { Self.levels(image.pixels[$0], whole.pixels[$0]) }.max() ?? 0
+                #expect(image.pixels.count == whole.pixels.count)
+                #expect(profile == .liquid ? differing.isEmpty : worst <= 1 && differing.count <= 4,
+                        "\(profile), band \(band), alpha \(alpha): \(differing.count) pixels differ, by up to \(worst) levels")
+            }
+            // The small compression makes other bytes of the same pixels.
+            let small = try Self.streamed(settings, bandHeight: 24, compression: .small).0
+            #expect(small.pixels.count == whole.pixels.count
+                    && zip(small.pixels, whole.pixels).allSatisfy { Self.levels($0, $1) <= (profile == .liquid ? 0 : 1) })
+        }
+    }
+
+    /// Text drawn a row at a time from its glyphs, sized to the ink and on a larger canvas.
+    @Test(arguments: [LoftProfile.liquid, .round])
+    func textBandsEqualTheWholeImage(_ profile: LoftProfile) throws {
+        var settings = RenderSettings()
+        settings.text = "Hg\\nwave"
+        settings.size = 48
+        settings.radius = 5
+        settings.profile = profile
+        for canvas in [nil, (260, 190)] as [(Int, Int)?] {
+            settings.width = canvas?.0
+            settings.height = canvas?.1
+            let whole = try TitleRenderer.render(settings).image
+            for band in [1, 13, 500] {
+                let (image, title) = try Self.streamed(settings, bandHeight: band)
+                #expect(title.width == whole.width && title.height == whole.height)
+                #expect(image.pixels.count == whole.pixels.count
+                        && zip(image.pixels, whole.pixels).allSatisfy { Self.levels($0, $1) <= (profile == .liquid ? 0 : 1) },
+                        "\(profile), band \(band), canvas \(String(describing: canvas))")
+            }
+        }
+    }
+
+    /// Point lights and a gradient backdrop are applied band by band: the streamed
+    /// title is the whole render's, pixel for pixel, for a mask and for text.
+    @Test func pointLightsAndGradientsStreamToTheSamePixels() throws {
+        let dir = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("m.png")
+        try Self.write(Self.maskImage(width: 151, height: 113, alpha: true), to: url)
+        let lights = [PointLight(x: 40, y: 30, color: RGBColor(r: 1, g: 0.2, b: 0.1), intensity: 0.9, range: 90),
+                      PointLight(x: 120, y: 90, color: RGBColor(r: 0.1, g: 0.4, b: 1), intensity: 0.7, range: 60)]
+        let gradient = BackgroundGradient(gradient: Gradient(stops: [.init(color: RGBColor(r: 0.9, g: 0.1, b: 0.3), location: 0),
+                                                                     .init(color: RGBColor(r: 0.1, g: 0.1, b: 0.6), location: 1)]),
+                                          startPoint: [0, 0.2], endPoint: [1, 0.9])
+        var cases: [(String, RenderSettings)] = []
+        for (name, lit, graded, background) in [("lights", true, false, nil), ("lights on black", true, false, RGBColor.black),
+                                                 ("gradient", false, true, nil), ("both", true, true, nil)]
+            as [(String, Bool, Bool, RGBColor?)] {
+            var mask = RenderSettings()
+            mask.mask = url.path
+            mask.radius = 6
+            var text = RenderSettings()
+            text.text = "Hg"
+            text.size = 48
+            text.radius = 5
+            text.width = 200
+            text.height = 150
+            for var settings in [mask, text] {
+                settings.pointLights = lit ? lights : []
+                settings.backgroundGradient = graded ? gradient : nil
+                settings.background = background
+                cases.append(("\(name), \(settings.mask == nil ? "text" : "mask")", settings))
+            }
+        }
+        for (name, settings) in cases {
+            let whole = try TitleRenderer.render(settings).image
+            for band in [1, 7, 40, 1000] {
+                let (image, title) = try Self.streamed(settings, bandHeight: band)
+                #expect(title.width == whole.width && title.height == whole.height)
+                let differing = zip(image.pixels, whole.pixels).indices(where: { $0 != $1 })
+                #expect(image.pixels.count == whole.pixels.count && differing.isEmpty,
+                        "\(name), band \(band): \(differing.count) pixels differ")
+            }
+        }
+    }
+
+    /// A radius wider than the ink and the bands, and an empty mask.
+    @Test func wideRadiusAndEmptyMask() throws {
+        let dir = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("m.png")
+        try Self.write(Self.maskImage(width: 90, height: 70, alpha: true), to: url)
+        var settings = RenderSettings()
+        settings.mask = url.path
+        for profile in LoftProfile.allCases {
+            settings.profile = profile
+            settings.radius = 40
+            let whole = try TitleRenderer.render(settings).image
+            let image = try Self.streamed(settings, bandHeight: 5).0
+            #expect(image.pixels.count == whole.pixels.count
+                    && zip(image.pixels, whole.pixels).allSatisfy { Self.levels($0, $1) <= (profile == .liquid ? 0 : 1) },
+                    "\(profile)")
+        }
+        try Self.write(Image(width: 50, height: 40, repeating: .clear), to: url)
+        let (image, title) = try Self.streamed(settings, bandHeight: 7)
+        #expect(image.pixels.allSatisfy { $0 == .clear } && image.width == 50 && image.height == 40)
+        #expect(title.warnings.count == 1)
+    }
+
+    /// Ancillary chunks (a recipe) follow the header of a streamed PNG, which libpng reads.
+    @Test func ancillaryChunksFollowTheHeader() throws {
+        let dir = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("m.png")
+        try Self.write(Self.maskImage(width: 60, height: 50, alpha: true), to: url)
+        var settings = RenderSettings()
+        settings.mask = url.path
+        final class Sink: @unchecked Sendable { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        let chunk = PNGChunk(type: "tEXt", data: Array("Comment\u{0}streamed".utf8))
+        let outcome = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true) {
+            bytes throws(MercurialError) in sink.bytes.append(contentsOf: bytes)
+        }
+        guard case .streamed = outcome else { Issue.record("not streamed"); return }
+        // Signature 8, IHDR 25, then the chunk: length, type, data.
+        #expect(Array(sink.bytes[33..<41]) == [0, 0, 0, UInt8(chunk.data.count)] + Array("tEXt".utf8))
+        #expect(Array(sink.bytes[41..<(41 + chunk.data.count)]) == chunk.data)
+        #expect(try PNGFile.decode(sink.bytes, name: "s", role: "output").pixels == TitleRenderer.render(settings).image.pixels)
+    }
+
+    /// A large shading image is box-filtered to a small lookup as it is read.
+    @Test func largeShadingImageIsDownsampled() throws {
+        let dir = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("s.png")
+        let image = Image(width: 2050, height: 1500, pixels: [RGBA8](repeating: RGBA8(r: 250, g: 20, b: 30, a: 255), count: 2050 * 750)
+                          + [RGBA8](repeating: RGBA8(r: 10, g: 20, b: 30, a: 255), count: 2050 * 750))
+        try Self.write(image, to: url)
+        let lookup = try ShadingLookup.read(url.path)
+        #expect(lookup.width == 410 && lookup.height == 300)   // ÷5
+        #expect(lookup.color(normalX: 0, normalY: 0.6).r > 0.97)    // the top half, red
+        #expect(lookup.color(normalX: 0, normalY: -0.6).r < 0.05)
+        // A small one is kept whole.
+        try Self.write(Image(width: 300, height: 200, repeating: .clear), to: url)
+        #expect(try ShadingLookup.read(url.path).width == 300)
+    }
+}
+
+/// Peak memory of the streamed render, measured in a child process.
+@Suite struct StreamingMemoryTests {
+    @Test func largeMaskRendersInBoundedMemory() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            // 2560² of ink: in memory this takes about 300 MB.
+            let side = 2560
+            var image = Image<RGBA8>(width: side, height: side, repeating: RGBA8(r: 0, g: 0, b: 0, a: 255))
+            image.withUnsafeMutableBufferPointer { p in
+                for y in 0..<side where (y / 256) % 2 == 0 {
+                    for x in 0..<side where (x / 300) % 3 != 0 { p[y * side + x] = RGBA8(r: 255, g: 255, b: 255, a: 255) }
+                }
+            }
+            try StreamingRenderTests.write(image, to: dir.appendingPathComponent("big.png"))
+            let r = try await CLI.shell("/usr/bin/time -f 'peak %M' \"$M\" render --mask big.png -o out.png -q",
+                                        in: dir, timeout: .seconds(120))
+            #expect(r.status == 0, "\(r.stderr)")
+            let peak = r.stderr.split(separator: "\n").last { $0.hasPrefix("peak ") }.flatMap { Int($0.dropFirst(5)) }
+            let kb = try #require(peak, "no peak in \(r.stderr)")
+            #expect(kb < 100_000, "peak \(kb / 1024) MB rendering a 2560² mask")
+            let out = try CLI.readPNG(dir.appendingPathComponent("out.png"))
+            #expect(out.width == side && out.height == side)
+            #expect(CLI.temporaryFiles(in: dir).isEmpty)
+        }
+    }
+
+    /// A mask damaged halfway down fails with one error line and leaves no output.
+    @Test func damagedLargeMaskLeavesNothing() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            var pixels = [RGBA8](repeating: .clear, count: 2400 * 2400)
+            for i in pixels.indices {
+                let x = i % 2400, y = i / 2400
+                pixels[i].a = UInt8((x ^ y) & 0xff)
+            }
+            let image = Image(width: 2400, height: 2400, pixels: pixels)
+            var bytes = try PNGEncoder().encode(image)
+            // Corrupt deflate data past the middle (the chunk's CRC then fails too).
+            for i in (bytes.count * 2 / 3)..<(bytes.count * 2 / 3 + 64) { bytes[i] ^= 0x5a }
+            try Data(bytes).write(to: dir.appendingPathComponent("bad.png"))
+            let r = try await CLI.run(["render", "--mask", "bad.png", "-o", "out.png"], in: dir)
+            #expect(r.status == 1)
+            #expect(r.stderrLines.count == 1 && r.stderrLines.first?.hasPrefix("error: mask 'bad.png'") == true, "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.png").path))
+            #expect(CLI.temporaryFiles(in: dir).isEmpty)
+        }
+    }
+}
+
+extension Zip2Sequence {
+    /// The offsets at which `predicate` holds.
+    func indices(where predicate: (Sequence1.Element, Sequence2.Element) -> Bool) -> [Int] {
+        enumerated().compactMap { predicate($0.element.0, $0.element.1) ? $0.offset : nil }
+    }
+}
