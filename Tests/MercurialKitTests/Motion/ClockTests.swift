@@ -6,7 +6,8 @@ import Testing
 /// function of its time alone, and a sequence is clips joined by transitions.
 @Suite struct ClockTests {
     func track(_ key: String, _ values: [(Double, Double)]) throws -> Track {
-        Track(key: key, target: .pointLight(index: 0, field: .x),
+        let leaf = try #require(SceneSchema.leaf(at: key))
+        return Track(key: key, target: .leaf(path: key, leaf),
               keyframes: Keyframes(values.map { Keyframe(time: $0.0, value: .number($0.1)) }))
     }
 
@@ -33,8 +34,7 @@ import Testing
         // A track on the orbiting light's x is overruled by the orbit, which comes after it.
         var timeline = Timeline(duration: 2)
         let first = try track("pointLight1.x", [(0, 10), (2, 30)])
-        var second = try track("pointLight2.x", [(0, -500), (2, -500)])
-        second.target = .pointLight(index: 1, field: .x)
+        let second = try track("pointLight2.x", [(0, -500), (2, -500)])
         timeline.tracks = [first, second]
         for t in [0, 0.25, 1, 1.9] {
             let s = timeline.settings(at: t, base: base)

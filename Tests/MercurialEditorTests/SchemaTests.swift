@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MercurialEditor
 @testable import MercurialKit
+import MercurialTestSupport
 
 extension Vine {
     /// A key the tests add to the vine block: half a leaf's length. Its code is this property.
@@ -12,6 +13,7 @@ extension Vine {
 }
 
 /// The scene schema (Scene/Schema.swift, Scene/SceneSchema.swift): nested blocks declared once.
+/// With the editor's tests because a key added to the schema must reach the editor too.
 @Suite struct SchemaTests {
     /// The scene schema with one more vine key, declared as every key is, and nothing else changed.
     static let extended: Schema<RenderSettings> = {
