@@ -24,7 +24,7 @@ public struct EditorFrame: Sendable {
     public var milliseconds: Double
 
     /// The canvas as a PNG (for `/frame`; the page itself draws the raw pixels).
-    public func png() throws(MercurialError) -> [UInt8] { try PNGEncoder(compression: .fast).encode(image) }
+    public func png() throws(MercurialError) -> [UInt8] { try PNGSink(compression: .fast).encode(image) }
 }
 
 /// The state of one `mercurial edit`: the settings being edited, the scene file
@@ -457,7 +457,7 @@ public actor EditorSession {
         let result = await Task.detached { () -> Result<[UInt8], MercurialError> in
             Result { () throws(MercurialError) in
                 let title = try TitleRenderer.render(settings)
-                let png = try PNGEncoder(compression: .fast).encode(title.canvas)
+                let png = try PNGSink(compression: .fast).encode(title.canvas)
                 return try SceneRecipe.embedding(SceneRecipe.json(for: settings), in: png)
             }
         }.value
@@ -652,7 +652,7 @@ final class RenderCache: Sendable {
     func png(for scene: ShadingScene) throws(MercurialError) -> [UInt8] {
         if let cached = state.withLock({ $0.scene == scene ? $0.png : nil }) { return cached }
         let image = ShadingSphere.render(scene, size: Self.size, antialiasedRim: true)
-        let bytes = try PNGEncoder(compression: .fast).encode(image)
+        let bytes = try PNGSink(compression: .fast).encode(image)
         state.withLock { state in
             state.scene = scene
             state.png = bytes

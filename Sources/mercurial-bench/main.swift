@@ -31,7 +31,7 @@ func peakMemoryMB() -> Double {
 
 let arguments = CommandLine.arguments.dropFirst()
 let runs = arguments.compactMap { Int($0) }.first ?? 15
-let encoder: any CanvasEncoder = PNGEncoder(compression: .fast)
+let encoder = PNGSink(compression: .fast)
 let cases: [(String, Int, Int, Double)] = [("1920×1080", 1920, 1080, 260), ("3840×2160", 3840, 2160, 520)]
     + (arguments.contains("--8k") ? [("7680×4320", 7680, 4320, 1040)] : [])
 

@@ -85,13 +85,13 @@ struct Animate: ParsableCommand {
                 progress.update(done: index + 1, since: start)
             }
             if SignalCleanup.stopRequested != nil {
-                sink.abort()
+                sink.discard()
                 progress.clear()
                 SignalCleanup.die()
             }
             try sink.finish()
         } catch {
-            sink.abort()
+            sink.discard()
             progress.clear()
             // Ctrl-C on a terminal reaches ffmpeg too, whose end then fails the write: a stop, not an error.
             if SignalCleanup.stopRequested != nil { SignalCleanup.die() }

@@ -27,7 +27,7 @@ struct Shading: ParsableCommand {
         let settings = try materialOptions.settings(sceneFile: sceneOption.sceneFile)
         try InputFiles.checkOutput(output, against: InputFiles.of(settings, sceneFile: sceneOption.sceneFile))
         let image = ShadingSphere.render(settings.scene, size: size, antialiasedRim: true)
-        try OutputFile.write(try PNGEncoder().encode(image), to: output)
+        try OutputFile.write(try PNGSink().encode(image), to: output)
     }
 }
 

@@ -44,12 +44,9 @@ struct RenderOptions: ParsableArguments {
     @Flag(help: "Leave out the recipe (the fully resolved scene) that each PNG otherwise carries for 'mercurial inspect' and 'render --from'.")
     var noMetadata = false
 
-    /// How the output is encoded.
-    var encoder: any CanvasEncoder { PNGEncoder(compression: compression) }
-
     /// The PNG of `canvas`, carrying the recipe of `settings` unless --no-metadata.
     func png(_ canvas: CanvasRegion<RGBA8>, settings: RenderSettings) throws -> [UInt8] {
-        let bytes = try encoder.encode(canvas)
+        let bytes = try PNGSink(compression: compression).encode(canvas)
         return noMetadata ? bytes : try SceneRecipe.embedding(SceneRecipe.json(for: settings), in: bytes)
     }
 

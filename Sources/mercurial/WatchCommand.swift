@@ -187,7 +187,7 @@ actor WatchSession {
             for index in 0..<renderer.frameCount { try sink.write(try renderer.frame(index)) }
             try sink.finish()
         } catch {
-            sink.abort()
+            sink.discard()
             throw error
         }
         return "\(renderer.frameCount) frames \(renderer.width)×\(renderer.height)"

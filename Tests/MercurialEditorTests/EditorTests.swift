@@ -515,7 +515,7 @@ struct EditorFixture {
     @Test func theShadingImageReachesThePreviewAndTheSavedScene() async throws {
         try await EditorFixture.with { editor in
             for (name, colour) in [("warm.png", RGBA8(r: 250, g: 120, b: 20, a: 255)), ("cold.png", RGBA8(r: 20, g: 90, b: 250, a: 255))] {
-                let png = try PNGEncoder(compression: .fast).encode(Image<RGBA8>(width: 64, height: 64, repeating: colour))
+                let png = try PNGSink(compression: .fast).encode(Image<RGBA8>(width: 64, height: 64, repeating: colour))
                 try Data(png).write(to: editor.folder.appendingPathComponent(name))
             }
             try Data("not a picture".utf8).write(to: editor.folder.appendingPathComponent("fake.png"))

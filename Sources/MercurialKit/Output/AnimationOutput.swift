@@ -69,35 +69,21 @@ public enum AnimationFormat: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Takes frames one by one. `finish` makes the output appear (whole); `abort`
-/// leaves nothing behind.
-public protocol FrameSink: AnyObject {
-    func write(_ frame: Image<RGBA8>) throws(MercurialError)
-    func finish() throws(MercurialError)
-    func abort()
-}
-
 extension AnimationFormat {
     /// A sink writing `frameCount` frames of `width` × `height` at `fps` to `path`.
     /// `recipe`: the scene, carried in an APNG's iTXt chunk or a video's `comment` tag.
     public func sink(path: String, width: Int, height: Int, fps: Double, frameCount: Int,
-                     loop: Bool, recipe: String? = nil) throws(MercurialError) -> FrameSink {
+                     loop: Bool, recipe: String? = nil) throws(MercurialError) -> any RowSink {
         switch self {
         case .null: return NullSink()
         case .apng:
             return try APNGSink(path: path, width: width, height: height, fps: fps, frameCount: frameCount, loop: loop,
                                 recipe: recipe)
-        case .pngSequence(let pattern): return try PNGSequenceSink(pattern: pattern)
+        case .pngSequence(let pattern): return try PNGSequenceSink(pattern: pattern, width: width, height: height)
         case .webm, .mov, .mp4:
             return try FFmpegSink(format: self, path: path, width: width, height: height, fps: fps, recipe: recipe)
         }
     }
-}
-
-final class NullSink: FrameSink {
-    func write(_ frame: Image<RGBA8>) throws(MercurialError) {}
-    func finish() throws(MercurialError) {}
-    func abort() {}
 }
 
 // MARK: - APNG
@@ -105,13 +91,14 @@ final class NullSink: FrameSink {
 /// An animated PNG, which Debian's libpng cannot write: each frame's image data is
 /// deflated on every core (Paeth-filtered, see `PNGFile.imageData`) and framed as
 /// the APNG chunks acTL, fcTL and fdAT. Frames stream to the file; one is held at a time.
-final class APNGSink: FrameSink {
+final class APNGSink: RowSink {
     private let file: OutputFile.Stream
     private let width: Int, height: Int
     private let delay: (numerator: UInt16, denominator: UInt16)
     private var sequence: UInt32 = 0
     private var written = 0
     private let frameCount: Int
+    private var assembler: FrameAssembler
 
     init(path: String, width: Int, height: Int, fps: Double, frameCount: Int, loop: Bool,
          recipe: String?) throws(MercurialError) {
@@ -119,6 +106,7 @@ final class APNGSink: FrameSink {
         self.width = width
         self.height = height
         self.frameCount = frameCount
+        assembler = FrameAssembler(width: width, height: height)
         // The frame delay as a fraction of a second: 1/fps exactly for whole rates.
         if fps == fps.rounded() { delay = (1, UInt16(fps)) } else { delay = (1000, UInt16(min(65535, (fps * 1000).rounded()))) }
         var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -128,16 +116,14 @@ final class APNGSink: FrameSink {
         try file.write(head)
     }
 
-    func write(_ frame: Image<RGBA8>) throws(MercurialError) {
-        precondition(frame.width == width && frame.height == height, "APNG frames must all be \(width)×\(height)")
-        let result = frame.withUnsafeBufferPointer { pixels in
-            Result { () throws(MercurialError) in
-                try PNGFile.imageData(width: width, height: height, rows: (0..<height).map { y in
-                    UnsafeRawPointer(pixels.baseAddress! + y * width).assumingMemoryBound(to: UInt8.self)
-                }, picture: true)
-            }
-        }
-        let data = try result.get()
+    func append(rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
+        try assembler.take(rows) { rows throws(MercurialError) in try writeFrame(rows) }
+    }
+
+    func endFrame() throws(MercurialError) { assembler.endFrame() }
+
+    private func writeFrame(_ rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
+        let data = try PNGFile.imageData(width: width, height: height, rows: rows, picture: true)
         var out: [UInt8] = []
         out.reserveCapacity(data.count + 64)
         // fcTL: sequence, size, offset 0, delay, dispose none, blend source.
@@ -165,7 +151,7 @@ final class APNGSink: FrameSink {
         try file.commit()
     }
 
-    func abort() { file.discard() }
+    func discard() { file.discard() }
 
     static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
         png.append(contentsOf: bigEndian(UInt32(data.count)))
@@ -182,12 +168,14 @@ final class APNGSink: FrameSink {
 
 // MARK: - PNG sequence
 
-final class PNGSequenceSink: FrameSink {
+final class PNGSequenceSink: RowSink {
     private let directory: String
+    private var assembler: FrameAssembler
     private let format: (prefix: String, width: Int, suffix: String)
     private var written: [String] = []
 
-    init(pattern: String) throws(MercurialError) {
+    init(pattern: String, width: Int, height: Int) throws(MercurialError) {
+        assembler = FrameAssembler(width: width, height: height)
         directory = UserPath(checked: pattern).directory
         guard let format = AnimationFormat.frameNumberFormat((pattern as NSString).lastPathComponent) else {
             throw MercurialError("output pattern '\(shortQuote(pattern))' must hold one %d or %0Nd")
@@ -202,28 +190,32 @@ final class PNGSequenceSink: FrameSink {
         return "\(directory)/\(format.prefix)\(number)\(format.suffix)"
     }
 
-    func write(_ frame: Image<RGBA8>) throws(MercurialError) {
-        let path = path(for: written.count)
-        try OutputFile.write(try PNGFile.encodePicture(frame), to: path)
-        written.append(path)
+    func append(rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
+        let (width, height) = (assembler.width, assembler.height)
+        try assembler.take(rows) { rows throws(MercurialError) in
+            let path = path(for: written.count)
+            try OutputFile.write(try PNGFile.encodePicture(width: width, height: height, rows: rows), to: path)
+            written.append(path)
+        }
     }
+
+    func endFrame() throws(MercurialError) { assembler.endFrame() }
 
     func finish() throws(MercurialError) {}
 
     /// Removes the frames written so far.
-    func abort() {
+    func discard() {
         for path in written { unlink(path) }
         written.removeAll()
     }
 }
 
 // MARK: - Video through ffmpeg
-// MARK: - Video through ffmpeg
 
 /// Pipes raw straight-alpha RGBA frames into Debian's `ffmpeg`, which encodes
 /// them into a temporary file beside the output; the file is renamed into place
 /// when ffmpeg succeeds and what it wrote is the container asked for.
-final class FFmpegSink: FrameSink {
+final class FFmpegSink: RowSink {
     private let process = Process()
     private let input: FileHandle
     /// ffmpeg's standard error.
@@ -235,7 +227,10 @@ final class FFmpegSink: FrameSink {
     private let format: AnimationFormat
     private let path: String
     private let ffmpeg: String
-    private let frameBytes: Int
+    private let rowBytes: Int
+    private let height: Int
+    /// Rows of the current frame written so far.
+    private var rowsWritten = 0
 
     static func ffmpegPath() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
@@ -319,7 +314,8 @@ final class FFmpegSink: FrameSink {
             file.discard()
             throw MercurialError("\(format) needs a file to write (its container is finished with seeks); give -o a file name such as title\(format == .webm ? ".webm" : format == .mp4 ? ".mp4" : ".mov")")
         }
-        frameBytes = width * height * 4
+        rowBytes = width * 4
+        self.height = height
         // On failure from here, the scratch files and the output's temporary remove themselves as they go.
         let stem = "mercurial-ffmpeg-\(getpid())-\(UUID().uuidString)"
         log = try ScratchFile(name: stem + ".log")
@@ -363,11 +359,27 @@ final class FFmpegSink: FrameSink {
     /// Why the write stopped: ffmpeg stopped reading, or a signal asked us to stop.
     private enum Interruption { case ffmpegGone, stopRequested }
 
-    func write(_ frame: Image<RGBA8>) throws(MercurialError) {
-        precondition(frame.count * 4 == frameBytes, "video frames must all be the same size")
+    func append(rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
+        precondition(rowsWritten + rows.count <= height, "\(rowsWritten + rows.count) rows for a \(height)-row frame")
+        // Rows that follow one another in memory go to the pipe in one run.
+        var start = 0
+        while start < rows.count {
+            var end = start + 1
+            while end < rows.count && rows[end] == rows[end - 1] + rowBytes { end += 1 }
+            try send(UnsafeRawBufferPointer(start: rows[start], count: (end - start) * rowBytes))
+            start = end
+        }
+        rowsWritten += rows.count
+    }
+
+    func endFrame() throws(MercurialError) {
+        precondition(rowsWritten == height, "\(rowsWritten) of \(height) rows before the end of a frame")
+        rowsWritten = 0
+    }
+
+    private func send(_ raw: UnsafeRawBufferPointer) throws(MercurialError) {
         let fd = input.fileDescriptor
-        let interruption = frame.withUnsafeBufferPointer { pixels -> Interruption? in
-            let raw = UnsafeRawBufferPointer(pixels)
+        let interruption = { () -> Interruption? in
             var offset = 0
             while offset < raw.count {
                 let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
@@ -381,21 +393,21 @@ final class FFmpegSink: FrameSink {
                 _ = poll(&waiting, 1, 100)
             }
             return nil
-        }
+        }()
         switch interruption {
         case nil:
             return
         case .stopRequested:
-            abort()
+            discard()
             throw Self.stopped
         case .ffmpegGone:
             try? input.close()
             guard waitForExit() else {
-                abort()
+                discard()
                 throw Self.stopped
             }
             let failure = failure()
-            abort()
+            discard()
             throw failure
         }
     }
@@ -403,7 +415,7 @@ final class FFmpegSink: FrameSink {
     func finish() throws(MercurialError) {
         try? input.close()
         guard waitForExit() else {
-            abort()
+            discard()
             throw Self.stopped
         }
         // ffmpeg 5.1 exits 0 when it cannot finish the file ("Error writing trailer of …:
@@ -411,18 +423,18 @@ final class FFmpegSink: FrameSink {
         guard process.terminationReason == .exit && process.terminationStatus == 0,
               !(ffmpegError().map(Self.isWriteFailure) ?? false) else {
             let failure = failure()
-            abort()
+            discard()
             throw failure
         }
         if let temporary = file.temporaryPath, let problem = Self.containerProblem(at: temporary, format: format) {
-            abort()
+            discard()
             throw MercurialError("ffmpeg at '\(UserPath(checked: ffmpeg))' reported success but \(problem); check that it is Debian's ffmpeg (apt-get install --reinstall ffmpeg)")
         }
         removeFiles(keepingOutput: true)
         try file.commit()
     }
 
-    func abort() {
+    func discard() {
         if process.isRunning {
             try? input.close()
             // Nothing it writes is kept, so there is no trailer to wait for.
@@ -504,7 +516,7 @@ final class FFmpegSink: FrameSink {
         }
     }
 
-    deinit { if process.isRunning { abort() } }
+    deinit { if process.isRunning { discard() } }
 }
 
 /// A private file in the temporary folder for a child process: unnamed where the file

@@ -11,7 +11,7 @@ import Glibc
 /// errors through its return value and never longjmps into Swift. Writing does
 /// not: `.small` uses libpng's full write API in the C shim CPNGWriter (which
 /// keeps libpng's longjmp inside C), and `.fast` deflates in parallel and writes
-/// the PNG framing here. `PNGEncoder` is the way in for a rendered canvas.
+/// the PNG framing here. `PNGSink` is the way in for a rendered canvas.
 public enum PNGFile {
     /// The largest canvas accepted on either side, in pixels.
     public static let maximumSide = 16_384
@@ -157,15 +157,8 @@ public enum PNGFile {
 
     /// A whole-canvas picture (an animation's frame over a gradient) as a PNG, its rows
     /// Paeth-filtered (see `imageData`).
-    static func encodePicture(_ image: Image<RGBA8>) throws(MercurialError) -> [UInt8] {
-        let result = image.withUnsafeBufferPointer { pixels in
-            Result { () throws(MercurialError) in
-                try encodeInParallel(width: image.width, height: image.height, rows: (0..<image.height).map { y in
-                    UnsafeRawPointer(pixels.baseAddress! + y * image.width).assumingMemoryBound(to: UInt8.self)
-                }, picture: true, level: 4)
-            }
-        }
-        return try result.get()
+    static func encodePicture(width: Int, height: Int, rows: [UnsafePointer<UInt8>]) throws(MercurialError) -> [UInt8] {
+        try encodeInParallel(width: width, height: height, rows: rows, picture: true, level: 4)
     }
 
     /// The zlib stream of a PNG's image data for `height` rows of `width` RGBA8 pixels,

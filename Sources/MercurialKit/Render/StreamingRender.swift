@@ -43,13 +43,13 @@ extension TitleRenderer {
                 return try MaskScan(reader)
             }
             guard let scan else { return .inMemory(try render(settings)) }
-            let writer = StreamingPNGWriter(width: scan.width, height: scan.height, compression: compression,
+            let writer = StreamedPNGSink(width: scan.width, height: scan.height, compression: compression,
                                             ancillary: ancillary, sink: output)
             let canvas = CanvasBands(width: scan.width, height: scan.height, compositing: compositing, writer: writer,
                                      bandHeight: band)
             guard let ink = scan.ink else {
                 try canvas.appendFill(rows: scan.height)
-                try writer.finish()
+                try writer.endFrame()
                 return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: [
                     MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank")]))
             }
@@ -64,7 +64,7 @@ extension TitleRenderer {
                 try streamRegion(settings, source: MaskRowSource(reader: reader, crop: crop, alpha: scan.hasAlpha),
                                  crop: crop, ink: inkInCrop, canvasHeight: scan.height, canvas: canvas, bandHeight: band)
             }
-            try writer.finish()
+            try writer.endFrame()
             return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: []))
         }
         guard let text = settings.text else { return .inMemory(try render(settings)) }
@@ -76,7 +76,7 @@ extension TitleRenderer {
             return .inMemory(try render(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
                                                             p.warnings)))
         }
-        let writer = StreamingPNGWriter(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
+        let writer = StreamedPNGSink(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
                                         ancillary: ancillary, sink: output)
         let canvas = CanvasBands(width: p.canvasWidth, height: p.canvasHeight, compositing: compositing, writer: writer,
                                  bandHeight: band)
@@ -88,7 +88,7 @@ extension TitleRenderer {
         } else {
             try canvas.appendFill(rows: p.canvasHeight)
         }
-        try writer.finish()
+        try writer.endFrame()
         return .streamed(StreamedTitle(width: p.canvasWidth, height: p.canvasHeight, warnings: p.warnings))
     }
 
@@ -114,7 +114,7 @@ extension TitleRenderer {
 public enum PNGRender: Sendable {
     /// The PNG went to the output as it was made.
     case streamed(StreamedTitle)
-    /// Rendered in memory; nothing was written: encode it (`PNGEncoder`).
+    /// Rendered in memory; nothing was written: encode it (`PNGSink`).
     case inMemory(RenderedTitle)
 }
 
@@ -210,7 +210,7 @@ final class MaskRowSource: CoverageRowSource {
 /// and bands of content rows placed at `originX` on the backdrop.
 final class CanvasBands {
     let width: Int
-    let writer: StreamingPNGWriter
+    let writer: any RowSink
     let bandHeight: Int
     let compositing: Compositing
     private let ramp: GradientRamp
@@ -221,7 +221,7 @@ final class CanvasBands {
     /// The canvas row the next appended row is.
     private var nextRow = 0
 
-    init(width: Int, height: Int, compositing: Compositing, writer: StreamingPNGWriter, bandHeight: Int) {
+    init(width: Int, height: Int, compositing: Compositing, writer: any RowSink, bandHeight: Int) {
         self.width = width
         self.writer = writer
         self.bandHeight = bandHeight

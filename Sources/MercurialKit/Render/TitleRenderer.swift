@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Only the part of the canvas around the ink is drawn: `canvas` is that region
 /// placed in a canvas of the fill (transparent, or the background). A
-/// `CanvasEncoder` turns it into bytes without making the whole canvas.
+/// `PNGSink` turns it into bytes without making the whole canvas.
 public struct RenderedTitle: Sendable {
     public var canvas: CanvasRegion<RGBA8>
     public var warnings: [MercurialWarning]

@@ -9,7 +9,7 @@ import MercurialTestSupport
         let mask = discMask(size: size, centre: Double(size) / 2, radius: radius)
         let image = mask.map { c in RGBA8(r: 255, g: 255, b: 255, a: UInt8((c * 255).rounded())) }
         let path = dir.appendingPathComponent("disc.png").path
-        try Data(PNGEncoder().encode(image)).write(to: URL(fileURLWithPath: path))
+        try Data(PNGSink().encode(image)).write(to: URL(fileURLWithPath: path))
         var settings = RenderSettings()
         settings.mask = path
         return try TitleSurface.make(settings)

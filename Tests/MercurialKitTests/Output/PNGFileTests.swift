@@ -42,7 +42,7 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         var image = Image<RGBA8>(width: 37, height: 11, repeating: .clear)
         for y in 0..<11 { for x in 0..<37 { image[x, y] = RGBA8(r: UInt8(x * 7), g: UInt8(y * 23), b: UInt8((x * y) % 256), a: UInt8((x + y) * 5)) } }
         for compression in PNGFile.Compression.allCases {
-            let bytes = try PNGEncoder(compression: compression).encode(image)
+            let bytes = try PNGSink(compression: compression).encode(image)
             let back = try PNGFile.decode(bytes, name: "memory", role: "test")
             #expect(back.pixels == image.pixels, "\(compression)")
         }
@@ -110,7 +110,7 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
                 image[x, y] = RGBA8(r: UInt8(v & 0xff), g: UInt8((v >> 8) & 0xff), b: UInt8((v >> 16) & 0xff), a: UInt8(200 + (v >> 24) % 56))
             }
         }
-        let png = try PNGEncoder(compression: compression).encode(image)
+        let png = try PNGSink(compression: compression).encode(image)
         let inflated = PNGFile.strictlyInflatedImageData(png)?.count   // nil: a damaged stream
         #expect(inflated == height * (width * 4 + 1), "the zlib stream (\(compression)) inflates to \(inflated.map(String.init) ?? "an error")")
         #expect(try PNGFile.decode(png, name: "memory", role: "test").pixels == image.pixels)
@@ -125,13 +125,13 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         try settings.set(assignment: "width=1920")
         try settings.set(assignment: "height=\(height)")
         let canvas = try TitleRenderer.render(settings).canvas
-        let png = try PNGEncoder().encode(canvas)
+        let png = try PNGSink().encode(canvas)
         let inflated = PNGFile.strictlyInflatedImageData(png)?.count   // nil: a damaged stream
         #expect(inflated == height * (1920 * 4 + 1), "the zlib stream of a 1920×\(height) title inflates to \(inflated.map(String.init) ?? "an error")")
     }
 
     @Test func headerClaimingAHugeCanvasIsRefusedBeforeDecoding() throws {
-        var bytes = try PNGEncoder().encode(Image(width: 4, height: 4, repeating: RGBA8.clear))
+        var bytes = try PNGSink().encode(Image(width: 4, height: 4, repeating: RGBA8.clear))
         // IHDR width at offset 16, height at 20 (big-endian): claim 100000 × 100000.
         for (offset, value) in [(16, UInt32(100_000)), (20, UInt32(100_000))] {
             for k in 0..<4 { bytes[offset + k] = UInt8((value >> (24 - 8 * UInt32(k))) & 0xff) }

@@ -45,7 +45,7 @@ import MercurialTestSupport
     }
 
     static func write(_ image: Image<RGBA8>, to url: URL) throws {
-        try Data(try PNGEncoder().encode(image)).write(to: url)
+        try Data(try PNGSink().encode(image)).write(to: url)
     }
 
     static func streamed(_ settings: RenderSettings, bandHeight: Int, compression: PNGFile.Compression = .fast)
@@ -259,7 +259,7 @@ import MercurialTestSupport
                 pixels[i].a = UInt8((x ^ y) & 0xff)
             }
             let image = Image(width: 2400, height: 2400, pixels: pixels)
-            var bytes = try PNGEncoder().encode(image)
+            var bytes = try PNGSink().encode(image)
             // Corrupt deflate data past the middle (the chunk's CRC then fails too).
             for i in (bytes.count * 2 / 3)..<(bytes.count * 2 / 3 + 64) { bytes[i] ^= 0x5a }
             try Data(bytes).write(to: dir.appendingPathComponent("bad.png"))

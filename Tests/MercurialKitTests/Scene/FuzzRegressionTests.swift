@@ -45,7 +45,7 @@ import MercurialTestSupport
             return RGBA8(r: UInt8(truncatingIfNeeded: v), g: UInt8(truncatingIfNeeded: v >> 8),
                          b: UInt8(truncatingIfNeeded: v >> 16), a: 255)
         }
-        let plain = try PNGEncoder(compression: .fast).encode(Image(width: side, height: side, pixels: pixels))
+        let plain = try PNGSink(compression: .fast).encode(Image(width: side, height: side, pixels: pixels))
         #expect(plain.count > 250_000)
         let text: [UInt8] = [0, 0, 0, 4] + Array("tEXta\u{0}bc".utf8) + [0, 0, 0, 0]   // dropped unread, CRC and all
         let withText = Array(plain[..<33]) + text + Array(plain[33...])                 // 33: signature and IHDR

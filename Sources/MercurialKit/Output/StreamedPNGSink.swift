@@ -1,15 +1,5 @@
 import CPNGWriter
 
-/// A PNG written band by band as its rows are finished, so that the whole canvas
-/// never exists at once: the zlib stream is deflated a band at a time (each band
-/// split across the cores and ended with Z_SYNC_FLUSH, as `PNGFile.imageData`
-/// joins its bands), each band's bytes are sent as one IDAT chunk, and the
-/// Adler-32 of the whole stream is combined from the bands' as they go.
-///
-/// `.none` stores unfiltered rows (deflate level 0);
-/// `.fast` deflates unfiltered rows at level 1 with the RLE strategy, as the
-/// in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
-/// adaptive filtering needs the whole image at once; the file is close in size).
 /// A PNG chunk: its four-letter type and its data (length and CRC are added when written).
 public struct PNGChunk: Sendable, Equatable {
     public var type: String
@@ -21,7 +11,18 @@ public struct PNGChunk: Sendable, Equatable {
     }
 }
 
-final class StreamingPNGWriter {
+/// A PNG written band by band as its rows are finished, so that the whole canvas
+/// never exists at once: the zlib stream is deflated a band at a time (each band
+/// split across the cores and ended with Z_SYNC_FLUSH, as `PNGFile.imageData`
+/// joins its bands), each band's bytes are sent as one IDAT chunk, and the
+/// Adler-32 of the whole stream is combined from the bands' as they go.
+///
+/// `.none` stores unfiltered rows (deflate level 0);
+/// `.fast` deflates unfiltered rows at level 1 with the RLE strategy, as the
+/// in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
+/// adaptive filtering needs the whole image at once; the file is close in size).
+/// Its bytes go to `sink` as they are made; the caller owns the file.
+final class StreamedPNGSink: RowSink {
     let width: Int, height: Int
     private let compression: PNGFile.Compression
     private let sink: (UnsafeRawBufferPointer) throws(MercurialError) -> Void
@@ -99,7 +100,7 @@ final class StreamingPNGWriter {
     }
 
     /// Ends the zlib stream and the PNG. Every row must have been appended.
-    func finish() throws(MercurialError) {
+    func endFrame() throws(MercurialError) {
         precondition(rowsWritten == height, "\(rowsWritten) of \(height) rows written")
         if !started { try start() }
         var piece = Piece()
@@ -112,6 +113,10 @@ final class StreamingPNGWriter {
         try chunk("IDAT", data)
         try chunk("IEND", [])
     }
+
+    /// Nothing to do: the bytes have all gone to `sink`, whose owner commits or discards them.
+    func finish() throws(MercurialError) {}
+    func discard() {}
 
     private func start() throws(MercurialError) {
         started = true
