@@ -82,6 +82,11 @@ public final class FrameRenderer {
         height = shape.canvas.height
     }
 
+    /// Frame 0's shape as a still has it (heights kept): what the height and normal maps are made of.
+    static func stillShape(_ settings: RenderSettings) throws(MercurialError) -> TitleShape {
+        try FrameRenderer(still: settings, premade: nil) { _ in }.geometry.shape
+    }
+
     /// A shape for frames: its normals, kept; its heights, dropped (frames shade from the normals).
     private static func frameShape(_ settings: RenderSettings) throws(MercurialError) -> TitleShape {
         var shape = try TitleShape.build(settings, keepingNormals: true)
