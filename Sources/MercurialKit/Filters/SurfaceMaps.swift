@@ -31,7 +31,7 @@ public struct TitleSurface: Sendable {
 
     public static func make(_ settings: RenderSettings) throws(MercurialError) -> TitleSurface {
         try checkSize(settings)
-        let shape = try TitleShape.build(settings, keepingNormals: true)
+        let shape = try FrameRenderer.stillShape(settings)
         return TitleSurface(mask: shape.mask, heights: shape.heights, normals: shape.keptNormals,
                             originX: shape.origin.x, originY: shape.origin.y, width: shape.canvas.width,
                             height: shape.canvas.height, plateau: shape.plateau)

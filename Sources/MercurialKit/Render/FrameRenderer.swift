@@ -16,23 +16,24 @@ public final class FrameRenderer {
 
     private struct Geometry {
         var key: TitleShapeSettings
-        var mask: Mask
-        var origin: (x: Int, y: Int)
-        var normals: SurfaceNormals
+        var shape: TitleShape
     }
     private var geometry: Geometry
     /// Where the shape's inked pixels sample the shading lookup (made again with the
     /// shape, or for a lookup of another size); nil for a shape too large for one.
     private var plan: ShadingPlan?
     private var planTooLarge = false
-    private var canvas: Image<RGBA8>
+    /// The whole canvas, made at the first frame (a still draws only its region).
+    private var canvas = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
     /// The shaded title, reused from frame to frame while the shape stays.
-    private var title: Image<RGBA8>
+    private var title = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
     private let shadingImage: ShadingLookup?
     /// The glyphs as rigid bodies, when the timeline has `dynamics`.
     private let dynamicTitle: DynamicTitle?
     /// The settings of the frame in `canvas`.
     private var lastSettings: RenderSettings?
+    /// Made for one still (`still(_:premade:)`): its shape keeps heights, not normals.
+    private let isStill: Bool
 
     /// The most pixels of an animation's frame (7680×4320, 8K UHD) and of the region
     /// its title is lofted in: frames are made whole, in memory.
@@ -51,25 +52,76 @@ public final class FrameRenderer {
         self.base = base
         self.timeline = timeline
         shadingImage = try base.shadingImage.map { path throws(MercurialError) in try ShadingLookup.read(path) }
-        let (built, canvasSize, warnings) = try Self.buildGeometry(first)
-        geometry = built
+        let shape = try Self.frameShape(first)
+        geometry = Geometry(key: first.shape, shape: shape)
         geometryBuilds = 1
-        self.warnings = warnings
-        width = canvasSize.width
-        height = canvasSize.height
-        canvas = Image(width: width, height: height, repeating: .clear)
-        title = Image(width: built.mask.width, height: built.mask.height, repeating: .clear)
+        warnings = shape.warnings
+        width = shape.canvas.width
+        height = shape.canvas.height
+        isStill = false
         dynamicTitle = try timeline.dynamics.map { d throws(MercurialError) in
-            try DynamicTitle(settings: first, dynamics: d, width: canvasSize.width, height: canvasSize.height,
+            try DynamicTitle(settings: first, dynamics: d, width: shape.canvas.width, height: shape.canvas.height,
                              seconds: timeline.duration)
         }
     }
 
-    private static func buildGeometry(_ settings: RenderSettings) throws(MercurialError)
-        -> (Geometry, (width: Int, height: Int), [MercurialWarning]) {
-        let shape = try TitleShape.build(settings, keepingNormals: true)
-        return (Geometry(key: settings.shape, mask: shape.mask, origin: shape.origin, normals: shape.keptNormals),
-                shape.canvas, shape.warnings)
+    /// The renderer of a still: its shape keeps the heights (the normals are taken
+    /// from them as the one frame is shaded, with no plan), and no canvas is made.
+    private init(still settings: RenderSettings, premade: TitleRenderer.TitleMask?,
+                 finished: (TitleShape.Stage) -> Void) throws(MercurialError) {
+        base = settings
+        timeline = Timeline(duration: 1)
+        shadingImage = nil
+        dynamicTitle = nil
+        isStill = true
+        let shape = try TitleShape.build(settings, premade: premade, keepingNormals: false, finished: finished)
+        geometry = Geometry(key: settings.shape, shape: shape)
+        geometryBuilds = 1
+        warnings = shape.warnings
+        width = shape.canvas.width
+        height = shape.canvas.height
+    }
+
+    /// Frame 0's shape as a still has it (heights kept): what the height and normal maps are made of.
+    static func stillShape(_ settings: RenderSettings) throws(MercurialError) -> TitleShape {
+        try FrameRenderer(still: settings, premade: nil) { _ in }.geometry.shape
+    }
+
+    /// A shape for frames: its normals, kept; its heights, dropped (frames shade from the normals).
+    private static func frameShape(_ settings: RenderSettings) throws(MercurialError) -> TitleShape {
+        var shape = try TitleShape.build(settings, keepingNormals: true)
+        shape.heights = HeightField(width: 0, height: 0, repeating: 0)
+        return shape
+    }
+
+    /// `settings` as a still: frame 0, with the region around the ink drawn (not the
+    /// whole canvas); from a title mask already made (`premade`) or made here.
+    static func still(_ settings: RenderSettings, premade: TitleRenderer.TitleMask?) throws(MercurialError) -> RenderedTitle {
+        var timings = StageTimings()
+        var clock = ContinuousClock.now
+        func lap() -> Double {
+            let now = ContinuousClock.now
+            defer { clock = now }
+            let d = now - clock
+            return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        }
+        try TitleRenderer.validate(settings)
+        let renderer = try FrameRenderer(still: settings, premade: premade) { stage in
+            switch stage {
+            case .mask: timings.mask = lap()
+            case .heights: timings.heightField = lap()
+            }
+        }
+        let shading = try ShadingLookup.of(settings)
+        timings.shading = lap()
+        let compositing = Compositing(settings)
+        renderer.shade(shading: shading, compositing: compositing)
+        let shape = renderer.geometry.shape
+        let (content, place) = compositing.composed(&renderer.title, at: shape.origin, canvas: shape.canvas)
+        timings.material = lap()
+        return RenderedTitle(width: shape.canvas.width, height: shape.canvas.height, content: content,
+                             originX: place.x, originY: place.y, fill: compositing.fill, warnings: shape.warnings,
+                             timings: timings)
     }
 
     /// Frame `index` (at t = index / fps). The image is the renderer's own canvas:
@@ -115,6 +167,10 @@ public final class FrameRenderer {
     private func render(_ settings: RenderSettings, time: Double?) throws(MercurialError) -> Image<RGBA8> {
         let at = time.map { " at frame \(Int(($0 * timeline.fps).rounded()))" } ?? ""
         let key = settings.shape
+        if canvas.width != width || canvas.height != height {
+            canvas = Image(width: width, height: height, repeating: .clear)
+            lastSettings = nil
+        }
         if let dynamicTitle {
             guard key == geometry.key else {
                 throw MercurialError("a track changes the letters' shape\(at), but with \"dynamics\" each letter is built once; keyframe only lights, colours, point lights and the backdrop")
@@ -128,34 +184,50 @@ public final class FrameRenderer {
         // Nothing moved since the last frame (a still title, or after the last keyframe): the same frame.
         if settings == lastSettings { return canvas }
         if key != geometry.key {
-            let (built, size, _) = try Self.buildGeometry(settings)
-            guard size == (width, height) else {
-                throw MercurialError("the canvas changes from \(width)×\(height) to \(size.width)×\(size.height)\(at); give \"width\" and \"height\" in the scene so that every frame has one size")
+            let shape = try Self.frameShape(settings)
+            guard shape.canvas == (width, height) else {
+                throw MercurialError("the canvas changes from \(width)×\(height) to \(shape.canvas.width)×\(shape.canvas.height)\(at); give \"width\" and \"height\" in the scene so that every frame has one size")
             }
-            geometry = built
+            geometry = Geometry(key: key, shape: shape)
             geometryBuilds += 1
+            title = Image(width: 0, height: 0, repeating: .clear)
             plan = nil
             planTooLarge = false
-            title = Image(width: built.mask.width, height: built.mask.height, repeating: .clear)
-        }
-        let shading = shadingImage ?? ShadingSphere.lookup(settings.scene)
-        if !planTooLarge, plan.map({ !$0.fits(shading) }) ?? true {
-            plan = ShadingPlan(normals: geometry.normals, coverage: geometry.mask, for: shading)
-            planTooLarge = plan == nil
         }
         let compositing = Compositing(settings)
-        if let plan {
-            // Only the inked pixels: the others stay clear from when the title was made.
-            ShadedMaterial.shade(plan, shading: shading, background: compositing.shadingBackground, into: &title)
-        } else {
-            ShadedMaterial.shade(normals: geometry.normals, coverage: geometry.mask, shading: shading,
-                                 background: compositing.shadingBackground, into: &title)
-        }
+        shade(shading: shadingImage ?? ShadingSphere.lookup(settings.scene), compositing: compositing)
         // The canvas shows this shape over this backdrop (a canvas handed in may show
         // another: see `render(_:into:showing:)`): only the inked pixels change.
         let canvasShows = lastSettings.map { Backdrop($0) == compositing.backdrop && $0.shape == key } ?? false
-        compositing.draw(&title, at: geometry.origin, into: &canvas, changed: plan?.pixels, canvasShows: canvasShows)
+        compositing.draw(&title, at: geometry.shape.origin, into: &canvas, changed: plan?.pixels, canvasShows: canvasShows)
         lastSettings = settings
         return canvas
+    }
+
+    /// The title of this shape shaded into `title`. A still's, once, with the normals
+    /// taken from the heights as it goes (a plan would cost more than it saves); a
+    /// frame's through the plan (only the inked pixels; the others stay clear from
+    /// when the title was made), or from the kept normals.
+    private func shade(shading: ShadingLookup, compositing: Compositing) {
+        let shape = geometry.shape, mask = shape.mask
+        if isStill {
+            title = shape.material.outputImage(heights: shape.heights, coverage: mask, shading: shading,
+                                               background: compositing.shadingBackground)
+            return
+        }
+        if title.width != mask.width || title.height != mask.height {
+            title = Image(width: mask.width, height: mask.height, repeating: .clear)
+        }
+        let normals = shape.keptNormals
+        if !planTooLarge, plan.map({ !$0.fits(shading) }) ?? true {
+            plan = ShadingPlan(normals: normals, coverage: mask, for: shading)
+            planTooLarge = plan == nil
+        }
+        if let plan {
+            ShadedMaterial.shade(plan, shading: shading, background: compositing.shadingBackground, into: &title)
+        } else {
+            ShadedMaterial.shade(normals: normals, coverage: mask, shading: shading,
+                                 background: compositing.shadingBackground, into: &title)
+        }
     }
 }

@@ -40,35 +40,10 @@ public enum TitleRenderer {
     /// The title mask as `titleMask` makes it.
     typealias TitleMask = (mask: Mask, origin: (x: Int, y: Int), canvas: (width: Int, height: Int), warnings: [MercurialWarning])
 
-    /// `render`, from a title mask already made (`premade`) or made here.
+    /// `render`, from a title mask already made (`premade`) or made here: frame 0 of
+    /// the renderer that animates (`FrameRenderer.still`).
     static func render(_ settings: RenderSettings, premade: TitleMask?) throws(MercurialError) -> RenderedTitle {
-        var timings = StageTimings()
-        var clock = ContinuousClock.now
-        func lap() -> Double {
-            let now = ContinuousClock.now
-            defer { clock = now }
-            let d = now - clock
-            return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
-        }
-        try validate(settings)
-        let shape = try TitleShape.build(settings, premade: premade, keepingNormals: false) { stage in
-            switch stage {
-            case .mask: timings.mask = lap()
-            case .heights: timings.heightField = lap()
-            }
-        }
-
-        let shading = try ShadingLookup.of(settings)
-        timings.shading = lap()
-
-        let compositing = Compositing(settings)
-        var title = shape.material.outputImage(heights: shape.heights, coverage: shape.mask, shading: shading,
-                                               background: compositing.shadingBackground)
-        let (content, place) = compositing.composed(&title, at: shape.origin, canvas: shape.canvas)
-        timings.material = lap()
-        return RenderedTitle(width: shape.canvas.width, height: shape.canvas.height, content: content,
-                             originX: place.x, originY: place.y, fill: compositing.fill, warnings: shape.warnings,
-                             timings: timings)
+        try FrameRenderer.still(settings, premade: premade)
     }
 
     /// The canvas and the region drawn on it (the ink and its margin; a mask's whole

@@ -97,6 +97,34 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         }
     }
 
+    /// A new shape whose region has the old one's size (the same ink bounds, other
+    /// letters inside) is shaded into the kept title afresh: nothing of the old ink stays.
+    @Test func aNewShapeOfTheSameSizeLeavesNothingOfTheOld() throws {
+        let dir = try StreamingRenderTests.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Two 60×40 masks inked at two corners (so one crop), with a block left or right between.
+        func mask(blockFrom x0: Int) -> Image<RGBA8> {
+            var image = Image<RGBA8>(width: 60, height: 40, repeating: .clear)
+            for (x, y) in [(2, 2), (57, 37)] { image[x, y] = RGBA8(r: 255, g: 255, b: 255, a: 255) }
+            for y in 10..<30 { for x in x0..<(x0 + 15) { image[x, y] = RGBA8(r: 255, g: 255, b: 255, a: 255) } }
+            return image
+        }
+        var settings = [RenderSettings]()
+        for (name, x0) in [("left.png", 8), ("right.png", 37)] {
+            let url = dir.appendingPathComponent(name)
+            try StreamingRenderTests.write(mask(blockFrom: x0), to: url)
+            var s = RenderSettings()
+            s.mask = url.path
+            s.radius = 3
+            settings.append(s)
+        }
+        let renderer = try FrameRenderer(base: settings[0], timeline: Timeline(duration: 1))
+        _ = try renderer.render(settings[0])
+        let frame = try renderer.render(settings[1])
+        #expect(renderer.geometryBuilds == 2)
+        #expect(frame.pixels == (try TitleRenderer.render(settings[1]).image.pixels))
+    }
+
     /// Drawn into a canvas handed in (the editor's spare frames): only the inked
     /// pixels when the canvas shows the same shape over the same backdrop, the whole
     /// canvas when it shows another shape or backdrop; the still title either way.
