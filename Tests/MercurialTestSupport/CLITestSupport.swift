@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MercurialKit
+import MercurialKit
 #if canImport(Glibc)
 import Glibc
 #endif
