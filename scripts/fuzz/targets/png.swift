@@ -40,7 +40,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                         CanvasRegion(width: image.width + 3, height: image.height + 40, content: image, originX: 2, originY: 21, fill: fill)]
         for canvas in canvases {
             for compression in PNGFile.Compression.allCases {
-                guard let png = try? PNGEncoder(compression: compression).encode(canvas) else {
+                guard let png = try? PNGSink(compression: compression).encode(canvas) else {
                     fatalError("the \(compression) encoder failed on a \(canvas.width)×\(canvas.height) canvas")
                 }
                 let inflated = PNGFile.strictlyInflatedImageData(png)?.count
