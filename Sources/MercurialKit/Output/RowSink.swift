@@ -132,7 +132,8 @@ public final class PNGSink: RowSink {
     /// The PNG of the last frame.
     public private(set) var bytes: [UInt8] = []
 
-    /// A sink whose frame size is taken from the first frame written (`write`).
+    /// A sink for `encode`, which takes each frame's size from the canvas or image it
+    /// is given; rows alone (`append`, `write`) need the sized initialiser.
     public init(compression: PNGFile.Compression = .fast, path: String? = nil) {
         self.compression = compression
         self.path = path

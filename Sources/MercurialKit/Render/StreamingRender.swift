@@ -73,7 +73,7 @@ extension TitleRenderer {
         let p = placement
         guard force || p.regionWidth * p.regionHeight > streamingThreshold else {
             let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
-            return .inMemory(try render(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
+            return .inMemory(try FrameRenderer.still(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
                                                             p.warnings)))
         }
         let writer = StreamedPNGSink(width: p.canvasWidth, height: p.canvasHeight, compression: compression,

@@ -33,18 +33,13 @@ public struct StageTimings: Sendable {
 /// The whole pipeline: text (or a mask PNG) → mask → height field → shaded
 /// material, with the shading sphere (or a shading image) → RGBA image.
 public enum TitleRenderer {
+    /// A still title: frame 0 of the renderer that animates (`FrameRenderer.still`).
     public static func render(_ settings: RenderSettings) throws(MercurialError) -> RenderedTitle {
-        try render(settings, premade: nil)
+        try FrameRenderer.still(settings, premade: nil)
     }
 
     /// The title mask as `titleMask` makes it.
     typealias TitleMask = (mask: Mask, origin: (x: Int, y: Int), canvas: (width: Int, height: Int), warnings: [MercurialWarning])
-
-    /// `render`, from a title mask already made (`premade`) or made here: frame 0 of
-    /// the renderer that animates (`FrameRenderer.still`).
-    static func render(_ settings: RenderSettings, premade: TitleMask?) throws(MercurialError) -> RenderedTitle {
-        try FrameRenderer.still(settings, premade: premade)
-    }
 
     /// The canvas and the region drawn on it (the ink and its margin; a mask's whole
     /// size), from the mask's header or the text's layout, before anything is drawn:
@@ -67,8 +62,7 @@ public enum TitleRenderer {
     }
 
     /// The mask, cut to the ink plus the margin, where that sits on the canvas, and the canvas's size.
-    static func titleMask(_ settings: RenderSettings) throws(MercurialError)
-        -> (mask: Mask, origin: (x: Int, y: Int), canvas: (width: Int, height: Int), warnings: [MercurialWarning]) {
+    static func titleMask(_ settings: RenderSettings) throws(MercurialError) -> TitleMask {
         if let maskPath = settings.mask {
             let full = coverage(of: try PNGFile.read(maskPath, role: "mask"))
             guard let ink = full.inkBounds(threshold: 0) else {
