@@ -245,6 +245,8 @@ extension CLIErrorCase {
         CLIErrorCase(name: "--set light1.x=80", arguments: ["render", "Hi", "--set", "light1.x=80"], fragments: ["light1.x is 80, out of range -50…50"]),
         CLIErrorCase(name: "--set light5.x=1", arguments: ["render", "Hi", "--set", "light5.x=1"],
                      fragments: ["unknown parameter 'light5.x'", "did you mean 'light1.x'"]),
+        CLIErrorCase(name: "--set pointLights[2].x=1 with none", arguments: ["render", "Hi", "--set", "pointLights[2].x=1"],
+                     fragments: ["'pointLights[2]': the scene has 0 point lights; use 'pointLights[0]' to add one"]),
         CLIErrorCase(name: "--set nokey", arguments: ["render", "Hi", "--set", "nokey"], fragments: ["--set 'nokey' has no '='"]),
         CLIErrorCase(name: "--set diffuse=notacolour", arguments: ["render", "Hi", "--set", "diffuse=notacolour"],
                      fragments: ["diffuse = 'notacolour' is not a colour"]),

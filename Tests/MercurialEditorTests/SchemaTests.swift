@@ -143,6 +143,24 @@ extension Vine {
         #expect(settings.vine?.width == 9, "a refused value changes nothing")
     }
 
+    /// An index one past a list's end adds an element made from the defaults; further on is refused with the fix.
+    @Test func setAddsAListElementAtTheEnd() throws {
+        var settings = RenderSettings()
+        try settings.set(assignment: "pointLights[0].x=0.25")
+        try settings.set(assignment: "pointLights[1].color=red")
+        #expect(settings.pointLights.count == 2)
+        #expect(settings.pointLights[0].x == 0.25 && settings.pointLights[0].intensity == PointLight(x: 0, y: 0).intensity)
+        #expect(settings.pointLights[1].color == RGBColor.parse("red"))
+        do {
+            try settings.set(assignment: "pointLights[5].x=1")
+            Issue.record("pointLights[5] was taken with 2 lights")
+        } catch {
+            #expect(error.message == "'pointLights[5]': the scene has 2 point lights; use 'pointLights[2]' to add one")
+        }
+        #expect(throws: MercurialError.self) { try settings.set(assignment: "pointLights[2].intensity=99") }
+        #expect(settings.pointLights.count == 2, "a refused index or value adds nothing")
+    }
+
     @Test func paramsJSONListsEveryNestedKey() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let r = try await CLI.run(["params", "--json"], in: dir)

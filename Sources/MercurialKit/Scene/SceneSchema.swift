@@ -10,7 +10,7 @@ public enum SceneSchema {
                     SchemaValue.block(reflection).map({ $0.reflection }, { GradientDraft($0) })
                         .optional(acceptsNull: true, writeNull: true, createsBlank: false, what: "a \"reflection\""),
                     help: "the reflection gradient the material adds (CIShadedMaterial's sphere), or null"),
-        SchemaField("pointLights", \.pointLights, .list(pointLight, maximum: 64, noun: "point light", plural: "lights"),
+        SchemaField("pointLights", \.pointLights, .list(pointLight, maximum: 64, noun: "point light", plural: "point lights"),
                     help: "coloured 2-D lights over the title (MBLightingController); ambientLightLevel darkens the rest"),
         SchemaField("backgroundGradient", \.backgroundGradient,
                     SchemaValue.block(gradient).map({ $0.backgroundGradient }, { GradientDraft($0) })

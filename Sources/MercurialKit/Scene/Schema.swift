@@ -400,7 +400,17 @@ extension SchemaValue {
                 case .every?:
                     for i in list.indices { try one.assign(&list[i], steps.dropFirst(), node, "\(name)[\(i)]", reader) }
                 case .index(let i)?:
-                    guard i < list.count else { throw MercurialError("'\(name)[\(i)]': there are \(list.count) \(plural)") }
+                    // The index one past the end adds an element made from the defaults (once it is set).
+                    if i == list.count, i < maximum, var blank = one.blank() {
+                        try one.assign(&blank, steps.dropFirst(), node, "\(name)[\(i)]", reader)
+                        list.append(blank)
+                        return
+                    }
+                    guard i < list.count else {
+                        let has = "the scene has \(list.count) \(list.count == 1 ? noun : plural)"
+                        let fix = list.count < maximum ? "use '\(name)[\(list.count)]' to add one" : "the limit is \(maximum)"
+                        throw MercurialError("'\(name)[\(i)]': \(has); \(fix)")
+                    }
                     try one.assign(&list[i], steps.dropFirst(), node, "\(name)[\(i)]", reader)
                 case .key?:
                     throw MercurialError("'\(name)' is a list; give [N] or [] before '\(SchemaPathStep.text(steps))'")
