@@ -92,19 +92,17 @@ extension TitleRenderer {
         return .streamed(StreamedTitle(width: p.canvasWidth, height: p.canvasHeight, warnings: p.warnings))
     }
 
-    /// The canvas: fill above `crop`, its rows shaded band by band, fill below.
+    /// The canvas: fill above `crop`, its rows rendered band by band (the renderer over
+    /// the bands of `BandLoft`), fill below.
     private static func streamRegion(_ settings: RenderSettings, source: some CoverageRowSource, crop: PixelBounds,
                                      ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands,
                                      bandHeight: Int) throws(MercurialError) {
         let shading = try ShadingLookup.of(settings)
         try canvas.appendFill(rows: crop.minY)
-        let loft = BandLoft(settings: settings, cropWidth: crop.width, cropHeight: crop.height, ink: ink,
-                            bandHeight: bandHeight)
-        var firstRow = crop.minY
-        try loft.render(source: source, shading: shading, background: canvas.compositing.shadingBackground) {
-            rows, pixels throws(MercurialError) in
-            try canvas.append(rows: rows, content: pixels, originX: crop.minX, originY: firstRow, contentWidth: crop.width)
-            firstRow += rows
+        let loft = BandLoft(settings: settings.shape, source: source, crop: crop, ink: ink,
+                            canvas: (canvas.width, canvasHeight), bandHeight: bandHeight)
+        try FrameRenderer.render(loft, shading: shading, compositing: canvas.compositing) { band, title throws(MercurialError) in
+            try canvas.append(&title, at: band.origin)
         }
         try canvas.appendFill(rows: canvasHeight - 1 - crop.maxY)
     }
@@ -207,7 +205,7 @@ final class MaskRowSource: CoverageRowSource {
 }
 
 /// The canvas's rows on their way to the writer, top to bottom: rows of backdrop,
-/// and bands of content rows placed at `originX` on the backdrop.
+/// and the title's bands composed onto rows of it.
 final class CanvasBands {
     let width: Int
     let writer: any RowSink
@@ -216,8 +214,6 @@ final class CanvasBands {
     private let ramp: GradientRamp
     private let fillRow: UnsafeMutableBufferPointer<RGBA8>
     private var band: UnsafeMutableBufferPointer<RGBA8>
-    /// A band of content to light (with point lights).
-    private var lit: UnsafeMutableBufferPointer<RGBA8>
     /// The canvas row the next appended row is.
     private var nextRow = 0
 
@@ -230,13 +226,11 @@ final class CanvasBands {
         fillRow = .allocate(capacity: width)
         fillRow.initialize(repeating: ramp.fillColor)
         band = .allocate(capacity: 0)
-        lit = .allocate(capacity: 0)
     }
 
     deinit {
         fillRow.deallocate()
         band.deallocate()
-        lit.deallocate()
     }
 
     /// `rows` rows of backdrop: one shared row of a single colour, or a gradient's rows a band at a time.
@@ -257,32 +251,18 @@ final class CanvasBands {
         }
     }
 
-    /// `rows` rows of `contentWidth` shaded pixels (`content`, row after row) placed at
-    /// (`originX`, `originY`) on the canvas, made final as `Compositing` makes a whole
-    /// region: copied onto rows of the fill colour on the plain path, else lit and
-    /// blended over the backdrop as `CanvasCompositor` does.
-    func append(rows: Int, content: UnsafeBufferPointer<RGBA8>, originX: Int, originY: Int,
-                contentWidth: Int) throws(MercurialError) {
-        var content = content
-        if compositing.lighting != nil {
-            reserve(&lit, rows * contentWidth)
-            let part = UnsafeMutableBufferPointer(rebasing: lit[0..<(rows * contentWidth)])
-            _ = part.initialize(fromContentsOf: content[0..<(rows * contentWidth)])
-            compositing.light(part, width: contentWidth, height: rows, originX: originX, originY: originY)
-            content = UnsafeBufferPointer(part)
+    /// A band of the title (shaded, one row of `title` a canvas row) whose first pixel
+    /// sits at `origin` on the canvas, lit and composed as `Compositing` makes a whole title.
+    func append(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError) {
+        precondition(origin.y == nextRow, "a band for canvas row \(origin.y), given at row \(nextRow)")
+        let (w, h) = (title.width, title.height)
+        title.withUnsafeMutableBufferPointer { compositing.light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
+        reserve(&band, h * width)
+        title.withUnsafeBufferPointer { title in
+            compositing.compose(title, width: w, rows: h, atX: origin.x, y: origin.y, over: ramp, into: band.baseAddress!)
         }
-        reserve(&band, rows * width)
-        for r in 0..<rows {
-            let row = band.baseAddress! + r * width, source = content.baseAddress! + r * contentWidth
-            if compositing.isPlain {
-                row.update(repeating: ramp.fillColor, count: width)
-                (row + originX).update(from: source, count: contentWidth)
-            } else {
-                CanvasCompositor.composite(source, count: contentWidth, atX: originX, over: ramp, y: nextRow + r, into: row)
-            }
-        }
-        try writer.append(rows: bandPointers(rows))
-        nextRow += rows
+        try writer.append(rows: bandPointers(h))
+        nextRow += h
     }
 
     private func reserve(_ buffer: inout UnsafeMutableBufferPointer<RGBA8>, _ count: Int) {
