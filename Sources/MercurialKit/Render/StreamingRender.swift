@@ -2,6 +2,8 @@
 public struct StreamedTitle: Sendable {
     public var width: Int, height: Int
     public var warnings: [MercurialWarning]
+    /// The PNG, when it was rendered with no path (for tests).
+    var bytes: [UInt8] = []
 }
 
 extension TitleRenderer {
@@ -24,12 +26,29 @@ extension TitleRenderer {
     /// the margin) has at most `streamingThreshold` pixels (unless `force`), and for
     /// an interlaced mask (its rows do not come in order). Point lights and a
     /// gradient backdrop are applied band by band, as `render` applies them whole.
-    /// `ancillary` chunks (a recipe) go after the streamed PNG's header.
+    /// `ancillary` chunks (a recipe) go after the streamed PNG's header. The PNG goes
+    /// to `path` through `StreamedPNGSink`, whole or not at all (with no path, it is
+    /// kept in the result, for tests).
     public static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression,
-                                      ancillary: [PNGChunk] = [],
-                                      bandHeight: Int = streamingBandHeight, force: Bool = false,
-                                      output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
-        throws(MercurialError) -> PNGRender {
+                                 ancillary: [PNGChunk] = [], bandHeight: Int = streamingBandHeight, force: Bool = false,
+                                 path: String?) throws(MercurialError) -> PNGRender {
+        var writer: StreamedPNGSink?
+        do {
+            let result = try renderPNG(settings, compression: compression, ancillary: ancillary, bandHeight: bandHeight,
+                                       force: force, path: path, writer: &writer)
+            guard case .streamed(var title) = result, let writer else { return result }
+            try writer.finish()
+            title.bytes = writer.bytes
+            return .streamed(title)
+        } catch {
+            writer?.discard()
+            throw error
+        }
+    }
+
+    private static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression, ancillary: [PNGChunk],
+                                  bandHeight: Int, force: Bool, path: String?,
+                                  writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
         try validate(settings)
         // A vine is drawn into the title's mask in memory.
         guard settings.vine == nil else { return .inMemory(try render(settings)) }
@@ -44,7 +63,8 @@ extension TitleRenderer {
             }
             guard let scan else { return .inMemory(try render(settings)) }
             let writer = StreamedPNGSink(width: scan.width, height: scan.height, compression: compression,
-                                            ancillary: ancillary, sink: output)
+                                         ancillary: ancillary, path: path)
+            sink = writer
             let canvas = CanvasBands(width: scan.width, height: scan.height, compositing: compositing, writer: writer,
                                      bandHeight: band)
             guard let ink = scan.ink else {
@@ -77,7 +97,8 @@ extension TitleRenderer {
                                                             p.warnings)))
         }
         let writer = StreamedPNGSink(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
-                                        ancillary: ancillary, sink: output)
+                                     ancillary: ancillary, path: path)
+        sink = writer
         let canvas = CanvasBands(width: p.canvasWidth, height: p.canvasHeight, compositing: compositing, writer: writer,
                                  bandHeight: band)
         let crop = PixelBounds(minX: p.originX, minY: p.originY, maxX: p.originX + p.regionWidth - 1,
@@ -112,7 +133,7 @@ extension TitleRenderer {
 public enum PNGRender: Sendable {
     /// The PNG went to the output as it was made.
     case streamed(StreamedTitle)
-    /// Rendered in memory; nothing was written: encode it (`PNGSink`).
+    /// Rendered in memory; nothing was written: write it with a `PNGSink`.
     case inMemory(RenderedTitle)
 }
 
