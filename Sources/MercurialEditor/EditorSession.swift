@@ -457,8 +457,8 @@ public actor EditorSession {
         let result = await Task.detached { () -> Result<[UInt8], MercurialError> in
             Result { () throws(MercurialError) in
                 let title = try TitleRenderer.render(settings)
-                let png = try PNGSink(compression: .fast).encode(title.canvas)
-                return try SceneRecipe.embedding(SceneRecipe.json(for: settings), in: png)
+                let recipe = try SceneRecipe.pngChunk(SceneRecipe.json(for: settings))
+                return try PNGSink(compression: .fast, ancillary: [recipe]).encode(title.canvas)
             }
         }.value
         let bytes = try result.get()

@@ -97,8 +97,8 @@ struct Batch: ParsableCommand {
             while let job = run.nextJob() {
                 do {
                     let title = try TitleRenderer.render(job.settings)
-                    var bytes = try PNGSink(compression: compression).encode(title.canvas)
-                    if !noMetadata { bytes = try SceneRecipe.embedding(SceneRecipe.json(for: job.settings), in: bytes) }
+                    let recipe = noMetadata ? [] : [try SceneRecipe.pngChunk(SceneRecipe.json(for: job.settings))]
+                    let bytes = try PNGSink(compression: compression, ancillary: recipe).encode(title.canvas)
                     try folder.write(bytes, name: job.name)
                     run.rendered(job, warnings: title.warnings, since: start)
                 } catch {

@@ -156,24 +156,3 @@ struct MapList: ExpressibleByArgument {
     var defaultValueDescription: String { maps.map(\.rawValue).joined(separator: ",") }
     static var allValueStrings: [String] { SurfaceMap.allCases.map(\.rawValue) }
 }
-
-/// An output opened when its first bytes are written.
-final class LazyOutput {
-    private let path: String
-    private var stream: OutputFile.Stream?
-
-    init(_ path: String) { self.path = path }
-
-    func write(_ bytes: UnsafeRawBufferPointer) throws(MercurialError) {
-        if let stream {
-            try stream.write(bytes)
-        } else {
-            let stream = try OutputFile.Stream(path)
-            self.stream = stream
-            try stream.write(bytes)
-        }
-    }
-
-    func commit() throws(MercurialError) { try stream?.commit() }
-    func discard() { stream?.discard() }
-}

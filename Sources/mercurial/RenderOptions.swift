@@ -44,32 +44,22 @@ struct RenderOptions: ParsableArguments {
     @Flag(help: "Leave out the recipe (the fully resolved scene) that each PNG otherwise carries for 'mercurial inspect' and 'render --from'.")
     var noMetadata = false
 
-    /// The PNG of `canvas`, carrying the recipe of `settings` unless --no-metadata.
-    func png(_ canvas: CanvasRegion<RGBA8>, settings: RenderSettings) throws -> [UInt8] {
-        let bytes = try PNGSink(compression: compression).encode(canvas)
-        return noMetadata ? bytes : try SceneRecipe.embedding(SceneRecipe.json(for: settings), in: bytes)
-    }
-
-    /// Renders `settings` and writes the title to `path`: a large title in bands
-    /// straight into the output (opened at its first bytes), anything else in memory.
-    /// Warnings go to standard error; returns the canvas's size.
+    /// Renders `settings` and writes the title to `path`, atomically, with the recipe
+    /// unless --no-metadata: a large title band by band, anything else whole, each
+    /// through its sink. Warnings go to standard error; returns the canvas's size.
     func writeTitle(_ settings: RenderSettings, to path: String) throws -> (width: Int, height: Int) {
-        let output = LazyOutput(path)
-        let recipe = noMetadata ? [] : [PNGChunk(type: "iTXt", data: try SceneRecipe.chunkData(SceneRecipe.json(for: settings)))]
-        do {
-            switch try TitleRenderer.renderPNG(settings, compression: compression, ancillary: recipe, output: output.write) {
-            case .streamed(let streamed):
-                try output.commit()
-                streamed.warnings.forEach(warn)
-                return (streamed.width, streamed.height)
-            case .inMemory(let title):
-                title.warnings.forEach(warn)
-                try OutputFile.write(try png(title.canvas, settings: settings), to: path)
-                return (title.width, title.height)
-            }
-        } catch {
-            output.discard()
-            throw error
+        let recipe = noMetadata ? [] : [try SceneRecipe.pngChunk(SceneRecipe.json(for: settings))]
+        switch try TitleRenderer.renderPNG(settings, compression: compression, ancillary: recipe, path: path) {
+        case .streamed(let streamed):
+            streamed.warnings.forEach(warn)
+            return (streamed.width, streamed.height)
+        case .inMemory(let title):
+            title.warnings.forEach(warn)
+            let sink = PNGSink(width: title.width, height: title.height, compression: compression, ancillary: recipe,
+                               path: path)
+            try sink.write(title.canvas)
+            try sink.finish()
+            return (title.width, title.height)
         }
     }
 

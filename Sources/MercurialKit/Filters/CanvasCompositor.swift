@@ -53,11 +53,11 @@ public struct Compositing: Sendable, Equatable {
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
         if backdrop.isGradient {
             var content = Image<RGBA8>(width: canvas.width, height: canvas.height, repeating: .clear)
-            CanvasCompositor.draw(title, atX: origin.x, y: origin.y, over: backdrop, into: &content)
+            drawLit(title, at: origin, into: &content)
             return (content, (0, 0))
         }
         var content = Image<RGBA8>(width: w, height: h, repeating: .clear)
-        CanvasCompositor.draw(title, atX: 0, y: 0, over: backdrop, into: &content)
+        drawLit(title, at: (0, 0), into: &content)
         return (content, origin)
     }
 
@@ -73,39 +73,51 @@ public struct Compositing: Sendable, Equatable {
            CanvasCompositor.redraw(title, pixels: changed, atX: origin.x, y: origin.y, over: backdrop, into: &canvas) {
             return
         }
-        CanvasCompositor.draw(title, atX: origin.x, y: origin.y, over: backdrop, into: &canvas)
+        drawLit(title, at: origin, into: &canvas)
     }
-}
 
-/// Draws a title's content onto a whole canvas: the backdrop, then the content
-/// (straight alpha) over it at its place.
-public enum CanvasCompositor {
-    public static func draw(_ content: Image<RGBA8>, atX originX: Int, y originY: Int, over backdrop: Backdrop,
-                            into canvas: inout Image<RGBA8>) {
-        precondition(originX >= 0 && originY >= 0 && originX + content.width <= canvas.width
-                     && originY + content.height <= canvas.height,
-                     "Content \(content.width)×\(content.height) at (\(originX), \(originY)) does not fit the \(canvas.width)×\(canvas.height) canvas")
+    /// A lit title at `origin` on the whole `canvas`: the rows around it are the
+    /// backdrop's, its own rows are composed (`compose`).
+    private func drawLit(_ title: Image<RGBA8>, at origin: (x: Int, y: Int), into canvas: inout Image<RGBA8>) {
+        precondition(origin.x >= 0 && origin.y >= 0 && origin.x + title.width <= canvas.width
+                     && origin.y + title.height <= canvas.height,
+                     "Content \(title.width)×\(title.height) at (\(origin.x), \(origin.y)) does not fit the \(canvas.width)×\(canvas.height) canvas")
         let width = canvas.width, height = canvas.height
         let ramp = GradientRamp(backdrop, width: width, height: height)
-        content.withUnsafeBufferPointer { part in
-            canvas.withUnsafeMutableBufferPointer { out in
-                parallelBands(height, minimumBand: 8) { rows in
-                    for y in rows {
-                        let row = out.baseAddress! + y * width
-                        guard y >= originY && y < originY + content.height else {
-                            ramp.fill(row: row, y: y, width: width)
-                            continue
-                        }
-                        composite(part.baseAddress! + (y - originY) * content.width, count: content.width,
-                                  atX: originX, over: ramp, y: y, into: row)
-                    }
-                }
+        let inside = origin.y..<(origin.y + title.height)
+        canvas.withUnsafeMutableBufferPointer { out in
+            parallelBands(height, minimumBand: 8) { rows in
+                for y in rows where !inside.contains(y) { ramp.fill(row: out.baseAddress! + y * width, y: y, width: width) }
+            }
+            title.withUnsafeBufferPointer { part in
+                compose(part, width: title.width, rows: title.height, atX: origin.x, y: origin.y, over: ramp,
+                        into: out.baseAddress! + origin.y * width)
             }
         }
     }
 
+    /// The one way shaded ink reaches the canvas, for a whole title and for a band of
+    /// a large one: `rows` rows of `width` pixels (`content`, row after row, shaded and
+    /// lit for this compositing) that sit at (`originX`, `originY`) on the canvas
+    /// `ramp` covers, made final in the canvas rows from `canvasRows` on (`ramp.width`
+    /// pixels each): the backdrop's row, the content over it (on the plain path its
+    /// pixels are already final, except those left clear, which show the fill).
+    func compose(_ content: UnsafeBufferPointer<RGBA8>, width: Int, rows: Int, atX originX: Int, y originY: Int,
+                 over ramp: GradientRamp, into canvasRows: UnsafeMutablePointer<RGBA8>) {
+        parallelBands(rows, minimumBand: 8) { band in
+            for r in band {
+                CanvasCompositor.composite(content.baseAddress! + r * width, count: width, atX: originX, over: ramp,
+                                           y: originY + r, into: canvasRows + r * ramp.width)
+            }
+        }
+    }
+}
+
+/// The per-pixel parts of compositing: a content pixel over the backdrop, and the
+/// redraw of only the pixels that changed.
+public enum CanvasCompositor {
     /// Draws again only `pixels` (indices into `content`) of a canvas that `draw` last
-    /// drew with content of this size, at this place, over this backdrop: where the
+    /// drew (`Compositing.draw`) with content of this size, at this place, over this backdrop: where the
     /// content did not change, neither did the canvas. A frame whose lights moved
     /// changes only the title's inked pixels, a fifth of a 1920×1080 canvas. Each
     /// pixel comes out as `composite` makes it. False (nothing drawn) over a gradient,
@@ -140,7 +152,7 @@ public enum CanvasCompositor {
     }
 
     /// One canvas row `y`: the backdrop, then `count` pixels of content (straight
-    /// alpha) at `originX` over it. The streamed render composites with this too.
+    /// alpha) at `originX` over it.
     @inline(__always)
     static func composite(_ source: UnsafePointer<RGBA8>, count: Int, atX originX: Int, over ramp: GradientRamp,
                           y: Int, into row: UnsafeMutablePointer<RGBA8>) {

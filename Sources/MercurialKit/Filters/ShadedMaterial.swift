@@ -19,10 +19,44 @@ public struct ShadedMaterial: Sendable {
                             background: RGBColor? = nil) -> Image<RGBA8> {
         precondition(heights.width == coverage.width && heights.height == coverage.height,
                      "Height field \(heights.width)×\(heights.height) and mask \(coverage.width)×\(coverage.height) differ in size")
-        let width = heights.width, height = heights.height
+        return outputImage(heights: heights, coverage: coverage, rows: .whole(coverage), shading: shading,
+                           background: background)
+    }
+
+    /// Which rows of a title's region a coverage mask and its heights hold: all of
+    /// them, or a band of a large title (`BandLoft`), whose heights reach the row
+    /// either side of it (within the region) for the normals at its edges.
+    struct Rows: Sendable {
+        /// The region's rows the coverage holds.
+        var rows: Range<Int>
+        /// How many rows the region has (a normal's neighbours stop at its edges).
+        var regionHeight: Int
+        /// The region row of the heights' first row.
+        var heightsFrom: Int
+        /// The region's ink (nil: none), within which pixels are shaded.
+        var ink: PixelBounds?
+
+        static func whole(_ coverage: Mask) -> Rows {
+            Rows(rows: 0..<coverage.height, regionHeight: coverage.height, heightsFrom: 0,
+                 ink: coverage.inkBounds(threshold: 0))
+        }
+    }
+
+    /// The shaded rows `rows.rows` of a title (one image row each), each pixel's
+    /// normal taken from the heights as it goes: the whole title, or a band of it.
+    func outputImage(heights: HeightField, coverage: Mask, rows: Rows, shading: ShadingLookup,
+                     background: RGBColor?) -> Image<RGBA8> {
+        precondition(heights.width == coverage.width && coverage.height == rows.rows.count
+                     && rows.heightsFrom <= max(rows.rows.lowerBound - 1, 0)
+                     && rows.heightsFrom + heights.height >= min(rows.rows.upperBound + 1, rows.regionHeight),
+                     "Heights \(heights.width)×\(heights.height) from row \(rows.heightsFrom) do not cover mask rows \(rows.rows) (\(coverage.width) wide) and their neighbours")
+        let width = coverage.width, height = rows.regionHeight, from = rows.heightsFrom, first = rows.rows.lowerBound
         let empty = background.map { RGBA8(opaque: $0) } ?? .clear
-        var out = Image<RGBA8>(width: width, height: height, repeating: empty)
-        guard let ink = coverage.inkBounds(threshold: 0) else { return out }
+        var out = Image<RGBA8>(width: width, height: coverage.height, repeating: empty)
+        guard let ink = rows.ink else { return out }
+        let firstInked = max(ink.minY, first), lastInked = min(ink.maxY + 1, rows.rows.upperBound)
+        guard firstInked < lastInked else { return out }
+        let inkRows = firstInked..<lastInked
         // Central differences of the scaled heights give the slope; the normal of
         // z = s·h(x, y) with image y pointing down is (−s·∂h/∂x, +s·∂h/∂y, 1).
         let k = inputScale * 0.5
@@ -30,11 +64,13 @@ public struct ShadedMaterial: Sendable {
             coverage.withUnsafeBufferPointer { a in
                 shading.withSampler { shading in
                 out.withUnsafeMutableBufferPointer { out in
-                    parallelBands(ink.height, minimumBand: 8) { rows in
-                        for y in (rows.lowerBound + ink.minY)..<(rows.upperBound + ink.minY) {
-                            let up = max(y - 1, 0) * width, down = min(y + 1, height - 1) * width, row = y * width
-                            Self.shadeSpan(ink.minX..<(ink.maxX + 1), coverage: a.baseAddress! + row, shading: shading,
-                                           background: background, into: out.baseAddress! + row) { x in
+                    parallelBands(inkRows.count, minimumBand: 8) { band in
+                        for y in (band.lowerBound + inkRows.lowerBound)..<(band.upperBound + inkRows.lowerBound) {
+                            let row = (y - from) * width
+                            let up = (max(y - 1, 0) - from) * width, down = (min(y + 1, height - 1) - from) * width
+                            let r = (y - first) * width
+                            Self.shadeSpan(ink.minX..<(ink.maxX + 1), coverage: a.baseAddress! + r, shading: shading,
+                                           background: background, into: out.baseAddress! + r) { x in
                                 Self.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
                             }
                         }
@@ -69,8 +105,18 @@ public struct ShadedMaterial: Sendable {
             let alpha = a[x]
             guard alpha > 0 else { continue }
             let n = normal(x)
-            out[x] = RGBA8(shading.color(normalX: n.x, normalY: n.y), alpha: min(alpha, 1), over: background)
+            out[x] = shadedPixel(shading.position(normalX: n.x, normalY: n.y), alpha: alpha, shading: shading,
+                                 background: background)
         }
+    }
+
+    /// The one shading of a pixel, for both loops (a span's normals and a plan's kept
+    /// samples): the lookup's colour where `sample` falls, with coverage `alpha` (at
+    /// most 1), mixed over `background` when there is one.
+    @inline(__always)
+    static func shadedPixel(_ sample: ShadingPlan.Sample, alpha: Float, shading: ShadingLookup.Sampler,
+                            background: RGBColor?) -> RGBA8 {
+        RGBA8(shading.color(at: sample), alpha: min(alpha, 1), over: background)
     }
 
     /// The unit normal's x and y at (x, `row`) of scaled heights (see `normal3`).
@@ -315,11 +361,13 @@ extension ShadedMaterial {
                                 // Two loops, so that the usual one (no background) has no branch.
                                 if let background {
                                     for k in range {
-                                        out[Int(pixels[k])] = RGBA8(shading.color(at: samples[k]), alpha: alphas[k], over: background)
+                                        out[Int(pixels[k])] = Self.shadedPixel(samples[k], alpha: alphas[k], shading: shading,
+                                                                               background: background)
                                     }
                                 } else {
                                     for k in range {
-                                        out[Int(pixels[k])] = RGBA8(shading.color(at: samples[k]), alpha: alphas[k], over: nil)
+                                        out[Int(pixels[k])] = Self.shadedPixel(samples[k], alpha: alphas[k], shading: shading,
+                                                                               background: nil)
                                     }
                                 }
                             }

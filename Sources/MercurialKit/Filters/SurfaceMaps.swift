@@ -108,5 +108,8 @@ struct RGB16: Sendable {
 
 extension HeightFieldFromMask {
     /// The height of the loft's plateau: where a shape wide enough levels off.
-    public var plateau: Float { inputProfile == .liquid ? Self.liquidPlateau : 1 }
+    public var plateau: Float { Self.plateau(of: inputProfile) }
+
+    /// The height where a wide enough stroke of `profile` levels off.
+    static func plateau(of profile: LoftProfile) -> Float { profile == .liquid ? liquidPlateau : 1 }
 }

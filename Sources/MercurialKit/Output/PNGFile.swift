@@ -85,13 +85,21 @@ public enum PNGFile {
     /// strategy (a title is mostly runs of transparent pixels) and no row filter, and
     /// joins them into one zlib stream as pigz does; the few bytes of PNG framing
     /// around it are written here.
-    static func encode(width: Int, height: Int, rows: [UnsafePointer<UInt8>],
-                       compression: Compression) throws(MercurialError) -> [UInt8] {
+    ///
+    /// `ancillary` chunks (a recipe) go right after IHDR.
+    static func encode(width: Int, height: Int, rows: [UnsafePointer<UInt8>], compression: Compression,
+                       ancillary: [PNGChunk] = []) throws(MercurialError) -> [UInt8] {
         precondition(rows.count == height, "\(rows.count) row pointers for \(height) rows")
         switch compression {
-        case .small: return try encodeWithLibpng(width: width, height: height, rows: rows)
-        case .fast: return try encodeInParallel(width: width, height: height, rows: rows, level: 1)
-        case .none: return try encodeInParallel(width: width, height: height, rows: rows, level: 0)
+        case .small:
+            let png = try encodeWithLibpng(width: width, height: height, rows: rows)
+            guard !ancillary.isEmpty else { return png }
+            // libpng writes the signature and IHDR first, always 33 bytes.
+            var extra: [UInt8] = []
+            for chunk in ancillary { appendChunk(chunk.type, chunk.data, to: &extra) }
+            return Array(png[..<33]) + extra + Array(png[33...])
+        case .fast: return try encodeInParallel(width: width, height: height, rows: rows, ancillary: ancillary, level: 1)
+        case .none: return try encodeInParallel(width: width, height: height, rows: rows, ancillary: ancillary, level: 0)
         }
     }
 
@@ -126,8 +134,8 @@ public enum PNGFile {
 
     /// The PNG, written into one buffer as the bands come: no copy of the image data
     /// is made after deflating, and the IDAT's CRC runs over the bands where they are.
-    private static func encodeInParallel(width: Int, height: Int, rows: [UnsafePointer<UInt8>],
-                                         picture: Bool = false, level: Int32) throws(MercurialError) -> [UInt8] {
+    private static func encodeInParallel(width: Int, height: Int, rows: [UnsafePointer<UInt8>], picture: Bool = false,
+                                         ancillary: [PNGChunk] = [], level: Int32) throws(MercurialError) -> [UInt8] {
         let bands = try deflatedBands(width: width, height: height, rows: rows, picture: picture, level: level)
         defer { bands.forEach { mercurial_png_free($0.bytes) } }
         let zlibCount = bands.reduce(6) { $0 + $1.count }
@@ -135,9 +143,10 @@ public enum PNGFile {
             throw MercurialError("cannot encode the PNG: its image data would be \(zlibCount) bytes, over PNG's chunk limit; use --compression fast")
         }
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        png.reserveCapacity(8 + 25 + 12 + zlibCount + 12)
+        png.reserveCapacity(8 + 25 + ancillary.reduce(0) { $0 + 12 + $1.data.count } + 12 + zlibCount + 12)
         // IHDR: width, height, bit depth 8, colour type 6 (RGBA), deflate, adaptive filtering, no interlace.
         appendChunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 6, 0, 0, 0], to: &png)
+        for chunk in ancillary { appendChunk(chunk.type, chunk.data, to: &png) }
         png.append(contentsOf: bigEndian(UInt32(zlibCount)))
         let crcStart = png.count
         png.append(contentsOf: Array("IDAT".utf8) + [0x78, 0x01])   // the zlib header: deflate, 32 KiB window
@@ -243,7 +252,7 @@ public enum PNGFile {
         return bands
     }
 
-    private static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
+    static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
         png.append(contentsOf: bigEndian(UInt32(data.count)))
         let start = png.count
         png.append(contentsOf: Array(type.utf8))

@@ -124,9 +124,11 @@ public final class ImageSink: RowSink {
 }
 
 /// An 8-bit RGBA PNG made from a whole frame (see `PNGFile.Compression` for the two
-/// ways it is compressed), kept in `bytes`, or written atomically to `path` by `finish`.
+/// ways it is compressed), with `ancillary` chunks (a recipe) right after its header,
+/// kept in `bytes`, or written atomically to `path` by `finish`.
 public final class PNGSink: RowSink {
     public let compression: PNGFile.Compression
+    private let ancillary: [PNGChunk]
     private let path: String?
     private var assembler: FrameAssembler?
     /// The PNG of the last frame.
@@ -134,22 +136,26 @@ public final class PNGSink: RowSink {
 
     /// A sink for `encode`, which takes each frame's size from the canvas or image it
     /// is given; rows alone (`append`, `write`) need the sized initialiser.
-    public init(compression: PNGFile.Compression = .fast, path: String? = nil) {
+    public init(compression: PNGFile.Compression = .fast, ancillary: [PNGChunk] = [], path: String? = nil) {
         self.compression = compression
+        self.ancillary = ancillary
         self.path = path
     }
 
-    public init(width: Int, height: Int, compression: PNGFile.Compression = .fast, path: String? = nil) {
+    public init(width: Int, height: Int, compression: PNGFile.Compression = .fast, ancillary: [PNGChunk] = [],
+                path: String? = nil) {
         self.compression = compression
+        self.ancillary = ancillary
         self.path = path
         assembler = FrameAssembler(width: width, height: height)
     }
 
     public func append(rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
         guard var assembler else { preconditionFailure("a PNGSink made without a size takes whole frames (write)") }
-        let (width, height, compression) = (assembler.width, assembler.height, compression)
+        let (width, height, compression, ancillary) = (assembler.width, assembler.height, compression, ancillary)
         try assembler.take(rows) { rows throws(MercurialError) in
-            bytes = try PNGFile.encode(width: width, height: height, rows: rows, compression: compression)
+            bytes = try PNGFile.encode(width: width, height: height, rows: rows, compression: compression,
+                                       ancillary: ancillary)
         }
         self.assembler = assembler
     }

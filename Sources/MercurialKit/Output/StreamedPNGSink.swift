@@ -21,11 +21,17 @@ public struct PNGChunk: Sendable, Equatable {
 /// `.fast` deflates unfiltered rows at level 1 with the RLE strategy, as the
 /// in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
 /// adaptive filtering needs the whole image at once; the file is close in size).
-/// Its bytes go to `sink` as they are made; the caller owns the file.
+/// The bytes go to `path` as they are made, through an `OutputFile.Stream` opened
+/// at the first of them, which `finish` makes appear whole and `discard` (or a failed
+/// write, or SIGINT/SIGTERM/SIGHUP) leaves nothing of; with no path they are kept in
+/// `bytes`.
 final class StreamedPNGSink: RowSink {
     let width: Int, height: Int
     private let compression: PNGFile.Compression
-    private let sink: (UnsafeRawBufferPointer) throws(MercurialError) -> Void
+    private let path: String?
+    private var output: OutputFile.Stream?
+    /// The PNG so far, when there is no path.
+    private(set) var bytes: [UInt8] = []
     /// Chunks written after IHDR, before the image data (e.g. an iTXt recipe).
     private let ancillary: [PNGChunk]
     private var adler: UInt32 = 1
@@ -34,13 +40,12 @@ final class StreamedPNGSink: RowSink {
     /// The last row of the previous band (the Paeth filter reads the row above).
     private let previousRow: UnsafeMutableBufferPointer<UInt8>
 
-    init(width: Int, height: Int, compression: PNGFile.Compression, ancillary: [PNGChunk] = [],
-         sink: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void) {
+    init(width: Int, height: Int, compression: PNGFile.Compression, ancillary: [PNGChunk] = [], path: String?) {
         self.ancillary = ancillary
         self.width = width
         self.height = height
         self.compression = compression
-        self.sink = sink
+        self.path = path
         previousRow = .allocate(capacity: compression == .small ? width * 4 : 0)
     }
 
@@ -114,9 +119,15 @@ final class StreamedPNGSink: RowSink {
         try chunk("IEND", [])
     }
 
-    /// Nothing to do: the bytes have all gone to `sink`, whose owner commits or discards them.
-    func finish() throws(MercurialError) {}
-    func discard() {}
+    /// Makes the file appear, whole (after `endFrame`).
+    func finish() throws(MercurialError) { try output?.commit() }
+
+    /// Leaves nothing behind: the file's bytes so far are dropped.
+    func discard() {
+        output?.discard()
+        output = nil
+        bytes = []
+    }
 
     private func start() throws(MercurialError) {
         started = true
@@ -137,9 +148,13 @@ final class StreamedPNGSink: RowSink {
         try send(bytes)
     }
 
-    private func send(_ bytes: [UInt8]) throws(MercurialError) {
-        let result = bytes.withUnsafeBytes { raw in Result { () throws(MercurialError) in try sink(raw) } }
-        try result.get()
+    private func send(_ piece: [UInt8]) throws(MercurialError) {
+        guard let path else {
+            bytes += piece
+            return
+        }
+        if output == nil { output = try OutputFile.Stream(path) }
+        try output?.write(piece)
     }
 
     private static func bigEndian(_ v: UInt32) -> [UInt8] {

@@ -1,6 +1,7 @@
-/// The loft and the shaded material of a mask, made a band of rows at a time from
-/// a stream of mask rows, with the pixels of `HeightFieldFromMask` and
-/// `ShadedMaterial` over the whole mask.
+/// The shape of a title too large to hold, made a band of rows at a time from a
+/// stream of mask rows: each band a `TitleShape` of its rows, with the pixels of
+/// `HeightFieldFromMask` over the whole mask (the renderer shades and composes it as
+/// it does a whole title's shape).
 ///
 /// Each band of output rows needs the heights of its rows and one row either side
 /// (the Sobel normals), and those need the mask rows within the profile's reach:
@@ -12,31 +13,39 @@
 ///   `distanceHalo` rows either side, beyond which no row can change a distance.
 /// The ring of mask rows (and, for liquid, of blurred-across rows) holds a band plus
 /// twice the halo, so memory grows with the width and the radius, not the height.
-final class BandLoft {
+final class BandLoft: TitleShapeSource {
     let width: Int, height: Int
     let ink: PixelBounds
     let bandHeight: Int
     let radius: Float
     let profile: LoftProfile
-    let halfScale: Float
+    let scale: Float
+    /// The mask's rows (of the crop), in order.
+    let source: any CoverageRowSource
+    /// Where the crop sits on the canvas, and the canvas's size.
+    let origin: (x: Int, y: Int), canvas: (width: Int, height: Int)
 
-    init(settings: RenderSettings, cropWidth: Int, cropHeight: Int, ink: PixelBounds, bandHeight: Int) {
-        width = cropWidth
-        height = cropHeight
+    /// The loft of `crop` (a region of a `canvas`-sized canvas) whose ink is `ink`
+    /// (within the crop), its rows read from `source`.
+    init(settings: TitleShapeSettings, source: any CoverageRowSource, crop: PixelBounds, ink: PixelBounds,
+         canvas: (width: Int, height: Int), bandHeight: Int) {
+        width = crop.width
+        height = crop.height
+        origin = (crop.minX, crop.minY)
+        self.canvas = canvas
+        self.source = source
         self.ink = ink
         self.bandHeight = bandHeight
         radius = Float(settings.radius)
         profile = settings.profile
-        halfScale = Float(settings.scale) * 0.5
+        scale = Float(settings.scale)
     }
 
     /// Rows either side of a band that the distance field of its rows can depend on.
     var distanceHalo: Int { Int((radius + 1).rounded(.up)) + 8 }
 
-    /// Calls `emit` with each band of rows of the shaded title (`width` pixels a row)
-    /// from the top, `source` giving the mask's rows in order.
-    func render(source: some CoverageRowSource, shading: ShadingLookup, background: RGBColor?,
-                emit: (Int, UnsafeBufferPointer<RGBA8>) throws(MercurialError) -> Void) throws(MercurialError) {
+    /// Calls `body` with the shape of each band of rows, from the top.
+    func shapes(_ body: (TitleShape) throws(MercurialError) -> Void) throws(MercurialError) {
         let liquid = profile == .liquid
         let blur = GaussianBlur(sigma: HeightFieldFromMask.liquidSigma * radius)
         let halo = liquid ? blur.reach : distanceHalo
@@ -50,14 +59,10 @@ final class BandLoft {
         defer { coverage.deallocate() }
         let across = UnsafeMutableBufferPointer<Float>.allocate(capacity: liquid ? capacity * rw : 0)
         defer { across.deallocate() }
-        let heights = UnsafeMutableBufferPointer<Float>.allocate(capacity: (B + 2) * width)
-        defer { heights.deallocate() }
         let blurred = UnsafeMutableBufferPointer<Float>.allocate(capacity: liquid ? (B + 2) * rw : 0)
         defer { blurred.deallocate() }
-        let out = UnsafeMutableBufferPointer<RGBA8>.allocate(capacity: B * width)
-        defer { out.deallocate() }
         let curve = LiquidCurve(radius: radius)
-        let empty = background.map { RGBA8(opaque: $0) } ?? .clear
+        let material = ShadedMaterial(inputScale: scale)
         @inline(__always) func slot(_ y: Int) -> Int { y % capacity }
 
         var loaded = 0
@@ -75,16 +80,27 @@ final class BandLoft {
             if liquid { blurAcross(rows: firstNew..<loaded, blur: blur, region: region, capacity: capacity,
                                    coverage: coverage, across: across) }
             // The heights of rows hyLo..<hyHi.
-            if liquid {
-                liquidHeights(rows: hyLo..<hyHi, blur: blur, curve: curve, region: region, capacity: capacity,
-                              across: across, blurred: blurred, heights: heights)
-            } else {
-                distanceHeights(rows: hyLo..<hyHi, capacity: capacity, loaded: loaded, coverage: coverage, heights: heights)
+            var heights = HeightField(width: width, height: hyHi - hyLo, repeating: 0)
+            heights.withUnsafeMutableBufferPointer { heights in
+                if liquid {
+                    liquidHeights(rows: hyLo..<hyHi, blur: blur, curve: curve, region: region, capacity: capacity,
+                                  across: across, blurred: blurred, heights: heights)
+                } else {
+                    distanceHeights(rows: hyLo..<hyHi, capacity: capacity, loaded: loaded, coverage: coverage,
+                                    heights: heights)
+                }
             }
-            // Shade rows b0..<b1.
-            shade(rows: b0..<b1, heightsFrom: hyLo, capacity: capacity, coverage: coverage, heights: heights,
-                  shading: shading, background: background, empty: empty, out: out)
-            try emit(b1 - b0, UnsafeBufferPointer(rebasing: out[0..<((b1 - b0) * width)]))
+            // The coverage of rows b0..<b1.
+            var mask = Mask(width: width, height: b1 - b0, repeating: 0)
+            mask.withUnsafeMutableBufferPointer { mask in
+                for y in b0..<b1 {
+                    (mask.baseAddress! + (y - b0) * width).update(from: coverage.baseAddress! + slot(y) * width, count: width)
+                }
+            }
+            try body(TitleShape(mask: mask, origin: (origin.x, origin.y + b0), canvas: canvas, warnings: [],
+                                heights: heights, plateau: HeightFieldFromMask.plateau(of: profile), normals: nil,
+                                material: material,
+                                band: ShadedMaterial.Rows(rows: b0..<b1, regionHeight: height, heightsFrom: hyLo, ink: ink)))
             b0 = b1
         }
     }
@@ -186,31 +202,6 @@ final class BandLoft {
                         let d = dist[source + i]
                         heights[target + i] = round ? HeightFieldFromMask.roundHeight(signedDistance: d, radius: radius)
                             : HeightFieldFromMask.chiselHeight(signedDistance: d, radius: radius)
-                    }
-                }
-            }
-        }
-    }
-
-    /// `ShadedMaterial.outputImage` for rows `rows`; `heights` holds rows from `heightsFrom`.
-    private func shade(rows: Range<Int>, heightsFrom: Int, capacity: Int, coverage: UnsafeMutableBufferPointer<Float>,
-                       heights: UnsafeMutableBufferPointer<Float>, shading: ShadingLookup, background: RGBColor?,
-                       empty: RGBA8, out: UnsafeMutableBufferPointer<RGBA8>) {
-        let width = self.width, height = self.height, ink = self.ink, k = halfScale
-        let h = UnsafeBufferPointer(heights)
-        shading.withSampler { shading in
-            parallelBands(rows.count, minimumBand: 8) { band in
-                for r in band {
-                    let y = r + rows.lowerBound
-                    let target = out.baseAddress! + r * width
-                    target.update(repeating: empty, count: width)
-                    guard y >= ink.minY && y <= ink.maxY else { continue }
-                    let a = coverage.baseAddress! + (y % capacity) * width
-                    let row = (y - heightsFrom) * width
-                    let up = (max(y - 1, 0) - heightsFrom) * width, down = (min(y + 1, height - 1) - heightsFrom) * width
-                    ShadedMaterial.shadeSpan(ink.minX..<(ink.maxX + 1), coverage: a, shading: shading,
-                                             background: background, into: target) { x in
-                        ShadedMaterial.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
                     }
                 }
             }

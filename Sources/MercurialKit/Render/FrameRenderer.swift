@@ -32,8 +32,6 @@ public final class FrameRenderer {
     private let dynamicTitle: DynamicTitle?
     /// The settings of the frame in `canvas`.
     private var lastSettings: RenderSettings?
-    /// Made for one still (`still(_:premade:)`): its shape keeps heights, not normals.
-    private let isStill: Bool
 
     /// The most pixels of an animation's frame (7680×4320, 8K UHD) and of the region
     /// its title is lofted in: frames are made whole, in memory.
@@ -58,33 +56,16 @@ public final class FrameRenderer {
         warnings = shape.warnings
         width = shape.canvas.width
         height = shape.canvas.height
-        isStill = false
         dynamicTitle = try timeline.dynamics.map { d throws(MercurialError) in
             try DynamicTitle(settings: first, dynamics: d, width: shape.canvas.width, height: shape.canvas.height,
                              seconds: timeline.duration)
         }
     }
 
-    /// The renderer of a still: its shape keeps the heights (the normals are taken
-    /// from them as the one frame is shaded, with no plan), and no canvas is made.
-    private init(still settings: RenderSettings, premade: TitleRenderer.TitleMask?,
-                 finished: (TitleShape.Stage) -> Void) throws(MercurialError) {
-        base = settings
-        timeline = Timeline(duration: 1)
-        shadingImage = nil
-        dynamicTitle = nil
-        isStill = true
-        let shape = try TitleShape.build(settings, premade: premade, keepingNormals: false, finished: finished)
-        geometry = Geometry(key: settings.shape, shape: shape)
-        geometryBuilds = 1
-        warnings = shape.warnings
-        width = shape.canvas.width
-        height = shape.canvas.height
-    }
-
-    /// Frame 0's shape as a still has it (heights kept): what the height and normal maps are made of.
+    /// Frame 0's shape as a still has it (heights kept, normals taken as it is shaded):
+    /// what the height and normal maps are made of.
     static func stillShape(_ settings: RenderSettings) throws(MercurialError) -> TitleShape {
-        try FrameRenderer(still: settings, premade: nil) { _ in }.geometry.shape
+        try TitleShape.build(settings, keepingNormals: false)
     }
 
     /// A shape for frames: its normals, kept; its heights, dropped (frames shade from the normals).
@@ -106,7 +87,7 @@ public final class FrameRenderer {
             return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
         }
         try TitleRenderer.validate(settings)
-        let renderer = try FrameRenderer(still: settings, premade: premade) { stage in
+        let shape = try TitleShape.build(settings, premade: premade, keepingNormals: false) { stage in
             switch stage {
             case .mask: timings.mask = lap()
             case .heights: timings.heightField = lap()
@@ -115,13 +96,27 @@ public final class FrameRenderer {
         let shading = try ShadingLookup.of(settings)
         timings.shading = lap()
         let compositing = Compositing(settings)
-        renderer.shade(shading: shading, compositing: compositing)
-        let shape = renderer.geometry.shape
-        let (content, place) = compositing.composed(&renderer.title, at: shape.origin, canvas: shape.canvas)
+        var made = (content: Image<RGBA8>(width: 0, height: 0, repeating: .clear), origin: shape.origin)
+        try render(shape, shading: shading, compositing: compositing) { shape, title throws(MercurialError) in
+            made = compositing.composed(&title, at: shape.origin, canvas: shape.canvas)
+        }
         timings.material = lap()
-        return RenderedTitle(width: shape.canvas.width, height: shape.canvas.height, content: content,
-                             originX: place.x, originY: place.y, fill: compositing.fill, warnings: shape.warnings,
-                             timings: timings)
+        return RenderedTitle(width: shape.canvas.width, height: shape.canvas.height, content: made.content,
+                             originX: made.origin.x, originY: made.origin.y, fill: compositing.fill,
+                             warnings: shape.warnings, timings: timings)
+    }
+
+    /// The one way a still and a large title are made from their shape: each band of
+    /// rows `source` gives (a still's whole region; a large title's bands, `BandLoft`)
+    /// shaded by the one shading loop for `compositing`, then handed to `emit` to be
+    /// lit and composed (`Compositing`) where the band sits. Frames shade their kept
+    /// shape through a plan instead (`render(_:time:)`), with the same per-pixel shading.
+    static func render(_ source: some TitleShapeSource, shading: ShadingLookup, compositing: Compositing,
+                       emit: (TitleShape, inout Image<RGBA8>) throws(MercurialError) -> Void) throws(MercurialError) {
+        try source.shapes { shape throws(MercurialError) in
+            var title = shape.shaded(shading, background: compositing.shadingBackground)
+            try emit(shape, &title)
+        }
     }
 
     /// Frame `index` (at t = index / fps). The image is the renderer's own canvas:
@@ -204,17 +199,12 @@ public final class FrameRenderer {
         return canvas
     }
 
-    /// The title of this shape shaded into `title`. A still's, once, with the normals
-    /// taken from the heights as it goes (a plan would cost more than it saves); a
-    /// frame's through the plan (only the inked pixels; the others stay clear from
-    /// when the title was made), or from the kept normals.
+    /// The title of this shape shaded into `title` for a frame: through the plan (only
+    /// the inked pixels; the others stay clear from when the title was made), or from
+    /// the kept normals. (A still is shaded once, from its heights, with no plan: a
+    /// plan would cost more than it saves.)
     private func shade(shading: ShadingLookup, compositing: Compositing) {
         let shape = geometry.shape, mask = shape.mask
-        if isStill {
-            title = shape.material.outputImage(heights: shape.heights, coverage: mask, shading: shading,
-                                               background: compositing.shadingBackground)
-            return
-        }
         if title.width != mask.width || title.height != mask.height {
             title = Image(width: mask.width, height: mask.height, repeating: .clear)
         }

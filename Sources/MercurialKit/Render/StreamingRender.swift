@@ -2,6 +2,8 @@
 public struct StreamedTitle: Sendable {
     public var width: Int, height: Int
     public var warnings: [MercurialWarning]
+    /// The PNG, when it was rendered with no path (for tests).
+    var bytes: [UInt8] = []
 }
 
 extension TitleRenderer {
@@ -24,12 +26,29 @@ extension TitleRenderer {
     /// the margin) has at most `streamingThreshold` pixels (unless `force`), and for
     /// an interlaced mask (its rows do not come in order). Point lights and a
     /// gradient backdrop are applied band by band, as `render` applies them whole.
-    /// `ancillary` chunks (a recipe) go after the streamed PNG's header.
+    /// `ancillary` chunks (a recipe) go after the streamed PNG's header. The PNG goes
+    /// to `path` through `StreamedPNGSink`, whole or not at all (with no path, it is
+    /// kept in the result, for tests).
     public static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression,
-                                      ancillary: [PNGChunk] = [],
-                                      bandHeight: Int = streamingBandHeight, force: Bool = false,
-                                      output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
-        throws(MercurialError) -> PNGRender {
+                                 ancillary: [PNGChunk] = [], bandHeight: Int = streamingBandHeight, force: Bool = false,
+                                 path: String?) throws(MercurialError) -> PNGRender {
+        var writer: StreamedPNGSink?
+        do {
+            let result = try renderPNG(settings, compression: compression, ancillary: ancillary, bandHeight: bandHeight,
+                                       force: force, path: path, writer: &writer)
+            guard case .streamed(var title) = result, let writer else { return result }
+            try writer.finish()
+            title.bytes = writer.bytes
+            return .streamed(title)
+        } catch {
+            writer?.discard()
+            throw error
+        }
+    }
+
+    private static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression, ancillary: [PNGChunk],
+                                  bandHeight: Int, force: Bool, path: String?,
+                                  writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
         try validate(settings)
         // A vine is drawn into the title's mask in memory.
         guard settings.vine == nil else { return .inMemory(try render(settings)) }
@@ -44,7 +63,8 @@ extension TitleRenderer {
             }
             guard let scan else { return .inMemory(try render(settings)) }
             let writer = StreamedPNGSink(width: scan.width, height: scan.height, compression: compression,
-                                            ancillary: ancillary, sink: output)
+                                         ancillary: ancillary, path: path)
+            sink = writer
             let canvas = CanvasBands(width: scan.width, height: scan.height, compositing: compositing, writer: writer,
                                      bandHeight: band)
             guard let ink = scan.ink else {
@@ -77,7 +97,8 @@ extension TitleRenderer {
                                                             p.warnings)))
         }
         let writer = StreamedPNGSink(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
-                                        ancillary: ancillary, sink: output)
+                                     ancillary: ancillary, path: path)
+        sink = writer
         let canvas = CanvasBands(width: p.canvasWidth, height: p.canvasHeight, compositing: compositing, writer: writer,
                                  bandHeight: band)
         let crop = PixelBounds(minX: p.originX, minY: p.originY, maxX: p.originX + p.regionWidth - 1,
@@ -92,19 +113,17 @@ extension TitleRenderer {
         return .streamed(StreamedTitle(width: p.canvasWidth, height: p.canvasHeight, warnings: p.warnings))
     }
 
-    /// The canvas: fill above `crop`, its rows shaded band by band, fill below.
+    /// The canvas: fill above `crop`, its rows rendered band by band (the renderer over
+    /// the bands of `BandLoft`), fill below.
     private static func streamRegion(_ settings: RenderSettings, source: some CoverageRowSource, crop: PixelBounds,
                                      ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands,
                                      bandHeight: Int) throws(MercurialError) {
         let shading = try ShadingLookup.of(settings)
         try canvas.appendFill(rows: crop.minY)
-        let loft = BandLoft(settings: settings, cropWidth: crop.width, cropHeight: crop.height, ink: ink,
-                            bandHeight: bandHeight)
-        var firstRow = crop.minY
-        try loft.render(source: source, shading: shading, background: canvas.compositing.shadingBackground) {
-            rows, pixels throws(MercurialError) in
-            try canvas.append(rows: rows, content: pixels, originX: crop.minX, originY: firstRow, contentWidth: crop.width)
-            firstRow += rows
+        let loft = BandLoft(settings: settings.shape, source: source, crop: crop, ink: ink,
+                            canvas: (canvas.width, canvasHeight), bandHeight: bandHeight)
+        try FrameRenderer.render(loft, shading: shading, compositing: canvas.compositing) { band, title throws(MercurialError) in
+            try canvas.append(&title, at: band.origin)
         }
         try canvas.appendFill(rows: canvasHeight - 1 - crop.maxY)
     }
@@ -114,7 +133,7 @@ extension TitleRenderer {
 public enum PNGRender: Sendable {
     /// The PNG went to the output as it was made.
     case streamed(StreamedTitle)
-    /// Rendered in memory; nothing was written: encode it (`PNGSink`).
+    /// Rendered in memory; nothing was written: write it with a `PNGSink`.
     case inMemory(RenderedTitle)
 }
 
@@ -207,7 +226,7 @@ final class MaskRowSource: CoverageRowSource {
 }
 
 /// The canvas's rows on their way to the writer, top to bottom: rows of backdrop,
-/// and bands of content rows placed at `originX` on the backdrop.
+/// and the title's bands composed onto rows of it.
 final class CanvasBands {
     let width: Int
     let writer: any RowSink
@@ -216,8 +235,6 @@ final class CanvasBands {
     private let ramp: GradientRamp
     private let fillRow: UnsafeMutableBufferPointer<RGBA8>
     private var band: UnsafeMutableBufferPointer<RGBA8>
-    /// A band of content to light (with point lights).
-    private var lit: UnsafeMutableBufferPointer<RGBA8>
     /// The canvas row the next appended row is.
     private var nextRow = 0
 
@@ -230,13 +247,11 @@ final class CanvasBands {
         fillRow = .allocate(capacity: width)
         fillRow.initialize(repeating: ramp.fillColor)
         band = .allocate(capacity: 0)
-        lit = .allocate(capacity: 0)
     }
 
     deinit {
         fillRow.deallocate()
         band.deallocate()
-        lit.deallocate()
     }
 
     /// `rows` rows of backdrop: one shared row of a single colour, or a gradient's rows a band at a time.
@@ -257,32 +272,18 @@ final class CanvasBands {
         }
     }
 
-    /// `rows` rows of `contentWidth` shaded pixels (`content`, row after row) placed at
-    /// (`originX`, `originY`) on the canvas, made final as `Compositing` makes a whole
-    /// region: copied onto rows of the fill colour on the plain path, else lit and
-    /// blended over the backdrop as `CanvasCompositor` does.
-    func append(rows: Int, content: UnsafeBufferPointer<RGBA8>, originX: Int, originY: Int,
-                contentWidth: Int) throws(MercurialError) {
-        var content = content
-        if compositing.lighting != nil {
-            reserve(&lit, rows * contentWidth)
-            let part = UnsafeMutableBufferPointer(rebasing: lit[0..<(rows * contentWidth)])
-            _ = part.initialize(fromContentsOf: content[0..<(rows * contentWidth)])
-            compositing.light(part, width: contentWidth, height: rows, originX: originX, originY: originY)
-            content = UnsafeBufferPointer(part)
+    /// A band of the title (shaded, one row of `title` a canvas row) whose first pixel
+    /// sits at `origin` on the canvas, lit and composed as `Compositing` makes a whole title.
+    func append(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError) {
+        precondition(origin.y == nextRow, "a band for canvas row \(origin.y), given at row \(nextRow)")
+        let (w, h) = (title.width, title.height)
+        title.withUnsafeMutableBufferPointer { compositing.light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
+        reserve(&band, h * width)
+        title.withUnsafeBufferPointer { title in
+            compositing.compose(title, width: w, rows: h, atX: origin.x, y: origin.y, over: ramp, into: band.baseAddress!)
         }
-        reserve(&band, rows * width)
-        for r in 0..<rows {
-            let row = band.baseAddress! + r * width, source = content.baseAddress! + r * contentWidth
-            if compositing.isPlain {
-                row.update(repeating: ramp.fillColor, count: width)
-                (row + originX).update(from: source, count: contentWidth)
-            } else {
-                CanvasCompositor.composite(source, count: contentWidth, atX: originX, over: ramp, y: nextRow + r, into: row)
-            }
-        }
-        try writer.append(rows: bandPointers(rows))
-        nextRow += rows
+        try writer.append(rows: bandPointers(h))
+        nextRow += h
     }
 
     private func reserve(_ buffer: inout UnsafeMutableBufferPointer<RGBA8>, _ count: Int) {

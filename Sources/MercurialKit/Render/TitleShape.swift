@@ -2,10 +2,13 @@
 /// that sits on the canvas, its heights and normals. Built by one function from the
 /// settings that shape it (`RenderSettings.shape`); every render that needs a whole
 /// shape (a still, an animation's frames, the height and normal maps, physics
-/// letters and ropes) builds it here. A shape this large is made in bands by
-/// `BandLoft` instead, with the same pixels.
+/// letters and ropes) builds it here. A title too large to hold is made a band of
+/// rows at a time by `BandLoft`, each band a `TitleShape` of its rows, with the same
+/// pixels; either way the renderer takes the shape from a `TitleShapeSource`.
 public struct TitleShape: Sendable {
+    /// The coverage (of the band's rows, for a band).
     public var mask: Mask
+    /// Where the mask's first pixel sits on the canvas.
     public var origin: (x: Int, y: Int)
     public var canvas: (width: Int, height: Int)
     public var warnings: [MercurialWarning]
@@ -16,6 +19,9 @@ public struct TitleShape: Sendable {
     /// whose normals are taken from the heights as it is shaded.
     public var normals: SurfaceNormals?
     public let material: ShadedMaterial
+    /// For a band of a large title: which of its region's rows this shape holds (its
+    /// heights reach one row further either side). Nil: the whole title.
+    var band: ShadedMaterial.Rows? = nil
 
     public enum Stage { case mask, heights }
 
@@ -45,4 +51,23 @@ public struct TitleShape: Sendable {
 
     /// The normals, kept or taken now.
     public var keptNormals: SurfaceNormals { normals ?? material.normals(of: heights, coverage: mask) }
+
+    /// The shape shaded by the one shading loop, its normals taken from the heights as
+    /// it goes: the title's region, or this band of it (one image row a mask row).
+    func shaded(_ shading: ShadingLookup, background: RGBColor?) -> Image<RGBA8> {
+        material.outputImage(heights: heights, coverage: mask, rows: band ?? .whole(mask), shading: shading,
+                             background: background)
+    }
+}
+
+/// Where a renderer takes a title's shape from: whole (a `TitleShape`, one band) or,
+/// for a title too large to hold, a band of rows at a time (`BandLoft`), as a libvips
+/// sink pulls rows through its pipeline.
+protocol TitleShapeSource {
+    /// Calls `body` with each band's shape, from the top.
+    func shapes(_ body: (TitleShape) throws(MercurialError) -> Void) throws(MercurialError)
+}
+
+extension TitleShape: TitleShapeSource {
+    func shapes(_ body: (TitleShape) throws(MercurialError) -> Void) throws(MercurialError) { try body(self) }
 }

@@ -81,11 +81,9 @@ public enum SceneRecipe {
 
     // MARK: In PNG files
 
-    /// `png` with the recipe in a compressed iTXt chunk right after IHDR.
-    public static func embedding(_ recipe: String, in png: [UInt8]) throws(MercurialError) -> [UInt8] {
-        let afterIHDR = 8 + 8 + 13 + 4
-        guard png.count > afterIHDR else { return png }
-        return Array(png[..<afterIHDR]) + (try chunk(recipe)) + Array(png[afterIHDR...])
+    /// The recipe as a compressed iTXt chunk, for a PNG sink to put right after IHDR.
+    public static func pngChunk(_ recipe: String) throws(MercurialError) -> PNGChunk {
+        PNGChunk(type: "iTXt", data: try chunkData(recipe))
     }
 
     /// The recipe as a whole iTXt chunk (length, type, data, CRC).

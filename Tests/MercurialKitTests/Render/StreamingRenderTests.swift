@@ -50,16 +50,12 @@ import MercurialTestSupport
 
     static func streamed(_ settings: RenderSettings, bandHeight: Int, compression: PNGFile.Compression = .fast)
         throws -> (Image<RGBA8>, StreamedTitle) {
-        final class Sink: @unchecked Sendable { var bytes: [UInt8] = [] }
-        let sink = Sink()
         let result = try TitleRenderer.renderPNG(settings, compression: compression, bandHeight: bandHeight,
-                                                 force: true) { bytes throws(MercurialError) in
-            sink.bytes.append(contentsOf: bytes)
-        }
+                                                 force: true, path: nil)
         guard case .streamed(let title) = result else { throw MercurialError("the title was not streamed") }
-        let image = try PNGFile.decode(sink.bytes, name: "streamed", role: "output")
+        let image = try PNGFile.decode(title.bytes, name: "streamed", role: "output")
         // libpng's reader forgives a wrong Adler-32 or missing rows; zlib does not.
-        let inflated = PNGFile.strictlyInflatedImageData(sink.bytes)?.count
+        let inflated = PNGFile.strictlyInflatedImageData(title.bytes)?.count
         #expect(inflated == image.height * (image.width * 4 + 1), "the streamed zlib stream inflates to \(inflated.map(String.init) ?? "an error")")
         return (image, title)
     }
@@ -194,17 +190,55 @@ import MercurialTestSupport
         try Self.write(Self.maskImage(width: 60, height: 50, alpha: true), to: url)
         var settings = RenderSettings()
         settings.mask = url.path
-        final class Sink: @unchecked Sendable { var bytes: [UInt8] = [] }
-        let sink = Sink()
         let chunk = PNGChunk(type: "tEXt", data: Array("Comment\u{0}streamed".utf8))
-        let outcome = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true) {
-            bytes throws(MercurialError) in sink.bytes.append(contentsOf: bytes)
-        }
-        guard case .streamed = outcome else { Issue.record("not streamed"); return }
+        let outcome = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true, path: nil)
+        guard case .streamed(let title) = outcome else { Issue.record("not streamed"); return }
+        let bytes = title.bytes
         // Signature 8, IHDR 25, then the chunk: length, type, data.
-        #expect(Array(sink.bytes[33..<41]) == [0, 0, 0, UInt8(chunk.data.count)] + Array("tEXt".utf8))
-        #expect(Array(sink.bytes[41..<(41 + chunk.data.count)]) == chunk.data)
-        #expect(try PNGFile.decode(sink.bytes, name: "s", role: "output").pixels == TitleRenderer.render(settings).image.pixels)
+        #expect(Array(bytes[33..<41]) == [0, 0, 0, UInt8(chunk.data.count)] + Array("tEXt".utf8))
+        #expect(Array(bytes[41..<(41 + chunk.data.count)]) == chunk.data)
+        #expect(try PNGFile.decode(bytes, name: "s", role: "output").pixels == TitleRenderer.render(settings).image.pixels)
+    }
+
+    /// The streamed sink owns its file: it appears whole at the end, with the bytes the
+    /// sink makes in memory; a render that fails midway (the mask's rows run out)
+    /// leaves nothing, not even a temporary file.
+    @Test func streamedSinkWritesItsFileWholeOrNotAtAll() throws {
+        let dir = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let mask = dir.appendingPathComponent("m.png"), out = dir.appendingPathComponent("out.png")
+        try Self.write(Self.maskImage(width: 60, height: 50, alpha: false), to: mask)
+        var settings = RenderSettings()
+        settings.mask = mask.path
+        let chunk = try SceneRecipe.pngChunk(SceneRecipe.json(for: settings))
+        let kept = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true, path: nil)
+        let written = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true,
+                                                  path: out.path)
+        guard case .streamed(let inMemory) = kept, case .streamed = written else { Issue.record("not streamed"); return }
+        #expect(try [UInt8](Data(contentsOf: out)) == inMemory.bytes)
+        #expect(try SceneRecipe.read(fromPNGFile: out.path) == SceneRecipe.json(for: settings))
+        // A mask cut short after its first rows fails while the PNG is being written.
+        let whole = try [UInt8](Data(contentsOf: mask))
+        let failed = dir.appendingPathComponent("failed.png")
+        try Data(whole[..<(whole.count * 3 / 4)]).write(to: mask)
+        #expect(throws: MercurialError.self) {
+            try TitleRenderer.renderPNG(settings, compression: .fast, force: true, path: failed.path)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["m.png", "out.png"])
+    }
+
+    /// An in-memory PNG carries its ancillary chunks right after IHDR, whatever the compression.
+    @Test(arguments: [PNGFile.Compression.fast, .small, .none])
+    func pngSinkPutsAncillaryChunksAfterTheHeader(_ compression: PNGFile.Compression) throws {
+        let image = Self.maskImage(width: 40, height: 30, alpha: true)
+        let plain = try PNGSink(compression: compression).encode(image)
+        let chunk = PNGChunk(type: "tEXt", data: Array("Comment\u{0}in memory".utf8))
+        let bytes = try PNGSink(compression: compression, ancillary: [chunk]).encode(image)
+        let walk = PNGFile.chunks(of: bytes).chunks
+        #expect(walk.map(\.type).prefix(2) == ["IHDR", "tEXt"] && Array(walk[1].data) == chunk.data)
+        #expect(bytes.count == plain.count + 12 + chunk.data.count)
+        #expect(Array(bytes[..<33]) == Array(plain[..<33]) && Array(bytes[(33 + 12 + chunk.data.count)...]) == Array(plain[33...]))
+        #expect(try PNGFile.decode(bytes, name: "p", role: "output").pixels == image.pixels)
     }
 
     /// A large shading image is box-filtered to a small lookup as it is read.
