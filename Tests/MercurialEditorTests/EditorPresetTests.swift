@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import MercurialEditor
+@testable import MercurialKit
+import MercurialTestSupport
+
+/// A scene is its preset plus the keys the user set (issue 22, item 1).
+@Suite(.serialized) struct EditorPresetTests {
+    static func settings(_ json: String) throws -> RenderSettings {
+        var settings = RenderSettings()
+        try SceneFile.load(json: Array(json.utf8), name: "expected.json", into: &settings)
+        return settings
+    }
+
+    /// The issue's repro: shininess 0.1 and radius 20, then preset chrome: they stay over
+    /// chrome; back to mercurial: they stay over mercurial.
+    @Test func aPresetSwitchKeepsTheKeysTheUserSet() async throws {
+        try await EditorFixture.with(sceneJSON: #"{"text": "Hi", "size": 40}"#) { (editor: EditorFixture) async throws in
+            #expect(try await editor.set("shininess", "0.1").status == 200)
+            #expect(try await editor.set("radius", "20").status == 200)
+            #expect(try await editor.set("material", "chrome").status == 200)
+            let overChrome = await editor.session.settings
+            #expect(overChrome == (try Self.settings(#"{"text": "Hi", "size": 40, "material": "chrome", "shininess": 0.1, "radius": 20}"#)))
+            #expect(overChrome.scene.material.shininess == 0.1 && overChrome.radius == 20)
+            #expect(await editor.session.overriddenKeys == ["text", "size", "shininess", "radius"])
+            #expect(try await editor.set("material", "mercurial").status == 200)
+            #expect(await editor.session.settings == (try Self.settings(#"{"text": "Hi", "size": 40, "shininess": 0.1, "radius": 20}"#)))
+            // A key set back to the preset's own value is no longer the user's: the next preset's shows.
+            #expect(try await editor.set("radius", "10").status == 200)
+            #expect(try await editor.set("material", "gold").status == 200)
+            #expect(await editor.session.overriddenKeys == ["text", "size", "shininess"])
+        }
+    }
+
+    /// Save writes the file's own members in its order (description, material, blocks the
+    /// editor has no control for, the animation), only the keys that differ from the preset,
+    /// and new keys at the end; the saved file renders as the editor shows.
+    @Test func saveKeepsTheMaterialTheDescriptionAndTheFilesOrder() async throws {
+        let scene = #"""
+        {"description": "my gold title", "text": "Hi", "material": "gold", "size": 40,
+         "lights": [{"x": 5}], "vine": {"seed": 3},
+         "animation": {"duration": 1, "fps": 10, "tracks": {"light1.hue": [{"t": 0, "value": 0}, {"t": 1, "value": 0.5}]}}}
+        """#
+        try await EditorFixture.with(sceneJSON: scene) { (editor: EditorFixture) async throws in
+            #expect(try await editor.set("shininess", "0.2").status == 200)
+            #expect(try await editor.set("light1.x", "-7").status == 200)
+            #expect(try await editor.set("size", "48").status == 200)
+            // Set to gold's own value: not written.
+            #expect(try await editor.set("reflectivity", "0.65").status == 200)
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            let root = try JSONDocument.parse([UInt8](Data(contentsOf: editor.scene)))
+            guard case .object(let members) = root.value else { Issue.record("not an object"); return }
+            #expect(members.map(\.key) == ["description", "text", "material", "size", "lights", "vine", "animation", "shininess"])
+            let saved = Dictionary(uniqueKeysWithValues: members.map { ($0.key, $0.value.value.text()) })
+            #expect(saved["description"] == #""my gold title""#)
+            #expect(saved["material"] == #""gold""#)
+            #expect(saved["lights"] == #"[{"x": -7}]"#)
+            #expect(saved["vine"] == #"{"seed": 3}"#)
+            #expect(saved["size"] == "48")
+            var reloaded = RenderSettings()
+            let timeline = try SceneFile.load(editor.scene.path, into: &reloaded)
+            #expect(reloaded == (await editor.session.settings))
+            #expect(timeline?.tracks.map(\.key) == ["light1.hue"])
+        }
+    }
+
+    /// A new scene's save names its preset, so reopening shows the same material.
+    @Test func aNewScenesSaveNamesItsPreset() async throws {
+        try await EditorFixture.with(sceneJSON: nil) { (editor: EditorFixture) async throws in
+            #expect(try await editor.set("material", "copper").status == 200)
+            #expect(try await editor.set("radius", "14").status == 200)
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            let reopened = try EditorSession(scenePath: editor.scene.path)
+            #expect(await reopened.settings.material == "copper")
+            #expect(await reopened.settings == (await editor.session.settings))
+        }
+    }
+}
