@@ -371,8 +371,9 @@ enum EditorPage {
         controls.set(row.key, (v) => { if (document.activeElement !== field) field.value = v; });
         field.addEventListener('change', () => send([{ key: row.key, value: field.value.trim() || (row.unset || '') }]));
       }
-      // A key the editor cannot change (the animation, dynamics, a sequence): shown, not edited.
-      if (row.editable === false) div.querySelectorAll('input, select, textarea').forEach((e) => { e.disabled = true; });
+      // A key the editor cannot change (a track's keyframes, a sequence): shown, not edited.
+      // The animation's and dynamics' keys are set in the scene as the file holds it.
+      if (row.editable === false && !inDocument(row.key)) div.querySelectorAll('input, select, textarea').forEach((e) => { e.disabled = true; });
       if (kind === 'number' || kind === 'integer' || kind === 'color') {
         const key = document.createElement('button');
         key.type = 'button'; key.className = 'key'; key.textContent = '◆';
@@ -449,9 +450,24 @@ enum EditorPage {
       form.addEventListener('submit', (e) => e.preventDefault());
     }
 
+    const inDocument = (key) => /^(animation|dynamics)\./.test(key) && !/^animation\.tracks/.test(key);
+    // The value at a path (a.b[0].c; [] takes the first element) in the scene as the file holds it.
+    function documentValue(key) {
+      let v = editor.document;
+      for (const part of key.split('.')) {
+        const m = /^([^[]+)((\[\d*\])*)$/.exec(part);
+        if (!m || v === null || typeof v !== 'object') return undefined;
+        v = v[m[1]];
+        for (const index of (m[2].match(/\[\d*\]/g) || [])) {
+          if (!Array.isArray(v)) return undefined;
+          v = v[index === '[]' ? 0 : Number(index.slice(1, -1))];
+        }
+      }
+      return v;
+    }
     function showValues() {
       for (const row of rows) {
-        const v = text(row, row.value);
+        const v = text(row, inDocument(row.key) && row.value === null ? documentValue(row.key) : row.value);
         values.set(row.key, v);
         controls.get(row.key)(v);
       }

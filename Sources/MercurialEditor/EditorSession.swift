@@ -241,6 +241,10 @@ public actor EditorSession {
             do {
                 if change.key == Self.keyframeKey {
                     try keyframe(change.value, of: next, timeline: nextTimeline, in: &nextDocument)
+                } else if let path = Self.documentPath(change.key) {
+                    // The animation's and dynamics' keys: set in the document, checked as the file's are when it is read.
+                    let value = (try? JSONDocument.parse(Array(change.value.utf8)))?.value ?? .string(change.value)
+                    try nextDocument.assign(change.key, path, value)
                 } else {
                     try applyOne(change, to: &next)
                     try record(change, from: next, in: &nextDocument)
@@ -261,6 +265,17 @@ public actor EditorSession {
 
     /// A number as a message shows it (`2`, `0.5`).
     static func number(_ value: Double) -> String { String(format: "%g", value) }
+
+    /// The path of a key the scene file's reader reads with the timeline (`animation.fps`,
+    /// `dynamics.friction`), which the editor sets in the document; nil for the others.
+    static func documentPath(_ key: String) -> [SchemaPathStep]? {
+        guard key.hasPrefix("animation.") || key.hasPrefix("dynamics."), !key.hasPrefix("animation.tracks"),
+              let path = SchemaPathStep.parse(key) else { return nil }
+        return path
+    }
+
+    /// The scene file as the editor holds it (the page reads the animation's and dynamics' values from it).
+    public var documentJSON: String { document.text }
 
     /// The pseudo-key of a change that adds or removes a keyframe: its value is
     /// `{"key": K, "t": seconds, "remove": false}`, the keyframe taking K's value as it is now.

@@ -105,6 +105,41 @@ struct SceneDocument: Sendable {
         set("animation", .object(animation))
     }
 
+    /// Sets the value at `path` (`animation.fps`, `dynamics.gravity.magnitude`, `[]` for every
+    /// element), making the objects on the way; the document is read again after, which checks it.
+    mutating func assign(_ key: String, _ path: [SchemaPathStep], _ value: JSONValue) throws(MercurialError) {
+        guard case .key(let first)? = path.first,
+              let root = Self.assign(path.dropFirst(), value, in: self[first] ?? .object([])) else {
+            throw MercurialError("there is no '\(key)' in the scene to set")
+        }
+        set(first, root)
+    }
+
+    private static func assign(_ path: ArraySlice<SchemaPathStep>, _ value: JSONValue, in root: JSONValue) -> JSONValue? {
+        guard let step = path.first else { return value }
+        switch (step, root) {
+        case (.key(let key), .object(var members)):
+            guard let inner = assign(path.dropFirst(), value, in: members.first { $0.key == key }?.value.value ?? .object([])) else { return nil }
+            let node = JSONNode(value: inner, location: .none)
+            if let index = members.firstIndex(where: { $0.key == key }) { members[index].value = node }
+            else { members.append(JSONMember(key: key, keyLocation: .none, value: node)) }
+            return .object(members)
+        case (.index(let i), .array(var items)) where items.indices.contains(i):
+            guard let inner = assign(path.dropFirst(), value, in: items[i].value) else { return nil }
+            items[i] = JSONNode(value: inner, location: .none)
+            return .array(items)
+        case (.every, .array(let items)):
+            var out: [JSONNode] = []
+            for item in items {
+                guard let inner = assign(path.dropFirst(), value, in: item.value) else { return nil }
+                out.append(JSONNode(value: inner, location: .none))
+            }
+            return .array(out)
+        default:
+            return nil
+        }
+    }
+
     /// `light2.x` → (1, "x").
     static func lightKey(_ key: String) -> (Int, String)? {
         guard key.hasPrefix("light"), let dot = key.firstIndex(of: "."),

@@ -76,3 +76,48 @@ import MercurialTestSupport
         }
     }
 }
+
+/// The timeline's changes (issue 22, item 3): the playhead, keyframes and the animation's own keys.
+@Suite(.serialized) struct EditorTimelineTests {
+    static let scene = #"{"text": "Hi", "size": 40, "width": 200, "height": 80, "animation": {"duration": 1, "fps": 10, "tracks": {"light1.hue": [{"t": 0, "value": 0}, {"t": 1, "value": 0.9}]}}}"#
+
+    /// The frame at the playhead is `mercurial animate`'s frame: the same renderer's, pixel for pixel.
+    @Test func thePlayheadShowsTheAnimationsFrame() async throws {
+        try await EditorFixture.with(sceneJSON: Self.scene) { (editor: EditorFixture) async throws in
+            #expect(try await editor.set(EditorSession.playheadKey, "7").status == 200)
+            try await eventually("frame 7 on screen") { await editor.session.frame?.playhead == 7 }
+            var base = RenderSettings()
+            let timeline = try #require(try SceneFile.load(editor.scene.path, into: &base))
+            let expected = try FrameRenderer(base: base, timeline: timeline).frame(7)
+            #expect(await editor.session.frame?.image.pixels == expected.pixels)
+            #expect(await editor.session.frame?.image.pixels != (try TitleRenderer.render(base).image.pixels))
+            // Out of the animation: refused, with the frames there are.
+            let refused = try await editor.set(EditorSession.playheadKey, "10")
+            #expect(refused.status == 422)
+            #expect(refused.text.contains("give a frame from 0 to 9"), "\(refused.text)")
+        }
+    }
+
+    /// A keyframe at the playhead takes the control's value; one out of the animation is refused;
+    /// the animation's own keys (fps) are set in the scene and saved.
+    @Test func keyframesAndTheAnimationsKeysAreEditedAndSaved() async throws {
+        try await EditorFixture.with(sceneJSON: Self.scene) { (editor: EditorFixture) async throws in
+            #expect(try await editor.set("shininess", "0.2").status == 200)
+            #expect(try await editor.post("/api/set", #"{"key": "@keyframe", "value": "{\"key\": \"shininess\", \"t\": 0.5}"}"#).status == 200)
+            let tracks = try #require(await editor.session.animation?.tracks)
+            #expect(tracks.map(\.key) == ["light1.hue", "shininess"])
+            #expect(tracks.last?.keyframes.frames.map(\.time) == [0.5])
+            let late = try await editor.post("/api/set", #"{"key": "@keyframe", "value": "{\"key\": \"shininess\", \"t\": 3}"}"#)
+            #expect(late.status == 422 && late.text.contains("outside the animation"), "\(late.text)")
+            #expect(try await editor.set("animation.fps", "20").status == 200)
+            #expect(await editor.session.animation?.frameCount == 20)
+            #expect(try await editor.set("animation.fps", "0").status == 422)
+            #expect(try await editor.post("/api/set", #"{"key": "@keyframe", "value": "{\"key\": \"shininess\", \"t\": 0.5, \"remove\": true}"}"#).status == 200)
+            #expect(await editor.session.animation?.tracks.map(\.key) == ["light1.hue"])
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            var saved = RenderSettings()
+            let timeline = try SceneFile.load(editor.scene.path, into: &saved)
+            #expect(timeline?.frameCount == 20 && saved.scene.material.shininess == 0.2)
+        }
+    }
+}
