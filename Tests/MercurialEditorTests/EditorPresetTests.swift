@@ -120,4 +120,28 @@ import MercurialTestSupport
             #expect(timeline?.frameCount == 20 && saved.scene.material.shininess == 0.2)
         }
     }
+
+    /// An export the page cannot write is refused at once with the file named; one whose
+    /// last page closes is cancelled, and leaves no file and no render running.
+    @Test func anExportThatCannotBeWrittenOrWhosePageClosesLeavesNothing() async throws {
+        let long = Self.scene.replacingOccurrences(of: #""duration": 1"#, with: #""duration": 60"#)
+        try await EditorFixture.with(sceneJSON: long) { (editor: EditorFixture) async throws in
+            let blocked = editor.folder.appendingPathComponent("scene.webm")
+            try FileManager.default.createDirectory(at: blocked, withIntermediateDirectories: false)
+            let refused = try await editor.post("/api/export-video", #"{"format": "webm"}"#)
+            #expect(refused.status == 422 && refused.text.contains("scene.webm"), "\(refused.text)")
+            #expect(await !editor.session.isExporting)
+            try FileManager.default.removeItem(at: blocked)
+
+            let page = try EventListener(port: editor.port, token: editor.server.token)
+            try await eventually("the page to listen") { await editor.session.clientCount == 1 }
+            let started = try await editor.post("/api/export-video", #"{"format": "webm"}"#)
+            #expect(started.status == 200, "\(started.text)")
+            try await eventually("the export's progress") { page.events("export").contains { ($0["done"] as? Int ?? 0) > 0 } }
+            page.stop()
+            try await eventually("the export to stop with its page") { await !editor.session.isExporting }
+            let names = try FileManager.default.contentsOfDirectory(atPath: editor.folder.path)
+            #expect(names == ["scene.json"], "\(names)")
+        }
+    }
 }
