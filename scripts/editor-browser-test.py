@@ -15,54 +15,15 @@ Prints the latency distribution; exits 1 on a failed check.
 import argparse
 import json
 import os
-import shutil
-import signal
 import statistics
 import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-
-def fail(message):
-    print("FAIL: " + message, file=sys.stderr)
-    raise SystemExit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-    print("ok: " + message)
-
-
-def png_scanlines(png):
-    """The header and the inflated image data of a PNG (both encoders here write filter 0 rows)."""
-    import struct
-    import zlib
-    chunks, i = {}, 8
-    while i + 8 <= len(png):
-        length, kind = struct.unpack(">I4s", png[i:i + 8])
-        chunks.setdefault(kind, b"")
-        chunks[kind] += png[i + 8:i + 8 + length]
-        i += 12 + length
-    return chunks.get(b"IHDR"), zlib.decompress(chunks.get(b"IDAT", b""))
-
-
-def wait_for(predicate, what, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    fail("timed out waiting for " + what)
+from editor_browser import Editor, check, pixels_differing_from_server, png_scanlines, wait_for
 
 
 def main():
@@ -78,44 +39,13 @@ def main():
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
 
-    work = tempfile.mkdtemp(prefix="mercurial-edit-test-")
-    scene = os.path.join(work, "scene.json")
-    with open(scene, "w") as f:
-        width, height = (int(v) for v in args.size.lower().split("x"))
-        json.dump({"text": "Flex Monkey\nMercurial Text", "width": width, "height": height}, f)
-
-    editor = subprocess.Popen([binary, "edit", scene, "--port", "0"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, start_new_session=True)
-    if args.pid_file:
-        with open(args.pid_file, "w") as f:
-            f.write(str(editor.pid))
-    driver = None
-    try:
-        line = editor.stdout.readline()
-        if "http://" not in line:
-            fail("no URL line from mercurial edit: %r %s" % (line, editor.stderr.read() if editor.poll() is not None else ""))
-        url = line.split()[-1]
-        base, token = url.split("/?token=")
-        print("editor at " + base)
-
-        def api(path):
-            request = urllib.request.Request(base + path, headers={"X-Mercurial-Token": token})
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.read()
-
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    scene_json = {"text": "Flex Monkey\nMercurial Text", "width": width, "height": height}
+    with Editor(binary, scene_json, args.pid_file, keep=("x.png", "again.png")) as e:
+        driver, api, work, scene = e.driver, e.api, e.work, e.scene
         table = json.loads(subprocess.run([binary, "params", "--json"], check=True, capture_output=True,
                                           text=True, timeout=30).stdout)
         keys = [row["key"] for row in table["parameters"]]
-
-        options = webdriver.ChromeOptions()
-        options.binary_location = "/usr/bin/chromium"
-        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1920,1200",
-                     "--disable-gpu", "--hide-scrollbars"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-        driver.set_script_timeout(60)
-        driver.get(url)
-        wait_for(lambda: driver.execute_script("return window.__shown !== null"), "the first frame", 60)
 
         missing = [k for k in keys if not driver.find_elements(By.CSS_SELECTOR, '.row[data-key="%s"]' % k)]
         check(not missing, "a control for each of the %d rows of params --json (missing: %s)" % (len(keys), missing))
@@ -194,16 +124,7 @@ def main():
             "the last state's frame on screen")
         check(shown["revision"] == revision, "the frame on screen is the last state's (revision %d)" % shown["revision"])
         # The page built its frame from deltas; it must be the server's frame, pixel for pixel.
-        same = driver.execute_async_script('''
-            const done = arguments[arguments.length - 1];
-            const token = new URLSearchParams(location.search).get('token');
-            fetch('/frame.rgba?token=' + token, { cache: 'no-store' }).then((r) => r.arrayBuffer()).then((bytes) => {
-              const server = new Uint32Array(bytes), page = window.__framePixels();
-              let differ = server.length === page.length ? 0 : -1;
-              if (differ === 0) for (let i = 0; i < server.length; i++) if (server[i] !== page[i]) differ++;
-              done(differ);
-            }).catch((e) => done(String(e)));
-        ''')
+        same = pixels_differing_from_server(driver)
         check(same == 0, "the page's frame, built from deltas, is the server's frame exactly (%s pixels differ)" % same)
 
         # An invalid typed value shows the CLI's error text and changes nothing.
@@ -274,23 +195,8 @@ def main():
             driver.execute_script("document.querySelector('aside').scrollTop = 0")
             driver.save_screenshot(args.screenshot)
             print("screenshot: " + args.screenshot)
-        check(editor.poll() is None, "the editor is still running")
+        check(e.running(), "the editor is still running")
         print("PASS")
-    finally:
-        if driver is not None:
-            driver.quit()
-        if editor.poll() is None:
-            os.killpg(editor.pid, signal.SIGINT)
-            try:
-                editor.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(editor.pid, signal.SIGKILL)
-                editor.wait()
-        leftovers = [n for n in os.listdir(work) if n not in ("scene.json", "x.png", "again.png")]
-        shutil.rmtree(work, ignore_errors=True)
-        if leftovers:
-            fail("files left behind: %s" % leftovers)
-
 
 if __name__ == "__main__":
     main()

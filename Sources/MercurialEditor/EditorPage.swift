@@ -21,6 +21,16 @@ enum EditorPage {
       <button id="redo" title="Redo (Ctrl+Shift+Z)">Redo</button>
       <button id="save" title="Write the scene file">Save scene</button>
       <button id="export" title="Write the full-size PNG beside the scene and download it">Export PNG</button>
+      <span class="tools">
+        <label for="backdrop">Backdrop</label>
+        <select id="backdrop" title="What the preview shows behind transparent pixels (not part of the title)">
+          <option value="checker">checker</option><option value="black">black</option>
+          <option value="white">white</option><option value="colour">colour…</option>
+        </select>
+        <input type="color" id="backdrop-colour" value="#404048" hidden title="The backdrop's colour">
+        <button id="zoom-fit" title="Fit the preview to the window">Fit</button>
+        <button id="zoom-100" title="Show the preview pixel for pixel">100 %</button>
+      </span>
       <span id="status" role="status"></span>
       <span id="conflict" hidden>
         <button id="reload" title="Take the scene file as it is on disk now">Reload from disk</button>
@@ -28,7 +38,7 @@ enum EditorPage {
       </span>
     </header>
     <main>
-      <section id="stage"><canvas id="preview" width="1" height="1" role="img" aria-label="the title"></canvas></section>
+      <section id="stage"><canvas id="preview" width="1" height="1" role="img" aria-label="the title"></canvas><div id="light-dots"></div></section>
       <aside>
         <div id="sphere-box" title="Drag a light">
           <img id="sphere" alt="the shading sphere">
@@ -37,6 +47,22 @@ enum EditorPage {
         <form id="controls" autocomplete="off"></form>
       </aside>
     </main>
+    <section id="timeline-bar" hidden>
+      <button id="play" title="Play at the scene's frame rate (Space)">Play</button>
+      <label title="Start again at the end"><input type="checkbox" id="loop" checked> Loop</label>
+      <input type="range" id="timeline" min="0" max="0" step="1" value="0" aria-label="the playhead">
+      <span id="time"></span>
+      <span id="rate" title="The frames shown each second while playing"></span>
+      <button id="edit-base" title="Leave the timeline: show and edit the scene without its animation">Edit base</button>
+      <span class="export">
+        <select id="export-format" aria-label="video format">
+          <option value="webm">WebM (VP9, alpha)</option><option value="mov">MOV (ProRes 4444)</option><option value="png">APNG</option>
+        </select>
+        <button id="export-video" title="Render the animation beside the scene file">Export video</button>
+        <progress id="export-progress" max="1" value="0" hidden></progress>
+        <button id="export-cancel" hidden>Cancel</button>
+      </span>
+    </section>
     <footer id="info"></footer>
     </body>
     </html>
@@ -45,19 +71,32 @@ enum EditorPage {
     static let style = ##"""
     * { box-sizing: border-box; }
     body { margin: 0; font: 13px/1.35 system-ui, sans-serif; background: #1d1d21; color: #ddd; height: 100vh;
-           display: grid; grid-template-rows: auto 1fr auto; }
+           display: grid; grid-template-rows: auto 1fr auto auto; }
+    #timeline-bar { display: flex; gap: 8px; align-items: center; padding: 6px 12px; background: #26262b; border-top: 1px solid #333; }
+    #timeline-bar[hidden] { display: none; }
+    #timeline { flex: 1; }
+    #time, #rate { font-variant-numeric: tabular-nums; color: #bbb; min-width: 7em; }
+    .export { display: flex; gap: 6px; align-items: center; }
+    .row .key { width: 18px; padding: 0; border: none; background: none; color: #666; font-size: 12px; }
+    .row.tracked .key { color: #fc6; }
+    body:not(.animated) .row .key { visibility: hidden; }
     header { display: flex; gap: 8px; align-items: center; padding: 6px 12px; background: #26262b; }
     header h1 { font-size: 15px; margin: 0 12px 0 0; font-weight: 600; }
     button { background: #3a3a42; color: #eee; border: 1px solid #555; border-radius: 4px; padding: 4px 10px; cursor: pointer; }
     button:hover { background: #4a4a55; }
     #status { margin-left: 12px; color: #9c9; }
-    main { display: grid; grid-template-columns: minmax(0, 1fr) 380px; min-height: 0; }
+    main { display: grid; grid-template-columns: minmax(0, 1fr) 420px; min-height: 0; }
     #stage { display: flex; align-items: center; justify-content: center; overflow: auto; padding: 12px; min-width: 0; min-height: 0;
-             background-color: #bbb; background-image: linear-gradient(45deg, #888 25%, transparent 25%),
-             linear-gradient(-45deg, #888 25%, transparent 25%), linear-gradient(45deg, transparent 75%, #888 75%),
-             linear-gradient(-45deg, transparent 75%, #888 75%);
-             background-size: 24px 24px; background-position: 0 0, 0 12px, 12px -12px, -12px 0; }
+             background: #202024; }
+    #stage.actual { align-items: flex-start; justify-content: flex-start; }
+    .checker, #stage.checker { background-color: #3a3a40; background-image: linear-gradient(45deg, #303035 25%, transparent 25%),
+             linear-gradient(-45deg, #303035 25%, transparent 25%), linear-gradient(45deg, transparent 75%, #303035 75%),
+             linear-gradient(-45deg, transparent 75%, #303035 75%);
+             background-size: 16px 16px; background-position: 0 0, 0 8px, 8px -8px, -8px 0; }
     #preview { max-width: 100%; max-height: 100%; object-fit: contain; }
+    #stage.actual #preview { max-width: none; max-height: none; flex: none; }
+    .tools { display: flex; gap: 6px; align-items: center; margin-left: 12px; }
+    .tools select, .tools input[type=color] { background: #15151a; color: #eee; border: 1px solid #444; border-radius: 3px; }
     aside { overflow-y: auto; padding: 10px; background: #222227; border-left: 1px solid #333; }
     #sphere-box { position: relative; width: 256px; height: 256px; margin: 0 auto 10px; touch-action: none; }
     #sphere { width: 256px; height: 256px; display: block; border-radius: 50%; }
@@ -65,16 +104,26 @@ enum EditorPage {
            border: 2px solid #fff; box-shadow: 0 0 3px #000; cursor: grab; }
     fieldset { border: 1px solid #3a3a42; border-radius: 4px; margin: 0 0 8px; padding: 4px 8px 6px; }
     legend { color: #aaa; padding: 0 4px; }
-    .row { display: grid; grid-template-columns: 96px 1fr 70px; gap: 4px 6px; align-items: center; margin: 3px 0; }
-    .row label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+    details.group { border: 1px solid #3a3a42; border-radius: 4px; margin: 0 0 8px; padding: 4px 8px 6px; }
+    details.group > summary { color: #aaa; cursor: pointer; }
+    #stage { position: relative; }
+    #light-dots { position: absolute; left: 0; top: 0; width: 0; height: 0; }
+    .point-dot { position: absolute; width: 18px; height: 18px; margin: -9px 0 0 -9px; border-radius: 50%;
+           border: 2px solid #fff; box-shadow: 0 0 3px #000; cursor: grab; touch-action: none; }
+    .point-dot.selected { outline: 2px solid #fc6; }
+    .row { display: grid; grid-template-columns: 124px 1fr 76px 18px; gap: 4px 6px; align-items: center; margin: 3px 0; }
+    .row label { overflow-wrap: anywhere; cursor: help; }
     .row .wide { grid-column: 2 / 4; }
     .row input[type=text], .row select, .row textarea { width: 100%; background: #15151a; color: #eee;
            border: 1px solid #444; border-radius: 3px; padding: 2px 4px; font: inherit; }
     .row textarea { height: 52px; resize: vertical; }
     .row input[type=range] { width: 100%; }
+    .row .swatch { display: block; height: 22px; border-radius: 3px; overflow: hidden; }
     .row input[type=color] { width: 100%; height: 22px; padding: 0; border: none; background: none; }
+    .row .swatch.none input[type=color] { opacity: 0; }
     .row input.invalid { border-color: #e55; }
-    .error { color: #f88; grid-column: 1 / 4; font-size: 12px; }
+    .row.own > label { color: #fff; font-weight: 600; }
+    .error { color: #f88; grid-column: 1 / 5; font-size: 12px; }
     footer { padding: 4px 12px; color: #999; background: #26262b; font-size: 12px; }
     """##
 
@@ -198,17 +247,23 @@ enum EditorPage {
       future.length = 0;
     }
 
+    // Undo and redo put back a state the server took: every control then shows a valid
+    // value, so an error left from a refused value goes.
+    function clearErrors() {
+      document.querySelectorAll('.error[data-error-for]').forEach((box) => showError(box.dataset.errorFor, ''));
+    }
+
     function undo() {
       const step = history.pop(); if (!step) return;
       future.push(step);
       const back = step.before.filter((c) => c.value !== undefined);
-      send(back, false).then(() => refresh());
+      send(back, false).then((code) => { if (code === 200) clearErrors(); return refresh(); });
     }
 
     function redo() {
       const step = future.pop(); if (!step) return;
       history.push(step);
-      send(step.after, false).then(() => refresh());
+      send(step.after, false).then((code) => { if (code === 200) clearErrors(); return refresh(); });
     }
 
     function makeRow(row) {
@@ -218,6 +273,7 @@ enum EditorPage {
       div.title = row.help || '';
       const label = document.createElement('label');
       label.textContent = row.name;
+      label.title = row.help || '';
       div.append(label);
       const error = document.createElement('div');
       error.className = 'error';
@@ -227,19 +283,23 @@ enum EditorPage {
       if (kind === 'number' || kind === 'integer') {
         const [min, max] = row.range;
         const slider = document.createElement('input');
-        slider.type = 'range'; slider.min = min; slider.max = max;
-        slider.step = kind === 'integer' ? 1 : (max - min) / 1000;
-        slider.name = row.key;
+        slider.type = 'range'; slider.name = row.key;
+        // A range of hundreds or more (sizes, radii, widths) slides on a logarithmic scale,
+        // so a few pixels are as easy to set as thousands; the field takes any value in range.
+        const scale = scaleFor(row);
+        slider.min = scale.min; slider.max = scale.max; slider.step = scale.step;
+        slider.dataset.scale = scale.name;
         const field = document.createElement('input');
         field.type = 'text'; field.name = row.key + '-text';
+        field.title = 'any value in ' + (row.rangeText || `${min}…${max}`);
         div.append(slider, field);
         controls.set(row.key, (v) => {
           field.value = v;
           const n = Number(v);
-          if (v !== '' && !isNaN(n)) slider.value = n;
+          if (v !== '' && !isNaN(n)) slider.value = scale.position(n);
         });
         slider.addEventListener('input', (event) => {
-          const v = slider.value;
+          const v = scale.name === 'linear' ? slider.value : String(scale.value(Number(slider.value)));
           field.value = v;
           send([{ key: row.key, value: v }], true, event.timeStamp || performance.now());
         });
@@ -272,12 +332,22 @@ enum EditorPage {
       } else if (kind === 'color') {
         const picker = document.createElement('input');
         picker.type = 'color'; picker.name = row.key;
+        // No colour ("transparent", "none") shows the checkerboard, not black.
+        const swatch = document.createElement('span');
+        swatch.className = 'swatch checker';
+        swatch.append(picker);
         const field = document.createElement('input');
         field.type = 'text'; field.name = row.key + '-text';
-        div.append(picker, field);
-        controls.set(row.key, (v) => { field.value = v; if (/^#[0-9a-f]{6}$/i.test(v)) picker.value = v; });
+        div.append(swatch, field);
+        controls.set(row.key, (v) => {
+          field.value = v;
+          const opaque = /^#[0-9a-f]{6}$/i.test(v);
+          if (opaque) picker.value = v;
+          swatch.classList.toggle('none', !opaque);
+        });
         picker.addEventListener('input', (event) => {
           field.value = picker.value;
+          swatch.classList.remove('none');
           send([{ key: row.key, value: picker.value }], true, event.timeStamp || performance.now());
         });
         field.addEventListener('change', () => send([{ key: row.key, value: field.value.trim() }]));
@@ -301,8 +371,16 @@ enum EditorPage {
         controls.set(row.key, (v) => { if (document.activeElement !== field) field.value = v; });
         field.addEventListener('change', () => send([{ key: row.key, value: field.value.trim() || (row.unset || '') }]));
       }
-      // A key the editor cannot change (the animation, dynamics, a sequence): shown, not edited.
-      if (row.editable === false) div.querySelectorAll('input, select, textarea').forEach((e) => { e.disabled = true; });
+      // A key the editor cannot change (a track's keyframes, a sequence): shown, not edited.
+      // The animation's and dynamics' keys are set in the scene as the file holds it.
+      if (row.editable === false && !inDocument(row.key)) div.querySelectorAll('input, select, textarea').forEach((e) => { e.disabled = true; });
+      if (kind === 'number' || kind === 'integer' || kind === 'color') {
+        const key = document.createElement('button');
+        key.type = 'button'; key.className = 'key'; key.textContent = '◆';
+        key.title = 'Keyframe this value at the playhead (Alt+click: delete the keyframe there)';
+        key.addEventListener('click', (e) => keyframe(row.key, e.altKey));
+        div.append(key);
+      }
       div.append(error);
       return div;
     }
@@ -310,7 +388,7 @@ enum EditorPage {
     function makeMaterialRow() {
       const div = document.createElement('div');
       div.className = 'row'; div.dataset.key = 'material';
-      div.title = 'a material preset; the sliders then edit from it';
+      div.title = 'a material preset; the keys you set (in bold) stay over it when you switch';
       const label = document.createElement('label'); label.textContent = 'Preset';
       const select = document.createElement('select'); select.className = 'wide'; select.name = 'material';
       for (const m of editor.materials) { const o = document.createElement('option'); o.value = o.textContent = m; select.append(o); }
@@ -321,47 +399,112 @@ enum EditorPage {
       return div;
     }
 
+    // The slider's scale for a number row: the value itself over a small range; over
+    // hundreds or more (sizes, radii, widths), 1000 steps logarithmic in value − min + 1.
+    function scaleFor(row) {
+      const [min, max] = row.range, integer = row.kind === 'integer';
+      if (max - min < 500) {
+        return { name: 'linear', min, max, step: integer ? 1 : (max - min) / 1000, value: (p) => p, position: (v) => v };
+      }
+      if (min < 0) {   // a position: a working range of ±8192 pixels slides; the field takes the rest
+        const low = Math.max(min, -8192), high = Math.min(max, 8192);
+        return { name: 'linear', min: low, max: high, step: integer ? 1 : 1, value: (p) => p, position: (v) => v };
+      }
+      const steps = 1000, span = Math.log(max - min + 1);
+      const clamp = (v) => Math.max(min, Math.min(max, v));
+      const round = (v) => integer ? Math.round(v) : Number(v.toPrecision(4));
+      return { name: 'log', min: 0, max: steps, step: 1, value: (p) => round(clamp(min + Math.exp(span * p / steps) - 1)),
+               position: (v) => Math.round(Math.log(clamp(v) - min + 1) / span * steps) };
+    }
+
+    // The title's text, font and preset first; then the groups as the schema orders them.
     function build() {
       const form = $('controls');
       form.replaceChildren();
+      const top = document.createElement('details');
+      top.className = 'group'; top.open = true;
+      const topLegend = document.createElement('summary'); topLegend.textContent = 'Title';
+      top.append(topLegend);
+      form.append(top);
+      for (const key of ['text', 'font']) { const row = rows.find((r) => r.key === key); if (row) top.append(makeRow(row)); }
+      top.append(makeMaterialRow());
+      // Each group collapses; the nested blocks (point lights, gradients, vine, dynamics…) start closed.
       let fieldset = null, group = null;
       for (const row of rows) {
+        if (row.key === 'text' || row.key === 'font') continue;
         if (row.group !== group) {
           group = row.group;
-          fieldset = document.createElement('fieldset');
-          const legend = document.createElement('legend'); legend.textContent = group;
-          fieldset.append(legend);
-          if (group === 'Material') fieldset.append(makeMaterialRow());
+          fieldset = document.createElement('details');
+          fieldset.className = 'group'; fieldset.dataset.group = group;
+          fieldset.open = !('editable' in row);
+          const summary = document.createElement('summary'); summary.textContent = group;
+          fieldset.append(summary);
           form.append(fieldset);
         }
         fieldset.append(makeRow(row));
       }
+      const lights = document.createElement('details');
+      lights.className = 'group'; lights.id = 'point-light'; lights.hidden = true; lights.open = true;
+      form.prepend(lights);
+      form.prepend(top);
       form.addEventListener('submit', (e) => e.preventDefault());
     }
 
+    const inDocument = (key) => /^(animation|dynamics)\./.test(key) && !/^animation\.tracks/.test(key);
+    // The value at a path (a.b[0].c; [] takes the first element) in the scene as the file holds it.
+    function documentValue(key) {
+      let v = editor.document;
+      for (const part of key.split('.')) {
+        const m = /^([^[]+)((\[\d*\])*)$/.exec(part);
+        if (!m || v === null || typeof v !== 'object') return undefined;
+        v = v[m[1]];
+        for (const index of (m[2].match(/\[\d*\]/g) || [])) {
+          if (!Array.isArray(v)) return undefined;
+          v = v[index === '[]' ? 0 : Number(index.slice(1, -1))];
+        }
+      }
+      return v;
+    }
     function showValues() {
       for (const row of rows) {
-        const v = text(row, row.value);
+        const v = text(row, inDocument(row.key) && row.value === null ? documentValue(row.key) : row.value);
         values.set(row.key, v);
         controls.get(row.key)(v);
       }
       values.set('material', editor.material);
       controls.get('material')(editor.material);
+      // The keys the scene sets over its preset (a preset switch keeps them).
+      const own = new Set(editor.overridden || []);
+      document.querySelectorAll('#controls .row[data-key]').forEach((div) => {
+        const top = div.dataset.key.split(/[.[]/)[0];
+        div.classList.toggle('own', own.has(div.dataset.key) || (top !== div.dataset.key && own.has(top))
+          || (/^light\d+\./.test(div.dataset.key) && own.has('lights')));
+      });
       placeDots();
     }
 
+    let refreshing = 0;
+    // For tests: a change, an undo or a refresh still under way.
+    window.__busy = () => inFlight || !!next || refreshing > 0 || pending.size > 0;
     async function refresh() {
+      refreshing++;
+      try { await refreshNow(); } finally { refreshing--; }
+    }
+    async function refreshNow() {
       const { status: code, json } = await api('/api/state');
       if (code !== 200) { status(json.error || ('HTTP ' + code), true); return; }
       rows = json.parameters.concat(json.nested || []); editor = json.editor;
       revision = Math.max(revision, editor.revision);
       if (!controls.size) build();
       showValues();
+      showTimeline(editor.timeline);
+      placePointDots();
     }
 
     // The lights as dots on the sphere: x and y in -50…50 across the box, coloured by hue.
     function placeDots() {
       const box = $('sphere-box');
+      const taken = new Map();          // a spot → how many dots are there already
       for (let i = 1; i <= 4; i++) {
         let dot = box.querySelector(`.dot[data-light="${i}"]`);
         if (!dot) {
@@ -370,8 +513,12 @@ enum EditorPage {
         }
         const x = Number(values.get(`light${i}.x`)), y = Number(values.get(`light${i}.y`));
         const hue = Number(values.get(`light${i}.hue`)), brightness = Number(values.get(`light${i}.brightness`));
-        dot.style.left = ((x + 50) / 100 * 256) + 'px';
-        dot.style.top = ((50 - y) / 100 * 256) + 'px';
+        // Lights at one spot are fanned out around it, so that each can be grabbed.
+        const spot = Math.round(x) + ',' + Math.round(y), k = taken.get(spot) || 0;
+        taken.set(spot, k + 1);
+        const dx = k ? 12 * Math.cos(k * Math.PI / 2) : 0, dy = k ? 12 * Math.sin(k * Math.PI / 2) : 0;
+        dot.style.left = ((x + 50) / 100 * 256 + dx) + 'px';
+        dot.style.top = ((50 - y) / 100 * 256 + dy) + 'px';
         dot.style.background = `hsl(${hue * 360}, 100%, ${Math.max(10, brightness * 50)}%)`;
       }
     }
@@ -397,6 +544,80 @@ enum EditorPage {
         });
       });
     }
+
+    // The scene's point lights as dots on the preview, at their canvas pixels: drag one
+    // to move the light; click one for its colour, intensity and range (rows made from the
+    // schema's pointLights[] rows, for that light).
+    let selectedLight = null;
+    function pointLights() { return (editor.blocks && editor.blocks.pointLights) || []; }
+    function placePointDots() {
+      const layer = $('light-dots'), canvas = $('preview'), stage = $('stage');
+      const lights = pointLights();
+      const c = canvas.getBoundingClientRect(), st = stage.getBoundingClientRect();
+      const sx = c.width / canvas.width, sy = c.height / canvas.height;
+      while (layer.children.length > lights.length) layer.lastChild.remove();
+      lights.forEach((light, i) => {
+        let dot = layer.children[i];
+        if (!dot) {
+          dot = document.createElement('div'); dot.className = 'point-dot'; dot.dataset.key = `pointLights[${i}]`;
+          dot.title = `point light ${i + 1}: drag to move, click for its colour, intensity and range`;
+          layer.append(dot); dragPointDot(dot, i);
+        }
+        dot.style.left = (c.left - st.left + stage.scrollLeft + light.x * sx) + 'px';
+        dot.style.top = (c.top - st.top + stage.scrollTop + light.y * sy) + 'px';
+        dot.style.background = light.color || '#fff';
+        // What undo puts back after a drag.
+        values.set(`pointLights[${i}].x`, String(light.x)); values.set(`pointLights[${i}].y`, String(light.y));
+        dot.classList.toggle('selected', selectedLight === i);
+      });
+      showPointLight();
+    }
+    function dragPointDot(dot, i) {
+      let start = null, scheduled = null;
+      dot.addEventListener('pointerdown', (e) => { start = [e.clientX, e.clientY]; dot.setPointerCapture(e.pointerId); e.preventDefault(); });
+      dot.addEventListener('pointerup', (e) => {
+        if (start && Math.hypot(e.clientX - start[0], e.clientY - start[1]) < 3) { selectedLight = i; placePointDots(); }
+        start = null;
+      });
+      dot.addEventListener('pointermove', (e) => {
+        if (!start) return;
+        const canvas = $('preview'), c = canvas.getBoundingClientRect();
+        const x = Math.round((e.clientX - c.left) / c.width * canvas.width);
+        const y = Math.round((e.clientY - c.top) / c.height * canvas.height);
+        const st = $('stage').getBoundingClientRect();
+        dot.style.left = (e.clientX - st.left + $('stage').scrollLeft) + 'px';
+        dot.style.top = (e.clientY - st.top + $('stage').scrollTop) + 'px';
+        pointLights()[i].x = x; pointLights()[i].y = y;
+        const started = e.timeStamp || performance.now();
+        if (scheduled) cancelAnimationFrame(scheduled);
+        scheduled = requestAnimationFrame(() => {
+          scheduled = null;
+          send([{ key: `pointLights[${i}].x`, value: String(x) }, { key: `pointLights[${i}].y`, value: String(y) }], true, started);
+        });
+      });
+    }
+    // The selected light's own rows: pointLights[].KEY made for pointLights[i].KEY.
+    function showPointLight() {
+      const box = $('point-light'), lights = pointLights();
+      if (selectedLight === null || selectedLight >= lights.length) { box.hidden = true; return; }
+      const i = selectedLight;
+      if (box.dataset.light !== String(i)) {
+        box.replaceChildren();
+        const summary = document.createElement('summary'); summary.textContent = `Point light ${i + 1}`;
+        box.append(summary);
+        for (const row of rows.filter((r) => /^pointLights\[\]\.(color|intensity|range|x|y)$/.test(r.key))) {
+          box.append(makeRow({ ...row, key: row.key.replace('[]', `[${i}]`), group: 'Point light' }));
+        }
+        box.dataset.light = String(i);
+      }
+      box.hidden = false;
+      for (const key of ['x', 'y', 'color', 'intensity', 'range']) {
+        const show = controls.get(`pointLights[${i}].${key}`);
+        const v = lights[i][key];
+        if (show && v !== undefined) { values.set(`pointLights[${i}].${key}`, String(v)); show(String(v)); }
+      }
+    }
+    window.addEventListener('resize', () => placePointDots());
 
     // Frames come over the page's WebSocket (see EditorSocket.swift), each a delta
     // from the frame on screen (`have`): runs of the pixels that changed, straight-alpha
@@ -439,6 +660,10 @@ enum EditorPage {
         for (let k = frameWaiters.length - 1; k >= 0; k--) {
           if (frameWaiters[k][0] <= upTo) frameWaiters.splice(k, 1)[0][1]();
         }
+      }
+      if (!window.__shown || window.__shown.width !== frame.width || window.__shown.height !== frame.height) {
+        window.__shown = frame;
+        placePointDots();
       }
       window.__shown = frame;
       clearTimeout(sphereTimer);
@@ -499,11 +724,93 @@ enum EditorPage {
         const frame = JSON.parse(e.data);
         trace('event', frame.tag);
       });
+      events.addEventListener('export', (e) => exportProgress(JSON.parse(e.data)));
       events.addEventListener('render-error', (e) => {
         const box = $('render-error');
         box.textContent = JSON.parse(e.data).message;
         box.hidden = false;
       });
+    }
+
+    // The timeline: a playhead over the animation's frames. Moving it sends the frame
+    // to show as a change of the pseudo-key @frame (not saved, not undone), so a scrub
+    // goes the way of a drag: one in flight, the newest waiting, each shown as soon as
+    // it is rendered. Playing asks for the frame that is due by the clock, waits for it
+    // to be on screen, and shows the rate it achieves.
+    let timeline = null, playing = false;
+    window.__playRate = null;
+    function showTimeline(info) {
+      timeline = info && info.frames ? info : null;
+      $('timeline-bar').hidden = !timeline;
+      document.body.classList.toggle('animated', !!timeline);
+      if (!timeline) return;
+      const bar = $('timeline');
+      bar.max = timeline.frames - 1;
+      if (timeline.playhead !== null && !playing) bar.value = timeline.playhead;
+      showTime();
+      const tracked = new Set(Object.keys(timeline.tracks || {}));
+      document.querySelectorAll('#controls .row[data-key]').forEach((div) => div.classList.toggle('tracked', tracked.has(div.dataset.key)));
+    }
+    function showTime() {
+      const f = Number($('timeline').value);
+      $('time').textContent = `${(f / timeline.fps).toFixed(2)} s / ${timeline.duration.toFixed(2)} s · frame ${f}`;
+    }
+    function scrub(frame, started) {
+      $('timeline').value = frame;
+      showTime();
+      return send([{ key: '@frame', value: String(frame) }], false, started);
+    }
+    async function play() {
+      if (playing) { playing = false; return; }
+      playing = true;
+      $('play').textContent = 'Pause';
+      let from = Number($('timeline').value), clock = performance.now(), last = -1;
+      if (from >= timeline.frames - 1) from = 0;
+      const began = performance.now();
+      let shownFrames = 0;
+      while (playing) {
+        let f = from + Math.floor((performance.now() - clock) / 1000 * timeline.fps);
+        if (f >= timeline.frames) {
+          if (!$('loop').checked) break;
+          from = 0; clock = performance.now(); f = 0;
+        }
+        if (f === last) { await new Promise((r) => setTimeout(r, 2)); continue; }
+        last = f;
+        await scrub(f);
+        shownFrames++;
+        const seconds = (performance.now() - began) / 1000;
+        if (seconds > 0.25) {
+          window.__playRate = shownFrames / seconds;
+          $('rate').textContent = `${window.__playRate.toFixed(1)} of ${timeline.fps} frames/s`;
+        }
+      }
+      playing = false;
+      $('play').textContent = 'Play';
+    }
+    // Adds (or with `remove`, deletes) the keyframe of KEY at the playhead, with the control's value.
+    async function keyframe(key, remove) {
+      if (!timeline) { showError(key, 'this scene has no "animation"; add one (e.g. "animation": {"duration": 2}) to keyframe its values'); return; }
+      const t = Number($('timeline').value) / timeline.fps;
+      const code = await send([{ key: '@keyframe', value: JSON.stringify({ key, t, remove: !!remove }) }]);
+      if (code === 200) await refresh();
+    }
+    window.__scrub = scrub;
+    // Export: the animation rendered beside the scene file, its progress shown; Cancel stops it.
+    async function exportVideo() {
+      const { status: code, json } = await api('/api/export-video', { format: $('export-format').value });
+      if (code !== 200) { status(json.error || 'HTTP ' + code, true); return; }
+      $('export-progress').hidden = $('export-cancel').hidden = false;
+      $('export-video').disabled = true;
+    }
+    function exportProgress(p) {
+      $('export-progress').value = p.frames ? p.done / p.frames : 0;
+      const running = p.state === 'running';
+      $('export-progress').hidden = $('export-cancel').hidden = !running;
+      $('export-video').disabled = running;
+      if (running) status(`exporting ${p.done} of ${p.frames} frames`);
+      else if (p.state === 'done') status('exported ' + p.path);
+      else status(p.message || p.state, p.state !== 'cancelled');
+      window.__export = p;
     }
 
     document.addEventListener('keydown', (e) => {
@@ -515,6 +822,23 @@ enum EditorPage {
 
     window.addEventListener('DOMContentLoaded', async () => {
       $('undo').addEventListener('click', undo);
+      const backdrop = () => {
+        const stage = $('stage'), choice = $('backdrop').value;
+        stage.classList.toggle('checker', choice === 'checker');
+        stage.style.background = choice === 'black' ? '#000' : choice === 'white' ? '#fff'
+          : choice === 'colour' ? $('backdrop-colour').value : '';
+        $('backdrop-colour').hidden = choice !== 'colour';
+      };
+      $('backdrop').addEventListener('change', backdrop);
+      $('backdrop-colour').addEventListener('input', backdrop);
+      backdrop();
+      $('timeline').addEventListener('input', (e) => { playing = false; scrub(Number($('timeline').value), e.timeStamp); });
+      $('play').addEventListener('click', play);
+      $('edit-base').addEventListener('click', () => { playing = false; send([{ key: '@frame', value: 'none' }], false); });
+      $('export-video').addEventListener('click', exportVideo);
+      $('export-cancel').addEventListener('click', () => api('/api/export-video/cancel', {}));
+      $('zoom-fit').addEventListener('click', () => { $('stage').classList.remove('actual'); placePointDots(); });
+      $('zoom-100').addEventListener('click', () => { $('stage').classList.add('actual'); placePointDots(); });
       $('redo').addEventListener('click', redo);
       // A file changed on disk since the editor read it is not overwritten unless asked:
       // the two ways out are offered beside the message.

@@ -45,6 +45,20 @@ struct EditorRoutes: Sendable {
             }
         }
         router.get("/api/export.png") { _, _ in await download() }
+        router.post("/api/export-video") { _, context in
+            var format = "webm"
+            if let root = try? JSONDocument.parse(context.body), case .string(let name)? = root.value.at([.key("format")]) {
+                format = name
+            }
+            do {
+                return Responses.json(200, ["path": try await session.exportVideo(format: format)])
+            } catch let error as MercurialError {
+                return Responses.json(422, ["error": error.message])
+            }
+        }
+        router.post("/api/export-video/cancel") { _, _ in
+            Responses.json(200, ["cancelled": await session.cancelExport()])
+        }
         // Changes in and frames out on one connection (see EditorSocket.swift).
         router.ws("/api/socket", shouldUpgrade: { [sockets] request, _ in
             guard request.headers[.upgrade]?.lowercased() == "websocket" else {
@@ -74,6 +88,8 @@ struct EditorRoutes: Sendable {
         let extra = EditorJSON.string([
             "revision": await session.revision,
             "material": settings.material,
+            "overridden": await session.overriddenKeys,
+            "timeline": Self.timelineInfo(await session.animation, playhead: await session.playhead),
             "materials": session.materials,
             "fonts": session.bundledFonts,
             "families": session.installedFamilies,
@@ -81,8 +97,19 @@ struct EditorRoutes: Sendable {
             "error": await session.lastError ?? NSNull(),
         ])
         // {"parameters": […]} and the rest, in one object.
-        let merged = table.dropLast().trimmingCharacters(in: .whitespacesAndNewlines) + ",\n  \"editor\": " + extra + "\n}"
+        // The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.
+        let blocks = SceneSchema.settings.write(settings).text()
+        let merged = table.dropLast().trimmingCharacters(in: .whitespacesAndNewlines) + ",\n  \"editor\": "
+            + extra.dropLast() + ", \"blocks\": " + blocks + ", \"document\": " + (await session.documentJSON) + "}\n}"
         return Responses.bytes(.ok, "application/json", merged.utf8)
+    }
+
+    /// The animation as the page's timeline shows it: length, rate, and each track's keyframe times.
+    static func timelineInfo(_ timeline: Timeline?, playhead: Int?) -> [String: Any] {
+        guard let timeline else { return [:] }
+        return ["duration": timeline.duration, "fps": timeline.fps, "frames": timeline.frameCount, "loop": timeline.loop,
+                "playhead": playhead ?? NSNull(),
+                "tracks": Dictionary(timeline.tracks.map { ($0.key, $0.keyframes.frames.map(\.time)) }, uniquingKeysWith: { a, _ in a })]
     }
 
     /// The pixels that changed since the frame the page shows (`have`), as runs; with

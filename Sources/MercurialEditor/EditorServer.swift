@@ -297,11 +297,11 @@ final class SocketCount: Sendable {
 /// The routes, by method and exact path.
 struct Route {
     enum Kind {
-        case page, script, style, state, frame, pixels, delta, sphere, events, socket, set, save, reload, export, download
+        case page, script, style, state, frame, pixels, delta, sphere, events, socket, set, save, reload, export, download, video, cancelVideo
 
         var method: String {
             switch self {
-            case .set, .save, .reload, .export: return "POST"
+            case .set, .save, .reload, .export, .video, .cancelVideo: return "POST"
             default: return "GET"
             }
         }
@@ -321,6 +321,7 @@ struct Route {
         "/": .page, "/index.html": .page, "/editor.js": .script, "/editor.css": .style, "/api/state": .state,
         "/frame": .frame, "/frame.rgba": .pixels, "/frame.delta": .delta, "/sphere": .sphere, "/api/events": .events,
         "/api/socket": .socket, "/api/set": .set, "/api/save": .save, "/api/reload": .reload, "/api/export": .export, "/api/export.png": .download,
+        "/api/export-video": .video, "/api/export-video/cancel": .cancelVideo,
     ]
 
     init(method: String, path: String) {

@@ -22,6 +22,8 @@ public struct EditorFrame: Sendable {
     public var width: Int
     public var height: Int
     public var milliseconds: Double
+    /// The animation's frame it shows (nil: the scene as edited, without its animation).
+    public var playhead: Int? = nil
 
     /// The canvas as a PNG (for `/frame`; the page itself draws the raw pixels).
     public func png() throws(MercurialError) -> [UInt8] { try PNGSink(compression: .fast).encode(image) }
@@ -38,11 +40,26 @@ public actor EditorSession {
         var settings: RenderSettings
         var revision: Int
         var tag: String?
+        /// The animation's frame to show, with the animation (and its JSON, which identifies it).
+        var playhead: Int? = nil
+        var timeline: Timeline? = nil
+        var animationKey = ""
     }
 
+    /// The pseudo-key of a change that moves the playhead: its value is a frame number,
+    /// or `none` for the scene as edited. It is no key of the scene: not saved, not undone.
+    public static let playheadKey = "@frame"
+
     public private(set) var settings: RenderSettings
-    /// The scene file's animation, written back unchanged on save.
+    /// The scene file's members in its order: `settings` are this document read as a
+    /// scene (its preset, then its keys), and a save writes it (see `SceneDocument`).
+    private var document: SceneDocument
+    /// The scene's animation, as the document gives it.
     private var timeline: Timeline?
+    /// Each preset's settings on their own (what a key equal to them need not say).
+    private var presets: [String: RenderSettings] = [:]
+    /// The animation's frame shown, when the page's timeline has put its playhead there.
+    public private(set) var playhead: Int?
     /// Counts every change to the settings: from a page, a material, or the files on disk.
     public private(set) var revision = 0
     /// The scene file loaded and watched, if it exists.
@@ -103,9 +120,12 @@ public actor EditorSession {
             try InputFile.refuseIfNotRegular(scenePath, role: "scene file")
             let before = DiskState(self.scenePath)
             timeline = try SceneFile.load(scenePath, into: &settings)
+            document = try SceneDocument(parsing: before?.bytes ?? [])
             onDisk = before
         } else {
             settings.text = Self.defaultText
+            document = SceneDocument(members: [])
+            document.set("text", .string(Self.defaultText))
         }
         self.settings = settings
         installedFamilies = FontLibrary.installedFamilies()
@@ -146,6 +166,7 @@ public actor EditorSession {
         clients.removeAll()
         watcher = nil
         stopped = true
+        cancelExport()
         wakeFrameWaiters()
     }
 
@@ -205,19 +226,130 @@ public actor EditorSession {
     /// Applies `changes` together, or none of them: the error is the command line's
     /// for the same `--set` (and names the key in `failedKey`). Returns the new
     /// revision and whether anything changed (when nothing did, no frame follows).
+    /// Each change is recorded in the document (see `record`), and the settings are the
+    /// document read again: what is shown is what a save writes.
     public func apply(_ changes: [Change], tag: String?) throws(EditorChangeError) -> (revision: Int, changed: Bool) {
         var next = settings
+        var nextDocument = document
+        var nextTimeline = timeline
+        var nextPlayhead = playhead
         for change in changes {
+            if change.key == Self.playheadKey {
+                nextPlayhead = try Self.frame(change.value, of: nextTimeline)
+                continue
+            }
             do {
-                try applyOne(change, to: &next)
+                if change.key == Self.keyframeKey {
+                    try keyframe(change.value, of: next, timeline: nextTimeline, in: &nextDocument)
+                } else if let path = Self.documentPath(change.key) {
+                    // The animation's and dynamics' keys: set in the document, checked as the file's are when it is read.
+                    let value = (try? JSONDocument.parse(Array(change.value.utf8)))?.value ?? .string(change.value)
+                    try nextDocument.assign(change.key, path, value)
+                } else {
+                    try applyOne(change, to: &next)
+                    try record(change, from: next, in: &nextDocument)
+                }
+                (next, nextTimeline) = try nextDocument.load(as: scenePath)
             } catch {
                 throw EditorChangeError(key: change.key, message: error.message)
             }
         }
-        guard next != settings else { return (revision, false) }
+        document = nextDocument
+        let moved = nextPlayhead != playhead || nextTimeline != timeline
+        (timeline, playhead) = (nextTimeline, nextTimeline == nil ? nil : nextPlayhead.map { min($0, nextTimeline!.frameCount - 1) })
+        guard next != settings || moved else { return (revision, false) }
         settings = next
         changed(tag: tag)
         return (revision, true)
+    }
+
+    /// A number as a message shows it (`2`, `0.5`).
+    static func number(_ value: Double) -> String { String(format: "%g", value) }
+
+    /// The path of a key the scene file's reader reads with the timeline (`animation.fps`,
+    /// `dynamics.friction`), which the editor sets in the document; nil for the others.
+    static func documentPath(_ key: String) -> [SchemaPathStep]? {
+        guard key.hasPrefix("animation.") || key.hasPrefix("dynamics."), !key.hasPrefix("animation.tracks"),
+              let path = SchemaPathStep.parse(key) else { return nil }
+        return path
+    }
+
+    /// The scene file as the editor holds it (the page reads the animation's and dynamics' values from it).
+    public var documentJSON: String { document.text }
+
+    /// The pseudo-key of a change that adds or removes a keyframe: its value is
+    /// `{"key": K, "t": seconds, "remove": false}`, the keyframe taking K's value as it is now.
+    public static let keyframeKey = "@keyframe"
+
+    private func keyframe(_ text: String, of settings: RenderSettings, timeline: Timeline?,
+                          in document: inout SceneDocument) throws(MercurialError) {
+        guard let root = try? JSONDocument.parse(Array(text.utf8)),
+              case .string(let key)? = root.value.at([.key("key")]), case .number(let t)? = root.value.at([.key("t")]) else {
+            throw MercurialError("a keyframe is {\"key\": KEY, \"t\": SECONDS}")
+        }
+        guard let timeline else {
+            throw MercurialError("this scene has no \"animation\"; add one (e.g. \"animation\": {\"duration\": 2}) to keyframe its values")
+        }
+        guard t >= 0, t <= timeline.duration else {
+            throw MercurialError("a keyframe at \(Self.number(t)) s is outside the animation: give a time from 0 to \(Self.number(timeline.duration)) s")
+        }
+        if case .bool(true)? = root.value.at([.key("remove")]) {
+            document.keyframe(key, at: t, value: nil)
+            return
+        }
+        let value: JSONValue
+        if let parameter = try? ParameterGroup.parameter(forKey: key), parameter.key == key {
+            value = JSONValue(parameter.value(in: settings))
+        } else if let nested = SceneSchema.value(at: key, in: settings) {
+            value = nested
+        } else {
+            throw MercurialError("'\(key)' is no key a track can animate (see 'mercurial params')")
+        }
+        document.keyframe(key, at: t, value: value)
+    }
+
+    /// A playhead's value from a page: a frame of the animation, or `none`.
+    static func frame(_ value: String, of timeline: Timeline?) throws(EditorChangeError) -> Int? {
+        if value == "none" { return nil }
+        guard let timeline else {
+            throw EditorChangeError(key: playheadKey, message: "this scene has no \"animation\"; add one (e.g. \"animation\": {\"duration\": 2}) to move through time")
+        }
+        guard let index = Int(value), (0..<timeline.frameCount).contains(index) else {
+            throw EditorChangeError(key: playheadKey, message: "frame '\(value)' is not in the animation: give a frame from 0 to \(timeline.frameCount - 1) (\(Self.number(timeline.duration)) s at \(Self.number(timeline.fps)) frames/s)")
+        }
+        return index
+    }
+
+    /// The scene's animation, as the page's timeline shows it.
+    public var animation: Timeline? { timeline }
+
+    /// The keys of the document that the preset does not give (the page marks their controls).
+    public var overriddenKeys: [String] {
+        document.members.map(\.key).filter { !["material", "description", "generator"].contains($0) }
+    }
+
+    /// Writes `change`, applied to `settings`, into `document`.
+    private func record(_ change: Change, from settings: RenderSettings, in document: inout SceneDocument) throws(MercurialError) {
+        if change.key == "material" {
+            document.set("material", .string(change.value))
+            return
+        }
+        let base = try preset(document["material"] == nil ? nil : settings.material)
+        if let parameter = try? ParameterGroup.parameter(forKey: change.key) {
+            document.record(parameter, from: settings, base: base, folder: folder)
+        } else if case .key(let block)? = SchemaPathStep.parse(change.key)?.first {
+            document.recordBlock(block, from: settings, base: base)
+        }
+    }
+
+    /// The settings of the preset `name` alone (nil: the defaults, which are the mercurial preset's).
+    private func preset(_ name: String?) throws(MercurialError) -> RenderSettings {
+        guard let name else { return RenderSettings() }
+        if let known = presets[name] { return known }
+        var base = RenderSettings()
+        try Materials.apply(name, to: &base)
+        presets[name] = base
+        return base
     }
 
     private func applyOne(_ change: Change, to settings: inout RenderSettings) throws(MercurialError) {
@@ -288,7 +420,8 @@ public actor EditorSession {
 
     /// The state as it is now, for the render about to start.
     private func snapshot() -> Snapshot {
-        Snapshot(settings: settings, revision: revision, tag: lastTag)
+        Snapshot(settings: settings, revision: revision, tag: lastTag, playhead: playhead, timeline: timeline,
+                 animationKey: (document["animation"]?.text() ?? "") + (document["dynamics"]?.text() ?? ""))
     }
 
     /// Asks for a render. The request travels in a task, and two tasks may reach the
@@ -308,6 +441,7 @@ public actor EditorSession {
             let before = DiskState(scenePath)
             do {
                 timeline = try SceneFile.load(scenePath, into: &fresh)
+                document = try SceneDocument(parsing: before?.bytes ?? [])
                 onDisk = before
             } catch {
                 lastError = error.message
@@ -344,6 +478,10 @@ public actor EditorSession {
             // The page draws the raw pixels: on loopback the 8 MB of a 1080p frame travel in
             // a few milliseconds, while a PNG took 20–30 ms to deflate here and about 100
             // to fetch and decode in a headless Chromium.
+            if let index = snapshot.playhead, let timeline = snapshot.timeline {
+                let title = try renderCache.frame(index, of: timeline, base: snapshot.settings, key: snapshot.animationKey)
+                return .success((title, ms()))
+            }
             let title = try renderCache.frame(for: snapshot.settings)
             return .success((title, ms()))
         } catch {
@@ -364,7 +502,10 @@ public actor EditorSession {
                 while earlierFrames.count > keep {
                     // Its canvas is drawn into again (see `RenderCache.recycle`).
                     let old = earlierFrames.removeFirst()
-                    renderCache.recycle(old.image, showing: old.settings, room: Self.keptBytes - earlierFrames.count * bytes)
+                    // A frame of the animation shows other settings than its base: not drawn into.
+                    if old.playhead == nil {
+                        renderCache.recycle(old.image, showing: old.settings, room: Self.keptBytes - earlierFrames.count * bytes)
+                    }
                 }
             }
             if Self.residentBytes() > Self.pressureBytes {
@@ -374,7 +515,8 @@ public actor EditorSession {
             }
             let made = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, image: r.image,
                                    settings: snapshot.settings,
-                                   width: r.image.width, height: r.image.height, milliseconds: r.ms)
+                                   width: r.image.width, height: r.image.height, milliseconds: r.ms,
+                                   playhead: snapshot.playhead)
             frame = made
             wakeFrameWaiters()
             broadcast(event: "frame", json: frameInfo(made))
@@ -395,7 +537,7 @@ public actor EditorSession {
 
     /// What a page is told of a frame: its number, the state it shows, size and render time.
     public nonisolated func frameInfo(_ frame: EditorFrame) -> [String: Any] {
-        ["n": frame.number, "revision": frame.revision, "tag": frame.tag ?? NSNull(),
+        ["n": frame.number, "revision": frame.revision, "tag": frame.tag ?? NSNull(), "frame": frame.playhead ?? NSNull(),
          "width": frame.width, "height": frame.height, "ms": (frame.milliseconds * 10).rounded() / 10]
     }
 
@@ -427,9 +569,16 @@ public actor EditorSession {
         if !overwrite, let now = DiskState(scenePath), now != onDisk {
             throw SaveConflict(message: "the scene file '\(name)' changed on disk since the editor last read or saved it; reload it from disk, or overwrite it with the editor's scene")
         }
-        // A scene's animation is kept (the editor shows and edits its first state).
-        let json = SceneRecipe.json(for: settings, timeline: timeline, description: "A scene saved by mercurial edit; render it with: mercurial render --params \(name.lastComponent)")
-        try OutputFile.write(Array(json.utf8), to: scenePath)
+        // The file's own members in its order, `material` named, the keys equal to the preset's left out.
+        var saved = document.pruned(base: try preset(document["material"] == nil ? nil : settings.material),
+                                    material: settings.material)
+        if saved["description"] == nil {
+            saved = SceneDocument(members: [JSONMember(key: "description", keyLocation: .none, value: JSONNode(
+                value: .string("A scene saved by mercurial edit; render it with: mercurial render --params \(name.lastComponent)"),
+                location: .none))] + saved.members)
+        }
+        try OutputFile.write(Array(saved.text.utf8), to: scenePath)
+        document = saved
         onDisk = DiskState(scenePath)
         return scenePath
     }
@@ -439,6 +588,7 @@ public actor EditorSession {
         var fresh = RenderSettings()
         let before = DiskState(scenePath)
         let loaded = try SceneFile.load(scenePath, into: &fresh)
+        document = try SceneDocument(parsing: before?.bytes ?? [])
         (timeline, onDisk, lastError) = (loaded, before, nil)
         guard fresh != settings else { return }
         settings = fresh
@@ -467,6 +617,67 @@ public actor EditorSession {
         try OutputFile.write(bytes, to: path)
         exported = bytes
         return (path, bytes)
+    }
+
+    // MARK: Exporting the animation
+
+    /// The video export under way, if any.
+    private var videoExport: VideoExport?
+
+    /// Starts rendering the animation to `<scene>.webm`, `.mov` or `.apng` beside the scene
+    /// file, as `mercurial animate` would; progress goes to every page as `export` events
+    /// (`running`, then `done`, `failed` or `cancelled`). Returns the path it writes.
+    public func exportVideo(format name: String) throws(MercurialError) -> String {
+        guard videoExport == nil else { throw MercurialError("an export is running already; wait for it or cancel it") }
+        guard let timeline else {
+            throw MercurialError("this scene has no \"animation\" to export; add one (e.g. \"animation\": {\"duration\": 2}) or use Export PNG")
+        }
+        let ext = ["webm": "webm", "mov": "mov", "png": "apng", "apng": "apng"][name]
+        guard let ext else { throw MercurialError("unknown video format '\(name)'; the editor exports webm, mov or png (APNG)") }
+        let file = UserPath(checked: scenePath).lastComponent
+        let stem = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
+        let path = folder + "/" + (stem.isEmpty ? "title" : stem) + "." + ext
+        try Self.refuseLink(path)
+        try OutputFile.validate(path)
+        try InputFiles.checkOutput(path, against: InputFiles.of(settings, sceneFile: scenePath))
+        let format = try AnimationFormat.forPath(path)
+        let job = VideoExport(path: path)
+        videoExport = job
+        let (settings, recipe) = (self.settings, SceneRecipe.json(for: settings, timeline: timeline))
+        broadcast(event: "export", json: ["state": "running", "done": 0, "frames": timeline.frameCount, "path": path])
+        // On a Dispatch thread: the frames block it for seconds, and the server needs the pool meanwhile.
+        DispatchQueue.global(qos: .userInitiated).async { [weak self] in
+            let outcome = job.run(settings: settings, timeline: timeline, format: format, recipe: recipe) { done in
+                Task { await self?.exportProgress(job, done: done, of: timeline.frameCount) }
+            }
+            Task { await self?.exportFinished(job, outcome) }
+        }
+        return path
+    }
+
+    /// Stops the export under way (its partial file is removed); false when none runs.
+    @discardableResult
+    public func cancelExport() -> Bool {
+        guard let videoExport else { return false }
+        videoExport.cancel()
+        return true
+    }
+
+    public var isExporting: Bool { videoExport != nil }
+
+    private func exportProgress(_ job: VideoExport, done: Int, of frames: Int) {
+        guard videoExport === job else { return }
+        broadcast(event: "export", json: ["state": "running", "done": done, "frames": frames, "path": job.path])
+    }
+
+    private func exportFinished(_ job: VideoExport, _ outcome: VideoExport.Outcome) {
+        guard videoExport === job else { return }
+        videoExport = nil
+        switch outcome {
+        case .done(let frames): broadcast(event: "export", json: ["state": "done", "done": frames, "frames": frames, "path": job.path])
+        case .cancelled: broadcast(event: "export", json: ["state": "cancelled", "message": "export cancelled; nothing was written", "path": job.path])
+        case .failed(let message): broadcast(event: "export", json: ["state": "failed", "message": message, "path": job.path])
+        }
     }
 
     /// The export's name is derived, not given: it is never a link to follow out of the folder.
@@ -500,6 +711,8 @@ public actor EditorSession {
 
     private func unsubscribe(_ id: Int) {
         clients[id] = nil
+        // The last page closed: nobody waits for the export, and no render is left running.
+        if clients.isEmpty { cancelExport() }
     }
 
     private func broadcast(event: String, json: [String: Any]) {
@@ -586,6 +799,8 @@ final class RenderCache: Sendable {
         var spares: [(image: Image<RGBA8>, settings: RenderSettings)] = []
         var scene: ShadingScene?
         var png: [UInt8] = []
+        /// The animation's renderer, for the settings and animation (by its JSON) it was made for.
+        var animated: (base: RenderSettings, key: String, kept: Kept)?
     }
     private let state = Mutex(State())
 
@@ -634,6 +849,25 @@ final class RenderCache: Sendable {
         return canvas
     }
 
+    /// Frame `index` of the animation, as `mercurial animate` writes it: the same
+    /// `FrameRenderer`, kept while the settings and the animation stay (a scrub or a play
+    /// then changes only what the tracks change).
+    func frame(_ index: Int, of timeline: Timeline, base: RenderSettings, key: String) throws(MercurialError) -> Image<RGBA8> {
+        let cached = state.withLock { state -> FrameRenderer? in
+            guard let animated = state.animated, animated.base == base, animated.key == key else {
+                state.animated = nil
+                return nil
+            }
+            return animated.kept.renderer
+        }
+        let renderer: FrameRenderer
+        if let cached { renderer = cached } else { renderer = try FrameRenderer(base: base, timeline: timeline) }
+        let image = try renderer.frame(index)
+        let kept = Kept(renderer)
+        state.withLock { $0.animated = (base, key, kept) }
+        return image
+    }
+
     /// A frame's canvas that the session no longer keeps (a page's request may still
     /// hold it: then drawing into it copies it first, as values do).
     /// At most `keptSpares`, and no more than `room` bytes of them.
@@ -666,5 +900,45 @@ enum EditorJSON {
     static func string(_ object: Any) -> String {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// One video export: renders the frames into the sink until done or cancelled.
+final class VideoExport: Sendable {
+    enum Outcome: Sendable { case done(Int), cancelled, failed(String) }
+    let path: String
+    private let cancelled = Mutex(false)
+
+    init(path: String) { self.path = path }
+
+    func cancel() { cancelled.withLock { $0 = true } }
+    var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    /// The frames as `mercurial animate` renders them (the same `FrameRenderer` and sink);
+    /// `progress` is told after each frame. A cancel or an error removes the partial file.
+    func run(settings: RenderSettings, timeline: Timeline, format: AnimationFormat, recipe: String,
+             progress: (Int) -> Void) -> Outcome {
+        do {
+            let renderer = try FrameRenderer(base: settings, timeline: timeline)
+            let sink = try format.sink(path: path, width: renderer.width, height: renderer.height, fps: timeline.fps,
+                                       frameCount: timeline.frameCount, loop: timeline.loop, recipe: recipe)
+            do {
+                for index in 0..<timeline.frameCount {
+                    if isCancelled {
+                        sink.discard()
+                        return .cancelled
+                    }
+                    try sink.write(try renderer.frame(index))
+                    progress(index + 1)
+                }
+                try sink.finish()
+            } catch {
+                sink.discard()
+                return .failed((error as? MercurialError)?.message ?? "\(error)")
+            }
+            return .done(timeline.frameCount)
+        } catch {
+            return .failed((error as? MercurialError)?.message ?? "\(error)")
+        }
     }
 }

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Headless-Chromium checks of issue 22 (the editor as the designer's whole tool), driven by Selenium.
+
+Presets as a layer: values typed on the page stay over a preset chosen after them; Ctrl+Z
+brings back the previous preset with the same values; an error on the page goes when redo
+puts a valid state back; Save keeps the scene's `description` and names its `material`.
+
+The timeline, on a light sweep (--size, 1280x720 by default): scrubbing to a frame shows
+exactly the frame `mercurial animate` writes for it, and how long each scrub took to reach
+the screen; playing shows the rate achieved; a point light dragged on the preview moves
+in the render; a keyframe out of range is refused on the page; Export writes a WebM with
+alpha that ffprobe reads with the animation's frame count, and a cancelled export leaves
+no file.
+
+Usage: editor-designer-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE]
+       [--size WxH] [--min-rate FPS] [--max-scrub MS]
+Exits 1 on a failed check; prints PASS at the end.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import time
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+from editor_browser import Editor, check, pixels_differing_from_server, png_rgba, wait_for
+
+
+def idle(driver):
+    wait_for(lambda: not driver.execute_script("return window.__busy()"), "the page to finish its changes", 60)
+
+
+def type_value(driver, key, text):
+    idle(driver)
+    field = driver.find_element(By.CSS_SELECTOR, '.row[data-key="%s"] input[type=text]' % key)
+    field.clear()
+    field.send_keys(text + Keys.ENTER)
+
+
+def shortcut(driver, key, shift=False):
+    idle(driver)
+    driver.find_element(By.TAG_NAME, "header").click()   # out of any text field: shortcuts are for the page
+    chain = ActionChains(driver).key_down(Keys.CONTROL)
+    if shift:
+        chain = chain.key_down(Keys.SHIFT)
+    chain = chain.send_keys(key)
+    if shift:
+        chain = chain.key_up(Keys.SHIFT)
+    chain.key_up(Keys.CONTROL).perform()
+
+
+def presets(e):
+    driver = e.driver
+    material = lambda: e.state()["editor"]["material"]
+    type_value(driver, "shininess", "0.1")
+    wait_for(lambda: e.values()["shininess"] == 0.1, "shininess 0.1 on the server", 30)
+    type_value(driver, "radius", "20")
+    wait_for(lambda: e.values()["radius"] == 20, "radius 20 on the server", 30)
+    Select(driver.find_element(By.CSS_SELECTOR, '[data-key="material"] select')).select_by_value("chrome")
+    wait_for(lambda: material() == "chrome", "preset chrome on the server", 30)
+    values = e.values()
+    check((values["shininess"], values["radius"]) == (0.1, 20),
+          "switching to chrome keeps shininess 0.1 and radius 20 (%s, %s)" % (values["shininess"], values["radius"]))
+    check(values["specular"] == "#ffffff", "chrome's own keys show through (specular %s)" % values["specular"])
+    field = lambda key: driver.find_element(By.CSS_SELECTOR, '.row[data-key="%s"] input[type=text]' % key).get_attribute("value")
+    wait_for(lambda: field("radius") == "20" and field("specular") == "#ffffff", "the page to show chrome with radius 20", 30)
+
+    shortcut(driver, "z")
+    wait_for(lambda: material() == "mercurial", "Ctrl+Z to bring back the previous preset", 30)
+    values = e.values()
+    check((values["shininess"], values["radius"]) == (0.1, 20),
+          "Ctrl+Z brings back preset mercurial with shininess 0.1 and radius 20 (%s, %s)" % (values["shininess"], values["radius"]))
+    select = driver.find_element(By.CSS_SELECTOR, '[data-key="material"] select')
+    wait_for(lambda: select.get_attribute("value") == "mercurial", "the preset menu to show mercurial", 30)
+
+    # A refused value shows its error; redo puts a valid state back and the error goes.
+    type_value(driver, "shininess", "5")
+    box = driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="shininess"]')
+    wait_for(lambda: box.is_displayed() and box.text, "the error next to shininess", 30)
+    shortcut(driver, "z", shift=True)
+    wait_for(lambda: material() == "chrome", "Ctrl+Shift+Z to redo the switch to chrome", 30)
+    wait_for(lambda: not box.is_displayed(), "the error to go once redo put a valid state back", 30)
+    idle(driver)
+    shown = field("shininess")
+    check(shown == "0.1", "the shininess field shows the valid value again (%s)" % shown)
+
+    driver.find_element(By.ID, "save").click()
+    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    saved = json.load(open(e.scene))
+    check(saved.get("material") == "chrome" and saved.get("description") == "my title",
+          "the saved scene keeps material chrome and its description (%s, %r)" % (saved.get("material"), saved.get("description")))
+    check(saved.get("shininess") == 0.1 and saved.get("radius") == 20 and "specular" not in saved,
+          "it writes only the keys that differ from chrome: %s" % sorted(saved))
+    check(list(saved) == ["description", "material", "text", "size", "width", "height", "shininess", "radius"],
+          "it keeps the file's key order, the preset named after the description, new keys at the end (%s)" % list(saved))
+
+
+SETTLED = "return window.__pending() === 0 && window.__shown && window.__shown.frame === arguments[0]"
+
+def timeline(e, args):
+    driver, binary = e.driver, e.binary
+    bar = driver.find_element(By.ID, "timeline")
+    wait_for(lambda: bar.is_displayed(), "the timeline of the animated scene", 30)
+    frames = e.state()["editor"]["timeline"]["frames"]
+    check(frames == 60 and bar.get_attribute("max") == "59", "the timeline spans the animation's %d frames" % frames)
+
+    # The frames `mercurial animate` writes, to compare the scrubbed ones with.
+    os.mkdir(os.path.join(e.work, "frames"))
+    subprocess.run([binary, "animate", e.scene, "-o", os.path.join(e.work, "frames", "f-%04d.png"), "--no-metadata", "-q"],
+                   check=True, timeout=300)
+    for frame in (0, 23, 59):
+        driver.execute_script("window.__scrub(arguments[0], performance.now())", frame)
+        wait_for(lambda: driver.execute_script(SETTLED, frame), "frame %d on screen" % frame, 60)
+        check(pixels_differing_from_server(driver) == 0, "the page shows the server's frame %d exactly" % frame)
+        animated = open(os.path.join(e.work, "frames", "f-%04d.png" % frame), "rb").read()
+        check(e.api("/frame.rgba") == png_rgba(animated),
+              "scrubbed to frame %d (t = %.3f s), the preview is mercurial animate's frame, pixel for pixel" % (frame, frame / 30))
+
+    # Scrub latency: 30 moves of the playhead 150 ms apart, each timed in the page from its
+    # input event to the frame on screen.
+    latencies = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const bar = document.getElementById('timeline');
+        window.__latencies = [];
+        let i = 0;
+        const step = () => {
+          if (i < 30) {
+            bar.value = (i * 7) % 60;
+            bar.dispatchEvent(new Event('input', { bubbles: true }));
+            i++;
+            setTimeout(step, 150);
+          } else {
+            const started = performance.now();
+            const wait = () => (window.__pending() === 0 || performance.now() - started > 60000)
+              ? done(window.__latencies) : setTimeout(wait, 50);
+            wait();
+          }
+        };
+        step();
+    """)
+    latencies.sort()
+    median = statistics.median(latencies)
+    print("scrub latency input -> frame on screen (ms, n=%d): median %.1f  p90 %.1f  max %.1f"
+          % (len(latencies), median, latencies[int(0.9 * (len(latencies) - 1))], latencies[-1]))
+    if args.max_scrub > 0:
+        check(median <= args.max_scrub, "median scrub latency %.1f ms <= %.0f ms at %s" % (median, args.max_scrub, args.size))
+
+    # Play for 3 s and read the rate the page shows.
+    driver.find_element(By.ID, "play").click()
+    time.sleep(3.0)
+    rate = driver.execute_script("return window.__playRate")
+    shown_text = driver.find_element(By.ID, "rate").text
+    if args.screenshot:
+        driver.save_screenshot(args.screenshot)
+        print("screenshot: " + args.screenshot)
+    driver.find_element(By.ID, "play").click()
+    check(rate is not None and rate > 0 and "frames/s" in shown_text, "playing shows the rate achieved: %s" % shown_text)
+    print("play rate at %s: %.1f frames/s (scene 30)" % (args.size, rate))
+    if args.min_rate > 0:
+        check(rate >= args.min_rate, "playing the %s light sweep shows %.1f >= %.0f frames/s" % (args.size, rate, args.min_rate))
+
+    # Back to the scene as edited, then drag point light 1 on the preview.
+    driver.find_element(By.ID, "edit-base").click()
+    wait_for(lambda: driver.execute_script("return window.__pending() === 0 && window.__shown.frame === null"), "the base scene", 60)
+    before = e.values()["pointLights[].x"], e.state()["editor"]["blocks"]["pointLights"][0]
+    pixels_before = e.api("/frame.rgba")
+    dot = driver.find_element(By.CSS_SELECTOR, '.point-dot[data-key="pointLights[0]"]')
+    ActionChains(driver).click_and_hold(dot).move_by_offset(30, 5).move_by_offset(30, 5).move_by_offset(30, 5).release().perform()
+    light = lambda: e.state()["editor"]["blocks"]["pointLights"][0]
+    moved = wait_for(lambda: light() if light()["x"] > before[1]["x"] else None, "the dragged light to reach the server", 60)
+    check(moved["x"] > before[1]["x"] and moved["y"] > before[1]["y"],
+          "dragging point light 1 right and down moved it: (%s, %s) -> (%s, %s)" % (before[1]["x"], before[1]["y"], moved["x"], moved["y"]))
+    revision = e.state()["editor"]["revision"]
+    wait_for(lambda: driver.execute_script("return window.__pending() === 0 && window.__shown.revision") >= revision, "its frame", 60)
+    pixels_after = e.api("/frame.rgba")
+    changed = sum(1 for i in range(0, len(pixels_after), 4096) if pixels_after[i:i + 4096] != pixels_before[i:i + 4096])
+    check(changed > 0, "the render moved with it (%d of %d 1K-pixel blocks changed)" % (changed, len(pixels_after) // 4096))
+
+    # A keyframe out of the animation is refused on the page, and nothing changes.
+    revision = e.state()["editor"]["revision"]
+    driver.execute_script("send([{ key: '@keyframe', value: JSON.stringify({ key: 'light1.hue', t: 99 }) }])")
+    status = driver.find_element(By.ID, "status")
+    wait_for(lambda: "outside the animation" in status.text, "the keyframe's refusal", 30)
+    check(e.state()["editor"]["revision"] == revision, "the keyframe at 99 s is refused: %s" % status.text)
+
+    # A cancelled export leaves no file; a finished one is a WebM with alpha and every frame.
+    webm = os.path.join(e.work, "scene.webm")
+    driver.find_element(By.ID, "export-video").click()
+    wait_for(lambda: driver.find_element(By.ID, "export-cancel").is_displayed(), "the export's Cancel button", 30)
+    driver.find_element(By.ID, "export-cancel").click()
+    wait_for(lambda: driver.execute_script("return window.__export && window.__export.state") == "cancelled", "the cancel", 60)
+    check(not os.path.exists(webm), "a cancelled export leaves no file")
+    driver.find_element(By.ID, "export-video").click()
+    wait_for(lambda: driver.execute_script("return window.__export && window.__export.state") == "done", "the export", 240)
+    probe = json.loads(subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                       "stream=codec_name,nb_read_frames:stream_tags=alpha_mode", "-of", "json", webm],
+                                      check=True, capture_output=True, text=True, timeout=120).stdout)["streams"][0]
+    check(probe["codec_name"] == "vp9" and probe.get("tags", {}).get("alpha_mode") == "1" and int(probe["nb_read_frames"]) == 60,
+          "the exported WebM is VP9 with alpha and 60 frames: %s" % probe)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--pid-file")
+    parser.add_argument("--screenshot", help="a PNG of the page while the light sweep plays")
+    parser.add_argument("--size", default="1280x720", help="the light sweep's canvas, WxH")
+    parser.add_argument("--min-rate", type=float, default=24.0, help="the least play rate accepted, frames/s (0: report it)")
+    parser.add_argument("--max-scrub", type=float, default=50.0, help="the largest median scrub latency accepted, ms (0: report it)")
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    scene = {"description": "my title", "text": "Hi", "size": 60, "width": 480, "height": 200}
+    with Editor(binary, scene, args.pid_file) as e:
+        presets(e)
+        check(e.running(), "the editor is still running")
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    sweep = {"text": "Mercurial", "width": width, "height": height, "size": height // 3, "background": "#0b0b10",
+             "ambientLightLevel": 0.6,
+             "pointLights": [{"x": width // 5, "y": height // 2, "color": "#ff7a2a", "intensity": 1, "range": width // 3},
+                             {"x": width * 4 // 5, "y": height // 2, "color": "#3a8bff", "intensity": 1, "range": width // 3}],
+             "animation": {"duration": 2, "fps": 30, "tracks": {
+                 "pointLight2.x": [{"t": 0, "value": width, "timing": "easeInEaseOut"}, {"t": 2, "value": 0}],
+                 "light1.hue": [{"t": 0, "value": 0}, {"t": 2, "value": 0.999}]}}}
+    with Editor(binary, sweep, args.pid_file, keep=("frames", "scene.webm")) as e:
+        timeline(e, args)
+        check(e.running(), "the editor is still running")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
