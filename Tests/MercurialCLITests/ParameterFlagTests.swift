@@ -42,6 +42,18 @@ import MercurialTestSupport
         #expect(throws: (any Error).self) { try RenderOptions.parse(["--margin", "wide"]).resolvedSettings() }
     }
 
+    /// A layered scene's layers take the flags too (the canvas and backdrop are the first layer's).
+    @Test func flagsReachEveryLayer() throws {
+        let options = try RenderOptions.parse(["--width", "640", "--set", "background=navy"])
+        var settings = RenderSettings()
+        try SceneFile.load(json: Array(#"{"width": 800, "height": 400, "layers": [{"text": "A", "size": 50}, {"text": "B"}]}"#.utf8),
+                           name: "s.json", into: &settings)
+        try options.materialOptions.applyFlags([options], to: &settings)
+        #expect(settings.layers.count == 2)
+        #expect(settings.layers.allSatisfy { $0.settings.width == 640 && $0.settings.background == RGBColor.parse("navy") })
+        #expect(settings.layers[0].settings.size == 50, "a key the flags leave alone stays the layer's own")
+    }
+
     @Test func flagsLeftOutKeepTheSceneOrMaterialValues() throws {
         let settings = try RenderOptions.parse(["--material", "gold"]).resolvedSettings()
         var gold = RenderSettings()

@@ -35,7 +35,8 @@ public struct StageTimings: Sendable {
 public enum TitleRenderer {
     /// A still title: frame 0 of the renderer that animates (`FrameRenderer.still`).
     public static func render(_ settings: RenderSettings) throws(MercurialError) -> RenderedTitle {
-        try FrameRenderer.still(settings, premade: nil)
+        if !settings.layers.isEmpty { return try LayeredTitle.render(settings) }
+        return try FrameRenderer.still(settings, premade: nil)
     }
 
     /// The title mask as `titleMask` makes it.

@@ -8,6 +8,8 @@
 public struct RenderSettings: Sendable, Equatable {
     public var shape = TitleShapeSettings()
     public var look = TitleLookSettings()
+    /// Titles painted in order on one canvas (`LayeredTitle`); empty: this title alone.
+    public var layers: [TitleLayer] = []
 
     public init() {}
 
