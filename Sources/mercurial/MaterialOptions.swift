@@ -46,9 +46,11 @@ struct MaterialOptions: ParsableArguments {
     }
 
     /// The parameter flags of these options and of `flags`, then `--set`.
+    /// A scene's layers each take them too, over their own keys.
     func applyFlags(_ flags: [any ParsableArguments], to settings: inout RenderSettings) throws {
         for arguments in [self] + flags { try applyParameterFlags(of: arguments, to: &settings) }
         for assignment in assignments { try settings.set(assignment: assignment) }
+        for i in settings.layers.indices { try applyFlags(flags, to: &settings.layers[i].settings) }
     }
 
     /// The scene file's `sequence`, or nil when it has none: each title's settings

@@ -25,6 +25,14 @@ extension ArgumentHelp {
         return ArgumentHelp(flagHelp(row), valueName: valueName)
     }
 
+    /// Help for the flag of the scene's nested key `key` (`--margin`): the schema's help.
+    static func nested(_ key: String, valueName: String, note: String = "") -> ArgumentHelp {
+        guard let field = SceneSchema.settings.field(key) else {
+            preconditionFailure("the scene's schema has no key '\(key)'")
+        }
+        return ArgumentHelp(field.help.prefix(1).uppercased() + field.help.dropFirst() + note + ".", valueName: valueName)
+    }
+
     static func flagHelp(_ row: Parameter) -> String {
         var text = row.help.prefix(1).uppercased() + row.help.dropFirst()
         let defaultText: String
@@ -79,6 +87,7 @@ extension ChoiceFlag {
 
 extension TextLayout.Alignment: ExpressibleByArgument, ChoiceFlag {}
 extension LoftProfile: ExpressibleByArgument, ChoiceFlag {}
+extension Anchor: ExpressibleByArgument, ChoiceFlag {}
 extension PNGFile.Compression: ExpressibleByArgument {}
 
 /// An `@Option` or `@Flag` of an optional parameter value: nil when it was not given.
@@ -118,5 +127,14 @@ func applyParameterFlags(of arguments: any ParsableArguments, to settings: inout
         guard let value else { continue }
         let row = try ParameterGroup.parameter(forKey: key)
         try settings.set(row, to: try value.parameterValue(for: row))
+    }
+    // Flags of the scene's nested keys: a text option named as the key, read as `--set KEY=VALUE`
+    // reads it; "x,y" is the point [x, y].
+    for child in Mirror(reflecting: arguments).children {
+        guard let label = child.label, label.hasPrefix("_"), SceneSchema.settings.field(String(label.dropFirst())) != nil,
+              let option = child.value as? Option<String?>, let text = option.wrappedValue else { continue }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let json = trimmed.contains(",") && !trimmed.hasPrefix("[") ? "[\(trimmed)]" : trimmed
+        try SceneSchema.assign(String(label.dropFirst()), text: json, to: &settings)
     }
 }

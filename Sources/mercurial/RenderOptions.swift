@@ -24,6 +24,10 @@ struct RenderOptions: ParsableArguments {
     @Option(help: .parameter("height")) var height: Int?
     @Option(help: .parameter("maxLines")) var maxLines: Int?
     @Option(help: .parameter("align")) var align: TextLayout.Alignment?
+    @Option(help: .parameter("anchor")) var anchor: Anchor?
+    @Option(help: .nested("margin", valueName: "px|N%|safe")) var margin: String?
+    @Option(help: .parameter("padding")) var padding: Int?
+    @Option(help: .nested("offset", valueName: "x,y", note: "; write negative values as --offset=-20,10")) var offset: String?
     @Option(help: .parameter("lineSpacing")) var lineSpacing: Double?
     @Option(help: .parameter("letterSpacing")) var letterSpacing: Double?
     @Flag(inversion: .prefixedNo, help: .parameter("kerning")) var kerning: Bool?

@@ -172,7 +172,7 @@ import MercurialTestSupport
             expectSuccess(r)
             let words = Set(r.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
             var expected = ["shininess", "diffuse", "specular", "ambient", "reflectivity", "radius", "scale", "profile",
-                            "text", "font", "size", "width", "height", "align", "lineSpacing", "letterSpacing",
+                            "text", "font", "size", "width", "height", "align", "anchor", "padding", "lineSpacing", "letterSpacing",
                             "kerning", "fallback", "maxLines", "background", "shadingImage", "mask", "ambientLightLevel"]
             for light in 1...4 {
                 expected += ["hue", "brightness", "x", "y", "z"].map { "light\(light).\($0)" }

@@ -19,7 +19,7 @@ import MercurialTestSupport
     @Test func eachFlagSetsItsRow() throws {
         let options = try RenderOptions.parse([
             "--shininess", "0.1", "--font", "serif", "--size", "90", "--width", "300", "--height", "200",
-            "--max-lines", "2", "--align", "right", "--line-spacing", "1.5", "--letter-spacing=-3", "--no-kerning", "--no-fallback",
+            "--max-lines", "2", "--align", "right", "--anchor", "bottom-left", "--padding", "12", "--line-spacing", "1.5", "--letter-spacing=-3", "--no-kerning", "--no-fallback",
             "--radius", "7", "--profile", "round", "--scale", "12", "--background", "navy",
             "--shading-image", "sphere.png", "--mask", "logo.png", "--set", "radius=8",
         ])
@@ -31,6 +31,27 @@ import MercurialTestSupport
         #expect(settings.width == 300 && settings.maxLines == 2 && settings.letterSpacing == -3 && !settings.kerning && !settings.fallback)
         #expect(settings.radius == 8, "--set comes last")
         #expect(settings.background == RGBColor.parse("navy") && settings.mask == "logo.png")
+    }
+
+    /// `--margin` and `--offset` set the scene's nested keys as `--set` does; `--set` still comes last.
+    @Test func placementFlagsSetTheNestedKeys() throws {
+        let settings = try RenderOptions.parse(["--margin", "safe", "--offset=-12,8"]).resolvedSettings(text: "Hi")
+        #expect(settings.margin == .safe && settings.offset == SIMD2(-12, 8))
+        let percent = try RenderOptions.parse(["--margin", "7.5%", "--offset", "[3, 4]", "--set", "offset.y=9"]).resolvedSettings()
+        #expect(percent.margin == .percent(7.5) && percent.offset == SIMD2(3, 9))
+        #expect(throws: (any Error).self) { try RenderOptions.parse(["--margin", "wide"]).resolvedSettings() }
+    }
+
+    /// A layered scene's layers take the flags too (the canvas and backdrop are the first layer's).
+    @Test func flagsReachEveryLayer() throws {
+        let options = try RenderOptions.parse(["--width", "640", "--set", "background=navy"])
+        var settings = RenderSettings()
+        try SceneFile.load(json: Array(#"{"width": 800, "height": 400, "layers": [{"text": "A", "size": 50}, {"text": "B"}]}"#.utf8),
+                           name: "s.json", into: &settings)
+        try options.materialOptions.applyFlags([options], to: &settings)
+        #expect(settings.layers.count == 2)
+        #expect(settings.layers.allSatisfy { $0.settings.width == 640 && $0.settings.background == RGBColor.parse("navy") })
+        #expect(settings.layers[0].settings.size == 50, "a key the flags leave alone stays the layer's own")
     }
 
     @Test func flagsLeftOutKeepTheSceneOrMaterialValues() throws {

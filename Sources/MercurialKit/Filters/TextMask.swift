@@ -72,7 +72,12 @@ public enum TextMask {
     /// and shrunk to fit (keeping `margin` free) if too large.
     public static func render(_ layout: TextLayout, width: Int? = nil, height: Int? = nil,
                               margin: Int) throws(MercurialError) -> TextMaskResult {
-        let p = try place(layout, width: width, height: height, margin: margin)
+        try render(layout, frame: TextFrame(width: width, height: height, loftMargin: margin))
+    }
+
+    /// Renders `layout` placed in `frame` (see `place`).
+    public static func render(_ layout: TextLayout, frame: TextFrame) throws(MercurialError) -> TextMaskResult {
+        let p = try place(layout, frame: frame)
         return TextMaskResult(mask: p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY),
                               originX: p.originX, originY: p.originY, canvasWidth: p.canvasWidth,
                               canvasHeight: p.canvasHeight, warnings: p.warnings, size: p.size,
@@ -82,6 +87,15 @@ public enum TextMask {
     /// Where `render` draws the glyphs, without drawing them.
     static func place(_ layout: TextLayout, width: Int? = nil, height: Int? = nil,
                       margin: Int) throws(MercurialError) -> TextPlacement {
+        try place(layout, frame: TextFrame(width: width, height: height, loftMargin: margin))
+    }
+
+    /// Where the glyphs go: the ink box inside the frame's insets (margin or padding) at its
+    /// anchor, moved by its offset, shrunk to fit the room inside the insets if too large; on a
+    /// side sized to the text, the ink plus the inset at both ends. The region drawn is the ink
+    /// plus the loft's margin, cut at the canvas's edges.
+    static func place(_ layout: TextLayout, frame: TextFrame) throws(MercurialError) -> TextPlacement {
+        let (width, height) = (frame.width, frame.height)
         guard !layout.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
               layout.text.replacingOccurrences(of: "\\n", with: "").contains(where: { !$0.isWhitespace }) else {
             throw MercurialError("the text is empty or only whitespace; give the title's text")
@@ -99,6 +113,7 @@ public enum TextMask {
 
         let font = FontSet(primary: try FontFace(path: layout.fontPath), fallback: layout.fallback,
                            preferred: layout.fallbackFonts)
+        let inset = (x: try frame.inset(width, side: "width"), y: try frame.inset(height, side: "height"))
         var layout = layout
         let requested = layout.size
         var size = requested ?? defaultSize
@@ -107,8 +122,8 @@ public enum TextMask {
         if width != nil || height != nil {
             let paragraphs = layout.lines.map { $0.split(separator: " ").map(String.init) }
             let metrics = try font.measure(words: paragraphs.flatMap { $0 }, layout: layout, size: size)
-            let room = (width: width.map { Double($0 - 2 * margin) } ?? .infinity,
-                        height: height.map { Double($0 - 2 * margin) })
+            let room = (width: width.map { Double($0 - 2 * inset.x) } ?? .infinity,
+                        height: height.map { Double($0 - 2 * inset.y) })
             let wrapped = WordWrap.wrap(paragraphs, metrics: metrics,
                                         room: room, maxLines: layout.maxLines, cap: fills ? maximumSize / size : 1)
             if let lines = wrapped.lines { layout.text = lines.joined(separator: "\n") }
@@ -123,9 +138,9 @@ public enum TextMask {
             guard let ink = run.inkBounds else {
                 throw MercurialError("the text draws nothing in font '\(layout.fontPath)' (no glyphs have ink); use another font")
             }
-            let canvasWidth = width ?? (ink.width + 2 * margin)
-            let canvasHeight = height ?? (ink.height + 2 * margin)
-            let room = (Double(canvasWidth - 2 * margin), Double(canvasHeight - 2 * margin))
+            let canvasWidth = width ?? (ink.width + 2 * inset.x)
+            let canvasHeight = height ?? (ink.height + 2 * inset.y)
+            let room = (Double(canvasWidth - 2 * inset.x), Double(canvasHeight - 2 * inset.y))
             let factor = min(room.0 / Double(ink.width), room.1 / Double(ink.height))
             if !grown && factor > 1.01 && size < maximumSize {
                 // Filling the canvas: the advances that chose the size leave some room; use it once.
@@ -138,11 +153,19 @@ public enum TextMask {
                 if let requested, size < requested {
                     warnings.append(MercurialWarning("the text was shrunk from \(format(requested)) px to \(format(size)) px to fit \(canvasWidth)×\(canvasHeight)"))
                 }
-                // Ink centred on the canvas; only the ink plus the margin is drawn.
-                let inkX = (canvasWidth - ink.width) / 2, inkY = (canvasHeight - ink.height) / 2
-                let originX = max(inkX - margin, 0), originY = max(inkY - margin, 0)
-                let regionWidth = min(ink.width + 2 * margin, canvasWidth - originX)
-                let regionHeight = min(ink.height + 2 * margin, canvasHeight - originY)
+                // The ink at its anchor; only the ink plus the loft's margin, within the canvas, is drawn.
+                let margin = frame.loftMargin
+                let inkX = TextFrame.position(length: canvasWidth, inset: inset.x, ink: ink.width,
+                                              side: frame.anchor.horizontal, offset: frame.offset.x)
+                let inkY = TextFrame.position(length: canvasHeight, inset: inset.y, ink: ink.height,
+                                              side: frame.anchor.vertical, offset: frame.offset.y)
+                let originX = min(max(inkX - margin, 0), canvasWidth), originY = min(max(inkY - margin, 0), canvasHeight)
+                let regionWidth = max(min(inkX + ink.width + margin, canvasWidth) - originX, 0)
+                let regionHeight = max(min(inkY + ink.height + margin, canvasHeight) - originY, 0)
+                if regionWidth == 0 || regionHeight == 0 || inkX + ink.width <= 0 || inkY + ink.height <= 0
+                    || inkX >= canvasWidth || inkY >= canvasHeight {
+                    warnings.append(MercurialWarning("the offset [\(format(frame.offset.x)), \(format(frame.offset.y))] moves the text off the \(canvasWidth)×\(canvasHeight) canvas; the title is blank"))
+                }
                 for path in font.unreadable {
                     warnings.append(MercurialWarning("installed font '\(UserPath(checked: path))' could not be read, so it draws nothing here; check it with 'fc-query'"))
                 }

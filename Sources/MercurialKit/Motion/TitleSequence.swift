@@ -371,8 +371,7 @@ extension TitleSequence {
         guard let text = settings.text else {
             throw MercurialError("there is no text to render; give the step's scene a \"text\"")
         }
-        let p = try TextMask.place(try TitleRenderer.textLayout(settings, text: text), width: settings.width,
-                                   height: settings.height, margin: settings.margin)
+        let p = try TextMask.place(try TitleRenderer.textLayout(settings, text: text), frame: settings.textFrame)
         return ((p.canvasWidth, p.canvasHeight), p.warnings)
     }
 

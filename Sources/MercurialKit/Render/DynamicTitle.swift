@@ -42,8 +42,7 @@ final class DynamicTitle {
         guard settings.mask == nil, let text = settings.text else {
             throw MercurialError("\"dynamics\" moves the glyphs of a text; give \"text\" instead of \"mask\"")
         }
-        let placement = try TextMask.place(try TitleRenderer.textLayout(settings, text: text), width: settings.width,
-                                           height: settings.height, margin: settings.margin)
+        let placement = try TextMask.place(try TitleRenderer.textLayout(settings, text: text), frame: settings.textFrame)
         guard placement.canvasWidth == width && placement.canvasHeight == height else {
             throw MercurialError("the title's canvas is \(placement.canvasWidth)×\(placement.canvasHeight), not \(width)×\(height)")
         }
@@ -67,7 +66,7 @@ final class DynamicTitle {
             let steps = Int(least) / max(bodies, 1)
             throw MercurialError("\"dynamics\" would take at least \(Int(least)) body-steps (\(bodies) bodies\(dynamics.ropes.isEmpty ? "" : ", rope links included") × \(steps) steps: \(formatNumber(seconds)) s at \(formatNumber(dynamics.stepsPerSecond)) steps a second), over the physics budget of \(budget); \(PhysicsWorld.budgetAdvice)")
         }
-        let margin = settings.margin
+        let margin = settings.loftMargin
         var pieces: [Piece] = []
         for group in groups {
             // Canvas position of each bitmap's top-left pixel.

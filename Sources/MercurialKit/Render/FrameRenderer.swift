@@ -39,6 +39,9 @@ public final class FrameRenderer {
     public static let maximumRegionPixels = TitleSurface.maximumRegionPixels
 
     public init(base: RenderSettings, timeline: Timeline) throws(MercurialError) {
+        guard base.layers.isEmpty else {
+            throw MercurialError("\"layers\" are rendered as stills for now ('mercurial render'); animate one title, or leave out \"layers\"")
+        }
         let first = timeline.settings(at: 0, base: base)
         let planned = try TitleRenderer.plannedSize(first)
         guard planned.canvas.width * planned.canvas.height <= Self.maximumFramePixels else {

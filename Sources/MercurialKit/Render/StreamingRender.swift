@@ -50,8 +50,8 @@ extension TitleRenderer {
                                   bandHeight: Int, force: Bool, path: String?,
                                   writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
         try validate(settings)
-        // A vine is drawn into the title's mask in memory.
-        guard settings.vine == nil else { return .inMemory(try render(settings)) }
+        // A vine is drawn into the title's mask in memory, and layers are painted there.
+        guard settings.vine == nil, settings.layers.isEmpty else { return .inMemory(try render(settings)) }
         let band = max(bandHeight, 1)
         let compositing = Compositing(settings)
         if let maskPath = settings.mask {
@@ -74,7 +74,7 @@ extension TitleRenderer {
                     MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank")]))
             }
             // The crop of `titleMask`: the ink plus the margin.
-            let m = settings.margin
+            let m = settings.loftMargin
             let crop = PixelBounds(minX: max(ink.minX - m, 0), minY: max(ink.minY - m, 0),
                                    maxX: min(ink.maxX + m, scan.width - 1), maxY: min(ink.maxY + m, scan.height - 1))
             let inkInCrop = PixelBounds(minX: ink.minX - crop.minX, minY: ink.minY - crop.minY,
@@ -88,8 +88,7 @@ extension TitleRenderer {
             return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: []))
         }
         guard let text = settings.text else { return .inMemory(try render(settings)) }
-        let placement = try TextMask.place(textLayout(settings, text: text), width: settings.width,
-                                           height: settings.height, margin: settings.margin)
+        let placement = try TextMask.place(textLayout(settings, text: text), frame: settings.textFrame)
         let p = placement
         guard force || p.regionWidth * p.regionHeight > streamingThreshold else {
             let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)

@@ -35,7 +35,8 @@ public struct StageTimings: Sendable {
 public enum TitleRenderer {
     /// A still title: frame 0 of the renderer that animates (`FrameRenderer.still`).
     public static func render(_ settings: RenderSettings) throws(MercurialError) -> RenderedTitle {
-        try FrameRenderer.still(settings, premade: nil)
+        if !settings.layers.isEmpty { return try LayeredTitle.render(settings) }
+        return try FrameRenderer.still(settings, premade: nil)
     }
 
     /// The title mask as `titleMask` makes it.
@@ -55,8 +56,7 @@ public enum TitleRenderer {
             return (size, size, "mask '\(path)'")
         }
         guard let text = settings.text else { return ((0, 0), (0, 0), "the title") }
-        let p = try TextMask.place(textLayout(settings, text: text), width: settings.width, height: settings.height,
-                                   margin: settings.margin)
+        let p = try TextMask.place(textLayout(settings, text: text), frame: settings.textFrame)
         return ((p.canvasWidth, p.canvasHeight), (p.regionWidth, p.regionHeight),
                 "this title's region (the ink and its margin)")
     }
@@ -69,7 +69,7 @@ public enum TitleRenderer {
                 return (Mask(width: 0, height: 0, repeating: 0), (0, 0), (full.width, full.height),
                         [MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank")])
             }
-            let m = settings.margin
+            let m = settings.loftMargin
             let x0 = max(ink.minX - m, 0), y0 = max(ink.minY - m, 0)
             let mask = full.cropped(x: x0, y: y0, width: min(ink.maxX + m, full.width - 1) - x0 + 1,
                                     height: min(ink.maxY + m, full.height - 1) - y0 + 1)
@@ -78,12 +78,11 @@ public enum TitleRenderer {
         guard let text = settings.text else {
             throw MercurialError("there is no text to render; give it as an argument, as \"text\" in the scene file, or use --mask")
         }
-        let result = try TextMask.render(try textLayout(settings, text: text), width: settings.width,
-                                         height: settings.height, margin: settings.margin)
+        let result = try TextMask.render(try textLayout(settings, text: text), frame: settings.textFrame)
         let title = (mask: result.mask, origin: (x: result.originX, y: result.originY),
                      canvas: (width: result.canvasWidth, height: result.canvasHeight), warnings: result.warnings)
         guard let vine = settings.vine else { return title }
-        let (mask, origin) = vine.drawn(with: title.mask, at: title.origin, canvas: title.canvas, margin: settings.margin)
+        let (mask, origin) = vine.drawn(with: title.mask, at: title.origin, canvas: title.canvas, margin: settings.loftMargin)
         return (mask, origin, title.canvas, title.warnings)
     }
 
@@ -91,7 +90,7 @@ public enum TitleRenderer {
     static func textLayout(_ settings: RenderSettings, text: String) throws(MercurialError) -> TextLayout {
         var layout = TextLayout(text: text, fontPath: try FontLibrary.resolve(settings.font))
         layout.size = settings.size
-        layout.alignment = settings.alignment
+        layout.alignment = settings.alignment ?? settings.anchor.alignment
         layout.lineSpacing = settings.lineSpacing
         layout.letterSpacing = settings.letterSpacing
         layout.kerning = settings.kerning
@@ -110,15 +109,24 @@ public enum TitleRenderer {
         if settings.vine != nil && settings.mask == nil && (settings.width == nil || settings.height == nil) {
             throw MercurialError("a vine needs the canvas's \"width\" and \"height\" (it reaches outside the text's ink); give both")
         }
+        if settings.mask != nil && (settings.anchor != .center || settings.margin != nil || settings.padding != nil
+                                    || settings.offset != .zero) {
+            throw MercurialError("--anchor, --margin, --padding and --offset do not apply with --mask (the mask's ink stays where it is on its own canvas); leave them out")
+        }
         if settings.mask != nil && (settings.width != nil || settings.height != nil) {
             throw MercurialError("--width/--height do not apply with --mask (the canvas is the mask's own size); leave them out")
         }
         if let w = settings.width { try PNGFile.checkCanvas(width: w, height: settings.height ?? 1, what: "the canvas") }
         if let h = settings.height { try PNGFile.checkCanvas(width: settings.width ?? 1, height: h, what: "the canvas") }
         // A side not given is sized to the ink; a side given must leave room inside the margin.
+        let frame = settings.textFrame
         for (name, side) in [("width", settings.width), ("height", settings.height)] {
-            if let side, side <= 2 * settings.margin {
-                throw MercurialError("--\(name) \(side) leaves no room for the text inside the margin of \(settings.margin) px a side (the radius plus 4); use a \(name) over \(2 * settings.margin) px or a smaller --radius")
+            let inset = try frame.inset(side, side: name)
+            if let side, side <= 2 * inset {
+                let which = settings.margin == nil && settings.padding == nil
+                    ? "\(inset) px a side (the radius plus 4); use a \(name) over \(2 * inset) px or a smaller --radius"
+                    : "\(inset) px a side (--margin/--padding); use a \(name) over \(2 * inset) px or a smaller margin"
+                throw MercurialError("--\(name) \(side) leaves no room for the text inside the margin of \(which)")
             }
         }
     }

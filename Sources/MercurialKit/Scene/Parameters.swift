@@ -38,6 +38,8 @@ public enum ParameterFunction: Hashable, Sendable {
     case adjustTextSize
     case adjustCanvasSize(CanvasSide)
     case setAlignment
+    case setAnchor
+    case adjustPadding
     case adjustLineSpacing
     case adjustLetterSpacing
     case setKerning
@@ -332,6 +334,7 @@ extension ParameterChoice {
 
 extension TextLayout.Alignment: ParameterChoice {}
 extension LoftProfile: ParameterChoice {}
+extension Anchor: ParameterChoice {}
 
 public struct ParameterGroup: Sendable {
     public let name: String
@@ -387,11 +390,16 @@ extension ParameterGroup {
             Parameter("size", "Layout", "Size", .adjustTextSize, .number(1...8192), \.size, unset: "auto", flag: "px",
                       help: "em size in pixels; auto: 160, or as large as fits --width and --height"),
             Parameter("width", "Layout", "Width", .adjustCanvasSize(.width), .integer(side), \.width, unset: "auto",
-                      flag: "px", help: "canvas width; the text is centred and shrunk to fit; auto: the ink plus a margin"),
+                      flag: "px", help: "canvas width; the text is placed at the anchor and shrunk to fit; auto: the ink plus a margin"),
             Parameter("height", "Layout", "Height", .adjustCanvasSize(.height), .integer(side), \.height, unset: "auto",
-                      flag: "px", help: "canvas height; the text is centred and shrunk to fit; auto: the ink plus a margin"),
+                      flag: "px", help: "canvas height; the text is placed at the anchor and shrunk to fit; auto: the ink plus a margin"),
             Parameter("align", "Layout", "Alignment", .setAlignment, .choice(of: TextLayout.Alignment.self), \.alignment,
-                      flag: "alignment", help: "alignment of the lines"),
+                      unset: "auto", flag: "alignment", help: "alignment of the lines; auto: the anchor's side"),
+            Parameter("anchor", "Layout", "Anchor", .setAnchor, .choice(of: Anchor.self), \.anchor, flag: "point",
+                      help: "where the ink box sits on the canvas, inside the margin"),
+            Parameter("padding", "Layout", "Padding", .adjustPadding, .integer(0...PNGFile.maximumSide), \.padding,
+                      unset: "none", flag: "px",
+                      help: "space kept clear around the ink (at least the margin); a side sized to the text gets it at both ends"),
             Parameter("lineSpacing", "Layout", "Line spacing", .adjustLineSpacing, .number(0.1...10), \.lineSpacing,
                       flag: "factor", help: "baseline distance as a multiple of the font's line height"),
             Parameter("letterSpacing", "Layout", "Letter spacing", .adjustLetterSpacing, .number(-1000...1000),

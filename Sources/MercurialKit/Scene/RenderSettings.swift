@@ -8,12 +8,17 @@
 public struct RenderSettings: Sendable, Equatable {
     public var shape = TitleShapeSettings()
     public var look = TitleLookSettings()
+    /// Titles painted in order on one canvas (`LayeredTitle`); empty: this title alone.
+    public var layers: [TitleLayer] = []
 
     public init() {}
 
-    /// The margin around the ink when the canvas is sized to the text: wide enough
-    /// for the bevel's skirt and some air.
-    public var margin: Int { shape.margin }
+    /// The loft's margin: the region around the ink the bevel's skirt needs, and the
+    /// space kept around the ink when no `margin` or `padding` is given.
+    public var loftMargin: Int { shape.loftMargin }
+
+    /// Where the text goes: the canvas's size and the placement keys.
+    public var textFrame: TextFrame { shape.textFrame }
 
     /// The longest text a title may have, in characters.
     public static let maximumTextLength = 10_000
@@ -29,7 +34,16 @@ public struct TitleShapeSettings: Sendable, Equatable {
     public var size: Double? = nil
     public var width: Int? = nil
     public var height: Int? = nil
-    public var alignment: TextLayout.Alignment = .center
+    /// nil: the anchor's side (centred for the default anchor).
+    public var alignment: TextLayout.Alignment? = nil
+    /// The point of the canvas the ink box is placed against.
+    public var anchor: Anchor = .center
+    /// The space between the canvas's edges and the box the ink is placed in; nil: the loft's margin.
+    public var margin: PlacementMargin? = nil
+    /// Clear space kept around the ink (on a side sized to the text, added around it); nil: none beyond the margin.
+    public var padding: Int? = nil
+    /// Pixels the placed ink is moved by, right and down.
+    public var offset = SIMD2<Double>(0, 0)
     public var lineSpacing: Double = 1
     public var letterSpacing: Double = 0
     public var kerning = true
@@ -50,7 +64,13 @@ public struct TitleShapeSettings: Sendable, Equatable {
 
     public init() {}
 
-    public var margin: Int { Int(radius.rounded(.up)) + 4 }
+    public var loftMargin: Int { Int(radius.rounded(.up)) + 4 }
+
+    public var textFrame: TextFrame {
+        var frame = TextFrame(width: width, height: height, loftMargin: loftMargin)
+        (frame.anchor, frame.margin, frame.padding, frame.offset) = (anchor, margin, padding, offset)
+        return frame
+    }
 }
 
 /// What lights and colours a shape: changing only these re-shades the kept normals.
@@ -77,7 +97,11 @@ extension RenderSettings {
     public var size: Double? { get { shape.size } set { shape.size = newValue } }
     public var width: Int? { get { shape.width } set { shape.width = newValue } }
     public var height: Int? { get { shape.height } set { shape.height = newValue } }
-    public var alignment: TextLayout.Alignment { get { shape.alignment } set { shape.alignment = newValue } }
+    public var alignment: TextLayout.Alignment? { get { shape.alignment } set { shape.alignment = newValue } }
+    public var anchor: Anchor { get { shape.anchor } set { shape.anchor = newValue } }
+    public var margin: PlacementMargin? { get { shape.margin } set { shape.margin = newValue } }
+    public var padding: Int? { get { shape.padding } set { shape.padding = newValue } }
+    public var offset: SIMD2<Double> { get { shape.offset } set { shape.offset = newValue } }
     public var lineSpacing: Double { get { shape.lineSpacing } set { shape.lineSpacing = newValue } }
     public var letterSpacing: Double { get { shape.letterSpacing } set { shape.letterSpacing = newValue } }
     public var kerning: Bool { get { shape.kerning } set { shape.kerning = newValue } }

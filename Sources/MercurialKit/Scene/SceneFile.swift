@@ -12,7 +12,7 @@ public enum SceneFile {
     /// and a sequence.
     static var structuralKeys: [String] {
         ["material", "lights", "description", "animation"] + SceneSchema.settings.keys
-            + ["dynamics", "generator", "fontSHA256", "fallbackFonts", "sequence"]
+            + ["dynamics", "generator", "fontSHA256", "fallbackFonts", "sequence", "layers"]
     }
 
     /// Keys of a scene file: every parameter's key and the structural keys; a
@@ -64,6 +64,9 @@ public enum SceneFile {
                                 location: "\(path):\(member.value.location)")
         }
         try apply(members, from: path, kind: .scene, to: &settings)
+        if let layers = members.first(where: { $0.key == "layers" }) {
+            settings.layers = try readLayers(layers, from: path, over: settings)
+        }
         let dynamics = members.first(where: { $0.key == "dynamics" })
         guard let animation = members.first(where: { $0.key == "animation" }) else {
             if let dynamics {
@@ -106,7 +109,7 @@ public enum SceneFile {
             }
             let node = member.value
             switch key {
-            case "material", "description", "animation", "dynamics", "generator", "fontSHA256", "sequence":
+            case "material", "description", "animation", "dynamics", "generator", "fontSHA256", "sequence", "layers":
                 continue
             case "fallbackFonts":
                 settings.fallbackFonts = try fallbackFonts.read(node, key, SceneAnimation.Reader(file: file))
@@ -118,6 +121,50 @@ public enum SceneFile {
                 try setParameter(key, node, file, &settings)
             }
         }
+    }
+
+    /// `layers`: each layer is the scene's top level (already read) with the layer's own keys
+    /// over it, those of a scene (a material first) plus `name`, `below` and `gap`.
+    static func readLayers(_ member: JSONMember, from file: String, over top: RenderSettings) throws(MercurialError) -> [TitleLayer] {
+        guard case .array(let items) = member.value.value else {
+            throw typeError(file, member, expected: "an array of layer objects {\"text\": …}")
+        }
+        guard !items.isEmpty, items.count <= TitleLayer.maximum else {
+            throw MercurialError("\(file):\(member.value.location): \"layers\" has \(items.count) layers; give 1 to \(TitleLayer.maximum)")
+        }
+        let reader = SceneAnimation.Reader(file: file)
+        var layers: [TitleLayer] = []
+        for (index, item) in items.enumerated() {
+            let name = "layers[\(index)]"
+            guard case .object(let fields) = item.value else {
+                throw MercurialError("\(file):\(item.location): \"\(name)\" must be an object {\"text\": …}, not \(item.value.typeName)")
+            }
+            var base = top
+            base.layers = []
+            var layer = TitleLayer(settings: base)
+            var rest: [JSONMember] = []
+            for field in fields {
+                switch field.key {
+                case "name": layer.name = try SchemaValue<String>.string.read(field.value, "\(name).name", reader)
+                case "below": layer.below = try SchemaValue<String>.string.read(field.value, "\(name).below", reader)
+                case "gap": layer.gap = try SchemaValue<Double>.number(-10_000...10_000).read(field.value, "\(name).gap", reader)
+                case "layers", "animation", "dynamics", "sequence":
+                    throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers; move it to the top level")
+                case "material":
+                    guard case .string(let material) = field.value.value else { throw typeError(file, field, expected: "a material name or path") }
+                    try Materials.apply(resolvePath(material, relativeTo: file, at: field.value.location, key: "material",
+                                                    onlyIfPathLike: true), to: &layer.settings,
+                                        location: "\(file):\(field.value.location)")
+                default: rest.append(field)
+                }
+            }
+            try apply(rest, from: file, kind: .scene, to: &layer.settings)
+            layers.append(layer)
+        }
+        do throws(MercurialError) { _ = try LayeredTitle.stacking(layers) } catch {
+            throw MercurialError("\(file):\(member.value.location): \(error.message)")
+        }
+        return layers
     }
 
     /// A recipe's `fallbackFonts`.

@@ -41,6 +41,15 @@ public enum SceneRecipe {
         for field in SceneSchema.settings.fields {
             if let value = field.write(settings) { members.append((field.key, value)) }
         }
+        if !settings.layers.isEmpty {
+            // Each layer with every key it resolved to, so it reads back the same over any top level.
+            members.append(("layers", .list(settings.layers.map { layer in
+                guard case .object(let keys) = value(for: layer.settings) else { return .null }
+                let own: [(String, JSONValue)] = [("name", layer.name.map(JSONValue.string)), ("below", layer.below.map(JSONValue.string)),
+                                                  ("gap", .number(layer.gap))].compactMap { key, value in value.map { (key, $0) } }
+                return .members(own + keys.filter { !["description", "generator"].contains($0.key) }.map { ($0.key, $0.value.value) })
+            })))
+        }
         if let timeline {
             members.append(("animation", SceneSchema.animation.write(timeline)))
             if let dynamics = timeline.dynamics { members.append(("dynamics", SceneSchema.dynamics.write(dynamics))) }

@@ -18,7 +18,52 @@ public enum SceneSchema {
                     help: "an axial gradient behind the title instead of background (CAGradientLayer)"),
         SchemaField("vine", \.vine, SchemaValue.block(vine).optional(what: "a \"vine\""),
                     help: "a growing vine ornament, lofted and shaded with the title"),
+        SchemaField("margin", \.margin, margin,
+                    help: "space between the canvas's edges and the box the ink is placed in: px, \"5%\" of the canvas, or \"safe\" (EBU R 95: 5 % a side); null: the radius plus 4"),
+        SchemaField("offset", \.offset, offset,
+                    help: "pixels the placed ink is moved by, [x, y], right and down"),
     ])
+
+    /// `margin`: pixels, a share of the canvas (`"5%"`) or `"safe"`; nil (left out or null): the loft's margin.
+    static let margin = SchemaValue<PlacementMargin?>(
+        kind: "margin", range: 0...PlacementMargin.maximumPixels, rangeDescription: "px, \"N%\" (0…50), \"safe\" or null (auto)",
+        read: { node, name, reader throws(MercurialError) in
+            switch node.value {
+            case .null: return nil
+            case .string(let s) where ["", "auto"].contains(s.trimmingCharacters(in: .whitespaces).lowercased()): return nil
+            case .number: return .pixels(try reader.number(node, name, in: 0...PlacementMargin.maximumPixels))
+            case .string(let s):
+                guard let m = PlacementMargin.parse(s) else {
+                    throw reader.fail(node, "\"\(name)\" is \"\(shortQuote(s))\"; give pixels (e.g. 40), a share of the canvas under 50 % (e.g. \"5%\") or \"safe\"")
+                }
+                return m
+            default:
+                throw reader.fail(node, "\"\(name)\" must be pixels, a share such as \"5%\" or \"safe\", not \(node.value.typeName)")
+            }
+        },
+        write: { margin in
+            switch margin {
+            case nil: return nil
+            case .pixels(let v)?: return .number(v)
+            case let m?: return .string(m.description)
+            }
+        })
+
+    /// `offset`: `[x, y]` in pixels; x and y can be animated. Left out of a recipe when [0, 0].
+    static let offset: SchemaValue<SIMD2<Double>> = {
+        let point = SchemaValue<SIMD2<Double>>.point(-1e5...1e5, "a point [x, y] in pixels, e.g. [0, -20]")
+        let number = SchemaValue<Double>.number(-1e5...1e5)
+        return SchemaValue(point.description, read: point.read, write: { $0 == .zero ? nil : point.write($0) },
+                           leaf: point.leaf,
+                           assign: { value, steps, node, name, reader throws(MercurialError) in
+                               switch Array(steps) {
+                               case []: value = try point.read(node, name, reader)
+                               case [.key("x")]: value.x = try number.read(node, name + ".x", reader)
+                               case [.key("y")]: value.y = try number.read(node, name + ".y", reader)
+                               default: throw MercurialError("'\(name)' has no '\(SchemaPathStep.text(steps))'; give offset, offset.x or offset.y")
+                               }
+                           })
+    }()
 
     public static let orbit = Schema(Orbit(cx: 0, cy: 0, r: 0, period: 1), [
         SchemaField("cx", \.cx, .number(-1e6...1e6), help: "centre x in canvas pixels"),

@@ -1,0 +1,173 @@
+/// One title of a `layers` list: its own settings (the scene's top level with the
+/// layer's keys over it), its name, and what it is stacked under.
+public struct TitleLayer: Sendable, Equatable {
+    public var name: String?
+    /// The name of the layer this one sits under; nil: placed on its own, by its anchor.
+    public var below: String?
+    /// Pixels between the ink of the layer above and this one's.
+    public var gap: Double = 12
+    public var settings: RenderSettings
+
+    public init(settings: RenderSettings) { self.settings = settings }
+
+    /// The most layers a scene may have.
+    public static let maximum = 16
+    public static let keys = ["name", "below", "gap"]
+}
+
+/// A scene with `layers`: each layer shaped, shaded and lit as a title is (a still of
+/// the one renderer), stacked, and painted in order over the first one's canvas
+/// (straight-alpha "over", also over a transparent backdrop).
+///
+/// A stack (a layer and those `below` it, and so on) is placed as one box by its top
+/// layer's anchor, margin and offset; each layer's lines align to that anchor's side
+/// unless it sets `align`. The canvas (`width`, `height`) and the backdrop are the
+/// first layer's.
+enum LayeredTitle {
+    static func render(_ settings: RenderSettings) throws(MercurialError) -> RenderedTitle {
+        let layers = settings.layers
+        guard let first = layers.first else { throw MercurialError("\"layers\" is empty; give at least one layer, or leave \"layers\" out") }
+        guard let width = first.settings.width, let height = first.settings.height else {
+            throw MercurialError("\"layers\" needs the canvas's \"width\" and \"height\" (the layers are placed on it together); give both")
+        }
+        let placed = try place(layers, width: width, height: height)
+        var canvas: Image<RGBA8>? = nil
+        var warnings: [MercurialWarning] = []
+        var timings = StageTimings()
+        var inked: [(name: String, box: PixelBounds)] = []
+        for (index, layer) in placed.enumerated() {
+            var s = layer
+            if index > 0 { (s.background, s.backgroundGradient) = (nil, nil) }
+            let title = try FrameRenderer.still(s, premade: nil)
+            warnings += title.warnings.map { MercurialWarning("layer \(index + 1): \($0.message)") }
+            timings.mask += title.timings.mask
+            timings.heightField += title.timings.heightField
+            timings.shading += title.timings.shading
+            timings.material += title.timings.material
+            if canvas == nil {
+                canvas = title.image
+            } else {
+                paint(title.canvas, over: &canvas!)
+            }
+            if let box = title.canvas.content.map({ Float($0.a) / 255 }).inkBounds(threshold: 0.5) {
+                let moved = PixelBounds(minX: box.minX + title.canvas.originX, minY: box.minY + title.canvas.originY,
+                                        maxX: box.maxX + title.canvas.originX, maxY: box.maxY + title.canvas.originY)
+                let name = layers[index].name.map { "\"\($0)\"" } ?? "\(index + 1)"
+                for other in inked where other.box.minX <= moved.maxX && moved.minX <= other.box.maxX
+                    && other.box.minY <= moved.maxY && moved.minY <= other.box.maxY {
+                    warnings.append(MercurialWarning("layers \(other.name) and \(name) overlap; give \"below\" (or a larger \"gap\") to stack them"))
+                }
+                inked.append((name, moved))
+            }
+        }
+        return RenderedTitle(width: width, height: height, content: canvas!, originX: 0, originY: 0,
+                             fill: .clear, warnings: warnings, timings: timings)
+    }
+
+    /// Each layer's settings, placed: on the shared canvas, at the top-left of where its ink goes.
+    static func place(_ layers: [TitleLayer], width: Int, height: Int) throws(MercurialError) -> [RenderSettings] {
+        // Each layer's ink box, laid out on its own (no canvas: its own size, or 160 px).
+        var sizes: [(width: Int, height: Int)] = []
+        for layer in layers {
+            var s = layer.settings
+            (s.width, s.height, s.margin, s.padding, s.offset, s.anchor) = (nil, nil, nil, 0, .zero, .topLeft)
+            guard let text = s.text else {
+                throw MercurialError("each layer needs a \"text\" (a --mask title cannot be a layer)")
+            }
+            guard s.mask == nil, s.vine == nil else { throw MercurialError("a layer cannot have a \"mask\" or a \"vine\"; leave them out of \"layers\"") }
+            let p = try TextMask.place(try TitleRenderer.textLayout(s, text: text), frame: s.textFrame)
+            sizes.append((p.canvasWidth, p.canvasHeight))
+        }
+        let above = try stacking(layers)
+        var settings = layers.map(\.settings)
+        // Each stack from its top: the layers under it, in order, and the box they make.
+        for top in layers.indices where above[top] == nil {
+            var stack = [top], y = [0]
+            while let next = above.firstIndex(where: { $0 == stack.last }) {
+                y.append(y.last! + sizes[stack.last!].height + Int(layers[next].gap.rounded()))
+                stack.append(next)
+            }
+            let box = (width: stack.map { sizes[$0].width }.max()!, height: y.last! + sizes[stack.last!].height)
+            let head = layers[top].settings
+            var frame = head.textFrame
+            (frame.width, frame.height) = (width, height)
+            let inset = (x: try frame.inset(width, side: "width"), y: try frame.inset(height, side: "height"))
+            let x0 = TextFrame.position(length: width, inset: inset.x, ink: box.width, side: head.anchor.horizontal, offset: head.offset.x)
+            let y0 = TextFrame.position(length: height, inset: inset.y, ink: box.height, side: head.anchor.vertical, offset: head.offset.y)
+            for (i, index) in stack.enumerated() {
+                let free = box.width - sizes[index].width
+                let x = x0 + [0, free / 2, free][head.anchor.horizontal]
+                var s = settings[index]
+                s.alignment = s.alignment ?? head.anchor.alignment
+                (s.width, s.height, s.anchor, s.margin, s.padding) = (width, height, .topLeft, .pixels(0), nil)
+                s.offset = SIMD2(Double(x), Double(y0 + y[i]))
+                settings[index] = s
+            }
+        }
+        return settings
+    }
+
+    /// For each layer, the index of the layer it is `below` (nil: the top of a stack); refuses
+    /// duplicate names, unknown references, two layers under one, and cycles.
+    static func stacking(_ layers: [TitleLayer]) throws(MercurialError) -> [Int?] {
+        var names: [String: Int] = [:]
+        for (i, layer) in layers.enumerated() {
+            guard let name = layer.name else { continue }
+            if let j = names[name] {
+                throw MercurialError("layers \(j + 1) and \(i + 1) are both named \"\(name)\"; give each layer its own \"name\"")
+            }
+            names[name] = i
+        }
+        var above: [Int?] = []
+        for (i, layer) in layers.enumerated() {
+            guard let reference = layer.below else { above.append(nil); continue }
+            guard let j = names[reference] else {
+                let hint = closestMatch(to: reference, in: Array(names.keys)).map { "; did you mean \"\($0)\"?" } ?? ""
+                throw MercurialError("layer \(i + 1) is \"below\" \"\(reference)\", which names no layer\(hint)")
+            }
+            guard j != i else { throw MercurialError("layer \(i + 1) (\"\(reference)\") is \"below\" itself; name another layer") }
+            if let k = above.firstIndex(where: { $0 == j }) {
+                throw MercurialError("layers \(k + 1) and \(i + 1) are both \"below\" \"\(reference)\"; put one below the other")
+            }
+            above.append(j)
+        }
+        for start in layers.indices {
+            var seen: Set<Int> = [start], at = start
+            while let next = above[at] {
+                guard !seen.contains(next) else {
+                    throw MercurialError("the layers' \"below\" references make a loop through layer \(start + 1); one layer of the stack must be on top (no \"below\")")
+                }
+                seen.insert(next)
+                at = next
+            }
+        }
+        return above
+    }
+
+    /// `title` (straight alpha) over `canvas` (straight alpha, transparent or not), on both cores.
+    static func paint(_ title: CanvasRegion<RGBA8>, over canvas: inout Image<RGBA8>) {
+        let content = title.content, width = canvas.width
+        let (x0, y0) = (title.originX, title.originY)
+        content.withUnsafeBufferPointer { source in
+            canvas.withUnsafeMutableBufferPointer { out in
+                parallelBands(content.height, minimumBand: 8) { rows in
+                    for y in rows {
+                        let from = source.baseAddress! + y * content.width, to = out.baseAddress! + (y + y0) * width + x0
+                        for x in 0..<content.width { to[x] = over(from[x], to[x]) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Porter and Duff's "over" in straight alpha.
+    @inline(__always)
+    static func over(_ p: RGBA8, _ b: RGBA8) -> RGBA8 {
+        if p.a == 255 || b.a == 0 { return p }
+        if p.a == 0 { return b }
+        let pa = Float(p.a) / 255, ba = Float(b.a) / 255 * (1 - pa)
+        let a = pa + ba
+        @inline(__always) func mix(_ f: UInt8, _ g: UInt8) -> UInt8 { UInt8(((Float(f) * pa + Float(g) * ba) / a).rounded()) }
+        return RGBA8(r: mix(p.r, b.r), g: mix(p.g, b.g), b: mix(p.b, b.b), a: UInt8((a * 255).rounded()))
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+import MercurialTestSupport
+
+/// `layers`: titles stacked and painted in order on one canvas.
+@Suite struct LayerTests {
+    static func scene(_ layers: String, top: String = #""width": 1920, "height": 1080, "anchor": "bottom-left", "margin": "safe""#)
+        throws -> RenderSettings {
+        var settings = RenderSettings()
+        try SceneFile.load(json: Array("{\(top), \"layers\": [\(layers)]}".utf8), name: "s.json", into: &settings)
+        return settings
+    }
+
+    static let lowerThird = #"{"name": "name", "text": "Jane Doe", "size": 80, "material": "gold"}, "#
+        + #"{"name": "role", "below": "name", "gap": 16, "text": "Director of Photography", "size": 40, "material": "chrome"}"#
+
+    /// The inked rows' runs (alpha over half), top to bottom, as [first, one past last).
+    static func inkedRowRuns(_ image: Image<RGBA8>) -> [(Int, Int)] {
+        var runs: [(Int, Int)] = []
+        for y in 0..<image.height {
+            let inked = (0..<image.width).contains { image.pixels[y * image.width + $0].a > 127 }
+            if inked, let last = runs.last, last.1 == y { runs[runs.count - 1].1 = y + 1 } else if inked { runs.append((y, y + 1)) }
+        }
+        return runs
+    }
+
+    /// The issue's lower third: the role's ink bottom on the safe area's edge, the name above it by the gap, both flush left.
+    @Test func lowerThirdStacksInTheSafeArea() throws {
+        let settings = try Self.scene(Self.lowerThird)
+        #expect(settings.layers.count == 2 && settings.layers[1].settings.size == 40 && settings.layers[0].settings.material == "gold")
+        let title = try TitleRenderer.render(settings)
+        #expect(title.width == 1920 && title.height == 1080 && title.warnings.isEmpty, "\(title.warnings)")
+        let runs = Self.inkedRowRuns(title.image)
+        try #require(runs.count == 2, "two bands of ink: \(runs)")
+        #expect(abs(runs[1].1 - 1026) <= 2, "role's ink bottom \(runs[1].1)")
+        #expect(abs(runs[1].0 - runs[0].1 - 16) <= 2, "gap \(runs[1].0 - runs[0].1) between the name's ink and the role's")
+        let ink = try #require(PlacementTests.inkEdges(title.image))
+        #expect(abs(ink.left - 96) <= 2, "flush left at the safe margin: \(ink)")
+        // Each layer is the title it would be alone: the name's band equals the name rendered by itself there.
+        var alone = settings.layers[0].settings
+        (alone.layers, alone.offset) = ([], .zero)
+        (alone.anchor, alone.margin) = (.topLeft, .pixels(0))
+        alone.offset = SIMD2(Double(ink.left), Double(runs[0].0))
+        let single = try TitleRenderer.render(alone).image
+        let y = (runs[0].0 + runs[0].1) / 2
+        let row = { (image: Image<RGBA8>) in Array(image.pixels[(y * 1920)..<(y * 1920 + 1920)]) }
+        let differing = zip(row(single), row(title.image)).filter { StreamingRenderTests.levels($0, $1) > 2 }.count
+        #expect(differing < 40, "\(differing) pixels of the name's middle row differ from the name alone")
+    }
+
+    /// A longer name pushes nothing off the safe area: the stack is placed as one box.
+    @Test func theStackIsPlacedAsAGroup() throws {
+        let top = #""width": 1280, "height": 720, "anchor": "top-right", "margin": "safe", "background": null"#
+        let settings = try Self.scene(Self.lowerThird.replacingOccurrences(of: "Jane Doe", with: "Maximiliana Jones-Abernathy"), top: top)
+        let image = try TitleRenderer.render(settings).image
+        let ink = try #require(PlacementTests.inkEdges(image))
+        #expect(abs(ink.top - 36) <= 2 && abs(ink.right - 1216) <= 2 && ink.left >= 64, "\(ink)")
+    }
+
+    /// Straight-alpha "over": over a clear pixel it is the pixel; an opaque pixel hides what is under it;
+    /// a half-clear pixel over a half-clear one has alpha a + b(1 − a).
+    @Test func overIsPorterDuffInStraightAlpha() {
+        let p = RGBA8(r: 200, g: 100, b: 0, a: 128), b = RGBA8(r: 0, g: 50, b: 250, a: 100)
+        #expect(LayeredTitle.over(p, .clear) == p)
+        #expect(LayeredTitle.over(RGBA8(r: 1, g: 2, b: 3, a: 255), b) == RGBA8(r: 1, g: 2, b: 3, a: 255))
+        #expect(LayeredTitle.over(.clear, b) == b)
+        let o = LayeredTitle.over(p, b)
+        let pa = 128.0 / 255, ba = 100.0 / 255
+        #expect(abs(Double(o.a) - (pa + ba * (1 - pa)) * 255) <= 1)
+        let red = (200 * pa + 0 * ba * (1 - pa)) / (pa + ba * (1 - pa))
+        #expect(abs(Double(o.r) - red) <= 1, "\(o)")
+    }
+
+    /// The recipe carries the layers: read back, the title renders to the same pixels.
+    @Test func recipeRoundTrips() throws {
+        let settings = try Self.scene(Self.lowerThird)
+        var again = RenderSettings()
+        try SceneFile.load(json: Array(SceneRecipe.json(for: settings).utf8), name: "recipe", into: &again)
+        #expect(again.layers.map(\.name) == ["name", "role"] && again.layers[1].below == "name")
+        #expect(try TitleRenderer.render(again).image.pixels == TitleRenderer.render(settings).image.pixels)
+    }
+
+    @Test func badLayersAreRefused() throws {
+        let cases: [(String, String)] = [
+            (#"{"name": "a", "text": "A"}, {"below": "b", "text": "B"}"#, #"layer 2 is "below" "b", which names no layer"#),
+            (#"{"name": "a", "text": "A"}, {"below": "aa", "text": "B"}"#, #"did you mean "a"?"#),
+            (#"{"name": "a", "text": "A"}, {"name": "a", "text": "B"}"#, #"layers 1 and 2 are both named "a""#),
+            (#"{"name": "a", "below": "b", "text": "A"}, {"name": "b", "below": "a", "text": "B"}"#, "make a loop"),
+            ("", #""layers" has 0 layers; give 1 to 16"#),
+            (Array(repeating: #"{"text": "A"}"#, count: 17).joined(separator: ", "), #""layers" has 17 layers; give 1 to 16"#),
+            (#"{"text": "A", "sise": 4}"#, #"s.json:1:"#),
+            (#"{"text": "A", "animation": {"duration": 1}}"#, "belongs to the scene, not to one of its layers"),
+        ]
+        for (layers, fragment) in cases {
+            do {
+                _ = try Self.scene(layers)
+                Issue.record("\(layers) was read")
+            } catch let error as MercurialError {
+                #expect(error.message.contains(fragment), "\(error.message)")
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+        // Two layers each placed on their own at the same anchor overlap: a warning, and the title still renders.
+        let overlapping = try Self.scene(#"{"text": "Over"}, {"text": "Lapping"}"#)
+        let title = try TitleRenderer.render(overlapping)
+        #expect(title.warnings.contains { $0.message.contains("layers 1 and 2 overlap") }, "\(title.warnings)")
+        // Layers need a canvas, and are stills for now.
+        #expect(throws: MercurialError.self) { try TitleRenderer.render(Self.scene(#"{"text": "A"}"#, top: #""size": 40"#)) }
+        #expect(throws: MercurialError.self) { try FrameRenderer(base: overlapping, timeline: Timeline(duration: 1)) }
+    }
+}
