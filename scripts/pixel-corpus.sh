@@ -109,18 +109,21 @@ case "${1:-}" in
     --check)
         base="$(realpath "$2")"
         (cd "$ROOT" && swift build -c release --product mercurial >/dev/null)
-        render_corpus "$base" /tmp/pixel-corpus-base
-        render_corpus "$ROOT/.build/release/mercurial" /tmp/pixel-corpus-new
-        compare /tmp/pixel-corpus-base /tmp/pixel-corpus-new ;;
+        # Folders of this run's own, so that runs at the same time do not delete each other's files.
+        work="$(mktemp -d /tmp/pixel-corpus.XXXXXX)"
+        render_corpus "$base" "$work/base"
+        render_corpus "$ROOT/.build/release/mercurial" "$work/new"
+        compare "$work/base" "$work/new" ;;
     --kept)
         bin="${2:-}"
         if [[ -z $bin ]]; then
             (cd "$ROOT" && swift build -c release --product mercurial >/dev/null)
             bin="$ROOT/.build/release/mercurial"
         fi
-        render_corpus "$(realpath "$bin")" /tmp/pixel-corpus-new
-        mkdir -p /tmp/pixel-corpus-kept && cp "$ROOT/scripts/pixel-corpus.manifest" /tmp/pixel-corpus-kept/manifest.txt
-        compare /tmp/pixel-corpus-kept /tmp/pixel-corpus-new ;;
+        work="$(mktemp -d /tmp/pixel-corpus.XXXXXX)"
+        render_corpus "$(realpath "$bin")" "$work/new"
+        mkdir -p "$work/kept" && cp "$ROOT/scripts/pixel-corpus.manifest" "$work/kept/manifest.txt"
+        compare "$work/kept" "$work/new" ;;
     ""|-h|--help)
         sed -n '2,16p' "$ROOT/scripts/pixel-corpus.sh" | sed 's/^# \{0,1\}//'; exit 64 ;;
     *)
