@@ -31,10 +31,10 @@ extension TitleRenderer {
                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
         throws(MercurialError) -> PNGRender {
         try validate(settings)
-        // A vine is drawn into the title's mask in memory.
-        guard settings.vine == nil else { return .inMemory(try render(settings)) }
-        let band = max(bandHeight, 1)
         let compositing = Compositing(settings)
+        // A vine is drawn into the title's mask in memory; a moved or zoomed region is placed in memory.
+        guard settings.vine == nil, compositing.placement == nil else { return .inMemory(try render(settings)) }
+        let band = max(bandHeight, 1)
         if let maskPath = settings.mask {
             let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")
             // Pass 1: the ink, under both readings of the mask (alpha, or luminance).
@@ -278,7 +278,8 @@ final class CanvasBands {
                 row.update(repeating: ramp.fillColor, count: width)
                 (row + originX).update(from: source, count: contentWidth)
             } else {
-                CanvasCompositor.composite(source, count: contentWidth, atX: originX, over: ramp, y: nextRow + r, into: row)
+                CanvasCompositor.composite(source, count: contentWidth, atX: originX, over: ramp, y: nextRow + r, into: row,
+                                           opacity: compositing.opacity)
             }
         }
         try writer.append(rows: bandPointers(rows))
