@@ -188,4 +188,21 @@ import MercurialTestSupport
             #expect(error.message.contains("the text draws nothing"), "\(error.message)")
         }
     }
+
+    @Test func theRecipeKeepsInAndOut() throws {
+        let scene = """
+        {"text": "Hi", "size": 40, "opacity": 0.8,
+         "in": {"type": "reveal", "style": "drop", "stagger": 0.1, "duration": 0.3, "timing": "linear"},
+         "out": {"type": "slide", "side": "bottom", "distance": 40, "delay": 0.1},
+         "animation": {"duration": 2}}
+        """
+        var settings = RenderSettings()
+        let timeline = try #require(try SceneFile.load(json: Array(scene.utf8), name: "s.json", into: &settings))
+        #expect(timeline.inOut?.entrance?.style == .drop && timeline.inOut?.exit?.side == .bottom)
+        var again = RenderSettings()
+        let recipe = SceneRecipe.json(for: settings, timeline: timeline)
+        let read = try SceneFile.load(json: Array(recipe.utf8), name: "recipe.json", into: &again)
+        #expect(read?.inOut == timeline.inOut, "\(recipe)")
+        #expect(again.opacity == 0.8)
+    }
 }
