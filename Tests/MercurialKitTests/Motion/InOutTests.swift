@@ -205,4 +205,24 @@ import MercurialTestSupport
         #expect(read?.inOut == timeline.inOut, "\(recipe)")
         #expect(again.opacity == 0.8)
     }
+
+    /// The renderer redraws only the inked pixels when only the look changed: an opacity
+    /// change may, a frame after a move may not (the canvas shows ink elsewhere).
+    @Test func aFrameAfterAMoveOrAnOpacityChangeIsDrawnAfresh() throws {
+        for background in [nil, RGBColor(r: 0.2, g: 0.3, b: 0.5)] as [RGBColor?] {
+            let base = Self.title(background: background)
+            let renderer = try FrameRenderer(base: base, timeline: Timeline(duration: 1))
+            var changes: [RenderSettings] = []
+            for change in [{ (s: inout RenderSettings) in s.shiftX = 30.5 }, { $0.opacity = 0.4 }, { $0.zoom = 0.7 }, { _ in }] {
+                var s = base
+                change(&s)
+                changes.append(s)
+            }
+            for settings in changes + changes.reversed() {
+                let fresh = try FrameRenderer(base: settings, timeline: Timeline(duration: 1)).render(settings).pixels
+                #expect(try renderer.render(settings).pixels == fresh)
+            }
+        }
+    }
 }
+
