@@ -129,8 +129,9 @@ if arguments.contains("--watch") {
 
 /// Frames per second of `FrameRenderer` at 1920×1080 to a null sink (no encoder),
 /// for an animation of the four sphere lights and two orbiting point lights over a
-/// gradient (the shape is built once), and for one whose radius changes (every
-/// frame a full render).
+/// gradient (the shape is built once), for one whose radius changes (every
+/// frame a full render), and for a letter-by-letter reveal and a slide in (each
+/// frame measured is mid-way through them, at 60 frames a second).
 func animationRates(frames: Int) throws -> [(String, Double, Int)] {
     var base = RenderSettings()
     base.text = "Mercurial"
@@ -150,8 +151,17 @@ func animationRates(frames: Int) throws -> [(String, Double, Int)] {
     }
     let lights = Timeline(duration: 10, fps: 30, tracks: [try track("light1.hue", 0, 1), try track("light2.x", -20, 20)])
     let shape = Timeline(duration: 10, fps: 30, tracks: [try track("radius", 6, 16)])
+    var reveal = Timeline(duration: 10, fps: 60, tracks: lights.tracks)
+    var rise = Entrance(.reveal)
+    (rise.style, rise.stagger) = (.rise, 0.1)
+    reveal.inOut = try InOut(entrance: rise, exit: nil, duration: 10)
+    var slide = reveal
+    var from = Entrance(.slide)
+    (from.duration, from.distance) = (1.5, 600)
+    slide.inOut = try InOut(entrance: from, exit: nil, duration: 10)
     var results: [(String, Double, Int)] = []
-    for (name, timeline) in [("lights, point lights, gradient", lights), ("radius (full render)", shape)] {
+    for (name, timeline) in [("lights, point lights, gradient", lights), ("radius (full render)", shape),
+                             ("in: reveal (rise) over the lights", reveal), ("in: slide over the lights", slide)] {
         let renderer = try FrameRenderer(base: base, timeline: timeline)
         let count = min(frames, timeline.frameCount)
         let start = ContinuousClock.now

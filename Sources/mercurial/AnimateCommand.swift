@@ -7,6 +7,7 @@ import Glibc
 #endif
 
 extension AnimationFormat.MovCodec: ExpressibleByArgument {}
+extension Entrance.Kind: ExpressibleByArgument {}
 
 struct Animate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,6 +31,7 @@ struct Animate: ParsableCommand {
           mercurial animate examples/gold-rise.json -o rise.mov --background black
           mercurial animate examples/light-sweep.json -o sweep.png
           mercurial animate examples/sequence.json -o titles.webm
+          mercurial animate examples/gold-rise.json --in reveal --out fade -o rise.webm
         """
     )
 
@@ -40,6 +42,12 @@ struct Animate: ParsableCommand {
 
     @Option(help: ArgumentHelp("The QuickTime codec for .mov: prores (ProRes 4444) or qtrle (Animation).", valueName: "codec"))
     var codec: AnimationFormat.MovCodec = .prores
+
+    @Option(name: .customLong("in"), help: ArgumentHelp("Bring the title in: fade, slide, scale or reveal (letter by letter), with the preset's defaults (0.5 s); replaces the scene's \"in\".", valueName: "preset"))
+    var entrance: Entrance.Kind?
+
+    @Option(name: .customLong("out"), help: ArgumentHelp("Take the title out at the end: the same presets, played backwards; replaces the scene's \"out\".", valueName: "preset"))
+    var exit: Entrance.Kind?
 
     func run() throws {
         try InputFile.refuseIfNotRegular(scene, role: "scene file")
@@ -52,13 +60,20 @@ struct Animate: ParsableCommand {
         let makeFrames: () throws -> any AnimationFrames
         var recipe: String?
         if let sequence = try options.materialOptions.sequence(sceneFile: scene, flags: [options], finish: opaque) {
+            guard entrance == nil && exit == nil else {
+                throw MercurialError("--in and --out bring one title in and out; in a \"sequence\", give each title's scene its own \"in\" and \"out\"")
+            }
             inputs = sequence.inputFiles(sceneFile: scene)
             makeFrames = { try SequenceRenderer(sequence) }
             recipe = SceneRecipe.json(for: sequence)
         } else {
             var (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
-            guard let timeline else {
+            guard var timeline else {
                 throw MercurialError("scene '\(scene)' has no \"animation\"; add one, e.g. \"animation\": {\"duration\": 2, \"tracks\": {\"light1.hue\": [{\"t\": 0, \"value\": 0}, {\"t\": 2, \"value\": 1}]}}, or a \"sequence\" of titles")
+            }
+            if entrance != nil || exit != nil {
+                timeline.inOut = try InOut(entrance: entrance.map { Entrance($0) } ?? timeline.inOut?.entrance,
+                                           exit: exit.map { Entrance($0) } ?? timeline.inOut?.exit, duration: timeline.duration)
             }
             opaque(&settings)
             inputs = InputFiles.of(settings, sceneFile: scene)

@@ -38,6 +38,7 @@ struct RenderOptions: ParsableArguments {
     @Option(help: .parameter("background")) var background: String?
     @Option(help: .parameter("shadingImage")) var shadingImage: String?
     @Option(help: .parameter("mask")) var mask: String?
+    @Option(help: .parameter("opacity")) var opacity: Double?
 
     @Option(help: ArgumentHelp("PNG compression: fast (zlib level 1 on every core), small (libpng, every filter, level 9) or none (stored, 4 bytes a pixel).", valueName: "level"))
     var compression: PNGFile.Compression = .fast

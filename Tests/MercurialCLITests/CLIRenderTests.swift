@@ -173,7 +173,8 @@ import MercurialTestSupport
             let words = Set(r.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
             var expected = ["shininess", "diffuse", "specular", "ambient", "reflectivity", "radius", "scale", "profile",
                             "text", "font", "size", "width", "height", "align", "anchor", "padding", "lineSpacing", "letterSpacing",
-                            "kerning", "fallback", "maxLines", "background", "shadingImage", "mask", "ambientLightLevel"]
+                            "kerning", "fallback", "maxLines", "background", "shadingImage", "mask", "ambientLightLevel",
+                            "opacity", "shiftX", "shiftY", "zoom"]
             for light in 1...4 {
                 expected += ["hue", "brightness", "x", "y", "z"].map { "light\(light).\($0)" }
             }

@@ -20,6 +20,9 @@ extension Backdrop {
 ///   (`shadingBackground`), and the shaded region is final.
 /// - otherwise the region is shaded clear, lit by the point lights (the one place
 ///   they are applied), then put over the backdrop by `CanvasCompositor`.
+/// A title with an `opacity` below 1, or moved or scaled as drawn (`shiftX`,
+/// `shiftY`, `zoom`), takes the second path: its alpha is multiplied as each pixel
+/// goes over the backdrop, and the region is placed (resampled) before it is lit.
 public struct Compositing: Sendable, Equatable {
     public let backdrop: Backdrop
     public let lighting: PointLighting?
@@ -27,11 +30,17 @@ public struct Compositing: Sendable, Equatable {
     public let isPlain: Bool
     /// The colour the shading mixes ink with (the plain path over a colour), else nil.
     public let shadingBackground: RGBColor?
+    /// The title's opacity in 1/65535ths (65535: as shaded).
+    public let opacity: UInt32
+    /// Where the region goes as drawn; nil: where it was laid out, at its size.
+    public let placement: RegionPlacement?
 
     public init(_ settings: RenderSettings) {
         backdrop = Backdrop(settings)
         lighting = settings.pointLighting
-        isPlain = lighting == nil && !backdrop.isGradient
+        opacity = UInt32((min(max(settings.opacity, 0), 1) * 65535).rounded())
+        placement = RegionPlacement(shiftX: settings.shiftX, shiftY: settings.shiftY, zoom: settings.zoom)
+        isPlain = lighting == nil && !backdrop.isGradient && opacity == 65535 && placement == nil
         shadingBackground = isPlain ? settings.background : nil
     }
 
@@ -49,6 +58,11 @@ public struct Compositing: Sendable, Equatable {
     func composed(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int))
         -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
         guard !isPlain else { return (title, origin) }
+        var origin = origin
+        if let placement {
+            // Moved wholly off the canvas: one pixel of backdrop stands for the region.
+            (title, origin) = placement.placed(title, at: origin, canvas: canvas) ?? (Image(width: 1, height: 1, repeating: .clear), (0, 0))
+        }
         let (w, h) = (title.width, title.height)
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
         if backdrop.isGradient {
@@ -67,10 +81,22 @@ public struct Compositing: Sendable, Equatable {
     /// shading plan's inked pixels) are drawn again, where `CanvasCompositor.redraw` can.
     func draw(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), into canvas: inout Image<RGBA8>,
               changed: [Int32]? = nil, canvasShows: Bool = false) {
+        if let placement {
+            // The region moved or resized: lit where it now is, and the whole canvas drawn.
+            guard var placed = placement.placed(title, at: origin, canvas: (canvas.width, canvas.height)) else {
+                drawLit(Image(width: 0, height: 0, repeating: .clear), at: (0, 0), into: &canvas)
+                return
+            }
+            let (w, h) = (placed.image.width, placed.image.height)
+            placed.image.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: placed.origin.x, originY: placed.origin.y) }
+            drawLit(placed.image, at: placed.origin, into: &canvas)
+            return
+        }
         let (w, h) = (title.width, title.height)
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
         if let changed, canvasShows,
-           CanvasCompositor.redraw(title, pixels: changed, atX: origin.x, y: origin.y, over: backdrop, into: &canvas) {
+           CanvasCompositor.redraw(title, pixels: changed, atX: origin.x, y: origin.y, over: backdrop, into: &canvas,
+                                   opacity: opacity) {
             return
         }
         drawLit(title, at: origin, into: &canvas)
@@ -107,7 +133,7 @@ public struct Compositing: Sendable, Equatable {
         parallelBands(rows, minimumBand: 8) { band in
             for r in band {
                 CanvasCompositor.composite(content.baseAddress! + r * width, count: width, atX: originX, over: ramp,
-                                           y: originY + r, into: canvasRows + r * ramp.width)
+                                           y: originY + r, into: canvasRows + r * ramp.width, opacity: opacity)
             }
         }
     }
@@ -123,7 +149,7 @@ public enum CanvasCompositor {
     /// pixel comes out as `composite` makes it. False (nothing drawn) over a gradient,
     /// whose colour is made a row at a time.
     public static func redraw(_ content: Image<RGBA8>, pixels: [Int32], atX originX: Int, y originY: Int,
-                              over backdrop: Backdrop, into canvas: inout Image<RGBA8>) -> Bool {
+                              over backdrop: Backdrop, into canvas: inout Image<RGBA8>, opacity: UInt32 = 65535) -> Bool {
         precondition(originX >= 0 && originY >= 0 && originX + content.width <= canvas.width
                      && originY + content.height <= canvas.height,
                      "Content \(content.width)×\(content.height) at (\(originX), \(originY)) does not fit the \(canvas.width)×\(canvas.height) canvas")
@@ -142,7 +168,7 @@ public enum CanvasCompositor {
                             let i = Int(pixels[k])
                             let p = part[i]
                             let at = (originY + i / contentWidth) * canvasWidth + originX + i % contentWidth
-                            out[at] = over(p, backdrop: fill ?? .clear, opaque: fill != nil)
+                            out[at] = over(p, backdrop: fill ?? .clear, opaque: fill != nil, opacity: opacity)
                         }
                     }
                 }
@@ -155,18 +181,24 @@ public enum CanvasCompositor {
     /// alpha) at `originX` over it.
     @inline(__always)
     static func composite(_ source: UnsafePointer<RGBA8>, count: Int, atX originX: Int, over ramp: GradientRamp,
-                          y: Int, into row: UnsafeMutablePointer<RGBA8>) {
+                          y: Int, into row: UnsafeMutablePointer<RGBA8>, opacity: UInt32 = 65535) {
         ramp.fill(row: row, y: y, width: ramp.width)
         for x in 0..<count {
-            row[originX + x] = over(source[x], backdrop: row[originX + x], opaque: ramp.opaque)
+            row[originX + x] = over(source[x], backdrop: row[originX + x], opaque: ramp.opaque, opacity: opacity)
         }
     }
 
-    /// A content pixel (straight alpha) on the canvas: as it is over a transparent
-    /// backdrop; over an opaque one, blended with it (the backdrop where it is clear).
+    /// A content pixel (straight alpha, its alpha times `opacity` / 65535) on the canvas:
+    /// as it is over a transparent backdrop (clear where no alpha is left); over an
+    /// opaque one, blended with it (the backdrop where it is clear).
     @inline(__always)
-    static func over(_ p: RGBA8, backdrop: RGBA8, opaque: Bool) -> RGBA8 {
-        !opaque || p.a == 255 ? p : p.a > 0 ? blend(p, over: backdrop) : backdrop
+    static func over(_ p: RGBA8, backdrop: RGBA8, opaque: Bool, opacity: UInt32 = 65535) -> RGBA8 {
+        var p = p
+        if opacity != 65535 {
+            p.a = UInt8((UInt32(p.a) * opacity + 32767) / 65535)
+            if p.a == 0 { p = .clear }
+        }
+        return !opaque || p.a == 255 ? p : p.a > 0 ? blend(p, over: backdrop) : backdrop
     }
 
     /// `p` (straight alpha) over the opaque `b`.
@@ -223,5 +255,72 @@ struct GradientRamp {
                 row[x] = table[Int(t * 1023 + 0.5)]
             }
         }
+    }
+}
+
+/// Where a title's shaded region goes as drawn: moved by (`shiftX`, `shiftY`) pixels and
+/// scaled by `zoom` about its centre, then cut at the canvas's edges. Whole-pixel moves
+/// at the region's own size copy it; the rest resample it bilinearly in premultiplied
+/// alpha (the shape is not lofted again, so a zoomed title is as soft as its zoom).
+public struct RegionPlacement: Sendable, Equatable {
+    public let shift: SIMD2<Double>
+    public let zoom: Double
+
+    /// Nil when the settings leave the region where it was laid out, at its size.
+    init?(shiftX: Double, shiftY: Double, zoom: Double) {
+        guard shiftX != 0 || shiftY != 0 || zoom != 1 else { return nil }
+        shift = SIMD2(shiftX, shiftY)
+        self.zoom = zoom
+    }
+
+    /// `title` at `origin` as drawn on a `canvas`-sized canvas: the part inside the
+    /// canvas and where it sits, or nil when nothing of it is.
+    func placed(_ title: Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int))
+        -> (image: Image<RGBA8>, origin: (x: Int, y: Int))? {
+        let (w, h) = (Double(title.width), Double(title.height))
+        let centre = SIMD2(Double(origin.x) + w / 2, Double(origin.y) + h / 2) + shift
+        let halfW = w * zoom / 2, halfH = h * zoom / 2
+        let x0 = max(Int((centre.x - halfW).rounded(.down)), 0), x1 = min(Int((centre.x + halfW).rounded(.up)), canvas.width)
+        let y0 = max(Int((centre.y - halfH).rounded(.down)), 0), y1 = min(Int((centre.y + halfH).rounded(.up)), canvas.height)
+        guard zoom > 0, title.count > 0, x0 < x1, y0 < y1 else { return nil }
+        if zoom == 1, shift.x == shift.x.rounded(), shift.y == shift.y.rounded() {
+            let ox = origin.x + Int(shift.x), oy = origin.y + Int(shift.y)
+            if x0 == ox && y0 == oy && x1 - x0 == title.width && y1 - y0 == title.height { return (title, (ox, oy)) }
+            return (title.cropped(x: x0 - ox, y: y0 - oy, width: x1 - x0, height: y1 - y0), (x0, y0))
+        }
+        // Each canvas pixel's centre, back in the region's pixels.
+        let scale = 1 / zoom
+        let u0 = (Double(x0) + 0.5 - centre.x) * scale + w / 2 - 0.5
+        let v0 = (Double(y0) + 0.5 - centre.y) * scale + h / 2 - 0.5
+        let sw = title.width, sh = title.height, ow = x1 - x0
+        var out = Image<RGBA8>(width: ow, height: y1 - y0, repeating: .clear)
+        title.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                parallelBands(y1 - y0, minimumBand: 8) { rows in
+                    for y in rows {
+                        let v = v0 + Double(y) * scale
+                        let j = Int(v.rounded(.down)), ty = Float(v - Double(j))
+                        guard j >= -1 && j < sh else { continue }
+                        for x in 0..<ow {
+                            let u = u0 + Double(x) * scale
+                            let i = Int(u.rounded(.down)), tx = Float(u - Double(i))
+                            guard i >= -1 && i < sw else { continue }
+                            var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                            @inline(__always) func tap(_ si: Int, _ sj: Int, _ weight: Float) {
+                                guard weight > 0, si >= 0, sj >= 0, si < sw, sj < sh else { return }
+                                let p = src[sj * sw + si], wa = weight * Float(p.a)
+                                r += wa * Float(p.r); g += wa * Float(p.g); b += wa * Float(p.b); a += wa
+                            }
+                            tap(i, j, (1 - tx) * (1 - ty)); tap(i + 1, j, tx * (1 - ty))
+                            tap(i, j + 1, (1 - tx) * ty); tap(i + 1, j + 1, tx * ty)
+                            guard a >= 0.5 else { continue }
+                            dst[y * ow + x] = RGBA8(r: UInt8(min(r / a + 0.5, 255)), g: UInt8(min(g / a + 0.5, 255)),
+                                                    b: UInt8(min(b / a + 0.5, 255)), a: UInt8(min(a + 0.5, 255)))
+                        }
+                    }
+                }
+            }
+        }
+        return (out, (x0, y0))
     }
 }

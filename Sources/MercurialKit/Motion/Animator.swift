@@ -5,6 +5,8 @@
 public enum Animator: Sendable, Equatable {
     /// A keyframed value: a parameter, a point light's field, a gradient's colour or end.
     case track(Track)
+    /// The scene's `in` and `out` presets, over the tracks' values.
+    case inOut(InOut)
     /// Every point light with an `orbit` goes round it.
     case orbits
     /// The vine grows along its route, over its `duration` from its `start`.
@@ -18,6 +20,7 @@ public enum Animator: Sendable, Equatable {
     public func apply(to settings: inout RenderSettings, at time: Double) {
         switch self {
         case .track(let track): track.apply(at: time, to: &settings)
+        case .inOut(let inOut): inOut.apply(to: &settings, at: time)
         case .orbits: settings.applyOrbits(at: time)
         case .vineGrowth: if let vine = settings.vine { settings.vine?.grown = vine.growth(at: time) }
         case .physics: break

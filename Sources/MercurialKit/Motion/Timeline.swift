@@ -10,7 +10,7 @@ public struct Timeline: Sendable, Equatable {
     public var fps: Double = 30
     /// Whether the output plays in a loop (an APNG's play count; video players decide for themselves).
     public var loop = false
-    /// Applied in this order: the tracks, in the scene file's order, then the orbits
+    /// Applied in this order: the tracks, in the scene file's order, then `in` and `out`, the orbits
     /// (which place their lights over any track of x or y), the vine's growth, and the physics.
     public private(set) var animators: [Animator] = [.orbits, .vineGrowth]
 
@@ -30,6 +30,15 @@ public struct Timeline: Sendable, Equatable {
     public var tracks: [Track] {
         get { animators.compactMap { if case .track(let track) = $0 { track } else { nil } } }
         set { animators = newValue.map(Animator.track) + animators.filter { if case .track = $0 { false } else { true } } }
+    }
+
+    /// The scene's `in` and `out` (InOut.swift): after the tracks, whose values they fade, move and scale.
+    public var inOut: InOut? {
+        get { animators.lazy.compactMap { if case .inOut(let inOut) = $0 { inOut } else { nil } }.first }
+        set {
+            animators.removeAll { if case .inOut = $0 { true } else { false } }
+            if let newValue { animators.insert(.inOut(newValue), at: tracks.count) }
+        }
     }
 
     /// Glyphs as rigid bodies (the scene's `dynamics` block; see Dynamics.swift): the last animator.

@@ -46,17 +46,7 @@ final class DynamicTitle {
         guard placement.canvasWidth == width && placement.canvasHeight == height else {
             throw MercurialError("the title's canvas is \(placement.canvasWidth)×\(placement.canvasHeight), not \(width)×\(height)")
         }
-        // Group the glyph bitmaps into bodies.
-        var groups: [[GlyphRun.Bitmap]] = []
-        var lastWord = -1
-        for bitmap in placement.run.bitmaps where !bitmap.coverage.isEmpty && bitmap.coverage.contains(where: { $0 > 0 }) {
-            if dynamics.bodies == .title || (dynamics.bodies == .words && bitmap.word == lastWord), !groups.isEmpty {
-                groups[groups.count - 1].append(bitmap)
-            } else {
-                groups.append([bitmap])
-            }
-            lastWord = bitmap.word
-        }
+        let groups = Self.group(placement.run.bitmaps, into: dynamics.bodies)
         guard groups.count <= Self.maximumBodies else {
             throw MercurialError("the title has \(groups.count) glyphs, over the limit of \(Self.maximumBodies) bodies for \"dynamics\"; use shorter text or \"bodies\": \"words\"")
         }
@@ -116,6 +106,22 @@ final class DynamicTitle {
         ropeShape = settings.shape
         ropeMargin = margin
         layer = Image(width: width, height: height, repeating: .clear)
+    }
+
+    /// The inked glyph bitmaps grouped into bodies (each glyph, each word, or the whole
+    /// title), in text order: the physics' bodies and a reveal's letters.
+    static func group(_ bitmaps: [GlyphRun.Bitmap], into bodies: Dynamics.Bodies) -> [[GlyphRun.Bitmap]] {
+        var groups: [[GlyphRun.Bitmap]] = []
+        var lastWord = -1
+        for bitmap in bitmaps where !bitmap.coverage.isEmpty && bitmap.coverage.contains(where: { $0 > 0 }) {
+            if bodies == .title || (bodies == .words && bitmap.word == lastWord), !groups.isEmpty {
+                groups[groups.count - 1].append(bitmap)
+            } else {
+                groups.append([bitmap])
+            }
+            lastWord = bitmap.word
+        }
+        return groups
     }
 
     /// The corners of the pixels a body is made of (coverage ≥ ½, or any ink when

@@ -32,6 +32,10 @@ public final class FrameRenderer {
     private let dynamicTitle: DynamicTitle?
     /// The settings of the frame in `canvas`.
     private var lastSettings: RenderSettings?
+    /// Which letter each pixel of the region is, when the timeline reveals the letters one by one.
+    private var letters: LetterMap?
+    /// The region as a reveal shows it, reused from frame to frame.
+    private var revealed = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
 
     /// The most pixels of an animation's frame (7680×4320, 8K UHD) and of the region
     /// its title is lofted in: frames are made whole, in memory.
@@ -62,6 +66,14 @@ public final class FrameRenderer {
         dynamicTitle = try timeline.dynamics.map { d throws(MercurialError) in
             try DynamicTitle(settings: first, dynamics: d, width: shape.canvas.width, height: shape.canvas.height,
                              seconds: timeline.duration)
+        }
+        if let inOut = timeline.inOut, inOut.reveals {
+            guard dynamicTitle == nil else {
+                throw MercurialError("a \"reveal\" and \"dynamics\" both move the letters; use one of them (a fade, slide or scale goes with dynamics)")
+            }
+            let letters = try LetterMap(settings: first, shape: shape)
+            try InOut.checkFits(entrance: inOut.entrance, exit: inOut.exit, duration: inOut.duration, letters: letters.count)
+            self.letters = letters
         }
     }
 
@@ -163,6 +175,9 @@ public final class FrameRenderer {
     }
 
     private func render(_ settings: RenderSettings, time: Double?) throws(MercurialError) -> Image<RGBA8> {
+        var settings = settings
+        // Every letter in its place: the title as it is without the reveal.
+        if let reveal = settings.look.reveal, reveal.isSettled(letters: letters?.count ?? 0) { settings.look.reveal = nil }
         let at = time.map { " at frame \(Int(($0 * timeline.fps).rounded()))" } ?? ""
         let key = settings.shape
         if canvas.width != width || canvas.height != height {
@@ -188,15 +203,25 @@ public final class FrameRenderer {
             }
             geometry = Geometry(key: key, shape: shape)
             geometryBuilds += 1
+            if letters != nil { letters = try LetterMap(settings: settings, shape: shape) }
             title = Image(width: 0, height: 0, repeating: .clear)
             plan = nil
             planTooLarge = false
         }
         let compositing = Compositing(settings)
         shade(shading: shadingImage ?? ShadingSphere.lookup(settings.scene), compositing: compositing)
-        // The canvas shows this shape over this backdrop (a canvas handed in may show
-        // another: see `render(_:into:showing:)`): only the inked pixels change.
-        let canvasShows = lastSettings.map { Backdrop($0) == compositing.backdrop && $0.shape == key } ?? false
+        if let reveal = settings.look.reveal, let letters {
+            let origin = letters.reveal(title, at: reveal, origin: geometry.shape.origin, canvasHeight: height, into: &revealed)
+            compositing.draw(&revealed, at: origin, into: &canvas)
+            lastSettings = settings
+            return canvas
+        }
+        // The canvas shows this shape over this backdrop, where it was laid out (a canvas
+        // handed in may show another: see `render(_:into:showing:)`): only the inked pixels change.
+        let canvasShows = lastSettings.map {
+            Backdrop($0) == compositing.backdrop && $0.shape == key && $0.look.reveal == nil
+                && RegionPlacement(shiftX: $0.shiftX, shiftY: $0.shiftY, zoom: $0.zoom) == nil
+        } ?? false
         compositing.draw(&title, at: geometry.shape.origin, into: &canvas, changed: plan?.pixels, canvasShows: canvasShows)
         lastSettings = settings
         return canvas

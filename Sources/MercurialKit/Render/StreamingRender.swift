@@ -50,10 +50,13 @@ extension TitleRenderer {
                                   bandHeight: Int, force: Bool, path: String?,
                                   writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
         try validate(settings)
-        // A vine is drawn into the title's mask in memory, and layers are painted there.
-        guard settings.vine == nil, settings.layers.isEmpty else { return .inMemory(try render(settings)) }
-        let band = max(bandHeight, 1)
         let compositing = Compositing(settings)
+        // A vine is drawn into the title's mask in memory, layers are painted there, and a
+        // moved or zoomed region is placed there.
+        guard settings.vine == nil, settings.layers.isEmpty, compositing.placement == nil else {
+            return .inMemory(try render(settings))
+        }
+        let band = max(bandHeight, 1)
         if let maskPath = settings.mask {
             let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")
             // Pass 1: the ink, under both readings of the mask (alpha, or luminance).

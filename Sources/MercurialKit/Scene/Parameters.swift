@@ -49,6 +49,9 @@ public enum ParameterFunction: Hashable, Sendable {
     case setMask
     case setShadingImage
     case adjustAmbientLightLevel
+    case adjustOpacity
+    case adjustShift(PositionAxis)
+    case adjustZoom
 }
 
 /// What kind of value a parameter takes.
@@ -419,6 +422,14 @@ extension ParameterGroup {
             Parameter("ambientLightLevel", "Point lights", "Ambient light level", .adjustAmbientLightLevel, .number(0...1),
                       \.ambientLightLevel,
                       help: "with pointLights in the scene, the level the title is darkened to where no point light reaches"),
+            Parameter("opacity", "Compositing", "Opacity", .adjustOpacity, .number(0...1), \.opacity, flag: "alpha",
+                      help: "the title's alpha, multiplied in as it is put over the backdrop; in/out fade animates it"),
+            Parameter("shiftX", "Compositing", "Shift x", .adjustShift(.x), .number(-100_000...100_000), \.shiftX,
+                      help: "the title as drawn moved right by this many pixels (cut at the canvas's edges); in/out slide animates it"),
+            Parameter("shiftY", "Compositing", "Shift y", .adjustShift(.y), .number(-100_000...100_000), \.shiftY,
+                      help: "the title as drawn moved down by this many pixels; in/out slide animates it"),
+            Parameter("zoom", "Compositing", "Zoom", .adjustZoom, .number(0...16), \.zoom,
+                      help: "the title as drawn scaled about its centre (resampled, not lofted again); in/out scale animates it"),
         ]
         return rows
     }()

@@ -86,6 +86,13 @@ public struct TitleLookSettings: Sendable, Equatable {
     public var shadingImage: String? = nil
     /// The material the settings started from (informational).
     public var material: String = "mercurial"
+    /// The title's alpha, multiplied in as it is put on the canvas.
+    public var opacity: Double = 1
+    /// The title as drawn moved right and down by this many pixels, and scaled by
+    /// `zoom` about its region's centre, as it is put on the canvas (not lofted again).
+    public var shiftX: Double = 0, shiftY: Double = 0, zoom: Double = 1
+    /// Letters appearing one after another (an `in`/`out` reveal at the frame's time), or nil.
+    public var reveal: LetterReveal.Frame? = nil
 
     public init() {}
 }
@@ -123,4 +130,8 @@ extension RenderSettings {
     public var ambientLightLevel: Double { get { look.ambientLightLevel } set { look.ambientLightLevel = newValue } }
     public var shadingImage: String? { get { look.shadingImage } set { look.shadingImage = newValue } }
     public var material: String { get { look.material } set { look.material = newValue } }
+    public var opacity: Double { get { look.opacity } set { look.opacity = newValue } }
+    public var shiftX: Double { get { look.shiftX } set { look.shiftX = newValue } }
+    public var shiftY: Double { get { look.shiftY } set { look.shiftY = newValue } }
+    public var zoom: Double { get { look.zoom } set { look.zoom = newValue } }
 }

@@ -8,11 +8,11 @@ public enum SceneFile {
 
     /// The keys that are not parameters: where the settings start from, the lights as an
     /// array, a comment, the animation, the blocks `SceneSchema.settings` declares (the
-    /// reflection, point lights, gradient backdrop, vine), dynamics, what a recipe records
+    /// reflection, point lights, gradient backdrop, vine), dynamics, in and out, what a recipe records
     /// and a sequence.
     static var structuralKeys: [String] {
         ["material", "lights", "description", "animation"] + SceneSchema.settings.keys
-            + ["dynamics", "generator", "fontSHA256", "fallbackFonts", "sequence", "layers"]
+            + ["dynamics", "in", "out", "generator", "fontSHA256", "fallbackFonts", "sequence", "layers"]
     }
 
     /// Keys of a scene file: every parameter's key and the structural keys; a
@@ -68,14 +68,26 @@ public enum SceneFile {
             settings.layers = try readLayers(layers, from: path, over: settings)
         }
         let dynamics = members.first(where: { $0.key == "dynamics" })
+        let inOut = members.filter { $0.key == "in" || $0.key == "out" }
         guard let animation = members.first(where: { $0.key == "animation" }) else {
-            if let dynamics {
-                throw MercurialError("\(path):\(dynamics.keyLocation): \"dynamics\" needs an \"animation\" with a \"duration\", e.g. \"animation\": {\"duration\": 3}")
+            if let needy = dynamics ?? inOut.first {
+                throw MercurialError("\(path):\(needy.keyLocation): \"\(needy.key)\" needs an \"animation\" with a \"duration\", e.g. \"animation\": {\"duration\": 3}")
             }
             return nil
         }
         var timeline = try SceneAnimation.Reader(file: path).timeline(animation.value, settings: settings)
         if let dynamics { timeline.dynamics = try Dynamics.read(dynamics.value, file: path, duration: timeline.duration) }
+        if !inOut.isEmpty {
+            var reader = SceneAnimation.Reader(file: path)
+            reader.duration = timeline.duration
+            var presets: [String: Entrance] = [:]
+            for member in inOut { presets[member.key] = try SceneSchema.entrance.read(member.value, member.key, reader) }
+            do {
+                timeline.inOut = try InOut(entrance: presets["in"], exit: presets["out"], duration: timeline.duration)
+            } catch {
+                throw MercurialError("\(path):\(inOut[inOut.count - 1].keyLocation): \(error.message)")
+            }
+        }
         return timeline
     }
 
@@ -101,7 +113,7 @@ public enum SceneFile {
         let known = keys
         for member in members {
             let key = member.key
-            let sceneOnly = ["text", "material", "animation", "dynamics", "sequence"]
+            let sceneOnly = ["text", "material", "animation", "dynamics", "in", "out", "sequence"]
             guard known.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
                 let allowed = kind == .material ? known.filter { !sceneOnly.contains($0) } : known
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
@@ -109,7 +121,7 @@ public enum SceneFile {
             }
             let node = member.value
             switch key {
-            case "material", "description", "animation", "dynamics", "generator", "fontSHA256", "sequence", "layers":
+            case "material", "description", "animation", "dynamics", "in", "out", "generator", "fontSHA256", "sequence", "layers":
                 continue
             case "fallbackFonts":
                 settings.fallbackFonts = try fallbackFonts.read(node, key, SceneAnimation.Reader(file: file))

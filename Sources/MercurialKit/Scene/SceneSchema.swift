@@ -300,6 +300,7 @@ public enum SceneSchema {
             + sequenceStep.rows(under: "sequence[].")
             + transitions.flatMap { type, schema in schema.rows(under: "sequence[].transition(\(type)).") }
             + fallbackFont.rows(under: "fallbackFonts[].")
+            + entrance.description.children("in|out")
     }
 
     /// The number or colour a track's `path` names (`pointLights[0].intensity`, `vine.width`,
@@ -569,29 +570,82 @@ extension SceneSchema {
 
     /// Reads a transition object: its `type` picks the keys it takes.
     static func transition(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader) throws(MercurialError) -> TitleSequence.TransitionStep {
+        try typed(node, name, reader, transitions, noun: "transition",
+                  example: "{\"type\": \"dissolve\", \"duration\": seconds, …}")
+    }
+
+    /// Reads an object whose `type` (one of `schemas`' types) picks the keys it takes; `noun` names the kind in messages.
+    static func typed<Root>(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader,
+                            _ schemas: [(type: String, schema: Schema<Root>)], noun: String,
+                            example: String) throws(MercurialError) -> Root {
         guard case .object(let members) = node.value else {
-            throw reader.fail(node, "\"\(name)\" must be an object {\"type\": \"dissolve\", \"duration\": seconds, …}, not \(node.value.typeName)")
+            throw reader.fail(node, "\"\(name)\" must be an object \(example), not \(node.value.typeName)")
         }
-        let types = transitions.map(\.type)
+        let types = schemas.map(\.type)
         guard let typeMember = members.first(where: { $0.key == "type" }) else {
             throw reader.fail(node, "\"\(name)\" needs a \"type\": \(types.joined(separator: ", "))")
         }
         guard case .string(let type) = typeMember.value.value else {
             throw reader.fail(typeMember.value, "\"\(name).type\" must be a string: \(types.joined(separator: ", "))")
         }
-        guard let schema = transitions.first(where: { $0.type == type })?.schema else {
+        guard let schema = schemas.first(where: { $0.type == type })?.schema else {
             let hint = closestMatch(to: type, in: types).map { "did you mean \"\($0)\"? " } ?? ""
-            throw reader.fail(typeMember.value, "unknown transition type \"\(shortQuote(type))\"; \(hint)known types: \(types.joined(separator: ", "))")
+            throw reader.fail(typeMember.value, "unknown \(noun) type \"\(shortQuote(type))\"; \(hint)known types: \(types.joined(separator: ", "))")
         }
-        var step = schema.defaultValue
-        try schema.read(node, name, onto: &step, reader)
-        return step
+        var value = schema.defaultValue
+        try schema.read(node, name, onto: &value, reader)
+        return value
     }
 
     /// A transition as a sequence step's `transition` object, every input given.
     static func write(_ step: TitleSequence.TransitionStep) -> JSONValue {
         transitions.first { $0.type == step.typeName }.map { $0.schema.write(step) } ?? .null
     }
+
+    // MARK: - in and out
+
+    /// The keys every `in` or `out` takes: its type (chosen before the rest is read), duration, delay and timing.
+    static func entranceSchema(_ kind: Entrance.Kind, _ inputs: [SchemaField<Entrance>])
+        -> (type: String, schema: Schema<Entrance>) {
+        (kind.rawValue, Schema(Entrance(kind), [
+            SchemaField("type", \.typeName, .choice([kind.rawValue], parse: { $0 }, name: { $0 }, what: "\"\(kind.rawValue)\""),
+                        help: "fade, slide, scale or reveal; out takes the same keys and plays them backwards at the end"),
+            SchemaField("duration", \.duration, .number(Timeline.durationRange), help: "seconds it takes (each letter's, for a reveal)"),
+            SchemaField("delay", \.delay, .number(0...3600), help: "seconds after the start (in) or before the end (out)"),
+            SchemaField("timing", \.timing, timing, help: "the easing; out plays it backwards"),
+        ] + inputs))
+    }
+
+    /// Each `in`/`out` preset and its keys.
+    public static let entrances: [(type: String, schema: Schema<Entrance>)] = [
+        entranceSchema(.fade, []),
+        entranceSchema(.slide, [
+            SchemaField("side", \.side, .choice(Entrance.Side.allCases.map(\.rawValue), parse: { Entrance.Side(rawValue: $0) },
+                                               name: { $0.rawValue }, what: "\"left\", \"right\", \"top\" or \"bottom\""),
+                        help: "the side it comes in from (in) or leaves to (out)"),
+            SchemaField("distance", \.distance, .number(0...100_000), help: "how far it slides, in pixels"),
+        ]),
+        entranceSchema(.scale, [
+            SchemaField("factor", \.factor, .number(0...16), help: "its size at the start (in) or end (out), times its own"),
+        ]),
+        entranceSchema(.reveal, [
+            SchemaField("style", \.style, .choice(Entrance.Style.allCases.map(\.rawValue), parse: { Entrance.Style(rawValue: $0) },
+                                                 name: { $0.rawValue }, what: "\"fade\", \"rise\" or \"drop\""),
+                        help: "each letter fades in, rises into place or drops into it"),
+            SchemaField("stagger", \.stagger, .number(0...60), help: "seconds between one letter's start and the next's"),
+            SchemaField("distance", \.distance, .number(0...100_000), help: "how far a letter rises or drops, in pixels"),
+        ]),
+    ]
+
+    /// A scene's `in` or `out` block.
+    public static let entrance = SchemaValue<Entrance>(
+        SchemaDescription(kind: "object", range: nil, rangeDescription: "{\"type\": \(entrances.map { "\"\($0.type)\"" }.joined(separator: " | ")), …}",
+                          children: { path in entrances.flatMap { type, schema in schema.rows(under: "\(path)(\(type)).") } }),
+        read: { node, name, reader throws(MercurialError) in
+            try typed(node, name, reader, entrances, noun: "in/out", example: "{\"type\": \"fade\", \"duration\": seconds, …}")
+        },
+        write: { e in entrances.first { $0.type == e.kind.rawValue }.map { $0.schema.write(e) } },
+        leaf: { _ in nil })
 
     // MARK: - fallback fonts
 
@@ -604,6 +658,14 @@ extension SceneSchema {
     ], finish: { font, node, _, name, reader throws(MercurialError) in
         guard !font.file.isEmpty else { throw reader.fail(node, "\"\(name)\" has no \"file\"; give the font file's path") }
     })
+}
+
+extension Entrance {
+    /// The type's name as a file gives it (chosen before the keys are read: see `SceneSchema.typed`).
+    var typeName: String {
+        get { kind.rawValue }
+        set {}
+    }
 }
 
 extension TitleSequence.TransitionStep {

@@ -1,0 +1,98 @@
+/// The letters of a title for a per-letter reveal: which letter each pixel of the
+/// shaded region belongs to, from the glyph pieces the physics draws as bodies
+/// (`DynamicTitle.group`, one a glyph). A frame of the reveal takes each letter's
+/// pixels of the title as shaded whole, with the letter's alpha and vertical offset,
+/// so a settled reveal is the still title, pixel for pixel.
+struct LetterMap {
+    /// Each region pixel's letter, in text order; -1 where no glyph inks it (a vine).
+    let labels: [Int32]
+    let width: Int, height: Int
+    let count: Int
+
+    /// Throws for a mask, or a text with no inked letter.
+    init(settings: RenderSettings, shape: TitleShape) throws(MercurialError) {
+        guard settings.mask == nil, let text = settings.text else {
+            throw MercurialError("a \"reveal\" shows a text's letters one after another; give \"text\" instead of \"mask\", or use \"type\": \"fade\"")
+        }
+        let p = try TextMask.place(try TitleRenderer.textLayout(settings, text: text), frame: settings.textFrame)
+        let letters = DynamicTitle.group(p.run.bitmaps, into: .glyphs)
+        guard !letters.isEmpty else {
+            throw MercurialError("a \"reveal\" shows the letters one after another, but the text \"\(shortQuote(text))\" has no letter with ink; give a text with letters, or use \"type\": \"fade\"")
+        }
+        let (w, h) = (shape.mask.width, shape.mask.height)
+        var labels = [Int32](repeating: -1, count: w * h)
+        var best = [UInt8](repeating: 0, count: w * h)
+        // Region pixel of a glyph's pixel (0, 0).
+        let dx = p.originX + p.offsetX - shape.origin.x, dy = p.originY + p.offsetY - shape.origin.y
+        for (k, letter) in letters.enumerated() {
+            for bitmap in letter {
+                for row in 0..<bitmap.height {
+                    let y = bitmap.top + dy + row
+                    guard y >= 0 && y < h else { continue }
+                    for column in 0..<bitmap.width {
+                        let x = bitmap.left + dx + column, c = bitmap.coverage[row * bitmap.width + column]
+                        guard x >= 0 && x < w, c > best[y * w + x] else { continue }
+                        best[y * w + x] = c
+                        labels[y * w + x] = Int32(k)
+                    }
+                }
+            }
+        }
+        self.labels = labels
+        width = w
+        height = h
+        count = letters.count
+    }
+
+    /// `title` (this map's region, at `origin` on a canvas `canvasHeight` rows high) as
+    /// `frame` shows it, drawn into `out` (made the size it needs: the region, taller
+    /// by the letters' offsets, cut at the canvas). Returns where `out` sits.
+    func reveal(_ title: Image<RGBA8>, at frame: LetterReveal.Frame, origin: (x: Int, y: Int), canvasHeight: Int,
+                into out: inout Image<RGBA8>) -> (x: Int, y: Int) {
+        let states = (0..<count).map { frame.letter($0) }
+        let alphas = states.map { UInt32((min(max($0.alpha, 0), 1) * 65535).rounded()) }
+        let shifts = states.map { Int($0.dy.rounded()) }
+        let top = max(origin.y + min(shifts.min() ?? 0, 0), 0)
+        let bottom = min(origin.y + height + max(shifts.max() ?? 0, 0), canvasHeight)
+        if out.width != width || out.height != bottom - top {
+            out = Image(width: width, height: bottom - top, repeating: .clear)
+        } else {
+            out.withUnsafeMutableBufferPointer { $0.update(repeating: .clear) }
+        }
+        let (w, h, outHeight, shift) = (width, height, bottom - top, origin.y - top)
+        title.withUnsafeBufferPointer { source in
+            labels.withUnsafeBufferPointer { labels in
+                out.withUnsafeMutableBufferPointer { target in
+                    // Letters move only up and down, so bands of columns touch disjoint pixels.
+                    parallelBands(w, minimumBand: 64) { columns in
+                        for y in 0..<h {
+                            for x in columns {
+                                let i = y * w + x, p = source[i]
+                                guard p.a > 0 else { continue }
+                                let k = Int(labels[i])
+                                var a = p.a, ty = y + shift
+                                if k >= 0 {
+                                    a = UInt8((UInt32(p.a) * alphas[k] + 32767) / 65535)
+                                    ty += shifts[k]
+                                }
+                                guard a > 0, ty >= 0, ty < outHeight else { continue }
+                                let d = target[ty * w + x]
+                                target[ty * w + x] = d.a == 0 ? RGBA8(r: p.r, g: p.g, b: p.b, a: a)
+                                    : Self.over(RGBA8(r: p.r, g: p.g, b: p.b, a: a), d)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return (origin.x, top)
+    }
+
+    /// Straight-alpha `s` over straight-alpha `d` (where a moving letter passes over another).
+    @inline(__always)
+    static func over(_ s: RGBA8, _ d: RGBA8) -> RGBA8 {
+        let sa = Float(s.a) / 255, da = Float(d.a) / 255 * (1 - sa), a = sa + da
+        @inline(__always) func mix(_ f: UInt8, _ g: UInt8) -> UInt8 { UInt8(min((Float(f) * sa + Float(g) * da) / a + 0.5, 255)) }
+        return RGBA8(r: mix(s.r, d.r), g: mix(s.g, d.g), b: mix(s.b, d.b), a: UInt8(min(a * 255 + 0.5, 255)))
+    }
+}
