@@ -11,7 +11,8 @@
 #   scripts/pixel-corpus.sh --kept [BIN]      render with BIN (default: this tree's release
 #                                             build) and compare with the kept manifest,
 #                                             scripts/pixel-corpus.manifest (the pixels of
-#                                             babce07, before issue 20's refactor)
+#                                             babce07, before issue 20's refactor; the ProRes
+#                                             frames BT.709 since issue 21)
 #
 # A refactor that keeps every output pixel-identical leaves the manifests equal.
 # Both binaries read this tree's fonts/ and materials/ (MERCURIAL_DATA).

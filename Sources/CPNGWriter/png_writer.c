@@ -219,6 +219,19 @@ static int deflate_input(z_stream *z, uint8_t **buffer, size_t *capacity, const 
     return 1;
 }
 
+/* Ends a band: the last with Z_FINISH, the others with a sync flush (byte-aligned, so
+   that the next band's deflate output may follow), made complete as the splice is. */
+static int end_band(z_stream *z, uint8_t **buffer, size_t *capacity, int last) {
+    if (!ensure_output(z, buffer, capacity, 1024)) return 0;
+    z->avail_in = 0;
+    for (;;) {
+        int status = deflate(z, last ? Z_FINISH : Z_SYNC_FLUSH);
+        if (status == Z_STREAM_END || (!last && (status == Z_OK || status == Z_BUF_ERROR) && z->avail_out > 0)) return 1;
+        if (status != Z_OK && status != Z_BUF_ERROR) return 0;
+        if (!ensure_output(z, buffer, capacity, *capacity)) return 0;
+    }
+}
+
 /* Unfiltered rows at `level` with the RLE strategy; a run of one repeated row is
    spliced in from cached segments, REPEAT_BLOCK rows and then one row at a time. */
 static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
@@ -271,14 +284,7 @@ static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes,
             || !deflate_input(&z, &buffer, &capacity, row, row_bytes)) goto fail;
         y++;
     }
-    if (!ensure_output(&z, &buffer, &capacity, 1024)) goto fail;
-    z.avail_in = 0;
-    for (;;) {
-        int status = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
-        if (status == Z_STREAM_END || (!last && (status == Z_OK || status == Z_BUF_ERROR) && z.avail_out > 0)) break;
-        if (status != Z_OK && status != Z_BUF_ERROR) goto fail;
-        if (!ensure_output(&z, &buffer, &capacity, capacity)) goto fail;
-    }
+    if (!end_band(&z, &buffer, &capacity, last)) goto fail;
     *out = buffer;
     *out_size = capacity - z.avail_out;
     *adler = a;
@@ -290,17 +296,101 @@ fail:
     return 0;
 }
 
+/* Row `row` filtered with PNG filter `type` (1 sub, 2 up, 3 average, 4 Paeth) into
+   out[1...], out[0] = type; `up` is the row above (zeros for the first row). Returns the
+   sum of the filtered bytes taken as signed, libpng's measure of how well a row will
+   deflate (the smallest sum wins). Each filter is its own loop so that the compiler
+   vectorises the first three. */
+static uint64_t filter_row(int type, const uint8_t *row, const uint8_t *up, size_t n, uint8_t *out) {
+    uint8_t *o = out + 1;
+    out[0] = (uint8_t)type;
+    switch (type) {
+    case 1:
+        for (size_t i = 0; i < 4 && i < n; i++) o[i] = row[i];
+        for (size_t i = 4; i < n; i++) o[i] = (uint8_t)(row[i] - row[i - 4]);
+        break;
+    case 2:
+        for (size_t i = 0; i < n; i++) o[i] = (uint8_t)(row[i] - up[i]);
+        break;
+    case 3:
+        for (size_t i = 0; i < 4 && i < n; i++) o[i] = (uint8_t)(row[i] - (up[i] >> 1));
+        for (size_t i = 4; i < n; i++) o[i] = (uint8_t)(row[i] - ((row[i - 4] + up[i]) >> 1));
+        break;
+    default:
+        for (size_t i = 0; i < 4 && i < n; i++) o[i] = (uint8_t)(row[i] - up[i]);
+        for (size_t i = 4; i < n; i++) o[i] = (uint8_t)(row[i] - paeth(row[i - 4], up[i], up[i - 4]));
+        break;
+    }
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) sum += o[i] < 128 ? o[i] : 256 - o[i];
+    return sum;
+}
+
+/* Rows with PNG's adaptive filtering: each row takes, of the five filters, the one whose
+   bytes have the smallest signed sum (libpng's heuristic); a row repeated from the one
+   above (the same pointer) is Up-filtered to zeros at once. Deflated with zlib's default
+   strategy at `level`. */
+static int deflate_adaptive_rows(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
+                                 int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
+    size_t capacity = 65536;
+    uint8_t *buffer = malloc(capacity);
+    /* Five filtered candidates (the best is kept in place), and a row of zeros for "above" the first row. */
+    uint8_t *candidates = malloc((row_bytes + 1) * 6), *zeros = calloc(row_bytes, 1);
+    if (!buffer || !candidates || !zeros) goto fail;
+    z.next_out = buffer;
+    z.avail_out = (uInt)capacity;
+    uint32_t a = adler32(0, NULL, 0);
+    for (uint32_t y = row_begin; y < row_end; y++) {
+        const uint8_t *row = rows[y], *up = y > 0 ? rows[y - 1] : zeros;
+        uint8_t *best = candidates;
+        if (row == up) {
+            best[0] = 2;
+            memset(best + 1, 0, row_bytes);
+        } else {
+            best[0] = 0;
+            memcpy(best + 1, row, row_bytes);
+            uint64_t least = 0;
+            for (size_t i = 0; i < row_bytes; i++) least += row[i] < 128 ? row[i] : 256 - row[i];
+            for (int type = 1; type <= 4 && least > 0; type++) {
+                uint8_t *candidate = candidates + (row_bytes + 1) * (size_t)type;
+                uint64_t sum = filter_row(type, row, up, row_bytes, candidate);
+                if (sum < least) { least = sum; best = candidate; }
+            }
+        }
+        a = adler32(a, best, (uInt)(row_bytes + 1));
+        if (!deflate_input(&z, &buffer, &capacity, best, row_bytes + 1)) goto fail;
+    }
+    if (!end_band(&z, &buffer, &capacity, last)) goto fail;
+    *out = buffer;
+    *out_size = capacity - z.avail_out;
+    *adler = a;
+    deflateEnd(&z);
+    free(candidates);
+    free(zeros);
+    return 1;
+fail:
+    deflateEnd(&z);
+    free(buffer);
+    free(candidates);
+    free(zeros);
+    return 0;
+}
+
 int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
-                                    int last, int level, int paeth_filter, uint8_t **out, size_t *out_size,
+                                    int last, int level, int filter, uint8_t **out, size_t *out_size,
                                     uint32_t *adler, size_t *raw_size) {
     z_stream z;
     memset(&z, 0, sizeof z);
     size_t row_bytes = (size_t)width * 4;
     size_t raw = (row_bytes + 1) * (row_end - row_begin);
-    if (!paeth_filter) {
-        *raw_size = raw;
+    *raw_size = raw;
+    if (filter == MERCURIAL_FILTER_NONE)
         return deflate_unfiltered_rows(rows, row_bytes, row_begin, row_end, last, level, out, out_size, adler);
-    }
+    if (filter == MERCURIAL_FILTER_ADAPTIVE)
+        return deflate_adaptive_rows(rows, row_bytes, row_begin, row_end, last, level, out, out_size, adler);
     if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
     size_t capacity = deflateBound(&z, raw) + 64;
     uint8_t *buffer = malloc(capacity);

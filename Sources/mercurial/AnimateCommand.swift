@@ -20,6 +20,8 @@ struct Animate: ParsableCommand {
           .webm  VP9 with alpha (ffmpeg, libvpx-vp9, yuva420p)
           .mov   ProRes 4444 with alpha (ffmpeg, prores_ks), or --codec qtrle
           .mp4   H.264, opaque, on the background (black when there is none)
+        WebM, ProRes and H.264 are BT.709 (limited range) and tagged so; --quality
+        sets the WebM and MP4 quality (0 smallest, 100 best, 50 the default).
           .png   an animated PNG (APNG), looping when the animation loops
           a pattern such as frames/title-%04d.png: one PNG per frame
         Video needs Debian's ffmpeg package; for ffmpeg's memory (about 1 GB), WebM
@@ -49,9 +51,18 @@ struct Animate: ParsableCommand {
     @Option(name: .customLong("out"), help: ArgumentHelp("Take the title out at the end: the same presets, played backwards; replaces the scene's \"out\".", valueName: "preset"))
     var exit: Entrance.Kind?
 
+    @Option(help: .nested("animation.quality"))
+    var quality: Double?
+
     func run() throws {
         try InputFile.refuseIfNotRegular(scene, role: "scene file")
         let format = try AnimationFormat.forPath(options.output, movCodec: codec)
+        let quality = try quality.map { value throws(MercurialError) in
+            try nestedFlagNumber(value, flag: "--quality", path: "animation.quality")
+        }
+        if quality != nil && format != .webm && format != .mp4 {
+            warn(MercurialWarning("--quality sets the quality of .webm and .mp4; \(format) ignores it"))
+        }
         // H.264 has no alpha: on black when there is no background.
         let opaque = { (settings: inout RenderSettings) in
             if format == .mp4 && settings.background == nil && settings.backgroundGradient == nil { settings.background = .black }
@@ -59,10 +70,11 @@ struct Animate: ParsableCommand {
         let inputs: [(role: String, path: String)]
         let makeFrames: () throws -> any AnimationFrames
         var recipe: String?
-        if let sequence = try options.materialOptions.sequence(sceneFile: scene, flags: [options], finish: opaque) {
+        if var sequence = try options.materialOptions.sequence(sceneFile: scene, flags: [options], finish: opaque) {
             guard entrance == nil && exit == nil else {
                 throw MercurialError("--in and --out bring one title in and out; in a \"sequence\", give each title's scene its own \"in\" and \"out\"")
             }
+            if let quality { sequence.quality = quality }
             inputs = sequence.inputFiles(sceneFile: scene)
             makeFrames = { try SequenceRenderer(sequence) }
             recipe = SceneRecipe.json(for: sequence)
@@ -76,6 +88,7 @@ struct Animate: ParsableCommand {
                                            exit: exit.map { Entrance($0) } ?? timeline.inOut?.exit, duration: timeline.duration)
             }
             opaque(&settings)
+            if let quality { timeline.quality = quality }
             inputs = InputFiles.of(settings, sceneFile: scene)
             makeFrames = { try FrameRenderer(base: settings, timeline: timeline) }
             recipe = SceneRecipe.json(for: settings, timeline: timeline)
@@ -89,7 +102,7 @@ struct Animate: ParsableCommand {
         renderer.warnings.forEach(warn)
         let frameCount = renderer.frameCount
         let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
-                                   fps: renderer.fps, frameCount: frameCount, loop: renderer.loop,
+                                   fps: renderer.fps, frameCount: frameCount, loop: renderer.loop, quality: renderer.quality,
                                    recipe: options.noMetadata ? nil : recipe)
         let progress = Progress(frames: frameCount, enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
         let start = ContinuousClock.now

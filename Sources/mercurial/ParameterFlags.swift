@@ -54,6 +54,26 @@ extension ArgumentHelp {
     }
 }
 
+extension ArgumentHelp {
+    /// Help for a flag that sets the nested key `path` (`animation.quality`): its schema row's help, default and range.
+    static func nested(_ path: String) -> ArgumentHelp {
+        guard let row = SceneSchema.rows.first(where: { $0.path == path }) else {
+            preconditionFailure("the schema has no row '\(path)'")
+        }
+        var notes: [String] = []
+        if case .number(let value) = row.defaultValue { notes.append("default: \(String(format: "%g", value))") }
+        notes.append("range \(row.rangeDescription)")
+        let text = row.help.prefix(1).uppercased() + row.help.dropFirst()
+        return ArgumentHelp("\(text) (\(notes.joined(separator: ", "))); sets the scene's \(path).", valueName: row.name)
+    }
+}
+
+/// The number a flag gives the nested key `path`, refused outside its schema row's range.
+func nestedFlagNumber(_ value: Double, flag: String, path: String) throws(MercurialError) -> Double {
+    guard let range = SceneSchema.rows.first(where: { $0.path == path })?.range, !range.contains(value) else { return value }
+    throw MercurialError("\(flag) \(String(format: "%g", value)) is out of range \(String(format: "%g", range.lowerBound))…\(String(format: "%g", range.upperBound)); give a number in that range")
+}
+
 /// A flag's value, turned into the value its row takes.
 protocol ParameterFlagValue {
     func parameterValue(for row: Parameter) throws(MercurialError) -> ParameterValue

@@ -40,7 +40,7 @@ struct RenderOptions: ParsableArguments {
     @Option(help: .parameter("mask")) var mask: String?
     @Option(help: .parameter("opacity")) var opacity: Double?
 
-    @Option(help: ArgumentHelp("PNG compression: fast (zlib level 1 on every core), small (libpng, every filter, level 9) or none (stored, 4 bytes a pixel).", valueName: "level"))
+    @Option(help: ArgumentHelp("PNG compression: fast (zlib level 1 on every core), small (adaptive row filters, zlib level 7, on every core) or none (stored, 4 bytes a pixel).", valueName: "level"))
     var compression: PNGFile.Compression = .fast
 
     @Flag(name: .shortAndLong, help: "Print nothing but warnings and errors.")

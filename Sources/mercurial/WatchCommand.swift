@@ -182,6 +182,7 @@ actor WatchSession {
         renderer.warnings.forEach(warn)
         let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
                                    fps: renderer.fps, frameCount: renderer.frameCount, loop: renderer.loop,
+                                   quality: renderer.quality,
                                    recipe: options.noMetadata ? nil : recipe)
         do {
             for index in 0..<renderer.frameCount { try sink.write(try renderer.frame(index)) }

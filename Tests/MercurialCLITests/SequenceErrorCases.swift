@@ -57,7 +57,7 @@ extension CLIErrorCase {
             bad("a misspelt step key", "{\"sequence\": [{\"scene\": {\"text\": \"A\"}, \"hodl\": 2}]}",
                 ["s.json:1:", "unknown key \"hodl\"", "did you mean \"hold\"?"]),
             bad("a duration for the whole sequence", "{\"animation\": {\"duration\": 3}, \"sequence\": [{\"scene\": {\"text\": \"A\"}}]}",
-                ["s.json:1:", "takes only \"fps\" and \"loop\""]),
+                ["s.json:1:", "takes only \"fps\", \"loop\" and \"quality\""]),
             bad("titles that cannot share a canvas",
                 "{\"sequence\": [{\"scene\": {\"text\": \"A\", \"width\": 300, \"height\": 100}}, {\"scene\": {\"text\": \"Bee\", \"size\": 200}}]}",
                 ["title 1 of the sequence cannot share the", "canvas"]),

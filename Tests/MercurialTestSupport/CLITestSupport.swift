@@ -300,21 +300,36 @@ extension Process {
 
 /// `ffprobe`'s view of a video's first stream: key=value lines.
 package func probe(_ path: String) throws -> [String: String] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-    process.arguments = ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
-                         "stream=codec_name,pix_fmt,nb_read_frames,width,height,profile:stream_tags=alpha_mode:format=duration",
-                         "-of", "default=noprint_wrappers=1", path]
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let data = try standardOutput(of: "/usr/bin/ffprobe", [
+        "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+        "stream=codec_name,pix_fmt,nb_read_frames,width,height,profile,r_frame_rate,color_range,color_space,color_transfer,color_primaries:stream_tags=alpha_mode:format=duration",
+        "-of", "default=noprint_wrappers=1", path])
     var fields: [String: String] = [:]
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
         let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
         if parts.count == 2 { fields[parts[0]] = parts[1] }
     }
     return fields
+}
+
+/// A video's first frame decoded by `ffmpeg` to 8-bit RGBA through `filter` (e.g. a scale
+/// filter naming the matrix to decode with); `decoder` goes before `-i` (e.g. `-c:v libvpx-vp9`
+/// for VP9's alpha).
+package func decodedFirstFrame(_ path: String, decoder: [String] = [], filter: String) throws -> [UInt8] {
+    [UInt8](try standardOutput(of: "/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + decoder
+        + ["-i", path, "-frames:v", "1", "-vf", filter + ",format=rgba", "-f", "rawvideo", "-"]))
+}
+
+/// What `executable` (ffprobe, ffmpeg on a small file) writes to standard output; its errors are dropped.
+func standardOutput(of executable: String, _ arguments: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data
 }

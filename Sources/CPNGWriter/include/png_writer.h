@@ -31,14 +31,17 @@ int mercurial_zlib_uncompress(const uint8_t *bytes, size_t length, size_t limit,
 /// row_end) of 8-bit RGBA (`rows[y]` points at row y), deflated as raw deflate at
 /// `level`; the band ends on a byte boundary (Z_SYNC_FLUSH) unless it is the last
 /// (Z_FINISH), so that bands compressed separately concatenate into one valid
-/// deflate stream. Without `paeth_filter` each row gets filter byte 0 (none) and
+/// deflate stream. With MERCURIAL_FILTER_NONE each row gets filter byte 0 (none) and
 /// the RLE strategy, and a run of one repeated row pointer (the empty canvas
-/// around a title) is deflated once per block and copied. With it every row is
-/// filtered with PNG's Paeth filter (type 4) and deflated with zlib's default
-/// strategy, for pictures (gradients, shaded metal). *adler receives the Adler-32
+/// around a title) is deflated once per block and copied. With MERCURIAL_FILTER_PAETH
+/// every row is filtered with PNG's Paeth filter (type 4) and deflated with zlib's
+/// default strategy, for pictures (gradients, shaded metal); with
+/// MERCURIAL_FILTER_ADAPTIVE each row takes the filter libpng's heuristic picks. *adler receives the Adler-32
 /// of the band's uncompressed bytes. Returns 1, or 0 on failure.
+/// `filter`: one of these.
+enum { MERCURIAL_FILTER_NONE = 0, MERCURIAL_FILTER_PAETH = 1, MERCURIAL_FILTER_ADAPTIVE = 2 };
 int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
-                                    int last, int level, int paeth_filter, uint8_t **out, size_t *out_size,
+                                    int last, int level, int filter, uint8_t **out, size_t *out_size,
                                     uint32_t *adler, size_t *raw_size);
 
 /// zlib's adler32_combine and crc32, for assembling the bands.

@@ -10,12 +10,17 @@ public struct Timeline: Sendable, Equatable {
     public var fps: Double = 30
     /// Whether the output plays in a loop (an APNG's play count; video players decide for themselves).
     public var loop = false
+    /// The lossy codecs' quality (WebM, MP4): 0 smallest, 100 best, 50 the default (see `FFmpegSink.crf`).
+    public var quality = Timeline.defaultQuality
     /// Applied in this order: the tracks, in the scene file's order, then `in` and `out`, the orbits
     /// (which place their lights over any track of x or y), the vine's growth, and the physics.
     public private(set) var animators: [Animator] = [.orbits, .vineGrowth]
 
     public static let durationRange: ClosedRange<Double> = 0.001...3600
     public static let fpsRange: ClosedRange<Double> = 1...240
+    public static let qualityRange: ClosedRange<Double> = 0...100
+    /// WebM at VP9's CRF 32 and MP4 at x264's CRF 18, as before `quality` existed.
+    public static let defaultQuality = 50.0
     /// The most frames one animation may have.
     public static let maximumFrames = 216_000
 
@@ -50,10 +55,13 @@ public struct Timeline: Sendable, Equatable {
         }
     }
 
-    public var frameCount: Int { max(1, Int((duration * fps).rounded())) }
+    /// The frame rate as an exact fraction (29.97 is 30000/1001).
+    public var rate: FrameRate { FrameRate(fps) }
+
+    public var frameCount: Int { rate.frameCount(duration: duration) }
 
     /// The time of frame `index`.
-    public func time(ofFrame index: Int) -> Double { Double(index) / fps }
+    public func time(ofFrame index: Int) -> Double { rate.time(ofFrame: index) }
 
     /// `base` with every animator's change at `time` applied, in order.
     public func settings(at time: Double, base: RenderSettings) -> RenderSettings {

@@ -42,6 +42,8 @@ public struct TitleSequence: Sendable {
     public var steps: [Step]
     public var fps: Double = 30
     public var loop = false
+    /// The lossy codecs' quality, as an animation's (`Timeline.quality`).
+    public var quality = Timeline.defaultQuality
     /// Warnings from laying out the titles (a missing glyph, an empty mask), each naming its title.
     public var warnings: [MercurialWarning] = []
 
@@ -56,7 +58,10 @@ public struct TitleSequence: Sendable {
     /// Every hold plus every transition, in seconds.
     public var duration: Double { steps.reduce(0) { $0 + $1.hold + ($1.transition?.duration ?? 0) } }
 
-    public var frameCount: Int { max(1, Int((duration * fps).rounded())) }
+    /// The frame rate as an exact fraction (29.97 is 30000/1001).
+    public var rate: FrameRate { FrameRate(fps) }
+
+    public var frameCount: Int { rate.frameCount(duration: duration) }
 
     /// One title on the sequence's time line, as Remotion's `TransitionSeries` lays
     /// out its sequences: the title appears at `appears` (when the transition that
@@ -173,11 +178,12 @@ public final class SequenceRenderer: AnimationFrames {
     public var fps: Double { sequence.fps }
     public var frameCount: Int { sequence.frameCount }
     public var loop: Bool { sequence.loop }
+    public var quality: Double { sequence.quality }
 
     /// Frame `index` (at t = index / fps): a title's own frame, or a transition's
     /// into the renderer's canvas. Use it before asking for the next.
     public func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8> {
-        switch sequence.moment(at: Double(index) / sequence.fps) {
+        switch sequence.moment(at: sequence.rate.time(ofFrame: index)) {
         case let .title(step, localTime):
             playing = nil
             return try title(step).frame(at: localTime)
@@ -204,6 +210,8 @@ public protocol AnimationFrames: AnyObject {
     var fps: Double { get }
     var frameCount: Int { get }
     var loop: Bool { get }
+    /// The lossy codecs' quality, 0…100.
+    var quality: Double { get }
     var warnings: [MercurialWarning] { get }
     func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8>
 }
@@ -212,6 +220,7 @@ extension FrameRenderer: AnimationFrames {
     public var fps: Double { timeline.fps }
     public var frameCount: Int { timeline.frameCount }
     public var loop: Bool { timeline.loop }
+    public var quality: Double { timeline.quality }
 }
 
 // MARK: - Reading a sequence from a scene file
@@ -246,7 +255,7 @@ extension TitleSequence {
             let own = SceneSchema.sequenceAnimation
             for m in try reader.object(animation.value, "animation", keys: own.keys + ["duration", "tracks"]) {
                 guard let field = own.field(m.key) else {
-                    throw MercurialError("\(path):\(m.keyLocation): a sequence's \"animation\" takes only \"fps\" and \"loop\": its length is the sum of the holds and transitions, and each title's tracks go in that title's own \"animation\"")
+                    throw MercurialError("\(path):\(m.keyLocation): a sequence's \"animation\" takes only \"fps\", \"loop\" and \"quality\": its length is the sum of the holds and transitions, and each title's tracks go in that title's own \"animation\"")
                 }
                 try field.read(&sequence, m.value, "animation.\(m.key)", reader)
             }

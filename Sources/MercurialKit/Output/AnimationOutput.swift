@@ -70,10 +70,12 @@ public enum AnimationFormat: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension AnimationFormat {
-    /// A sink writing `frameCount` frames of `width` × `height` at `fps` to `path`.
+    /// A sink writing `frameCount` frames of `width` × `height` at `fps` (as `FrameRate`
+    /// makes it a fraction) to `path`. `quality`: WebM's and MP4's, 0…100 (`FFmpegSink.crf`).
     /// `recipe`: the scene, carried in an APNG's iTXt chunk or a video's `comment` tag.
     public func sink(path: String, width: Int, height: Int, fps: Double, frameCount: Int,
-                     loop: Bool, recipe: String? = nil) throws(MercurialError) -> any RowSink {
+                     loop: Bool, quality: Double = Timeline.defaultQuality,
+                     recipe: String? = nil) throws(MercurialError) -> any RowSink {
         switch self {
         case .null: return NullSink()
         case .apng:
@@ -81,7 +83,8 @@ extension AnimationFormat {
                                 recipe: recipe)
         case .pngSequence(let pattern): return try PNGSequenceSink(pattern: pattern, width: width, height: height)
         case .webm, .mov, .mp4:
-            return try FFmpegSink(format: self, path: path, width: width, height: height, fps: fps, recipe: recipe)
+            return try FFmpegSink(format: self, path: path, width: width, height: height, rate: FrameRate(fps),
+                                  quality: quality, recipe: recipe)
         }
     }
 }
@@ -107,8 +110,10 @@ final class APNGSink: RowSink {
         self.height = height
         self.frameCount = frameCount
         assembler = FrameAssembler(width: width, height: height)
-        // The frame delay as a fraction of a second: 1/fps exactly for whole rates.
-        if fps == fps.rounded() { delay = (1, UInt16(fps)) } else { delay = (1000, UInt16(min(65535, (fps * 1000).rounded()))) }
+        // The frame delay as a fraction of a second with 16-bit terms: exact for every rate
+        // but those over 65535 frames a thousand seconds (119.88's 1001/120000 is the nearest fraction).
+        let frame = FrameRate(fps).frameDuration(largestTerm: Int(UInt16.max))
+        delay = (UInt16(frame.numerator), UInt16(frame.denominator))
         var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         Self.appendChunk("IHDR", Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, 6, 0, 0, 0], to: &head)
         Self.appendChunk("acTL", Self.bigEndian(UInt32(frameCount)) + Self.bigEndian(loop ? 0 : 1), to: &head)
@@ -241,30 +246,58 @@ final class FFmpegSink: RowSink {
         return nil
     }
 
-    /// ffmpeg's arguments after the inputs: the codec and pixel format of each form, and
-    /// the settings that bound the encoder's memory (figures in `maximumPixels`).
-    static func codecArguments(_ format: AnimationFormat, pixels: Int) -> [String] {
+    /// ffmpeg's arguments after the inputs: the colour conversion and tags, the codec of
+    /// each form, and the settings that bound the encoder's memory (figures in `maximumPixels`).
+    static func codecArguments(_ format: AnimationFormat, pixels: Int,
+                               quality: Double = Timeline.defaultQuality) -> [String] {
         switch format {
         case .webm:
             // In realtime mode without alt-ref frames the lag buffers change no byte of the
             // output, but libvpx allocates 25 frames of them (per plane set: alpha is a second encoder).
-            return ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-b:v", "0", "-crf", "32", "-deadline", "realtime",
-                    "-cpu-used", "8", "-row-mt", "1", "-auto-alt-ref", "0", "-lag-in-frames", "0", "-f", "webm"]
+            return colour(to: "yuva420p")
+                + ["-c:v", "libvpx-vp9", "-b:v", "0", "-crf", String(crf(format, quality: quality)), "-deadline", "realtime",
+                   "-cpu-used", "8", "-row-mt", "1", "-auto-alt-ref", "0", "-lag-in-frames", "0", "-f", "webm"]
         case .mov(.prores):
             // QuickTime's own comment atom has a 16-bit length; metadata tags (mdta) hold any size.
             // Over 4K UHD one thread: each frame thread holds a 10-bit 4:4:4:4 frame and its packet
             // (about 290 MB at 7680×4320); below, ffmpeg's threads, which encode 1.6 times as fast.
-            return ["-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le"]
+            return colour(to: "yuva444p10le") + ["-c:v", "prores_ks", "-profile:v", "4444"]
                 + (pixels > 3840 * 2160 ? ["-threads", "1"] : []) + ["-movflags", "+use_metadata_tags", "-f", "mov"]
         case .mov(.qtrle):
-            return ["-c:v", "qtrle", "-pix_fmt", "argb", "-movflags", "+use_metadata_tags", "-f", "mov"]
+            // RGB as rendered: BT.709 primaries and transfer, an RGB matrix (QuickTime's colr atom has no range).
+            return ["-vf", "format=argb,setparams=color_primaries=bt709:color_trc=bt709:colorspace=gbr:range=pc",
+                    "-c:v", "qtrle", "-movflags", "+use_metadata_tags", "-f", "mov"]
         case .mp4:
             // x264 holds a frame per frame thread, per lookahead frame and per B-frame.
-            return ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p",
-                    "-threads", "1", "-rc-lookahead", "5", "-bf", "0", "-movflags", "+faststart", "-f", "mp4"]
+            return colour(to: "yuv420p")
+                + ["-c:v", "libx264", "-preset", "veryfast", "-crf", String(crf(format, quality: quality)),
+                   "-threads", "1", "-rc-lookahead", "5", "-bf", "0", "-movflags", "+faststart", "-f", "mp4"]
         default:
             return []
         }
+    }
+
+    /// Full-range RGB to limited-range BT.709 YUV in `pixelFormat`, tagged so (primaries,
+    /// transfer, matrix, range), as every HD editor assumes. ffmpeg's own `scale` (swscale)
+    /// converts, not `zscale`: it is in every ffmpeg build (zscale needs libzimg), converts
+    /// the alpha plane in the same step, and a ProRes frame decoded as BT.709 comes back
+    /// within 0.02 levels of the PNG; `setparams` puts the tags on the frames, from which
+    /// the encoder and the container take them (ffmpeg 5.1's `-colorspace` and its kin are
+    /// overridden by the untagged frames).
+    static func colour(to pixelFormat: String) -> [String] {
+        ["-vf", "scale=out_color_matrix=bt709:out_range=tv,format=\(pixelFormat),"
+            + "setparams=color_primaries=bt709:color_trc=bt709:colorspace=bt709:range=tv"]
+    }
+
+    /// The constant rate factor for `quality` (0…100): 50 is each encoder's CRF of old
+    /// (VP9 32, H.264 18), and it runs linearly from there to the worst at 0 (VP9 63,
+    /// H.264 51) and the best at 100 (VP9 0; H.264 1, as its 0 is lossless, which needs a
+    /// profile few players decode).
+    static func crf(_ format: AnimationFormat, quality: Double) -> Int {
+        let (best, middle, worst): (Double, Double, Double) = format == .webm ? (0, 32, 63) : (1, 18, 51)
+        let q = min(max(quality, 0), 100)
+        let crf = q >= 50 ? middle - (middle - best) * (q - 50) / 50 : middle + (worst - middle) * (50 - q) / 50
+        return Int(crf.rounded())
     }
 
     /// The most pixels a frame may have for ffmpeg to encode it in about 1 GB, and that
@@ -300,8 +333,8 @@ final class FFmpegSink: RowSink {
         return ";FFMETADATA1\ncomment=" + escaped + "\n"
     }
 
-    init(format: AnimationFormat, path: String, width: Int, height: Int, fps: Double,
-         recipe: String?) throws(MercurialError) {
+    init(format: AnimationFormat, path: String, width: Int, height: Int, rate: FrameRate,
+         quality: Double = Timeline.defaultQuality, recipe: String?) throws(MercurialError) {
         try Self.checkMemory(format, width: width, height: height)
         guard let ffmpeg = Self.ffmpegPath() else {
             throw MercurialError("ffmpeg is not installed, and \(format) needs it; install Debian's package: apt-get install ffmpeg (or write .png for an APNG)")
@@ -337,9 +370,9 @@ final class FFmpegSink: RowSink {
         }
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-                             "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-r", formatNumber(fps),
+                             "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-r", rate.description,
                              // With a second input, ffmpeg reads each in a thread, queueing 8 frames by default.
-                             "-thread_queue_size", "1", "-i", "pipe:0"] + metadataArguments + Self.codecArguments(format, pixels: width * height) + [temporary]
+                             "-thread_queue_size", "1", "-i", "pipe:0"] + metadataArguments + Self.codecArguments(format, pixels: width * height, quality: quality) + [temporary]
         let pipe = Pipe()
         process.standardInput = pipe
         process.standardOutput = FileHandle.nullDevice

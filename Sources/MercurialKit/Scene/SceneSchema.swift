@@ -234,8 +234,9 @@ public enum SceneSchema {
     /// A scene's `animation` block; its tracks are read by the timeline once the scene is read.
     public static let animation = Schema(Timeline(duration: 1), [
         SchemaField("duration", \.duration, .number(Timeline.durationRange), required: ", in seconds", help: "the animation's length in seconds"),
-        SchemaField("fps", \.fps, .number(Timeline.fpsRange), help: "frames per second"),
+        SchemaField("fps", \.fps, fps, help: fpsHelp),
         SchemaField("loop", \.loop, .bool, help: "whether the output plays in a loop (an APNG's play count)"),
+        SchemaField("quality", \.quality, quality, help: qualityHelp),
         SchemaField("tracks", readBy: "timeline", \.tracks, tracks,
                     help: "keyframes by what they change: a parameter key or a nested path such as pointLights[0].intensity"),
     ], finish: { timeline, node, members, _, reader throws(MercurialError) in
@@ -503,9 +504,18 @@ extension SceneSchema {
 
     /// A sequence's own `animation`: only its frame rate and looping.
     public static let sequenceAnimation = Schema(TitleSequence(steps: []), [
-        SchemaField("fps", \.fps, .number(Timeline.fpsRange), help: "frames per second"),
+        SchemaField("fps", \.fps, fps, help: fpsHelp),
         SchemaField("loop", \.loop, .bool, help: "whether the output plays in a loop"),
+        SchemaField("quality", \.quality, quality, help: qualityHelp),
     ])
+
+    /// A frame rate that ffmpeg takes as a fraction (see `FrameRate`).
+    static let fps = SchemaValue.number(Timeline.fpsRange, check: { fps in
+        FrameRate(fps).isExact ? nil : " and has more digits than a frame rate can carry (ffmpeg takes a fraction of two 32-bit whole numbers); round it, e.g. to 3 decimals (29.97 is 30000/1001)"
+    })
+    static let fpsHelp = "frames per second; 23.976, 29.97, 59.94 (N×1000/1001) are exact"
+    static let quality = SchemaValue.number(Timeline.qualityRange)
+    static let qualityHelp = "WebM and MP4 quality: 0 smallest file, 100 best picture, 50 the default (VP9 CRF 32, H.264 CRF 18)"
 
     static let timing = SchemaValue<TimingFunction>(
         kind: "timing", rangeDescription: "linear, easeIn, easeOut, easeInEaseOut, or [x1, y1, x2, y2]",

@@ -130,6 +130,84 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         #expect(inflated == height * (1920 * 4 + 1), "the zlib stream of a 1920×\(height) title inflates to \(inflated.map(String.init) ?? "an error")")
     }
 
+    /// A 1200×630 card: a diagonal gradient (no two rows alike), a flat band whose rows are
+    /// one repeated pointer, and noisy rows.
+    static func card() -> (image: Image<RGBA8>, rows: (UnsafePointer<UInt8>) -> [UnsafePointer<UInt8>]) {
+        let width = 1200, height = 630
+        var image = Image<RGBA8>(width: width, height: height, repeating: .clear)
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        for y in 0..<height {
+            for x in 0..<width {
+                let t = Double(x + y) / Double(width + height)
+                image[x, y] = RGBA8(r: UInt8(16 + 164 * t), g: UInt8(24 + 60 * t), b: UInt8(40 + 10 * (1 - t)), a: 255)
+            }
+        }
+        for y in 400..<440 {
+            for x in 100..<1100 {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                image[x, y].r = UInt8(truncatingIfNeeded: state >> 40)
+            }
+        }
+        // Rows 200..<300 are all row 200 (the fill row around a title is one pointer).
+        return (image, { base in (0..<height).map { y in base + (y >= 200 && y < 300 ? 200 : y) * width * 4 } })
+    }
+
+    /// `small` (issue 21, item 6): bands deflated in parallel into one IDAT (libpng wrote
+    /// 8 KB IDATs), each row filtered with the filter of least signed sum, the repeated
+    /// rows Up-filtered to zeros; the stream is complete and decodes to the same pixels,
+    /// far smaller than `fast`.
+    @Test func smallFiltersEachRowAdaptivelyInParallelBands() throws {
+        let (image, rows) = Self.card()
+        let width = image.width, height = image.height
+        let (small, fast, expected) = try image.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: UInt8.self)
+            let pointers = rows(base)
+            let expected = pointers.flatMap { UnsafeBufferPointer(start: $0, count: width * 4) }
+            return (try PNGFile.encode(width: width, height: height, rows: pointers, compression: .small),
+                    try PNGFile.encode(width: width, height: height, rows: pointers, compression: .fast), expected)
+        }
+        #expect(PNGFile.chunks(of: small).chunks.filter { $0.type == "IDAT" }.count == 1)
+        let decoded = try PNGFile.decode(small, name: "memory", role: "test")
+        #expect(decoded.pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] } == expected)
+        #expect(small.count * 5 < fast.count, "small \(small.count) bytes, fast \(fast.count)")
+        let data = try #require(PNGFile.strictlyInflatedImageData(small))
+        try #require(data.count == height * (width * 4 + 1))
+        let rowBytes = width * 4 + 1
+        var used = Set<UInt8>()
+        // Every 7th row (Swift's debug build is slow at this), and a repeated one.
+        for y in Array(stride(from: 0, to: height, by: 7)) + [250] {
+            let row = Array(expected[(y * width * 4)..<((y + 1) * width * 4)])
+            let up = y > 0 ? Array(expected[((y - 1) * width * 4)..<(y * width * 4)]) : [UInt8](repeating: 0, count: width * 4)
+            let sums = (0...4).map { Self.signedSum(Self.filtered(row, up: up, type: $0)) }
+            let chosen = data[y * rowBytes]
+            used.insert(chosen)
+            #expect(sums[Int(chosen)] == sums.min(), "row \(y): filter \(chosen), sums \(sums)")
+            #expect(Array(data[(y * rowBytes + 1)..<((y + 1) * rowBytes)]) == Self.filtered(row, up: up, type: Int(chosen)), "row \(y)")
+            if y == 250 { #expect(chosen == 2, "a repeated row is Up-filtered") }
+        }
+        #expect(used.count >= 2, "filters used: \(used.sorted())")
+    }
+
+    /// PNG's filter `type` of `row` below `up` (RGBA8: 4 bytes a pixel).
+    static func filtered(_ row: [UInt8], up: [UInt8], type: Int) -> [UInt8] {
+        (0..<row.count).map { i in
+            let a = i >= 4 ? Int(row[i - 4]) : 0, b = Int(up[i]), c = i >= 4 ? Int(up[i - 4]) : 0
+            let prediction: Int
+            switch type {
+            case 0: prediction = 0
+            case 1: prediction = a
+            case 2: prediction = b
+            case 3: prediction = (a + b) / 2
+            default:
+                let p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
+                prediction = pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
+            }
+            return UInt8(truncatingIfNeeded: Int(row[i]) - prediction)
+        }
+    }
+
+    static func signedSum(_ bytes: [UInt8]) -> Int { bytes.reduce(0) { $0 + ($1 < 128 ? Int($1) : 256 - Int($1)) } }
+
     @Test func headerClaimingAHugeCanvasIsRefusedBeforeDecoding() throws {
         var bytes = try PNGSink().encode(Image(width: 4, height: 4, repeating: RGBA8.clear))
         // IHDR width at offset 16, height at 20 (big-endian): claim 100000 × 100000.
