@@ -191,6 +191,30 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
         }
     }
 
+    /// A large title is written band by band by its sink: over the limit partway
+    /// through, the same one error line, and neither the file nor a temporary is left.
+    @Test func aFileSizeLimitWhileStreamingIsOneErrorAndNoFile() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            // 2100² of ink stripes: over the 4 M pixels rendered in bands.
+            let side = 2100
+            var image = Image<RGBA8>(width: side, height: side, repeating: RGBA8(r: 0, g: 0, b: 0, a: 255))
+            image.withUnsafeMutableBufferPointer { p in
+                for y in 0..<side where (y / 200) % 2 == 0 {
+                    for x in 0..<side where (x / 150) % 2 == 0 { p[y * side + x] = RGBA8(r: 255, g: 255, b: 255, a: 255) }
+                }
+            }
+            try Data(try PNGSink().encode(image)).write(to: dir.appendingPathComponent("big.png"))
+            // 4 blocks (2 or 4 KB): the header fits, the image data does not.
+            let r = try await CLI.shell("ulimit -f 4; \"$M\" render --mask big.png -o out.png", in: dir,
+                                        timeout: .seconds(120))
+            #expect(r.termination == .exit && r.status == 1, "\(r)")
+            #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("error: cannot write 'out.png'")
+                    && r.stderr.contains("set by ulimit -f;"), "\(r)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            #expect(left == ["big.png"], "left behind: \(left)")
+        }
+    }
+
     // MARK: - Class 4: PNG chunks libpng would spend memory on
 
     @Test func ancillaryChunksAreIgnoredNotRefused() async throws {

@@ -201,8 +201,8 @@ import MercurialTestSupport
     }
 
     /// The streamed sink owns its file: it appears whole at the end, with the bytes the
-    /// sink makes in memory; a render that fails midway (the mask's rows run out)
-    /// leaves nothing, not even a temporary file.
+    /// sink makes in memory; a render that fails (a damaged mask) leaves nothing, not
+    /// even a temporary file. (A write failing midway: `HostileOutputTests`.)
     @Test func streamedSinkWritesItsFileWholeOrNotAtAll() throws {
         let dir = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -217,7 +217,7 @@ import MercurialTestSupport
         guard case .streamed(let inMemory) = kept, case .streamed = written else { Issue.record("not streamed"); return }
         #expect(try [UInt8](Data(contentsOf: out)) == inMemory.bytes)
         #expect(try SceneRecipe.read(fromPNGFile: out.path) == SceneRecipe.json(for: settings))
-        // A mask cut short after its first rows fails while the PNG is being written.
+        // A mask cut short.
         let whole = try [UInt8](Data(contentsOf: mask))
         let failed = dir.appendingPathComponent("failed.png")
         try Data(whole[..<(whole.count * 3 / 4)]).write(to: mask)
