@@ -195,15 +195,8 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
     /// through, the same one error line, and neither the file nor a temporary is left.
     @Test func aFileSizeLimitWhileStreamingIsOneErrorAndNoFile() async throws {
         try await CLI.withTemporaryDirectory { dir in
-            // 2100² of ink stripes: over the 4 M pixels rendered in bands.
-            let side = 2100
-            var image = Image<RGBA8>(width: side, height: side, repeating: RGBA8(r: 0, g: 0, b: 0, a: 255))
-            image.withUnsafeMutableBufferPointer { p in
-                for y in 0..<side where (y / 200) % 2 == 0 {
-                    for x in 0..<side where (x / 150) % 2 == 0 { p[y * side + x] = RGBA8(r: 255, g: 255, b: 255, a: 255) }
-                }
-            }
-            try Data(try PNGSink().encode(image)).write(to: dir.appendingPathComponent("big.png"))
+            // Over the 4 M pixels rendered in bands.
+            try Data(try PNGSink().encode(CLI.stripedMask(side: 2100))).write(to: dir.appendingPathComponent("big.png"))
             // 4 blocks (2 or 4 KB): the header fits, the image data does not.
             let r = try await CLI.shell("ulimit -f 4; \"$M\" render --mask big.png -o out.png", in: dir,
                                         timeout: .seconds(120))

@@ -265,13 +265,7 @@ import MercurialTestSupport
         try await CLI.withTemporaryDirectory { dir in
             // 2560² of ink: in memory this takes about 300 MB.
             let side = 2560
-            var image = Image<RGBA8>(width: side, height: side, repeating: RGBA8(r: 0, g: 0, b: 0, a: 255))
-            image.withUnsafeMutableBufferPointer { p in
-                for y in 0..<side where (y / 256) % 2 == 0 {
-                    for x in 0..<side where (x / 300) % 3 != 0 { p[y * side + x] = RGBA8(r: 255, g: 255, b: 255, a: 255) }
-                }
-            }
-            try StreamingRenderTests.write(image, to: dir.appendingPathComponent("big.png"))
+            try StreamingRenderTests.write(CLI.stripedMask(side: side), to: dir.appendingPathComponent("big.png"))
             let r = try await CLI.shell("/usr/bin/time -f 'peak %M' \"$M\" render --mask big.png -o out.png -q",
                                         in: dir, timeout: .seconds(120))
             #expect(r.status == 0, "\(r.stderr)")
