@@ -191,6 +191,23 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
         }
     }
 
+    /// A large title is written band by band by its sink: over the limit partway
+    /// through, the same one error line, and neither the file nor a temporary is left.
+    @Test func aFileSizeLimitWhileStreamingIsOneErrorAndNoFile() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            // Over the 4 M pixels rendered in bands.
+            try Data(try PNGSink().encode(CLI.stripedMask(side: 2100))).write(to: dir.appendingPathComponent("big.png"))
+            // 4 blocks (2 or 4 KB): the header fits, the image data does not.
+            let r = try await CLI.shell("ulimit -f 4; \"$M\" render --mask big.png -o out.png", in: dir,
+                                        timeout: .seconds(120))
+            #expect(r.termination == .exit && r.status == 1, "\(r)")
+            #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("error: cannot write 'out.png'")
+                    && r.stderr.contains("set by ulimit -f;"), "\(r)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            #expect(left == ["big.png"], "left behind: \(left)")
+        }
+    }
+
     // MARK: - Class 4: PNG chunks libpng would spend memory on
 
     @Test func ancillaryChunksAreIgnoredNotRefused() async throws {

@@ -265,6 +265,18 @@ package enum CLI {
         try PNGFile.read(url.path, role: "test output")
     }
 
+    /// A `side`² mask of white blocks on black (bands of 256 rows, two columns of 300
+    /// in every three inked): ink enough to be rendered in bands, with many edges.
+    package static func stripedMask(side: Int) -> Image<RGBA8> {
+        var image = Image<RGBA8>(width: side, height: side, repeating: RGBA8(r: 0, g: 0, b: 0, a: 255))
+        image.withUnsafeMutableBufferPointer { p in
+            for y in 0..<side where (y / 256) % 2 == 0 {
+                for x in 0..<side where (x / 300) % 3 != 0 { p[y * side + x] = RGBA8(r: 255, g: 255, b: 255, a: 255) }
+            }
+        }
+        return image
+    }
+
     /// Files in `directory` whose names say they are temporary outputs.
     package static func temporaryFiles(in directory: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])

@@ -183,6 +183,11 @@ public enum CanvasCompositor {
     static func composite(_ source: UnsafePointer<RGBA8>, count: Int, atX originX: Int, over ramp: GradientRamp,
                           y: Int, into row: UnsafeMutablePointer<RGBA8>, opacity: UInt32 = 65535) {
         ramp.fill(row: row, y: y, width: ramp.width)
+        guard ramp.opaque else {
+            // Over a transparent backdrop a pixel is as it is.
+            (row + originX).update(from: source, count: count)
+            return
+        }
         for x in 0..<count {
             row[originX + x] = over(source[x], backdrop: row[originX + x], opaque: ramp.opaque, opacity: opacity)
         }

@@ -46,16 +46,28 @@ public struct ShadedMaterial: Sendable {
     /// normal taken from the heights as it goes: the whole title, or a band of it.
     func outputImage(heights: HeightField, coverage: Mask, rows: Rows, shading: ShadingLookup,
                      background: RGBColor?) -> Image<RGBA8> {
+        var out = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
+        shade(heights: heights, coverage: coverage, rows: rows, shading: shading, background: background, into: &out)
+        return out
+    }
+
+    /// The same into `out`, whose storage is reused when it has the size (band after band).
+    func shade(heights: HeightField, coverage: Mask, rows: Rows, shading: ShadingLookup, background: RGBColor?,
+               into out: inout Image<RGBA8>) {
         precondition(heights.width == coverage.width && coverage.height == rows.rows.count
                      && rows.heightsFrom <= max(rows.rows.lowerBound - 1, 0)
                      && rows.heightsFrom + heights.height >= min(rows.rows.upperBound + 1, rows.regionHeight),
                      "Heights \(heights.width)×\(heights.height) from row \(rows.heightsFrom) do not cover mask rows \(rows.rows) (\(coverage.width) wide) and their neighbours")
         let width = coverage.width, height = rows.regionHeight, from = rows.heightsFrom, first = rows.rows.lowerBound
         let empty = background.map { RGBA8(opaque: $0) } ?? .clear
-        var out = Image<RGBA8>(width: width, height: coverage.height, repeating: empty)
-        guard let ink = rows.ink else { return out }
+        if out.width == width && out.height == coverage.height {
+            out.withUnsafeMutableBufferPointer { $0.update(repeating: empty) }
+        } else {
+            out = Image<RGBA8>(width: width, height: coverage.height, repeating: empty)
+        }
+        guard let ink = rows.ink else { return }
         let firstInked = max(ink.minY, first), lastInked = min(ink.maxY + 1, rows.rows.upperBound)
-        guard firstInked < lastInked else { return out }
+        guard firstInked < lastInked else { return }
         let inkRows = firstInked..<lastInked
         // Central differences of the scaled heights give the slope; the normal of
         // z = s·h(x, y) with image y pointing down is (−s·∂h/∂x, +s·∂h/∂y, 1).
@@ -79,7 +91,6 @@ public struct ShadedMaterial: Sendable {
                 }
             }
         }
-        return out
     }
 
     /// The unit surface normal at (x, y) of the scaled height field, as the filter uses it.

@@ -65,6 +65,10 @@ final class BandLoft: TitleShapeSource {
         let material = ShadedMaterial(inputScale: scale)
         @inline(__always) func slot(_ y: Int) -> Int { y % capacity }
 
+        // A band's heights and coverage, reused from band to band (the shape given out
+        // is gone by the next, so they are not copied).
+        var heights = HeightField(width: width, height: 0, repeating: 0)
+        var mask = Mask(width: width, height: 0, repeating: 0)
         var loaded = 0
         var b0 = 0
         while b0 < height {
@@ -80,7 +84,7 @@ final class BandLoft: TitleShapeSource {
             if liquid { blurAcross(rows: firstNew..<loaded, blur: blur, region: region, capacity: capacity,
                                    coverage: coverage, across: across) }
             // The heights of rows hyLo..<hyHi.
-            var heights = HeightField(width: width, height: hyHi - hyLo, repeating: 0)
+            if heights.height != hyHi - hyLo { heights = HeightField(width: width, height: hyHi - hyLo, repeating: 0) }
             heights.withUnsafeMutableBufferPointer { heights in
                 if liquid {
                     liquidHeights(rows: hyLo..<hyHi, blur: blur, curve: curve, region: region, capacity: capacity,
@@ -91,7 +95,7 @@ final class BandLoft: TitleShapeSource {
                 }
             }
             // The coverage of rows b0..<b1.
-            var mask = Mask(width: width, height: b1 - b0, repeating: 0)
+            if mask.height != b1 - b0 { mask = Mask(width: width, height: b1 - b0, repeating: 0) }
             mask.withUnsafeMutableBufferPointer { mask in
                 for y in b0..<b1 {
                     (mask.baseAddress! + (y - b0) * width).update(from: coverage.baseAddress! + slot(y) * width, count: width)

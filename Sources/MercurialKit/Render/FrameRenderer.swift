@@ -128,8 +128,9 @@ public final class FrameRenderer {
     /// shape through a plan instead (`render(_:time:)`), with the same per-pixel shading.
     static func render(_ source: some TitleShapeSource, shading: ShadingLookup, compositing: Compositing,
                        emit: (TitleShape, inout Image<RGBA8>) throws(MercurialError) -> Void) throws(MercurialError) {
+        var title = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
         try source.shapes { shape throws(MercurialError) in
-            var title = shape.shaded(shading, background: compositing.shadingBackground)
+            shape.shaded(shading, background: compositing.shadingBackground, into: &title)
             try emit(shape, &title)
         }
     }

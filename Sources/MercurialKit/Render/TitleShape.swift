@@ -54,9 +54,10 @@ public struct TitleShape: Sendable {
 
     /// The shape shaded by the one shading loop, its normals taken from the heights as
     /// it goes: the title's region, or this band of it (one image row a mask row).
-    func shaded(_ shading: ShadingLookup, background: RGBColor?) -> Image<RGBA8> {
-        material.outputImage(heights: heights, coverage: mask, rows: band ?? .whole(mask), shading: shading,
-                             background: background)
+    /// `into` is reused when it has the size.
+    func shaded(_ shading: ShadingLookup, background: RGBColor?, into title: inout Image<RGBA8>) {
+        material.shade(heights: heights, coverage: mask, rows: band ?? .whole(mask), shading: shading,
+                       background: background, into: &title)
     }
 }
 
