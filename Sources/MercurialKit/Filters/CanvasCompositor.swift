@@ -27,11 +27,14 @@ public struct Compositing: Sendable, Equatable {
     public let isPlain: Bool
     /// The colour the shading mixes ink with (the plain path over a colour), else nil.
     public let shadingBackground: RGBColor?
+    /// Drawn around the lit title, before the backdrop (`LayerStyles.applied`).
+    public let styles: LayerStyles
 
     public init(_ settings: RenderSettings) {
         backdrop = Backdrop(settings)
         lighting = settings.pointLighting
-        isPlain = lighting == nil && !backdrop.isGradient
+        styles = settings.look.styles
+        isPlain = lighting == nil && !backdrop.isGradient && styles.isEmpty
         shadingBackground = isPlain ? settings.background : nil
     }
 
@@ -51,12 +54,17 @@ public struct Compositing: Sendable, Equatable {
         guard !isPlain else { return (title, origin) }
         let (w, h) = (title.width, title.height)
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
+        var origin = origin
+        if !styles.isEmpty {
+            (title, origin) = styles.applied(to: title, at: origin, canvas: canvas, cache: nil, shape: nil)
+        }
+        let (w2, h2) = (title.width, title.height)
         if backdrop.isGradient {
             var content = Image<RGBA8>(width: canvas.width, height: canvas.height, repeating: .clear)
             CanvasCompositor.draw(title, atX: origin.x, y: origin.y, over: backdrop, into: &content)
             return (content, (0, 0))
         }
-        var content = Image<RGBA8>(width: w, height: h, repeating: .clear)
+        var content = Image<RGBA8>(width: w2, height: h2, repeating: .clear)
         CanvasCompositor.draw(title, atX: 0, y: 0, over: backdrop, into: &content)
         return (content, origin)
     }
@@ -65,10 +73,18 @@ public struct Compositing: Sendable, Equatable {
     /// backdrop into the whole `canvas`. When `canvasShows` (the canvas holds a title
     /// of this shape, place and backdrop), only `changed` (indices into `title`, e.g. a
     /// shading plan's inked pixels) are drawn again, where `CanvasCompositor.redraw` can.
+    /// With layer styles, their masks are kept in `styleCache` for a title of the `shape` settings.
     func draw(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), into canvas: inout Image<RGBA8>,
-              changed: [Int32]? = nil, canvasShows: Bool = false) {
+              changed: [Int32]? = nil, canvasShows: Bool = false,
+              styleCache: LayerStyleCache? = nil, shape: TitleShapeSettings? = nil) {
         let (w, h) = (title.width, title.height)
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
+        if !styles.isEmpty {
+            let styled = styles.applied(to: title, at: origin, canvas: (canvas.width, canvas.height),
+                                        cache: styleCache, shape: shape)
+            CanvasCompositor.draw(styled.content, atX: styled.origin.x, y: styled.origin.y, over: backdrop, into: &canvas)
+            return
+        }
         if let changed, canvasShows,
            CanvasCompositor.redraw(title, pixels: changed, atX: origin.x, y: origin.y, over: backdrop, into: &canvas) {
             return

@@ -27,7 +27,7 @@ final class BandLoft {
         self.bandHeight = bandHeight
         radius = Float(settings.radius)
         profile = settings.profile
-        halfScale = Float(settings.scale) * 0.5
+        halfScale = Float(settings.shape.normalScale) * 0.5
     }
 
     /// Rows either side of a band that the distance field of its rows can depend on.

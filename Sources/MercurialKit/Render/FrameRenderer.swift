@@ -34,6 +34,8 @@ public final class FrameRenderer {
     private var lastSettings: RenderSettings?
     /// Made for one still (`still(_:premade:)`): its shape keeps heights, not normals.
     private let isStill: Bool
+    /// The layer styles' masks, kept while the shape and their sizes stay.
+    let styleCache = LayerStyleCache()
 
     /// The most pixels of an animation's frame (7680×4320, 8K UHD) and of the region
     /// its title is lofted in: frames are made whole, in memory.
@@ -199,7 +201,8 @@ public final class FrameRenderer {
         // The canvas shows this shape over this backdrop (a canvas handed in may show
         // another: see `render(_:into:showing:)`): only the inked pixels change.
         let canvasShows = lastSettings.map { Backdrop($0) == compositing.backdrop && $0.shape == key } ?? false
-        compositing.draw(&title, at: geometry.shape.origin, into: &canvas, changed: plan?.pixels, canvasShows: canvasShows)
+        compositing.draw(&title, at: geometry.shape.origin, into: &canvas, changed: plan?.pixels, canvasShows: canvasShows,
+                         styleCache: styleCache, shape: key)
         lastSettings = settings
         return canvas
     }

@@ -31,8 +31,8 @@ extension TitleRenderer {
                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
         throws(MercurialError) -> PNGRender {
         try validate(settings)
-        // A vine is drawn into the title's mask in memory.
-        guard settings.vine == nil else { return .inMemory(try render(settings)) }
+        // A vine is drawn into the title's mask in memory; layer styles are drawn in memory too.
+        guard settings.vine == nil && settings.look.styles.isEmpty else { return .inMemory(try render(settings)) }
         let band = max(bandHeight, 1)
         let compositing = Compositing(settings)
         if let maskPath = settings.mask {
