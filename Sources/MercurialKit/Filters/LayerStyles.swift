@@ -145,6 +145,13 @@ public struct LayerStyles: Sendable, Equatable {
     }
 }
 
+extension RenderSettings {
+    /// A text title's canvas as laid out (`canvas`), grown on its auto-sized sides to hold the layer styles.
+    func canvasHoldingStyles(_ canvas: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        look.styles.grown(canvas: canvas, origin: (0, 0), growWidth: width == nil, growHeight: height == nil).canvas
+    }
+}
+
 /// The masks a title's styles are drawn from, kept between an animation's frames
 /// while the title's shape and the styles' mask settings stay (`key`).
 final class LayerStyleCache {
@@ -177,19 +184,36 @@ struct StylePlane {
     let bounds: PixelBounds
     let values: [Float]
 
-    /// The value at canvas point (x, y), bilinear, 0 outside.
+}
+
+/// A style plane read along one canvas row, offset by (`offset`): the offset is the
+/// same for the whole row, so the bilinear weights and the two source rows are worked
+/// out once and each pixel is four multiply-adds (0 outside the plane).
+struct PlaneRow {
+    let top: UnsafePointer<Float>?, bottom: UnsafePointer<Float>?
+    let tx: Float, ty: Float
+    /// The plane column under canvas column 0 of the row, and the plane's width.
+    let start: Int, width: Int
+
     @inline(__always)
-    static func sample(_ v: UnsafePointer<Float>, _ b: PixelBounds, x: Float, y: Float) -> Float {
-        let fx = x - Float(b.minX), fy = y - Float(b.minY)
-        let x0 = Int(fx.rounded(.down)), y0 = Int(fy.rounded(.down))
-        let tx = fx - Float(x0), ty = fy - Float(y0)
-        let w = b.width, h = b.height
-        @inline(__always) func at(_ i: Int, _ j: Int) -> Float {
-            i >= 0 && i < w && j >= 0 && j < h ? v[j * w + i] : 0
-        }
-        let top = at(x0, y0) * (1 - tx) + at(x0 + 1, y0) * tx
-        let bottom = at(x0, y0 + 1) * (1 - tx) + at(x0 + 1, y0 + 1) * tx
-        return top * (1 - ty) + bottom * ty
+    init(_ v: UnsafePointer<Float>, _ b: PixelBounds, y: Int, offset: SIMD2<Float>, originX: Int) {
+        let fy = Float(y - b.minY) - offset.y, fx = Float(originX - b.minX) - offset.x
+        let y0 = Int(fy.rounded(.down)), x0 = Int(fx.rounded(.down))
+        top = y0 >= 0 && y0 < b.height ? v + y0 * b.width : nil
+        bottom = y0 + 1 >= 0 && y0 + 1 < b.height ? v + (y0 + 1) * b.width : nil
+        ty = fy - Float(y0)
+        tx = fx - Float(x0)
+        start = x0
+        width = b.width
+    }
+
+    @inline(__always)
+    func value(_ column: Int) -> Float {
+        let i = start + column
+        guard i >= 0, i + 1 < width else { return 0 }     // a plane's outer pixels are 0
+        let a = top.map { $0[i] * (1 - tx) + $0[i + 1] * tx } ?? 0
+        let c = bottom.map { $0[i] * (1 - tx) + $0[i + 1] * tx } ?? 0
+        return a * (1 - ty) + c * ty
     }
 }
 
@@ -332,6 +356,7 @@ extension LayerStyles {
         let shadow = planes.shadow ?? empty, glow = planes.glow ?? empty, stroke = planes.stroke ?? empty
         let inner = planes.inner ?? empty
         let strokePosition = self.stroke?.position
+        let onlyUnder = innerShadow == nil && (strokePosition == nil || strokePosition == .outside)
         title.withUnsafeBufferPointer { t in
         shadow.values.withUnsafeBufferPointer { sv in
         glow.values.withUnsafeBufferPointer { gv in
@@ -340,34 +365,41 @@ extension LayerStyles {
         out.withUnsafeMutableBufferPointer { o in
             parallelBands(box.height, minimumBand: 8) { rows in
                 for row in rows {
-                    let y = row + box.minY, fy = Float(y)
+                    let y = row + box.minY
                     let target = o.baseAddress! + row * box.width
                     let ty = y - origin.y
+                    let shadowRow = PlaneRow(sv.baseAddress!, shadow.bounds, y: y, offset: shadowOffset, originX: box.minX)
+                    let glowRow = PlaneRow(gv.baseAddress!, glow.bounds, y: y, offset: .zero, originX: box.minX)
+                    let strokeRow = PlaneRow(kv.baseAddress!, stroke.bounds, y: y, offset: .zero, originX: box.minX)
+                    let innerRow = PlaneRow(iv.baseAddress!, inner.bounds, y: y, offset: innerOffset, originX: box.minX)
                     for column in 0..<box.width {
-                        let x = column + box.minX, fx = Float(x)
-                        let tx = x - origin.x
+                        let tx = column + box.minX - origin.x
                         let p = ty >= 0 && ty < title.height && tx >= 0 && tx < title.width ? t[ty * title.width + tx] : .clear
+                        // An opaque title pixel hides what is under it.
+                        if p.a == 255 && onlyUnder {
+                            target[column] = p
+                            continue
+                        }
                         var acc = SIMD4<Float>.zero          // premultiplied rgb, alpha
                         @inline(__always) func over(_ c: SIMD3<Float>, _ a: Float) {
                             guard a > 0 else { return }
                             acc = SIMD4(c * a, a) + acc * (1 - a)
                         }
                         if planes.shadow != nil {
-                            over(layers.shadow, layers.shadowOpacity
-                                 * StylePlane.sample(sv.baseAddress!, shadow.bounds, x: fx - shadowOffset.x, y: fy - shadowOffset.y))
+                            over(layers.shadow, layers.shadowOpacity * shadowRow.value(column))
                         }
                         if planes.glow != nil {
-                            over(layers.glow, layers.glowOpacity * StylePlane.sample(gv.baseAddress!, glow.bounds, x: fx, y: fy))
+                            over(layers.glow, layers.glowOpacity * glowRow.value(column))
                         }
                         let strokeA = planes.stroke == nil ? 0
-                            : layers.strokeOpacity * StylePlane.sample(kv.baseAddress!, stroke.bounds, x: fx, y: fy)
+                            : layers.strokeOpacity * strokeRow.value(column)
                         if strokePosition == .outside { over(layers.stroke, strokeA) }
                         let ta = Float(p.a) * (1 / 255)
                         var colour = SIMD3(Float(p.r), Float(p.g), Float(p.b)) * (1 / 255)
                         // The inner shadow and an inside stroke are clipped to the ink (Photoshop's
                         // source-atop): they tint the title's colour and leave its alpha.
                         if planes.inner != nil, ta > 0 {
-                            let lit = StylePlane.sample(iv.baseAddress!, inner.bounds, x: fx - innerOffset.x, y: fy - innerOffset.y)
+                            let lit = innerRow.value(column)
                             colour += (layers.inner - colour) * (layers.innerOpacity * (1 - min(lit, 1)))
                         }
                         if strokePosition == .inside { colour += (layers.stroke - colour) * strokeA }

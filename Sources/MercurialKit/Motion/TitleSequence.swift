@@ -373,7 +373,7 @@ extension TitleSequence {
         }
         let p = try TextMask.place(try TitleRenderer.textLayout(settings, text: text), width: settings.width,
                                    height: settings.height, margin: settings.margin)
-        return ((p.canvasWidth, p.canvasHeight), p.warnings)
+        return (settings.canvasHoldingStyles((p.canvasWidth, p.canvasHeight)), p.warnings)
     }
 
     /// Whether two paths name one file (through links), or one path once resolved.

@@ -31,8 +31,16 @@ extension TitleRenderer {
                                       output: @escaping (UnsafeRawBufferPointer) throws(MercurialError) -> Void)
         throws(MercurialError) -> PNGRender {
         try validate(settings)
-        // A vine is drawn into the title's mask in memory; layer styles are drawn in memory too.
-        guard settings.vine == nil && settings.look.styles.isEmpty else { return .inMemory(try render(settings)) }
+        // A vine is drawn into the title's mask in memory.
+        guard settings.vine == nil else { return .inMemory(try render(settings)) }
+        // Layer styles are drawn in memory too (not yet band by band), around a region of bounded size.
+        guard settings.look.styles.isEmpty else {
+            let planned = try plannedSize(settings)
+            guard planned.region.width * planned.region.height <= FrameRenderer.maximumRegionPixels else {
+                throw MercurialError("layer styles are drawn in memory, around a region of at most \(FrameRenderer.maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask, or leave out the styles")
+            }
+            return .inMemory(try render(settings))
+        }
         let band = max(bandHeight, 1)
         let compositing = Compositing(settings)
         if let maskPath = settings.mask {

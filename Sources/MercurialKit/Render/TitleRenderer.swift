@@ -57,9 +57,8 @@ public enum TitleRenderer {
         guard let text = settings.text else { return ((0, 0), (0, 0), "the title") }
         let p = try TextMask.place(textLayout(settings, text: text), width: settings.width, height: settings.height,
                                    margin: settings.margin)
-        let canvas = settings.look.styles.grown(canvas: (p.canvasWidth, p.canvasHeight), origin: (0, 0),
-                                                growWidth: settings.width == nil, growHeight: settings.height == nil).canvas
-        return (canvas, (p.regionWidth, p.regionHeight), "this title's region (the ink and its margin)")
+        return (settings.canvasHoldingStyles((p.canvasWidth, p.canvasHeight)), (p.regionWidth, p.regionHeight),
+                "this title's region (the ink and its margin)")
     }
 
     /// The mask, cut to the ink plus the margin, where that sits on the canvas, and the canvas's size.
