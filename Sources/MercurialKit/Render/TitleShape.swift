@@ -34,7 +34,9 @@ public struct TitleShape: Sendable {
                                                                       growWidth: settings.width == nil,
                                                                       growHeight: settings.height == nil)
         }
-        if let problem = settings.look.styles.problem(canvasWidth: shape.canvas.width, canvasHeight: shape.canvas.height) {
+        // A canvas the user sized (or a mask's) may be too small for a shadow or glow; an auto-sized one grew to hold it.
+        let sized = settings.mask != nil || settings.width != nil || settings.height != nil
+        if sized, let problem = settings.look.styles.problem(canvasWidth: shape.canvas.width, canvasHeight: shape.canvas.height) {
             throw MercurialError(problem)
         }
         finished(.heights)

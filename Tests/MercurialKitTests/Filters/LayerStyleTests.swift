@@ -158,6 +158,11 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
         let image = shadowed.image
         #expect((0..<image.width).allSatisfy { image[$0, image.height - 1].a == 0 })
         #expect(inkBox(image).maxY > image.height - 20)
+        // A long diagonal shadow is held too (the canvas grows by 0.7 of it each way), not refused.
+        s.dropShadow?.angle = 135
+        s.dropShadow?.distance = 2000
+        let long = try TitleRenderer.render(s)
+        #expect(long.width >= plain.width + 1414 && long.height >= plain.height + 1414)
     }
 
     /// In an animation the styles' masks are made once while the shape and their sizes
