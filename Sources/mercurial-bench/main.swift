@@ -1,7 +1,7 @@
 // Stage benchmark: times each stage of a title render and the whole, as medians
 // of N runs after a warm-up, and prints the process's peak memory.
 //
-//   swift run -c release mercurial-bench [runs] [--8k]
+//   swift run -c release mercurial-bench [runs] [--8k] [--styles]
 import Foundation
 import MercurialKit
 #if canImport(Glibc)
@@ -176,6 +176,70 @@ if arguments.contains("--animation") {
     do {
         for (name, fps, builds) in try animationRates(frames: max(runs, 60)) {
             print(String(format: "animation 1920×1080, %@: %.1f frames/s rendered (null sink), shape built %d times", name, fps, builds))
+        }
+    } catch let error as MercurialError {
+        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+        exit(1)
+    }
+}
+
+// MARK: - Layer styles
+
+/// What each layer style costs at 1920×1080 ("Mercurial" at 260 px over a colour): a
+/// still's render call (median ms), and an animation to a null sink whose light hue and
+/// shadow distance move (the styles' masks kept), frames/s.
+func styleCosts(runs: Int) throws -> [(String, Double, Double)] {
+    var base = RenderSettings()
+    base.text = "Mercurial"
+    base.size = 260
+    base.width = 1920
+    base.height = 1080
+    base.background = RGBColor(r: 0.2, g: 0.25, b: 0.3)
+    var styles: [(String, LayerStyles)] = [("none", LayerStyles())]
+    var one = LayerStyles()
+    one.dropShadow = DropShadow()
+    styles.append(("dropShadow", one))
+    one = LayerStyles(); one.dropShadow = DropShadow(); one.dropShadow?.size = 40; one.dropShadow?.distance = 20
+    styles.append(("dropShadow size 40", one))
+    one = LayerStyles(); one.outerGlow = OuterGlow()
+    styles.append(("outerGlow", one))
+    one = LayerStyles(); one.stroke = Stroke()
+    styles.append(("stroke", one))
+    one = LayerStyles(); one.innerShadow = InnerShadow()
+    styles.append(("innerShadow", one))
+    one = LayerStyles(); one.dropShadow = DropShadow(); one.outerGlow = OuterGlow(); one.stroke = Stroke(); one.innerShadow = InnerShadow()
+    styles.append(("all four", one))
+    let hue = try ParameterGroup.parameter(forKey: "light1.hue")
+    var results: [(String, Double, Double)] = []
+    for (name, s) in styles {
+        var settings = base
+        settings.look.styles = s
+        var still: [Double] = []
+        for run in 0...runs {
+            let ms = try time { try TitleRenderer.render(settings) }.1
+            if run > 0 { still.append(ms) }
+        }
+        var tracks = [Track(key: "light1.hue", target: .parameter(hue),
+                            keyframes: Keyframes([Keyframe(time: 0, value: .number(0)), Keyframe(time: 2, value: .number(1))]))]
+        if s.dropShadow != nil, let leaf = SceneSchema.leaf(at: "dropShadow.distance") {
+            tracks.append(Track(key: "dropShadow.distance", target: .leaf(path: "dropShadow.distance", leaf),
+                                keyframes: Keyframes([Keyframe(time: 0, value: .number(0)), Keyframe(time: 2, value: .number(30))])))
+        }
+        let timeline = Timeline(duration: 2, fps: 60, tracks: tracks)
+        let renderer = try FrameRenderer(base: settings, timeline: timeline)
+        let start = ContinuousClock.now
+        for i in 0..<timeline.frameCount { _ = try renderer.frame(i) }
+        let seconds = milliseconds(start.duration(to: .now)) / 1000
+        results.append((name, median(still), Double(timeline.frameCount) / seconds))
+    }
+    return results
+}
+
+if arguments.contains("--styles") {
+    do {
+        print("layer styles at 1920×1080 (\(runs) runs): still render call (median ms); animation, light hue and shadow distance moving, to a null sink (frames/s)")
+        for (name, ms, fps) in try styleCosts(runs: runs) {
+            print(name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: "%8.2f ms  %7.1f frames/s", ms, fps))
         }
     } catch let error as MercurialError {
         FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))

@@ -107,6 +107,7 @@ extension ChoiceFlag {
 
 extension TextLayout.Alignment: ExpressibleByArgument, ChoiceFlag {}
 extension LoftProfile: ExpressibleByArgument, ChoiceFlag {}
+extension BevelDirection: ExpressibleByArgument, ChoiceFlag {}
 extension Anchor: ExpressibleByArgument, ChoiceFlag {}
 extension PNGFile.Compression: ExpressibleByArgument {}
 

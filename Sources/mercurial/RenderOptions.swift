@@ -34,6 +34,7 @@ struct RenderOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: .parameter("fallback")) var fallback: Bool?
     @Option(help: .parameter("radius")) var radius: Double?
     @Option(help: .parameter("profile")) var profile: LoftProfile?
+    @Option(help: .parameter("bevel")) var bevel: BevelDirection?
     @Option(help: .parameter("scale")) var scale: Double?
     @Option(help: .parameter("background")) var background: String?
     @Option(help: .parameter("shadingImage")) var shadingImage: String?

@@ -174,7 +174,7 @@ import MercurialTestSupport
             var expected = ["shininess", "diffuse", "specular", "ambient", "reflectivity", "radius", "scale", "profile",
                             "text", "font", "size", "width", "height", "align", "anchor", "padding", "lineSpacing", "letterSpacing",
                             "kerning", "fallback", "maxLines", "background", "shadingImage", "mask", "ambientLightLevel",
-                            "opacity", "shiftX", "shiftY", "zoom"]
+                            "opacity", "shiftX", "shiftY", "zoom", "bevel"]
             for light in 1...4 {
                 expected += ["hue", "brightness", "x", "y", "z"].map { "light\(light).\($0)" }
             }

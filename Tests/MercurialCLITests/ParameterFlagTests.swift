@@ -20,7 +20,7 @@ import MercurialTestSupport
         let options = try RenderOptions.parse([
             "--shininess", "0.1", "--font", "serif", "--size", "90", "--width", "300", "--height", "200",
             "--max-lines", "2", "--align", "right", "--anchor", "bottom-left", "--padding", "12", "--line-spacing", "1.5", "--letter-spacing=-3", "--no-kerning", "--no-fallback",
-            "--radius", "7", "--profile", "round", "--scale", "12", "--background", "navy",
+            "--radius", "7", "--profile", "round", "--bevel", "down", "--scale", "12", "--background", "navy",
             "--shading-image", "sphere.png", "--mask", "logo.png", "--opacity", "0.5", "--set", "radius=8",
         ])
         let settings = try options.resolvedSettings(text: "Hi")

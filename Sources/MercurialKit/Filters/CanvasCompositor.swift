@@ -34,13 +34,16 @@ public struct Compositing: Sendable, Equatable {
     public let opacity: UInt32
     /// Where the region goes as drawn; nil: where it was laid out, at its size.
     public let placement: RegionPlacement?
+    /// Drawn around the lit title, before the backdrop (`LayerStyles.applied`).
+    public let styles: LayerStyles
 
     public init(_ settings: RenderSettings) {
         backdrop = Backdrop(settings)
         lighting = settings.pointLighting
         opacity = UInt32((min(max(settings.opacity, 0), 1) * 65535).rounded())
         placement = RegionPlacement(shiftX: settings.shiftX, shiftY: settings.shiftY, zoom: settings.zoom)
-        isPlain = lighting == nil && !backdrop.isGradient && opacity == 65535 && placement == nil
+        styles = settings.look.styles
+        isPlain = lighting == nil && !backdrop.isGradient && opacity == 65535 && placement == nil && styles.isEmpty
         shadingBackground = isPlain ? settings.background : nil
     }
 
@@ -65,12 +68,15 @@ public struct Compositing: Sendable, Equatable {
         }
         let (w, h) = (title.width, title.height)
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
+        if !styles.isEmpty {
+            (title, origin) = styles.applied(to: title, at: origin, canvas: canvas, cache: nil, shape: nil)
+        }
         if backdrop.isGradient {
             var content = Image<RGBA8>(width: canvas.width, height: canvas.height, repeating: .clear)
             drawLit(title, at: origin, into: &content)
             return (content, (0, 0))
         }
-        var content = Image<RGBA8>(width: w, height: h, repeating: .clear)
+        var content = Image<RGBA8>(width: title.width, height: title.height, repeating: .clear)
         drawLit(title, at: (0, 0), into: &content)
         return (content, origin)
     }
@@ -79,21 +85,36 @@ public struct Compositing: Sendable, Equatable {
     /// backdrop into the whole `canvas`. When `canvasShows` (the canvas holds a title
     /// of this shape, place and backdrop), only `changed` (indices into `title`, e.g. a
     /// shading plan's inked pixels) are drawn again, where `CanvasCompositor.redraw` can.
+    /// With layer styles, their masks are kept in `styleCache` for a title of the `shape` settings.
     func draw(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), into canvas: inout Image<RGBA8>,
-              changed: [Int32]? = nil, canvasShows: Bool = false) {
+              changed: [Int32]? = nil, canvasShows: Bool = false,
+              styleCache: LayerStyleCache? = nil, shape: TitleShapeSettings? = nil) {
         if let placement {
-            // The region moved or resized: lit where it now is, and the whole canvas drawn.
+            // The region moved or resized: lit where it now is, and the whole canvas drawn
+            // (its style masks made anew: the moved region may be cut at the canvas's edge).
             guard var placed = placement.placed(title, at: origin, canvas: (canvas.width, canvas.height)) else {
                 drawLit(Image(width: 0, height: 0, repeating: .clear), at: (0, 0), into: &canvas)
                 return
             }
             let (w, h) = (placed.image.width, placed.image.height)
             placed.image.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: placed.origin.x, originY: placed.origin.y) }
+            if !styles.isEmpty {
+                let styled = styles.applied(to: placed.image, at: placed.origin, canvas: (canvas.width, canvas.height),
+                                            cache: nil, shape: nil)
+                drawLit(styled.content, at: styled.origin, into: &canvas)
+                return
+            }
             drawLit(placed.image, at: placed.origin, into: &canvas)
             return
         }
         let (w, h) = (title.width, title.height)
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
+        if !styles.isEmpty {
+            let styled = styles.applied(to: title, at: origin, canvas: (canvas.width, canvas.height),
+                                        cache: styleCache, shape: shape)
+            drawLit(styled.content, at: styled.origin, into: &canvas)
+            return
+        }
         if let changed, canvasShows,
            CanvasCompositor.redraw(title, pixels: changed, atX: origin.x, y: origin.y, over: backdrop, into: &canvas,
                                    opacity: opacity) {
@@ -183,8 +204,8 @@ public enum CanvasCompositor {
     static func composite(_ source: UnsafePointer<RGBA8>, count: Int, atX originX: Int, over ramp: GradientRamp,
                           y: Int, into row: UnsafeMutablePointer<RGBA8>, opacity: UInt32 = 65535) {
         ramp.fill(row: row, y: y, width: ramp.width)
-        guard ramp.opaque else {
-            // Over a transparent backdrop a pixel is as it is.
+        guard ramp.opaque || opacity != 65535 else {
+            // Over a transparent backdrop a pixel at full opacity is as it is.
             (row + originX).update(from: source, count: count)
             return
         }

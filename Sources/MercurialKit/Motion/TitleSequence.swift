@@ -381,7 +381,7 @@ extension TitleSequence {
             throw MercurialError("there is no text to render; give the step's scene a \"text\"")
         }
         let p = try TextMask.place(try TitleRenderer.textLayout(settings, text: text), frame: settings.textFrame)
-        return ((p.canvasWidth, p.canvasHeight), p.warnings)
+        return (settings.canvasHoldingStyles((p.canvasWidth, p.canvasHeight)), p.warnings)
     }
 
     /// Whether two paths name one file (through links), or one path once resolved.

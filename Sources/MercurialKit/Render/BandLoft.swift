@@ -38,7 +38,7 @@ final class BandLoft: TitleShapeSource {
         self.bandHeight = bandHeight
         radius = Float(settings.radius)
         profile = settings.profile
-        scale = Float(settings.scale)
+        scale = Float(settings.normalScale)
     }
 
     /// Rows either side of a band that the distance field of its rows can depend on.

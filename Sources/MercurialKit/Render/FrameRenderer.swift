@@ -36,6 +36,8 @@ public final class FrameRenderer {
     private var letters: LetterMap?
     /// The region as a reveal shows it, reused from frame to frame.
     private var revealed = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
+    /// The layer styles' masks, kept while the shape and their sizes stay.
+    let styleCache = LayerStyleCache()
 
     /// The most pixels of an animation's frame (7680×4320, 8K UHD) and of the region
     /// its title is lofted in: frames are made whole, in memory.
@@ -223,7 +225,8 @@ public final class FrameRenderer {
             Backdrop($0) == compositing.backdrop && $0.shape == key && $0.look.reveal == nil
                 && RegionPlacement(shiftX: $0.shiftX, shiftY: $0.shiftY, zoom: $0.zoom) == nil
         } ?? false
-        compositing.draw(&title, at: geometry.shape.origin, into: &canvas, changed: plan?.pixels, canvasShows: canvasShows)
+        compositing.draw(&title, at: geometry.shape.origin, into: &canvas, changed: plan?.pixels, canvasShows: canvasShows,
+                         styleCache: styleCache, shape: key)
         lastSettings = settings
         return canvas
     }

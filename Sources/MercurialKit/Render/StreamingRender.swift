@@ -56,6 +56,14 @@ extension TitleRenderer {
         guard settings.vine == nil, settings.layers.isEmpty, compositing.placement == nil else {
             return .inMemory(try render(settings))
         }
+        // Layer styles are drawn in memory too (not yet band by band), around a region of bounded size.
+        guard settings.look.styles.isEmpty else {
+            let planned = try plannedSize(settings)
+            guard planned.region.width * planned.region.height <= FrameRenderer.maximumRegionPixels else {
+                throw MercurialError("layer styles are drawn in memory, around a region of at most \(FrameRenderer.maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask, or leave out the styles")
+            }
+            return .inMemory(try render(settings))
+        }
         let band = max(bandHeight, 1)
         if let maskPath = settings.mask {
             let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")

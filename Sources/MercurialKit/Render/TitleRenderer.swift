@@ -57,7 +57,7 @@ public enum TitleRenderer {
         }
         guard let text = settings.text else { return ((0, 0), (0, 0), "the title") }
         let p = try TextMask.place(textLayout(settings, text: text), frame: settings.textFrame)
-        return ((p.canvasWidth, p.canvasHeight), (p.regionWidth, p.regionHeight),
+        return (settings.canvasHoldingStyles((p.canvasWidth, p.canvasHeight)), (p.regionWidth, p.regionHeight),
                 "this title's region (the ink and its margin)")
     }
 

@@ -34,6 +34,17 @@ public struct TitleShape: Sendable {
         finished(.mask)
         var shape = lofted(made.mask, settings.shape, keepingNormals: keepingNormals)
         (shape.origin, shape.canvas, shape.warnings) = (made.origin, made.canvas, made.warnings)
+        // A canvas sized to the text grows to hold the layer styles (a mask's canvas is its own size).
+        if settings.mask == nil {
+            (shape.canvas, shape.origin) = settings.look.styles.grown(canvas: shape.canvas, origin: shape.origin,
+                                                                      growWidth: settings.width == nil,
+                                                                      growHeight: settings.height == nil)
+        }
+        // A canvas the user sized (or a mask's) may be too small for a shadow or glow; an auto-sized one grew to hold it.
+        let sized = settings.mask != nil || settings.width != nil || settings.height != nil
+        if sized, let problem = settings.look.styles.problem(canvasWidth: shape.canvas.width, canvasHeight: shape.canvas.height) {
+            throw MercurialError(problem)
+        }
         finished(.heights)
         return shape
     }
@@ -41,7 +52,7 @@ public struct TitleShape: Sendable {
     /// The shape of a coverage mask of its own (a physics letter, a rope) at the canvas's origin.
     static func lofted(_ mask: Mask, _ settings: TitleShapeSettings, keepingNormals: Bool = true) -> TitleShape {
         let loft = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile)
-        let material = ShadedMaterial(inputScale: Float(settings.scale))
+        let material = ShadedMaterial(inputScale: Float(settings.normalScale))
         let heights = loft.outputImage(mask)
         return TitleShape(mask: mask, origin: (0, 0), canvas: (mask.width, mask.height), warnings: [],
                           heights: heights, plateau: loft.plateau,

@@ -32,6 +32,7 @@ public enum ParameterFunction: Hashable, Sendable {
     case adjustMaterialReflectivity
     case adjustHeightFieldRadius
     case adjustHeightFieldProfile
+    case setBevelDirection
     case adjustShadedMaterialScale
     case setText
     case setFont
@@ -338,6 +339,7 @@ extension ParameterChoice {
 extension TextLayout.Alignment: ParameterChoice {}
 extension LoftProfile: ParameterChoice {}
 extension Anchor: ParameterChoice {}
+extension BevelDirection: ParameterChoice {}
 
 public struct ParameterGroup: Sendable {
     public let name: String
@@ -368,6 +370,8 @@ extension ParameterGroup {
                       help: "the loft's shape across a stroke: liquid (soft tubes), chisel (crisp bevel) or round (fillet)"),
             Parameter("scale", "Height field", "Scale", .adjustShadedMaterialScale, .number(0...100), \.scale,
                       flag: "factor", help: "height multiplier, CIShadedMaterial's inputScale: steeper bevel"),
+            Parameter("bevel", "Height field", "Bevel", .setBevelDirection, .choice(of: BevelDirection.self), \.bevel,
+                      flag: "direction", help: "up: raised letters; down: engraved (the loft's slope inverted)"),
         ]
         for index in 0..<lightCount {
             let prefix = "light\(index + 1).", group = "Light \(index + 1)"

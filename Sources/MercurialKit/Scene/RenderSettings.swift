@@ -61,8 +61,13 @@ public struct TitleShapeSettings: Sendable, Equatable {
     /// A growing vine ornament, lofted and shaded with the title.
     public var vine: Vine? = nil
     public var mask: String? = nil
+    /// Raised letters (`up`) or engraved ones (`down`: the loft's slope inverted).
+    public var bevel: BevelDirection = .up
 
     public init() {}
+
+    /// The shaded material's scale, negative for an engraved bevel (its normals turned the other way).
+    public var normalScale: Double { bevel == .down ? -scale : scale }
 
     public var loftMargin: Int { Int(radius.rounded(.up)) + 4 }
 
@@ -93,6 +98,8 @@ public struct TitleLookSettings: Sendable, Equatable {
     public var shiftX: Double = 0, shiftY: Double = 0, zoom: Double = 1
     /// Letters appearing one after another (an `in`/`out` reveal at the frame's time), or nil.
     public var reveal: LetterReveal.Frame? = nil
+    /// Drop shadow, outer glow, stroke and inner shadow, drawn around the shaded title.
+    public var styles = LayerStyles()
 
     public init() {}
 }
@@ -120,6 +127,7 @@ extension RenderSettings {
     public var scale: Double { get { shape.scale } set { shape.scale = newValue } }
     public var vine: Vine? { get { shape.vine } set { shape.vine = newValue } }
     public var mask: String? { get { shape.mask } set { shape.mask = newValue } }
+    public var bevel: BevelDirection { get { shape.bevel } set { shape.bevel = newValue } }
 
     public var scene: ShadingScene { get { look.scene } set { look.scene = newValue } }
     public var background: RGBColor? { get { look.background } set { look.background = newValue } }
@@ -134,4 +142,8 @@ extension RenderSettings {
     public var shiftX: Double { get { look.shiftX } set { look.shiftX = newValue } }
     public var shiftY: Double { get { look.shiftY } set { look.shiftY = newValue } }
     public var zoom: Double { get { look.zoom } set { look.zoom = newValue } }
+    public var dropShadow: DropShadow? { get { look.styles.dropShadow } set { look.styles.dropShadow = newValue } }
+    public var outerGlow: OuterGlow? { get { look.styles.outerGlow } set { look.styles.outerGlow = newValue } }
+    public var stroke: Stroke? { get { look.styles.stroke } set { look.styles.stroke = newValue } }
+    public var innerShadow: InnerShadow? { get { look.styles.innerShadow } set { look.styles.innerShadow = newValue } }
 }

@@ -22,6 +22,14 @@ public enum SceneSchema {
                     help: "space between the canvas's edges and the box the ink is placed in: px, \"5%\" of the canvas, or \"safe\" (EBU R 95: 5 % a side); null: the radius plus 4"),
         SchemaField("offset", \.offset, offset,
                     help: "pixels the placed ink is moved by, [x, y], right and down"),
+        SchemaField("dropShadow", \.dropShadow, SchemaValue.block(dropShadow).optional(acceptsNull: true, what: "a \"dropShadow\""),
+                    help: "a shadow under the title, as Photoshop's Drop Shadow layer style"),
+        SchemaField("outerGlow", \.outerGlow, SchemaValue.block(outerGlow).optional(acceptsNull: true, what: "an \"outerGlow\""),
+                    help: "a glow around the title, as Photoshop's Outer Glow"),
+        SchemaField("stroke", \.stroke, SchemaValue.block(stroke).optional(acceptsNull: true, what: "a \"stroke\""),
+                    help: "an outline along the letters' edge, as Photoshop's Stroke"),
+        SchemaField("innerShadow", \.innerShadow, SchemaValue.block(innerShadow).optional(acceptsNull: true, what: "an \"innerShadow\""),
+                    help: "a shadow inside the letters, as Photoshop's Inner Shadow"),
     ])
 
     /// `margin`: pixels, a share of the canvas (`"5%"`) or `"safe"`; nil (left out or null): the loft's margin.
@@ -63,6 +71,60 @@ public enum SceneSchema {
                                default: throw MercurialError("'\(name)' has no '\(SchemaPathStep.text(steps))'; give offset, offset.x or offset.y")
                                }
                            })
+    }()
+
+    // MARK: - layer styles (Photoshop's names, ranges and defaults)
+
+    static let styleOpacity = SchemaValue.number(0...1)
+    static let styleAngle = SchemaValue.number(-360...360)
+    static let styleDistance = SchemaValue.number(0...4096)
+    static let styleSize = SchemaValue.number(0...250)
+    static let stylePercent = SchemaValue.number(0...100)
+
+    /// A drop shadow (`edge` "spread") or an inner shadow (`edge` "choke", into the letters).
+    static func shadow(edge: String, falls: String, edgeHelp: String) -> Schema<Shadow> {
+        Schema(Shadow(), [
+            SchemaField("color", \.color, .color, help: "the shadow's colour"),
+            SchemaField("opacity", \.opacity, styleOpacity, help: "the shadow's opacity, 0…1"),
+            SchemaField("angle", \.angle, styleAngle,
+                        help: "where the light comes from, degrees anticlockwise from the right (120: upper left); the shadow falls opposite"),
+            SchemaField("distance", \.distance, styleDistance, help: "how far the shadow falls\(falls), in pixels"),
+            SchemaField("size", \.size, styleSize, help: "how far its soft edge reaches, in pixels (0: hard)"),
+            SchemaField(edge, \.spread, stylePercent, help: "per cent of the size that is a hard \(edgeHelp) before the blur"),
+        ])
+    }
+
+    public static let dropShadow = shadow(edge: "spread", falls: "", edgeHelp: "dilation")
+    public static let innerShadow = shadow(edge: "choke", falls: " inside the letters", edgeHelp: "choke")
+
+    public static let outerGlow = Schema(OuterGlow(), [
+        SchemaField("color", \.color, .color, help: "the glow's colour"),
+        SchemaField("opacity", \.opacity, styleOpacity, help: "the glow's opacity, 0…1"),
+        SchemaField("size", \.size, styleSize, help: "how far the glow reaches, in pixels"),
+        SchemaField("spread", \.spread, stylePercent, help: "per cent of the size that is a hard dilation before the blur"),
+    ])
+
+    public static let stroke = Schema(Stroke(), [
+        SchemaField("width", \.width, .number(0.5...250), help: "the outline's width in pixels"),
+        SchemaField("position", \.position, strokePosition, help: "outside, inside or center of the letters' edge"),
+        SchemaField("color", \.color, .color, help: "the outline's colour"),
+        SchemaField("opacity", \.opacity, styleOpacity, help: "the outline's opacity, 0…1"),
+    ])
+
+    /// A stroke's position: one of its cases, with did-you-mean.
+    static let strokePosition: SchemaValue<Stroke.Position> = {
+        let cases = Stroke.Position.allCases.map(\.rawValue)
+        let choice = SchemaValue<Stroke.Position>.choice(cases, parse: { Stroke.Position(rawValue: $0) }, name: { $0.rawValue },
+                                                           what: orList(cases.map { "\"\($0)\"" }))
+        return SchemaValue(choice.description,
+                           read: { node, name, reader throws(MercurialError) in
+                               if case .string(let s) = node.value, Stroke.Position(rawValue: s) == nil,
+                                  let near = closestMatch(to: s, in: cases) {
+                                   throw reader.fail(node, "unknown \"\(name)\" \"\(shortQuote(s))\"; did you mean \"\(near)\"? use \(cases.joined(separator: ", "))")
+                               }
+                               return try choice.read(node, name, reader)
+                           },
+                           write: choice.write, leaf: { _ in nil })
     }()
 
     public static let orbit = Schema(Orbit(cx: 0, cy: 0, r: 0, period: 1), [

@@ -115,6 +115,21 @@ import MercurialTestSupport
         }
     }
 
+    /// An engraved bevel (`bevel: down`) streams to the whole render's pixels, and differs from a raised one.
+    @Test func engravedBevelStreamsToTheSamePixels() throws {
+        var settings = RenderSettings()
+        settings.text = "Hg"
+        settings.size = 48
+        settings.radius = 5
+        settings.bevel = .down
+        let whole = try TitleRenderer.render(settings).image
+        let (image, _) = try Self.streamed(settings, bandHeight: 13)
+        let differing = zip(image.pixels, whole.pixels).filter { $0 != $1 }.count
+        #expect(image.pixels.count == whole.pixels.count && differing == 0, "\(differing) pixels differ")
+        settings.bevel = .up
+        #expect(try Self.streamed(settings, bandHeight: 13).0.pixels != image.pixels, "the engraved bevel shades otherwise")
+    }
+
     /// Point lights and a gradient backdrop are applied band by band: the streamed
     /// title is the whole render's, pixel for pixel, for a mask and for text.
     @Test func pointLightsAndGradientsStreamToTheSamePixels() throws {
