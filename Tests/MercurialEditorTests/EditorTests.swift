@@ -191,15 +191,24 @@ struct EditorFixture {
     }
 
     // The blocking socket calls run on a Dispatch thread, not on the cooperative
-    // pool that the server in this process needs.
+    // pool that the server in this process needs. They wait up to 30 s for the answer:
+    // with the whole suite running on two cores, a fixture's first change has taken
+    // over 5 s (the first frame renders meanwhile).
+    static let answerTimeout = 30
+
     func post(_ path: String, _ body: String) async throws -> RawHTTP.Response {
         let (port, token) = (port, server.token)
-        return try await offPool { try RawHTTP.exchange(port: port, RawHTTP.request("POST", path, port: port, token: token, body: body)) }
+        return try await offPool {
+            try RawHTTP.exchange(port: port, RawHTTP.request("POST", path, port: port, token: token, body: body),
+                                 timeout: Self.answerTimeout)
+        }
     }
 
     func get(_ path: String) async throws -> RawHTTP.Response {
         let (port, token) = (port, server.token)
-        return try await offPool { try RawHTTP.exchange(port: port, RawHTTP.request("GET", path, port: port, token: token)) }
+        return try await offPool {
+            try RawHTTP.exchange(port: port, RawHTTP.request("GET", path, port: port, token: token), timeout: Self.answerTimeout)
+        }
     }
 
     func set(_ key: String, _ value: String, tag: String = "test") async throws -> RawHTTP.Response {
