@@ -238,8 +238,11 @@ public enum SceneAnimation {
                         : "the scene has \(settings.layers.count) layer\(settings.layers.count == 1 ? "" : "s") (layers[0] to layers[\(settings.layers.count - 1)])"
                     throw MercurialError("\(at): track \"\(shortQuote(key))\": \(has); use one of those")
                 }
-                let (inner, kind) = try target(String(key[key.index(close, offsetBy: 2)...]), at: at,
-                                               settings: settings.layers[index].settings, prefix: "layers[\(index)].")
+                let rest = String(key[key.index(close, offsetBy: 2)...])
+                if let above = settings.layers[index].below, rest.hasPrefix("offset") {
+                    throw MercurialError("\(at): track \"\(shortQuote(key))\": layer \(index) is \"below\" \"\(above)\", so its place is the stack's; move the stack by the offset of its top layer (the one without \"below\")")
+                }
+                let (inner, kind) = try target(rest, at: at, settings: settings.layers[index].settings, prefix: "layers[\(index)].")
                 return (.layer(index, inner), kind)
             }
             if prefix.isEmpty, !settings.layers.isEmpty {

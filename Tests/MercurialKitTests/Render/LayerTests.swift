@@ -166,6 +166,12 @@ import MercurialTestSupport
         let (grow, growing) = try Self.animated(Self.lowerThird, animation: sized)
         let growth = try Self.expectFramesAreStills(grow, growing, frames: [0, 1, 2])
         #expect(growth.layerGeometryBuilds == [1, 3], "\(growth.layerGeometryBuilds)")
+
+        // The stack's top layer's offset moves the whole stack: placed again, each layer's shape built again.
+        let slid = #"{"duration": 1, "fps": 2, "tracks": {"layers[0].offset.x": [{"t": 0, "value": 0}, {"t": 1, "value": 80}]}}"#
+        let (slide, sliding) = try Self.animated(Self.lowerThird, animation: slid)
+        let slider = try Self.expectFramesAreStills(slide, sliding, frames: [0, 1, 2])
+        #expect(slider.layerGeometryBuilds == [3, 3], "\(slider.layerGeometryBuilds)")
     }
 
     @Test func badLayerTracksAreRefused() throws {
@@ -177,6 +183,7 @@ import MercurialTestSupport
             (#""layers[0].width""#, "only numbers and colours can be keyframed"),
             (#""light1.hue""#, #"a track moves one layer; name it as layers[N].KEY; did you mean "layers[0].light1.hue"?"#),
             (#""layers[0].font""#, "only numbers and colours can be keyframed"),
+            (#""layers[1].offset.x""#, #"layer 1 is "below" "name", so its place is the stack's"#),
         ]
         for (key, fragment) in cases {
             do {
