@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Renders the README's pictures of titles for video and the web:
 #   materials/previews/og-cards.png     the three cards of examples/og-cards.csv, side by side at a third
-#   materials/previews/lower-third.png  examples/lower-third.json over a busy backdrop: frames at
+#   materials/previews/lower-third.jpg  examples/lower-third.json over a busy backdrop (JPEG: a busy shot): frames at
 #                                       0.3 s, 1 s and 3.7 s, stacked, at half size
 # The busy backdrop is ffmpeg's Mandelbrot source tinted gold-brown (a shot that gold
 # letters alone would vanish into); ffmpeg only makes it and overlays the title.
@@ -31,6 +31,6 @@ if [[ -f examples/lower-third.json ]]; then
         ffmpeg -v error -y -i "$TMP/backdrop.png" -i "${frames[$i]}" -filter_complex "[0][1]overlay=format=auto" "$TMP/over-$i.png"
     done
     ffmpeg -v error -y -i "$TMP/over-0.png" -i "$TMP/over-1.png" -i "$TMP/over-2.png" \
-        -filter_complex "vstack=inputs=3,scale=960:-1:flags=lanczos" "$OUT/lower-third.png"
-    ls -l "$OUT/lower-third.png"
+        -filter_complex "vstack=inputs=3,scale=960:-1:flags=lanczos" -q:v 3 "$OUT/lower-third.jpg"
+    ls -l "$OUT/lower-third.jpg"
 fi

@@ -146,6 +146,27 @@ extension CLIErrorCase {
         }
     }
 
+    /// A layered scene animates through the binary: frame 0 (no tracks) is `render`'s still,
+    /// and a track into a layer makes an APNG.
+    @Test func aLayeredSceneAnimates() async throws {
+        let layers = #""width": 320, "height": 120, "anchor": "bottom-left", "margin": 8, "layers": [{"name": "a", "text": "Name", "size": 40, "material": "gold"}, {"below": "a", "text": "Role", "size": 20}]"#
+        try await CLI.withTemporaryDirectory { dir in
+            try Data("{\(layers), \"animation\": {\"duration\": 0.5, \"fps\": 4}}".utf8).write(to: dir.appendingPathComponent("s.json"))
+            try Data(("{\(layers), \"animation\": {\"duration\": 0.5, \"fps\": 4, \"tracks\": "
+                      + #"{"layers[1].light1.hue": [{"t": 0, "value": 0}, {"t": 0.5, "value": 0.5}]}}}"#).utf8)
+                .write(to: dir.appendingPathComponent("t.json"))
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("frames"), withIntermediateDirectories: true)
+            expectSuccess(try await CLI.run(["animate", "s.json", "-o", "frames/f-%d.png", "--quiet"], in: dir, timeout: Self.deadline))
+            expectSuccess(try await CLI.run(["render", "--params", "s.json", "-o", "still.png"], in: dir, timeout: Self.deadline))
+            let frame = try CLI.readPNG(dir.appendingPathComponent("frames/f-0.png"))
+            let still = try CLI.readPNG(dir.appendingPathComponent("still.png"))
+            #expect(frame.width == 320 && frame.height == 120 && frame.pixels == still.pixels)
+            let r = try await CLI.run(["animate", "t.json", "-o", "t.png"], in: dir, timeout: Self.deadline)
+            expectSuccess(r)
+            #expect(r.stdout.contains("t.png: 2 frames 320×120, APNG"), "\(r.stdout)")
+        }
+    }
+
     @Test(arguments: [("t.webm", "vp9"), ("t.mov", "prores"), ("t.mp4", "h264")])
     func videoFormsThroughTheCommand(_ name: String, _ codec: String) async throws {
         try await CLI.withTemporaryDirectory { dir in

@@ -20,7 +20,10 @@ public enum Animator: Sendable, Equatable {
     public func apply(to settings: inout RenderSettings, at time: Double) {
         switch self {
         case .track(let track): track.apply(at: time, to: &settings)
-        case .inOut(let inOut): inOut.apply(to: &settings, at: time)
+        case .inOut(let inOut):
+            // A layered scene's `in` and `out` bring the whole stack in and out together.
+            inOut.apply(to: &settings, at: time)
+            for i in settings.layers.indices { inOut.apply(to: &settings.layers[i].settings, at: time) }
         case .orbits: settings.applyOrbits(at: time)
         case .vineGrowth: if let vine = settings.vine { settings.vine?.grown = vine.growth(at: time) }
         case .physics: break

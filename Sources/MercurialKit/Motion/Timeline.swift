@@ -78,6 +78,7 @@ public struct Track: Sendable, Equatable {
             switch (a, b) {
             case let (.parameter(p), .parameter(q)): return p.key == q.key
             case let (.leaf(p, _), .leaf(q, _)): return p == q
+            case let (.layer(i, p), .layer(j, q)): return i == j && p == q
             default: return false
             }
         }
@@ -86,6 +87,23 @@ public struct Track: Sendable, Equatable {
         case parameter(Parameter)
         /// A number or colour of a nested block (`pointLights[0].x`, `vine.width`), by its path.
         case leaf(path: String, SchemaLeaf<RenderSettings>)
+        /// One of the above in the layer at this index of `layers` (`layers[1].size`).
+        indirect case layer(Int, Target)
+
+        /// Sets what this target drives in `settings` to `value`.
+        func set(_ value: ParameterValue, in settings: inout RenderSettings) {
+            switch self {
+            case .parameter(let p):
+                // Values were checked against the range when read; a timing curve that
+                // overshoots is held at the range's ends.
+                p.write(&settings, p.clamped(value))
+            case .leaf(_, let leaf):
+                leaf.set(&settings, value)
+            case .layer(let index, let target):
+                // The reader checked the index against the scene's layers.
+                if settings.layers.indices.contains(index) { target.set(value, in: &settings.layers[index].settings) }
+            }
+        }
     }
 
     public var key: String
@@ -99,15 +117,7 @@ public struct Track: Sendable, Equatable {
     }
 
     public func apply(at time: Double, to settings: inout RenderSettings) {
-        let value = keyframes.value(at: time)
-        switch (target, value) {
-        case let (.parameter(p), v):
-            // Values were checked against the range when read; a timing curve that
-            // overshoots is held at the range's ends.
-            p.write(&settings, p.clamped(v))
-        case let (.leaf(_, leaf), v):
-            leaf.set(&settings, v)
-        }
+        target.set(keyframes.value(at: time), in: &settings)
     }
 }
 
@@ -134,6 +144,7 @@ extension RenderSettings {
                 (pointLights[i].x, pointLights[i].y) = orbit.position(at: time)
             }
         }
+        for i in layers.indices { layers[i].settings.applyOrbits(at: time) }
     }
 
     /// The point lighting these settings ask for, or nil when there are no point lights.
@@ -225,24 +236,53 @@ public enum SceneAnimation {
         /// `vine.width`), which the scene must have.
         func target(_ member: JSONMember, settings: RenderSettings) throws(MercurialError)
             -> (Track.Target, ParameterKind) {
-            let key = member.key
-            let at = "\(file):\(member.keyLocation)"
+            try target(member.key, at: "\(file):\(member.keyLocation)", settings: settings)
+        }
+
+        /// `key`'s target in `settings`; `prefix` (`layers[1].`) is what names `settings` in a layered scene.
+        /// In a scene with `layers` a track moves one layer (`layers[0].light1.hue`): the top level is only
+        /// where the layers start from.
+        func target(_ key: String, at: String, settings: RenderSettings, prefix: String = "") throws(MercurialError)
+            -> (Track.Target, ParameterKind) {
+            let full = prefix + key
+            if prefix.isEmpty, key.hasPrefix("layers[") {
+                guard let close = key.firstIndex(of: "]"), let index = Int(key[key.index(key.startIndex, offsetBy: 7)..<close]),
+                      key[close...].hasPrefix("]."), key.index(close, offsetBy: 2) < key.endIndex else {
+                    throw MercurialError("\(at): track \"\(shortQuote(key))\" names no layer's key; write it as layers[N].KEY, e.g. \"layers[0].light1.hue\"")
+                }
+                guard settings.layers.indices.contains(index) else {
+                    let has = settings.layers.isEmpty ? "the scene has no \"layers\""
+                        : "the scene has \(settings.layers.count) layer\(settings.layers.count == 1 ? "" : "s") (layers[0] to layers[\(settings.layers.count - 1)])"
+                    throw MercurialError("\(at): track \"\(shortQuote(key))\": \(has); use one of those")
+                }
+                let rest = String(key[key.index(close, offsetBy: 2)...])
+                if let above = settings.layers[index].below, rest.hasPrefix("offset") {
+                    throw MercurialError("\(at): track \"\(shortQuote(key))\": layer \(index) is \"below\" \"\(above)\", so its place is the stack's; move the stack by the offset of its top layer (the one without \"below\")")
+                }
+                let (inner, kind) = try target(rest, at: at, settings: settings.layers[index].settings, prefix: "layers[\(index)].")
+                return (.layer(index, inner), kind)
+            }
+            if prefix.isEmpty, !settings.layers.isEmpty {
+                let hint = (try? target(key, at: at, settings: settings.layers[0].settings, prefix: "layers[0].")) != nil
+                    ? "; did you mean \"layers[0].\(shortQuote(key))\"?" : ""
+                throw MercurialError("\(at): track \"\(shortQuote(key))\": in a scene with \"layers\" a track moves one layer; name it as layers[N].KEY\(hint)")
+            }
             if let parameter = try? ParameterGroup.parameter(forKey: key) {
                 switch parameter.kind {
                 case .number, .color: return (.parameter(parameter), parameter.kind)
                 default:
-                    throw MercurialError("\(at): track \"\(key)\" is \(parameter.kind.expectation.replacingOccurrences(of: "a ", with: "", options: .anchored)); only numbers and colours can be keyframed")
+                    throw MercurialError("\(at): track \"\(full)\" is \(parameter.kind.expectation.replacingOccurrences(of: "a ", with: "", options: .anchored)); only numbers and colours can be keyframed")
                 }
             }
             if let leaf = SceneSchema.leaf(at: key) {
                 if case .missing(let problem) = leaf.get(settings) {
-                    throw MercurialError("\(at): track \"\(shortQuote(key))\" \(problem)")
+                    throw MercurialError("\(at): track \"\(shortQuote(full))\" \(problem)")
                 }
                 return (.leaf(path: key, leaf), leaf.kind)
             }
-            let known = ParameterGroup.allParameters.map(\.key) + SceneSchema.leafPaths(in: settings)
-            let hint = closestMatch(to: key, in: known).map { "; did you mean \"\($0)\"?" } ?? " (see 'mercurial params')"
-            throw MercurialError("\(at): unknown track \"\(shortQuote(key))\"\(hint)")
+            let known = (ParameterGroup.allParameters.map(\.key) + SceneSchema.leafPaths(in: settings)).map { prefix + $0 }
+            let hint = closestMatch(to: full, in: known).map { "; did you mean \"\($0)\"?" } ?? " (see 'mercurial params')"
+            throw MercurialError("\(at): unknown track \"\(shortQuote(full))\"\(hint)")
         }
 
         func track(_ member: JSONMember, duration: Double, settings: RenderSettings) throws(MercurialError) -> Track {

@@ -14,11 +14,13 @@ public final class FrameRenderer {
     /// How many times the shape was built.
     public private(set) var geometryBuilds = 0
 
-    private struct Geometry {
+    struct Geometry {
         var key: TitleShapeSettings
         var shape: TitleShape
     }
-    private var geometry: Geometry
+    private(set) var geometry: Geometry
+    /// A scene with `layers`: its layers' renderers, which make its frames.
+    private let layered: LayeredFrames?
     /// Where the shape's inked pixels sample the shading lookup (made again with the
     /// shape, or for a lookup of another size); nil for a shape too large for one.
     private var plan: ShadingPlan?
@@ -44,11 +46,28 @@ public final class FrameRenderer {
     public static let maximumFramePixels = 33_177_600
     public static let maximumRegionPixels = TitleSurface.maximumRegionPixels
 
+    /// How many times each layer's shape was built (one title: its one count).
+    public var layerGeometryBuilds: [Int] { layered?.geometryBuilds ?? [geometryBuilds] }
+
+    /// Where the title's region (its shape's mask, shaded) sits on the canvas.
+    var titleRegion: (origin: (x: Int, y: Int), size: (width: Int, height: Int)) {
+        (geometry.shape.origin, (title.width, title.height))
+    }
+
     public init(base: RenderSettings, timeline: Timeline) throws(MercurialError) {
-        guard base.layers.isEmpty else {
-            throw MercurialError("\"layers\" are rendered as stills for now ('mercurial render'); animate one title, or leave out \"layers\"")
-        }
         let first = timeline.settings(at: 0, base: base)
+        guard base.layers.isEmpty else {
+            guard timeline.dynamics == nil else {
+                throw MercurialError("\"dynamics\" moves one title's letters, not a scene's \"layers\"; leave out \"dynamics\", or animate one title")
+            }
+            let layered = try LayeredFrames(first, inOut: timeline.inOut)
+            // The first layer's shape stands for the title's (`geometry` is not used for a layered title).
+            geometry = layered.firstGeometry
+            (self.base, self.timeline, self.layered, shadingImage, dynamicTitle) = (base, timeline, layered, nil, nil)
+            (width, height, warnings) = (layered.width, layered.height, layered.warnings)
+            return
+        }
+        layered = nil
         let planned = try TitleRenderer.plannedSize(first)
         guard planned.canvas.width * planned.canvas.height <= Self.maximumFramePixels else {
             throw MercurialError("an animation's frames are made whole, in memory, so they may have at most \(Self.maximumFramePixels / 1_000_000) M pixels (7680×4320); this one is \(planned.canvas.width)×\(planned.canvas.height); use a smaller canvas")
@@ -162,7 +181,7 @@ public final class FrameRenderer {
     /// back the ones it no longer needs, so a frame costs no 8 MB copy of the canvas.
     public func render(_ settings: RenderSettings, into target: inout Image<RGBA8>, showing shown: RenderSettings?)
         throws(MercurialError) {
-        guard dynamicTitle == nil, target.width == width, target.height == height else {
+        guard dynamicTitle == nil, layered == nil, target.width == width, target.height == height else {
             target = try render(settings)
             return
         }
@@ -182,6 +201,11 @@ public final class FrameRenderer {
         // Every letter in its place: the title as it is without the reveal.
         if let reveal = settings.look.reveal, reveal.isSettled(letters: letters?.count ?? 0) { settings.look.reveal = nil }
         let at = time.map { " at frame \(Int(($0 * timeline.fps).rounded()))" } ?? ""
+        if let layered {
+            let frame = try layered.render(settings, at: at)
+            geometryBuilds = layered.geometryBuilds.reduce(0, +)
+            return frame
+        }
         let key = settings.shape
         if canvas.width != width || canvas.height != height {
             canvas = Image(width: width, height: height, repeating: .clear)

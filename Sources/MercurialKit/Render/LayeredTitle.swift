@@ -146,14 +146,21 @@ enum LayeredTitle {
 
     /// `title` (straight alpha) over `canvas` (straight alpha, transparent or not), on both cores.
     static func paint(_ title: CanvasRegion<RGBA8>, over canvas: inout Image<RGBA8>) {
-        let content = title.content, width = canvas.width
-        let (x0, y0) = (title.originX, title.originY)
-        content.withUnsafeBufferPointer { source in
+        paint(title.content, from: (0, 0), size: (title.content.width, title.content.height),
+              at: (title.originX, title.originY), over: &canvas)
+    }
+
+    /// The `size` rectangle of `source` at `from`, painted "over" `canvas` at `at`.
+    static func paint(_ source: Image<RGBA8>, from: (x: Int, y: Int), size: (width: Int, height: Int),
+                      at: (x: Int, y: Int), over canvas: inout Image<RGBA8>) {
+        let (stride, width) = (source.width, canvas.width)
+        source.withUnsafeBufferPointer { source in
             canvas.withUnsafeMutableBufferPointer { out in
-                parallelBands(content.height, minimumBand: 8) { rows in
+                parallelBands(size.height, minimumBand: 8) { rows in
                     for y in rows {
-                        let from = source.baseAddress! + y * content.width, to = out.baseAddress! + (y + y0) * width + x0
-                        for x in 0..<content.width { to[x] = over(from[x], to[x]) }
+                        let row = source.baseAddress! + (y + from.y) * stride + from.x
+                        let to = out.baseAddress! + (y + at.y) * width + at.x
+                        for x in 0..<size.width { to[x] = over(row[x], to[x]) }
                     }
                 }
             }
@@ -169,5 +176,110 @@ enum LayeredTitle {
         let a = pa + ba
         @inline(__always) func mix(_ f: UInt8, _ g: UInt8) -> UInt8 { UInt8(((Float(f) * pa + Float(g) * ba) / a).rounded()) }
         return RGBA8(r: mix(p.r, b.r), g: mix(p.g, b.g), b: mix(p.b, b.b), a: UInt8((a * 255).rounded()))
+    }
+}
+
+/// The frames of a scene with `layers`: one `FrameRenderer` per layer, each keeping its
+/// layer's shape between frames as it keeps one title's (made again only when that
+/// layer's shape keys change), painted in order on one canvas per frame.
+///
+/// Each layer's frame is made as one title's frame is, from the layer's settings at that
+/// time (placed on the canvas), then painted "over" the layers before it: the first
+/// draws the canvas and its backdrop, the others draw on a clear canvas of their own,
+/// shared, from which the region around their ink is painted. The stack is placed again
+/// only when a track changes a layer's shape keys (text, size, offset, …) or a gap.
+final class LayeredFrames {
+    let width: Int, height: Int
+    private var renderers: [FrameRenderer] = []
+    /// The layers' shapes and gaps the placement was made for, and each layer's placed shape.
+    private var placedFor: [PlacementKey] = []
+    private var placedShapes: [TitleShapeSettings] = []
+    /// The frame; and the clear canvas the layers above the first are drawn on.
+    private var canvas: Image<RGBA8>
+    private var scratch: Image<RGBA8>
+    private(set) var warnings: [MercurialWarning] = []
+
+    private struct PlacementKey: Equatable { var shape: TitleShapeSettings, gap: Double }
+
+    /// The most pixels all the layers' regions (where each is lofted, kept in memory) may
+    /// have together: twice what one animated title may have.
+    static let maximumTotalRegionPixels = 2 * FrameRenderer.maximumRegionPixels
+
+    /// Frame 0's settings; its canvas (`width`, `height`) is every frame's. The scene's
+    /// `in` and `out` are each layer's (a reveal shows each layer's letters).
+    init(_ first: RenderSettings, inOut: InOut? = nil) throws(MercurialError) {
+        guard let top = first.layers.first, let width = top.settings.width, let height = top.settings.height else {
+            throw MercurialError("\"layers\" needs the canvas's \"width\" and \"height\" (the layers are placed on it together); give both")
+        }
+        (self.width, self.height) = (width, height)
+        let placed = try Self.placed(first.layers, into: &placedFor, &placedShapes, width: width, height: height)
+        var total = 0
+        for (index, layer) in placed.enumerated() {
+            let planned = try TitleRenderer.plannedSize(layer)
+            total += planned.region.width * planned.region.height
+            guard total <= Self.maximumTotalRegionPixels else {
+                throw MercurialError("an animation's layers are lofted in memory, from at most \(Self.maximumTotalRegionPixels / 1_048_576) M pixels together; layers 1 to \(index + 1) have \(total / 1_048_576) M; use fewer layers or smaller sizes")
+            }
+        }
+        for (index, layer) in placed.enumerated() {
+            do throws(MercurialError) {
+                var timeline = Timeline(duration: inOut?.duration ?? 1)
+                timeline.inOut = inOut
+                let renderer = try FrameRenderer(base: layer, timeline: timeline)
+                warnings += renderer.warnings.map { MercurialWarning("layer \(index + 1): \($0.message)") }
+                renderers.append(renderer)
+            } catch {
+                throw MercurialError("layer \(index + 1): \(error.message)")
+            }
+        }
+        canvas = Image(width: width, height: height, repeating: .clear)
+        scratch = Image(width: placed.count > 1 ? width : 0, height: placed.count > 1 ? height : 0, repeating: .clear)
+    }
+
+    /// The first layer's shape: what a layered `FrameRenderer` keeps as its own (unused).
+    var firstGeometry: FrameRenderer.Geometry { renderers[0].geometry }
+
+    /// How many times each layer's shape was built.
+    var geometryBuilds: [Int] { renderers.map(\.geometryBuilds) }
+
+    /// The frame for `settings` (a layered scene's settings at some time); `at` names the frame in messages.
+    func render(_ settings: RenderSettings, at: String) throws(MercurialError) -> Image<RGBA8> {
+        let layers = settings.layers
+        for layer in layers where layer.settings.width != width || layer.settings.height != height {
+            throw MercurialError("the canvas changes from \(width)×\(height) to \(layer.settings.width ?? 0)×\(layer.settings.height ?? 0)\(at); the layers' \"width\" and \"height\" are the canvas's, which every frame shares: do not animate them")
+        }
+        if layers.map({ PlacementKey(shape: $0.settings.shape, gap: $0.gap) }) != placedFor {
+            _ = try Self.placed(layers, into: &placedFor, &placedShapes, width: width, height: height)
+        }
+        for (index, layer) in layers.enumerated() {
+            var s = layer.settings
+            s.shape = placedShapes[index]
+            do throws(MercurialError) {
+                if index == 0 {
+                    try renderers[0].render(s, into: &canvas, showing: nil)
+                    continue
+                }
+                (s.background, s.backgroundGradient) = (nil, nil)
+                try renderers[index].render(s, into: &scratch, showing: nil)
+            } catch {
+                throw MercurialError("layer \(index + 1): \(error.message)")
+            }
+            // A layer drawn only inside its title's region is painted from there; one with
+            // styles, moved, scaled or revealed letter by letter reaches past it: all of it.
+            let confined = s.look.styles.isEmpty && s.look.reveal == nil && Compositing(s).placement == nil
+            let titleRegion = renderers[index].titleRegion
+            let (origin, size) = confined ? (titleRegion.origin, titleRegion.size) : ((x: 0, y: 0), (width: width, height: height))
+            LayeredTitle.paint(scratch, from: origin, size: size, at: origin, over: &canvas)
+        }
+        return canvas
+    }
+
+    /// `layers` placed on the canvas, recording what the placement was made for and each layer's placed shape.
+    private static func placed(_ layers: [TitleLayer], into key: inout [PlacementKey], _ shapes: inout [TitleShapeSettings],
+                               width: Int, height: Int) throws(MercurialError) -> [RenderSettings] {
+        let placed = try LayeredTitle.place(layers, width: width, height: height)
+        key = layers.map { PlacementKey(shape: $0.settings.shape, gap: $0.gap) }
+        shapes = placed.map(\.shape)
+        return placed
     }
 }

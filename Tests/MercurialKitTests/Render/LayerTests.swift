@@ -106,8 +106,134 @@ import MercurialTestSupport
         let overlapping = try Self.scene(#"{"text": "Over"}, {"text": "Lapping"}"#)
         let title = try TitleRenderer.render(overlapping)
         #expect(title.warnings.contains { $0.message.contains("layers 1 and 2 overlap") }, "\(title.warnings)")
-        // Layers need a canvas, and are stills for now.
+        // Layers need a canvas.
         #expect(throws: MercurialError.self) { try TitleRenderer.render(Self.scene(#"{"text": "A"}"#, top: #""size": 40"#)) }
-        #expect(throws: MercurialError.self) { try FrameRenderer(base: overlapping, timeline: Timeline(duration: 1)) }
+    }
+
+    // MARK: - Animated layers
+
+    /// A layered scene and its animation (`animation` is the JSON of its block).
+    static func animated(_ layers: String, animation: String,
+                         top: String = #""width": 960, "height": 540, "anchor": "top-left", "margin": "safe""#) throws
+        -> (settings: RenderSettings, timeline: Timeline) {
+        var settings = RenderSettings()
+        let json = "{\(top), \"animation\": \(animation), \"layers\": [\(layers)]}"
+        let timeline = try #require(try SceneFile.load(json: Array(json.utf8), name: "s.json", into: &settings))
+        return (settings, timeline)
+    }
+
+    /// The renderer's frame `index` is the still of the scene at that frame's time, pixel for pixel.
+    static func expectFramesAreStills(_ settings: RenderSettings, _ timeline: Timeline, frames: [Int],
+                                      sourceLocation: SourceLocation = #_sourceLocation) throws -> FrameRenderer {
+        let renderer = try FrameRenderer(base: settings, timeline: timeline)
+        for index in frames {
+            let frame = try renderer.frame(index)
+            let still = try TitleRenderer.render(timeline.settings(at: timeline.time(ofFrame: index), base: settings)).image
+            let differing = zip(frame.pixels, still.pixels).filter { $0 != $1 }.count
+            #expect(frame.width == still.width && frame.height == still.height && differing == 0,
+                    "frame \(index): \(differing) pixels differ from the still", sourceLocation: sourceLocation)
+        }
+        return renderer
+    }
+
+    /// Frame 0 of a layered animation with no tracks is `mercurial render` of the scene, over a
+    /// backdrop and over a transparent one, with point lights in a layer.
+    @Test func frameZeroIsTheStill() throws {
+        let lit = #", "pointLights": [{"x": 300, "y": 420, "intensity": 2}]"#
+        for top in [#""width": 1280, "height": 720, "anchor": "bottom-left", "margin": "safe""#,
+                    #""width": 1280, "height": 720, "anchor": "bottom-left", "margin": "safe", "background": null"#] {
+            let (settings, timeline) = try Self.animated(Self.lowerThird.replacingOccurrences(of: #""chrome"}"#, with: #""chrome"\#(lit)}"#),
+                                                         animation: #"{"duration": 1, "fps": 2}"#, top: top)
+            _ = try Self.expectFramesAreStills(settings, timeline, frames: [0, 1])
+        }
+    }
+
+    /// The scene's `in` and `out` move the whole stack: a slide from the left starts it further
+    /// left, a fade takes every layer's alpha down; a layer's drop shadow, reaching past its
+    /// title's region, is painted whole; every frame is the still of its time.
+    @Test func inAndOutMoveTheWholeStackWithItsStyles() throws {
+        let plain = #""width": 960, "height": 540, "anchor": "bottom-left", "margin": "safe", "dropShadow": {"distance": 8, "size": 6}"#
+        let top = plain + #", "in": {"type": "slide", "side": "left", "distance": 200}, "out": {"type": "fade"}"#
+        let (settings, timeline) = try Self.animated(Self.lowerThird, animation: #"{"duration": 2, "fps": 10}"#, top: top)
+        let renderer = try Self.expectFramesAreStills(settings, timeline, frames: [1, 10, 18])
+        let settled = try #require(PlacementTests.inkEdges(try renderer.frame(10)))
+        let sliding = try #require(PlacementTests.inkEdges(try renderer.frame(1)))
+        #expect(sliding.left < settled.left - 20, "frame 1's ink \(sliding) is left of the settled \(settled)")
+        let still = try TitleRenderer.render(Self.scene(Self.lowerThird, top: plain)).image
+        #expect(try renderer.frame(10).pixels == still.pixels, "once in, the frame is the still title")
+        let fading = try renderer.frame(18).pixels
+        #expect(fading.map(\.a).max()! < still.pixels.map(\.a).max()!, "the fade takes the alpha down")
+        // The role's shadow falls below its ink, outside the role's title region.
+        let runs = Self.inkedRowRuns(still)
+        let shadowRow = try #require(runs.last).1 + 3
+        #expect((0..<still.width).contains { still.pixels[shadowRow * still.width + $0].a > 0 }, "the role's shadow is there")
+    }
+
+    /// Tracks into layers: a colour and a light of one layer move it alone, reusing every layer's
+    /// shape; a size moves the layers under it, building that layer's shape again (the name's stays).
+    @Test func tracksMoveOneLayer() throws {
+        let tracks = #"{"duration": 1, "fps": 4, "tracks": {"layers[1].light1.hue": [{"t": 0, "value": 0}, {"t": 1, "value": 0.5}], "#
+            + #""layers[0].pointLights[0].x": [{"t": 0, "value": 100}, {"t": 1, "value": 700}]}}"#
+        let named = Self.lowerThird.replacingOccurrences(of: #""gold"}"#, with: #""gold", "pointLights": [{"x": 100, "y": 60}]}"#)
+        let (settings, timeline) = try Self.animated(named, animation: tracks)
+        #expect(timeline.tracks.map(\.key) == ["layers[1].light1.hue", "layers[0].pointLights[0].x"])
+        let renderer = try Self.expectFramesAreStills(settings, timeline, frames: [0, 2, 4])
+        #expect(renderer.layerGeometryBuilds == [1, 1], "\(renderer.layerGeometryBuilds)")
+        // The role's hue moves; the name's band differs only where its point light moved.
+        let first = try renderer.frame(0).pixels, last = try renderer.frame(4).pixels
+        #expect(first != last)
+
+        let sized = #"{"duration": 1, "fps": 2, "tracks": {"layers[1].size": [{"t": 0, "value": 40}, {"t": 1, "value": 60}]}}"#
+        let (grow, growing) = try Self.animated(Self.lowerThird, animation: sized)
+        let growth = try Self.expectFramesAreStills(grow, growing, frames: [0, 1, 2])
+        #expect(growth.layerGeometryBuilds == [1, 3], "\(growth.layerGeometryBuilds)")
+
+        // The stack's top layer's offset moves the whole stack: placed again, each layer's shape built again.
+        let slid = #"{"duration": 1, "fps": 2, "tracks": {"layers[0].offset.x": [{"t": 0, "value": 0}, {"t": 1, "value": 80}]}}"#
+        let (slide, sliding) = try Self.animated(Self.lowerThird, animation: slid)
+        let slider = try Self.expectFramesAreStills(slide, sliding, frames: [0, 1, 2])
+        #expect(slider.layerGeometryBuilds == [3, 3], "\(slider.layerGeometryBuilds)")
+    }
+
+    @Test func badLayerTracksAreRefused() throws {
+        let cases: [(String, String)] = [
+            (#""layers[5].x""#, #"s.json:1:111: track "layers[5].x": the scene has 2 layers (layers[0] to layers[1])"#),
+            (#""layers[1].sise""#, #"unknown track "layers[1].sise"; did you mean "layers[1].size"?"#),
+            (#""layers[1].pointLights[0].x""#, #"track "layers[1].pointLights[0].x""#),
+            (#""layers[one].size""#, "write it as layers[N].KEY"),
+            (#""layers[0].width""#, "only numbers and colours can be keyframed"),
+            (#""light1.hue""#, #"a track moves one layer; name it as layers[N].KEY; did you mean "layers[0].light1.hue"?"#),
+            (#""layers[0].font""#, "only numbers and colours can be keyframed"),
+            (#""layers[1].offset.x""#, #"layer 1 is "below" "name", so its place is the stack's"#),
+        ]
+        for (key, fragment) in cases {
+            do {
+                _ = try Self.animated(Self.lowerThird, animation: "{\"duration\": 1, \"tracks\": {\(key): [{\"t\": 0, \"value\": 1}]}}")
+                Issue.record("\(key) was read")
+            } catch let error as MercurialError {
+                #expect(error.message.contains(fragment), "\(error.message)")
+            }
+        }
+        // The canvas is every frame's (a track cannot change a width; the editor's settings could).
+        let (scene, timeline) = try Self.animated(Self.lowerThird, animation: #"{"duration": 1}"#)
+        let renderer = try FrameRenderer(base: scene, timeline: timeline)
+        var wider = scene
+        wider.layers[1].settings.width = 1000
+        #expect { try renderer.render(wider) } throws: { ($0 as? MercurialError)?.message.contains("the canvas changes from 960×540 to 1000×540") ?? false }
+    }
+
+    /// Memory: each layer is held to one animated title's limits, and all together to twice one's.
+    @Test func layersAreBoundedInMemory() throws {
+        let uhd = #""width": 3840, "height": 2160"#
+        let small = Array(repeating: #"{"text": "A", "size": 40}"#, count: 16).joined(separator: ", ")
+        let (many, timeline) = try Self.animated(small, animation: #"{"duration": 1}"#, top: uhd)
+        #expect(try FrameRenderer(base: many, timeline: timeline).layerGeometryBuilds.count == 16)
+        let large = Array(repeating: #"{"text": "WIDE\nWIDE\nWIDE", "size": 600}"#, count: 16).joined(separator: ", ")
+        let (huge, again) = try Self.animated(large, animation: #"{"duration": 1}"#, top: uhd)
+        #expect { try FrameRenderer(base: huge, timeline: again) } throws: {
+            ($0 as? MercurialError)?.message.contains("an animation's layers are lofted in memory, from at most 32 M pixels together") ?? false
+        }
+        let (one, alone) = try Self.animated(#"{"text": "WWW\nWWW", "size": 2000}"#, animation: #"{"duration": 1}"#, top: #""width": 7000, "height": 4600"#)
+        #expect { try FrameRenderer(base: one, timeline: alone) } throws: { ($0 as? MercurialError)?.message.contains("layer 1: an animated title is lofted in memory") ?? false }
     }
 }
