@@ -124,7 +124,8 @@ if [[ $target == cli ]]; then
 elif [[ $target == editor ]]; then
     # The server's message decoding and the session's Change, without the server (SwiftNIO).
     target_sources=(Sources/MercurialEditor/EditorMessage.swift Sources/MercurialEditor/EditorSession.swift
-                    Sources/MercurialEditor/FrameDelta.swift "${target_sources[@]}")
+                    Sources/MercurialEditor/FrameDelta.swift Sources/MercurialEditor/SceneDocument.swift
+                    "${target_sources[@]}")
 fi
 
 if stale "$binary" "$kit/MercurialKit.o" "${target_sources[@]}"; then
