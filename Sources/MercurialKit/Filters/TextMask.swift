@@ -175,7 +175,8 @@ public enum TextMask {
                 return TextPlacement(run: run, fallbackFonts: font.fallbackPaths, regionWidth: regionWidth, regionHeight: regionHeight,
                                      offsetX: inkX - ink.minX - originX, offsetY: inkY - ink.minY - originY,
                                      originX: originX, originY: originY, canvasWidth: canvasWidth,
-                                     canvasHeight: canvasHeight, warnings: warnings, size: size)
+                                     canvasHeight: canvasHeight, warnings: warnings, size: size, text: layout.text,
+                                     inkSize: (ink.width, ink.height))
             }
             guard room.0 > 0, room.1 > 0 else { break }
             grown = true
@@ -440,6 +441,9 @@ struct TextPlacement {
     var canvasWidth: Int, canvasHeight: Int
     var warnings: [MercurialWarning]
     var size: Double
+    /// The text as laid out: wrapped at spaces into the room, when it was.
+    var text: String
+    var inkSize: (width: Int, height: Int)
 }
 
 struct GlyphRun {

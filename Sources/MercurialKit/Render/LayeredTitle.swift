@@ -30,11 +30,10 @@ enum LayeredTitle {
         guard let width = first.settings.width, let height = first.settings.height else {
             throw MercurialError("\"layers\" needs the canvas's \"width\" and \"height\" (the layers are placed on it together); give both")
         }
-        let placed = try place(layers, width: width, height: height)
+        let (placed, placing) = try place(layers, width: width, height: height)
         var canvas: Image<RGBA8>? = nil
-        var warnings: [MercurialWarning] = []
+        var warnings = placing
         var timings = StageTimings()
-        var inked: [(name: String, box: PixelBounds)] = []
         for (index, layer) in placed.enumerated() {
             var s = layer
             if index > 0 { (s.background, s.backgroundGradient) = (nil, nil) }
@@ -49,62 +48,100 @@ enum LayeredTitle {
             } else {
                 paint(title.canvas, over: &canvas!)
             }
-            if let box = title.canvas.content.map({ Float($0.a) / 255 }).inkBounds(threshold: 0.5) {
-                let moved = PixelBounds(minX: box.minX + title.canvas.originX, minY: box.minY + title.canvas.originY,
-                                        maxX: box.maxX + title.canvas.originX, maxY: box.maxY + title.canvas.originY)
-                let name = layers[index].name.map { "\"\($0)\"" } ?? "\(index + 1)"
-                for other in inked where other.box.minX <= moved.maxX && moved.minX <= other.box.maxX
-                    && other.box.minY <= moved.maxY && moved.minY <= other.box.maxY {
-                    warnings.append(MercurialWarning("layers \(other.name) and \(name) overlap; give \"below\" (or a larger \"gap\") to stack them"))
-                }
-                inked.append((name, moved))
-            }
         }
         return RenderedTitle(width: width, height: height, content: canvas!, originX: 0, originY: 0,
                              fill: .clear, warnings: warnings, timings: timings)
     }
 
-    /// Each layer's settings, placed: on the shared canvas, at the top-left of where its ink goes.
-    static func place(_ layers: [TitleLayer], width: Int, height: Int) throws(MercurialError) -> [RenderSettings] {
-        // Each layer's ink box, laid out on its own (no canvas: its own size, or 160 px).
-        var sizes: [(width: Int, height: Int)] = []
+    /// Each layer's settings, placed: on the shared canvas, at the top-left of where its ink
+    /// goes, with its text as wrapped and its size as shrunk to fit; and the warnings of the
+    /// placement (a stack shrunk to fit, layers that overlap).
+    ///
+    /// A stack's layers are measured in the room its top layer's margin leaves (wrapped at
+    /// spaces to its width, as one title on that canvas is), and the stack is shrunk, sizes and
+    /// gaps alike, until it fits the room's height: a longer name grows the stack towards the
+    /// canvas's middle, never past the margin.
+    static func place(_ layers: [TitleLayer], width: Int, height: Int) throws(MercurialError)
+        -> (settings: [RenderSettings], warnings: [MercurialWarning]) {
         for layer in layers {
-            var s = layer.settings
-            (s.width, s.height, s.margin, s.padding, s.offset, s.anchor) = (nil, nil, nil, 0, .zero, .topLeft)
-            guard let text = s.text else {
+            guard layer.settings.text != nil else {
                 throw MercurialError("each layer needs a \"text\" (a --mask title cannot be a layer)")
             }
-            guard s.mask == nil, s.vine == nil else { throw MercurialError("a layer cannot have a \"mask\" or a \"vine\"; leave them out of \"layers\"") }
-            let p = try TextMask.place(try TitleRenderer.textLayout(s, text: text), frame: s.textFrame)
-            sizes.append((p.canvasWidth, p.canvasHeight))
+            guard layer.settings.mask == nil, layer.settings.vine == nil else { throw MercurialError("a layer cannot have a \"mask\" or a \"vine\"; leave them out of \"layers\"") }
         }
         let above = try stacking(layers)
         var settings = layers.map(\.settings)
+        var warnings: [MercurialWarning] = []
+        var inked: [(name: String, box: PixelBounds)] = []
+        func label(_ index: Int) -> String { layers[index].name.map { "\"\($0)\"" } ?? "\(index + 1)" }
         // Each stack from its top: the layers under it, in order, and the box they make.
         for top in layers.indices where above[top] == nil {
-            var stack = [top], y = [0]
-            while let next = above.firstIndex(where: { $0 == stack.last }) {
-                y.append(y.last! + sizes[stack.last!].height + Int(layers[next].gap.rounded()))
-                stack.append(next)
-            }
-            let box = (width: stack.map { sizes[$0].width }.max()!, height: y.last! + sizes[stack.last!].height)
+            var stack = [top]
+            while let next = above.firstIndex(where: { $0 == stack.last }) { stack.append(next) }
             let head = layers[top].settings
             var frame = head.textFrame
             (frame.width, frame.height) = (width, height)
             let inset = (x: try frame.inset(width, side: "width"), y: try frame.inset(height, side: "height"))
+            let room = (width: width - 2 * inset.x, height: height - 2 * inset.y)
+            guard room.width >= 1, room.height >= 1 else {
+                throw MercurialError("the margin of layer \(label(top)) leaves no room on the \(width)×\(height) canvas; use a smaller \"margin\" or \"padding\"")
+            }
+            var scale = 1.0
+            var measured: [TextPlacement] = [], y: [Int] = []
+            for attempt in 0..<8 {
+                measured = []
+                for index in stack {
+                    var s = layers[index].settings
+                    if scale < 1 { s.size = max(((s.size ?? TextMask.defaultSize) * scale).rounded(.down), 1) }
+                    (s.width, s.height, s.margin, s.padding, s.offset, s.anchor) = (width, nil, .pixels(Double(inset.x)), nil, .zero, .topLeft)
+                    do throws(MercurialError) {
+                        measured.append(try TextMask.place(try TitleRenderer.textLayout(s, text: s.text ?? ""), frame: s.textFrame))
+                    } catch {
+                        throw MercurialError("layer \(label(index)): \(error.message)")
+                    }
+                }
+                y = [0]
+                for i in stack.indices.dropFirst() {
+                    y.append(y[i - 1] + measured[i - 1].inkSize.height + Int((layers[stack[i]].gap * scale).rounded()))
+                }
+                let boxHeight = y.last! + measured.last!.inkSize.height
+                guard boxHeight > room.height, attempt < 7 else { break }
+                scale *= Double(room.height) / Double(boxHeight) * 0.995
+            }
+            let box = (width: measured.map(\.inkSize.width).max()!, height: y.last! + measured.last!.inkSize.height)
+            if scale < 1 {
+                let names = stack.count == 1 ? "layer \(label(top))" : "the stack of layers \(stack.map(label).joined(separator: ", "))"
+                let fits = box.height <= room.height ? "" : " and still does not fit"
+                warnings.append(MercurialWarning("\(names) was shrunk to \(formatNumber((scale * 1000).rounded() / 10)) % to fit the \(room.width)×\(room.height) room inside the margin\(fits); use smaller sizes or fewer lines"))
+            }
+            for (i, index) in stack.enumerated() {
+                let requested = layers[index].settings.size ?? TextMask.defaultSize
+                if scale == 1, measured[i].size < requested {
+                    warnings.append(MercurialWarning("layer \(label(index)): the text was shrunk from \(formatNumber(requested)) px to \(formatNumber(measured[i].size)) px to fit the \(room.width) px inside the margin"))
+                }
+            }
             let x0 = TextFrame.position(length: width, inset: inset.x, ink: box.width, side: head.anchor.horizontal, offset: head.offset.x)
             let y0 = TextFrame.position(length: height, inset: inset.y, ink: box.height, side: head.anchor.vertical, offset: head.offset.y)
             for (i, index) in stack.enumerated() {
-                let free = box.width - sizes[index].width
+                let ink = measured[i].inkSize
+                let free = box.width - ink.width
                 let x = x0 + [0, free / 2, free][head.anchor.horizontal]
                 var s = settings[index]
+                // The text as wrapped and the size as shrunk here: on the whole canvas they lay out the same.
+                (s.text, s.size) = (measured[i].text, measured[i].size)
                 s.alignment = s.alignment ?? head.anchor.alignment
                 (s.width, s.height, s.anchor, s.margin, s.padding) = (width, height, .topLeft, .pixels(0), nil)
                 s.offset = SIMD2(Double(x), Double(y0 + y[i]))
                 settings[index] = s
+                let placed = PixelBounds(minX: x, minY: y0 + y[i], maxX: x + ink.width - 1, maxY: y0 + y[i] + ink.height - 1)
+                for other in inked where other.box.minX <= placed.maxX && placed.minX <= other.box.maxX
+                    && other.box.minY <= placed.maxY && placed.minY <= other.box.maxY {
+                    warnings.append(MercurialWarning("layers \(other.name) and \(label(index)) overlap; give \"below\" (or a larger \"gap\") to stack them"))
+                }
+                inked.append((label(index), placed))
             }
         }
-        return settings
+        return (settings, warnings)
     }
 
     /// For each layer, the index of the layer it is `below` (nil: the top of a stack); refuses
@@ -212,7 +249,8 @@ final class LayeredFrames {
             throw MercurialError("\"layers\" needs the canvas's \"width\" and \"height\" (the layers are placed on it together); give both")
         }
         (self.width, self.height) = (width, height)
-        let placed = try Self.placed(first.layers, into: &placedFor, &placedShapes, width: width, height: height)
+        let (placed, placing) = try Self.placed(first.layers, into: &placedFor, &placedShapes, width: width, height: height)
+        warnings = placing
         var total = 0
         for (index, layer) in placed.enumerated() {
             let planned = try TitleRenderer.plannedSize(layer)
@@ -276,10 +314,10 @@ final class LayeredFrames {
 
     /// `layers` placed on the canvas, recording what the placement was made for and each layer's placed shape.
     private static func placed(_ layers: [TitleLayer], into key: inout [PlacementKey], _ shapes: inout [TitleShapeSettings],
-                               width: Int, height: Int) throws(MercurialError) -> [RenderSettings] {
+                               width: Int, height: Int) throws(MercurialError) -> (settings: [RenderSettings], warnings: [MercurialWarning]) {
         let placed = try LayeredTitle.place(layers, width: width, height: height)
         key = layers.map { PlacementKey(shape: $0.settings.shape, gap: $0.gap) }
-        shapes = placed.map(\.shape)
+        shapes = placed.settings.map(\.shape)
         return placed
     }
 }

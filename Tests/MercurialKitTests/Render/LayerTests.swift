@@ -60,6 +60,30 @@ import MercurialTestSupport
 
     /// Straight-alpha "over": over a clear pixel it is the pixel; an opaque pixel hides what is under it;
     /// a half-clear pixel over a half-clear one has alpha a + b(1 − a).
+    /// A name longer than the safe area is wide wraps there as one title would, and the stack
+    /// grows upwards from the safe area's bottom: the role stays under the name, nothing overlaps.
+    @Test func aLongNameWrapsAndPushesTheStackUp() throws {
+        let long = Self.lowerThird.replacingOccurrences(of: "Jane Doe", with: "Jane Doe-Featherstonehaugh Montgomery Smythe Okonkwo")
+        let title = try TitleRenderer.render(try Self.scene(long))
+        #expect(title.warnings.isEmpty, "\(title.warnings)")
+        let runs = Self.inkedRowRuns(title.image)
+        try #require(runs.count >= 3, "the name wraps into two lines or more over the role: \(runs)")
+        #expect(abs(runs.last!.1 - 1026) <= 2, "the role's ink bottom \(runs.last!.1) stays on the safe area's edge")
+        let ink = try #require(PlacementTests.inkEdges(title.image))
+        #expect(ink.left >= 94 && ink.right <= 1824 + 2 && ink.top >= 54, "inside the safe area: \(ink)")
+    }
+
+    /// A stack taller than the room inside its margin is shrunk, sizes and gaps alike, to fit it, with a warning.
+    @Test func aStackTooTallIsShrunkToFit() throws {
+        let tall = #"{"name": "a", "text": "One\nTwo\nThree", "size": 300}, {"below": "a", "gap": 40, "text": "Four\nFive", "size": 200}"#
+        let title = try TitleRenderer.render(try Self.scene(tall))
+        #expect(title.warnings.contains { $0.message.contains("was shrunk to") && $0.message.contains("1728×972") }, "\(title.warnings)")
+        #expect(!title.warnings.contains { $0.message.contains("overlap") }, "\(title.warnings)")
+        let ink = try #require(PlacementTests.inkEdges(title.image))
+        #expect(ink.top >= 54 - 2 && ink.bottom <= 1026 + 2, "the shrunk stack fits the safe area: \(ink)")
+        #expect(ink.bottom - ink.top > 972 * 9 / 10, "and fills most of its height: \(ink)")
+    }
+
     @Test func overIsPorterDuffInStraightAlpha() {
         let p = RGBA8(r: 200, g: 100, b: 0, a: 128), b = RGBA8(r: 0, g: 50, b: 250, a: 100)
         #expect(LayeredTitle.over(p, .clear) == p)
@@ -146,6 +170,15 @@ import MercurialTestSupport
                                                          animation: #"{"duration": 1, "fps": 2}"#, top: top)
             _ = try Self.expectFramesAreStills(settings, timeline, frames: [0, 1])
         }
+    }
+
+    /// Layers that overlap warn in an animation too (the placement finds it, before any frame).
+    @Test func overlappingAnimatedLayersWarn() throws {
+        let (settings, timeline) = try Self.animated(#"{"text": "Over"}, {"text": "Lapping"}"#, animation: #"{"duration": 1, "fps": 2}"#)
+        let renderer = try FrameRenderer(base: settings, timeline: timeline)
+        #expect(renderer.warnings.contains { $0.message.contains("layers 1 and 2 overlap") }, "\(renderer.warnings)")
+        let (apart, t2) = try Self.animated(Self.lowerThird, animation: #"{"duration": 1, "fps": 2}"#)
+        #expect(try FrameRenderer(base: apart, timeline: t2).warnings.isEmpty)
     }
 
     /// The scene's `in` and `out` move the whole stack: a slide from the left starts it further
