@@ -18,7 +18,7 @@ struct Render: ParsableCommand {
         """
     )
 
-    @Argument(help: "The text; \\n or a real newline starts a new line. (Or \"text\" in the scene file.)")
+    @Argument(help: "The text; \\n or a real newline starts a new line. (Or \"text\" in the scene file.) A NAME.json that is a file is taken as the scene, as --params NAME.json.")
     var text: String?
 
     @OptionGroup var sceneOption: SceneFileOption
@@ -58,10 +58,11 @@ struct Render: ParsableCommand {
             }
             return (path, json)
         }
-        let settings = try options.materialOptions.settingsAndTimeline(sceneFile: sceneOption.sceneFile, text: text,
+        let (text, sceneFile) = Self.textOrScene(text, sceneFile: sceneOption.sceneFile, from: from)
+        let settings = try options.materialOptions.settingsAndTimeline(sceneFile: sceneFile, text: text,
                                                                        flags: [options], recipe: recipe).settings
         if let recipe { Self.checkFont(settings, recipe: recipe.json) }
-        var inputs = InputFiles.of(settings, sceneFile: sceneOption.sceneFile)
+        var inputs = InputFiles.of(settings, sceneFile: sceneFile)
         if let from { inputs.append((role: "title the recipe comes from", path: from)) }
         for (_, path) in outputs { try InputFiles.checkOutput(path, against: inputs) }
         if emit.maps.contains(where: { $0 != .color }) { try TitleSurface.checkSize(settings) }
@@ -89,6 +90,20 @@ struct Render: ParsableCommand {
                 if outputs.contains(where: { OutputFile.isStandardOutput($0.1) }) { Console.error(line) } else { Console.output(line) }
             }
         }
+    }
+
+    /// `render scene.json` means the scene, as `animate scene.json` does: a text ending in
+    /// `.json` that names a file, with no other scene given, is taken as `--params`; one
+    /// that names no file is rendered as text, with a warning (a mistyped scene's name).
+    static func textOrScene(_ text: String?, sceneFile: String?, from: String?) -> (text: String?, sceneFile: String?) {
+        guard let text, sceneFile == nil, from == nil, text.lowercased().hasSuffix(".json"),
+              !text.contains("\n"), !text.contains("\\n") else { return (text, sceneFile) }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: text, isDirectory: &isFolder), !isFolder.boolValue {
+            return (nil, text)
+        }
+        warn(MercurialWarning("rendering the text '\(text.escapedForTerminal)': there is no scene file of that name (a scene goes as --params SCENE.json)"))
+        return (text, sceneFile)
     }
 
     /// Warns when the font a recipe names is not the file it was made with.

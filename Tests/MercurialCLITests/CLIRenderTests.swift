@@ -20,6 +20,21 @@ import MercurialTestSupport
         Set(image.pixels.lazy.filter { $0.a == 255 }.map { UInt32($0.r) << 16 | UInt32($0.g) << 8 | UInt32($0.b) })
     }
 
+    /// `render scene.json` renders the scene, as `--params scene.json` does (and as `animate
+    /// scene.json` reads it); a `.json` that names no file is rendered as text, with a warning.
+    @Test func aSceneFileGivenAsTheTextIsTheScene() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data(#"{"text": "Gold", "material": "gold", "size": 60}"#.utf8).write(to: dir.appendingPathComponent("gold.json"))
+            expectSuccess(try await CLI.run(["render", "gold.json", "-o", "a.png"], in: dir))
+            expectSuccess(try await CLI.run(["render", "--params", "gold.json", "-o", "b.png"], in: dir))
+            let a = try Data(contentsOf: dir.appendingPathComponent("a.png"))
+            #expect(a == (try Data(contentsOf: dir.appendingPathComponent("b.png"))), "render gold.json is render --params gold.json")
+            let typo = try await CLI.run(["render", "glod.json", "-o", "c.png"], in: dir)
+            expectSuccess(typo, allowWarnings: true)
+            #expect(typo.stderrLines == ["warning: rendering the text 'glod.json': there is no scene file of that name (a scene goes as --params SCENE.json)"], "\(typo)")
+        }
+    }
+
     @Test func renderWithNoOptionsWritesTitlePNGInTheWorkingDirectory() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let r = try await CLI.run(["render", "Flex Monkey"], in: dir)
