@@ -51,15 +51,21 @@ struct LetterMap {
                 into out: inout Image<RGBA8>) -> (x: Int, y: Int) {
         let states = (0..<count).map { frame.letter($0) }
         let alphas = states.map { UInt32((min(max($0.alpha, 0), 1) * 65535).rounded()) }
-        let shifts = states.map { Int($0.dy.rounded()) }
+        let shifts = states.map { Int($0.dy.rounded(.down)) }
+        // A letter part-way up or down sits across two rows.
+        let whole = states.allSatisfy { $0.dy == $0.dy.rounded(.down) }
         let top = max(origin.y + min(shifts.min() ?? 0, 0), 0)
-        let bottom = min(origin.y + height + max(shifts.max() ?? 0, 0), canvasHeight)
+        let bottom = min(origin.y + height + max((shifts.max() ?? 0) + (whole ? 0 : 1), 0), canvasHeight)
         if out.width != width || out.height != bottom - top {
             out = Image(width: width, height: bottom - top, repeating: .clear)
         } else {
             out.withUnsafeMutableBufferPointer { $0.update(repeating: .clear) }
         }
         let (w, h, outHeight, shift) = (width, height, bottom - top, origin.y - top)
+        guard whole else {
+            revealBetweenRows(title, states: states, shift: shift, into: &out)
+            return (origin.x, top)
+        }
         title.withUnsafeBufferPointer { source in
             labels.withUnsafeBufferPointer { labels in
                 out.withUnsafeMutableBufferPointer { target in
@@ -86,6 +92,59 @@ struct LetterMap {
             }
         }
         return (origin.x, top)
+    }
+
+    /// The reveal with letters at fractional heights: each letter's pixel is split between
+    /// the two rows it falls across (linear in y, as a sub-pixel move resamples), the parts
+    /// from one letter's run of pixels down a column added (so a letter stays solid), and
+    /// each run laid "over" what the column holds (where a moving letter passes another).
+    /// Premultiplied floats; `out` is already sized and clear.
+    private func revealBetweenRows(_ title: Image<RGBA8>, states: [(alpha: Double, dy: Double)], shift: Int,
+                                   into out: inout Image<RGBA8>) {
+        let alphas = states.map { Float(min(max($0.alpha, 0), 1)) }
+        let rows = states.map { Int($0.dy.rounded(.down)) }
+        let fractions = states.map { Float($0.dy - $0.dy.rounded(.down)) }
+        let (w, h, outHeight) = (width, height, out.height)
+        title.withUnsafeBufferPointer { source in
+            labels.withUnsafeBufferPointer { labels in
+                out.withUnsafeMutableBufferPointer { target in
+                    // Letters move only up and down, so bands of columns touch disjoint pixels.
+                    parallelBands(w, minimumBand: 64) { columns in
+                        var column = [SIMD4<Float>](repeating: .zero, count: outHeight)
+                        column.withUnsafeMutableBufferPointer { column in
+                            @inline(__always) func put(_ row: Int, _ v: SIMD4<Float>) {
+                                guard v.w > 0, row >= 0, row < outHeight else { return }
+                                column[row] = v + column[row] * (1 - v.w)
+                            }
+                            for x in columns {
+                                column.update(repeating: .zero)
+                                var y = 0
+                                while y < h {
+                                    let k = Int(labels[y * w + x])
+                                    guard source[y * w + x].a > 0 else { y += 1; continue }
+                                    let (alpha, f, base) = k >= 0 ? (alphas[k], fractions[k], y + shift + rows[k]) : (1, 0, y + shift)
+                                    var carry = SIMD4<Float>.zero, row = base
+                                    while y < h, Int(labels[y * w + x]) == k, source[y * w + x].a > 0 {
+                                        let p = source[y * w + x], a = Float(p.a) * (1 / 255) * alpha
+                                        let c = SIMD4(Float(p.r) * (a / 255), Float(p.g) * (a / 255), Float(p.b) * (a / 255), a)
+                                        put(row, carry + c * (1 - f))
+                                        carry = c * f
+                                        row += 1
+                                        y += 1
+                                    }
+                                    put(row, carry)
+                                }
+                                for row in 0..<outHeight where column[row].w > 0 {
+                                    let v = column[row], a = min(v.w, 1), rgb = v / v.w * 255
+                                    target[row * w + x] = RGBA8(r: UInt8(min(rgb.x, 255).rounded()), g: UInt8(min(rgb.y, 255).rounded()),
+                                                                b: UInt8(min(rgb.z, 255).rounded()), a: UInt8((a * 255).rounded()))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Straight-alpha `s` over straight-alpha `d` (where a moving letter passes over another).

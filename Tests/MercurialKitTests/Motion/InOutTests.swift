@@ -143,6 +143,26 @@ import MercurialTestSupport
         #expect(try renderer.frame(29).pixels == TitleRenderer.render(base).image.pixels, "settled, it is the still title")
     }
 
+    /// A rising letter moves by fractions of a pixel, as a slide does: its ink's centre is where
+    /// the timing puts it (not rounded to a row), and it stays solid (its alpha is all there).
+    @Test func aRisingRevealMovesBySubPixels() throws {
+        let base = Self.title("Mercury")
+        let reveal = Self.preset(.reveal) { $0.style = .rise; $0.duration = 1; $0.stagger = 0; $0.timing = .linear; $0.distance = 20 }
+        let renderer = try FrameRenderer(base: base, timeline: Self.timeline(reveal, duration: 1, fps: 20))
+        func centreAndAlpha(_ image: Image<RGBA8>) -> (y: Double, alpha: Double) {
+            var sum = 0.0, weighted = 0.0
+            for y in 0..<image.height { for x in 0..<image.width { let a = Double(image[x, y].a); sum += a; weighted += a * Double(y) } }
+            return (weighted / sum, sum)
+        }
+        let still = centreAndAlpha(try TitleRenderer.render(base).image)
+        for t in [0.5375, 0.6125, 0.7875] {
+            let frame = centreAndAlpha(try renderer.frame(at: t))
+            let dy = 20 * (1 - t)
+            #expect(abs(frame.y - still.y - dy) < 0.05, "at \(t) s the ink sits \(frame.y - still.y) px low; the timing says \(dy)")
+            #expect(abs(frame.alpha / (still.alpha * t) - 1) < 0.01, "at \(t) s the ink's alpha is \(frame.alpha / still.alpha) of the still's; the fade says \(t)")
+        }
+    }
+
     @Test func outMirrorsIn() throws {
         let base = Self.title(background: RGBColor(r: 0.1, g: 0.1, b: 0.1))
         for kind in Entrance.Kind.allCases {
