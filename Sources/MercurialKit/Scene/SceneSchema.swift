@@ -362,7 +362,7 @@ public enum SceneSchema {
         settings.rows(under: "") + animation.rows(under: "animation.") + dynamics.rows(under: "dynamics.")
             + sequenceStep.rows(under: "sequence[].")
             + transitions.flatMap { type, schema in schema.rows(under: "sequence[].transition(\(type)).") }
-            + fallbackFont.rows(under: "fallbackFonts[].")
+            + fallbackFont.rows(under: "fallbackFonts[].") + layer.rows(under: "layers[].")
             + entrance.description.children("in|out")
     }
 
@@ -718,6 +718,16 @@ extension SceneSchema {
         },
         write: { e in entrances.first { $0.type == e.kind.rawValue }.map { $0.schema.write(e) } },
         leaf: { _ in nil })
+
+    // MARK: - layers
+
+    /// A layer's own keys; the rest of a layer are a scene's keys (a `material` first), read over the scene's top level.
+    public static let layer = Schema(TitleLayer(settings: RenderSettings()), [
+        SchemaField("name", \.name, SchemaValue.string.optional(what: "a \"name\""), help: "the layer's name, which another layer's below names"),
+        SchemaField("below", \.below, SchemaValue.string.optional(what: "a \"below\""),
+                    help: "the name of the layer this one sits under; left out: placed on its own, by its anchor"),
+        SchemaField("gap", \.gap, .number(-10_000...10_000), help: "pixels between the ink of the layer above and this one's"),
+    ])
 
     // MARK: - fallback fonts
 
