@@ -71,7 +71,7 @@ def ink_rows(rgba, width):
     return (rows[0], rows[-1]) if rows else None
 
 
-def coverage(e, binary):
+def coverage(e, binary, scene):
     driver = e.driver
     table = json.loads(subprocess.run([binary, "params", "--json"], check=True, capture_output=True, text=True, timeout=30).stdout)
     keys = [r["key"] for r in table["parameters"] + table["nested"]]
@@ -81,7 +81,9 @@ def coverage(e, binary):
         if "|" in key:      # in|out(fade).duration: one control for in, one for out
             prefix, rest = key.split("(", 1)
             return [[k + "(" + rest] for k in prefix.split("|")]
-        return [[key, key.replace("[]", "[0]"), key.split("[]")[0]]]
+        if isinstance(scene.get(key.split("[]")[0]), list) and scene[key.split("[]")[0]]:
+            return [[key.replace("[]", "[0]")]]     # a list the scene has: its first element's control
+        return [[key, key.split("[]")[0]]]
 
     missing = [k for k in keys if not all(any(c in present for c in group) for group in candidates(k))]
     check(not missing, "a control for each of the %d rows of params --json, nested ones included (missing: %s)" % (len(keys), missing))
@@ -92,7 +94,7 @@ def coverage(e, binary):
     print("JSON fields left, for values the schema gives no rows: %d (%s)" % (len(fallbacks), ", ".join(fallbacks)))
 
 
-def stops_in_out_and_lights(e):
+def stops_in_out_and_lights(e, screenshot):
     driver = e.driver
     gradient = lambda: e.state()["editor"]["blocks"]["backgroundGradient"]
     revision = e.state()["editor"]["revision"]
@@ -144,9 +146,15 @@ def stops_in_out_and_lights(e):
     undo(driver)
     wait_for(lambda: len(lights()) == 2, "undo to bring the light back", 30)
     check(lights() == first, "undo brings back both lights as they were: %s" % lights())
+    if screenshot:
+        for css in ('.stops[data-key="backgroundGradient"]', 'details.item[data-key="pointLights[1]"] .row', '.row[data-key="in.type"]'):
+            find(driver, css)
+        driver.execute_script("document.querySelector('aside').scrollTop = document.querySelector('[data-group=\"pointLights\"]').offsetTop - 40")
+        driver.save_screenshot(screenshot)
+        print("screenshot: " + screenshot)
 
 
-def layers(e, screenshot):
+def layers(e):
     driver = e.driver
     layers = lambda: e.state()["editor"]["document"].get("layers")
     box = driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="layers"]')
@@ -167,9 +175,6 @@ def layers(e, screenshot):
     after = ink_rows(frame_after(e, e.state()["editor"]["revision"]), width)
     check(before and after and after[1] - after[0] > before[1] - before[0] + 8,
           "the new layer puts ink under the title: ink rows %s -> %s" % (before, after))
-    if screenshot:
-        driver.save_screenshot(screenshot)
-        print("screenshot: " + screenshot)
 
     # A 17th layer is refused by the list; undo then takes the text back.
     revision = e.state()["editor"]["revision"]
@@ -184,7 +189,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
     parser.add_argument("--pid-file")
-    parser.add_argument("--screenshot", help="a PNG of the page with a layer's group open")
+    parser.add_argument("--screenshot", help="a PNG of the page with the gradient's stops, a point light's group and in open")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     scene = {"text": "Hi", "size": 60, "width": 480, "height": 240,
@@ -193,11 +198,11 @@ def main():
                              {"x": 380, "y": 120, "color": "#3388ff", "intensity": 1, "range": 150}],
              "animation": {"duration": 2, "fps": 10}}
     with Editor(binary, scene, args.pid_file) as e:
-        coverage(e, binary)
-        stops_in_out_and_lights(e)
+        coverage(e, binary, scene)
+        stops_in_out_and_lights(e, args.screenshot)
         check(e.running(), "the editor is still running")
     with Editor(binary, {"text": "Title", "size": 48, "width": 480, "height": 240, "layers": [{"name": "a"}]}, args.pid_file) as e:
-        layers(e, args.screenshot)
+        layers(e)
         check(e.running(), "the editor is still running")
     print("PASS")
 

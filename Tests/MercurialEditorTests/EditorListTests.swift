@@ -71,6 +71,25 @@ import MercurialTestSupport
         #expect(throws: MercurialError.self) { try renderer.render(two, into: &canvas, showing: nil) }
     }
 
+    /// An optional block's on/off box sends {} and null; a scene file's null leaves out a vine, a push or a rope's anchor too.
+    @Test func anOptionalBlockIsTurnedOnAndOff() async throws {
+        let scene = #"{"text": "Hi", "size": 40, "width": 320, "height": 200, "pointLights": [{"x": 10, "y": 20}]}"#
+        try await EditorFixture.with(sceneJSON: scene) { (editor: EditorFixture) async throws in
+            #expect(try await Self.set(editor, "vine", "{}").status == 200)
+            #expect(await editor.session.settings.vine != nil)
+            #expect(try await Self.set(editor, "vine", "null").status == 200)
+            #expect(await editor.session.settings.vine == nil)
+            #expect(try await Self.set(editor, "pointLights[0].orbit", #"{"r": 5}"#).status == 200)
+            #expect(await editor.session.settings.pointLights[0].orbit?.r == 5)
+            #expect(try await Self.set(editor, "pointLights[0].orbit", "null").status == 200)
+            #expect(await editor.session.settings.pointLights[0].orbit == nil)
+        }
+        var settings = RenderSettings()
+        let timeline = try SceneFile.load(json: Array(#"{"text": "Hi", "vine": null, "animation": {"duration": 1}, "dynamics": {"push": null, "ropes": [{"body": 0, "anchor": null}]}}"#.utf8),
+                                          name: "null.json", into: &settings)
+        #expect(timeline?.dynamics?.push == nil && timeline?.dynamics?.ropes.first?.anchor == nil)
+    }
+
     @Test func inAndOutAreChosenByTypeEditedAndTakenOut() async throws {
         try await EditorFixture.with(sceneJSON: Self.animated) { (editor: EditorFixture) async throws in
             #expect(try await Self.set(editor, "in", #"{"type": "fade", "duration": 0.5}"#).status == 200)
