@@ -8,7 +8,8 @@ gradient backdrop, two point lights and an animation: a gradient stop added chan
 preview, a stop's location out of range is refused by the control and undo takes the stop
 back; in set to fade with a duration is saved so; a point light removed comes back with
 undo. On a scene with one layer: removing it is refused, a layer added and its text set
-puts ink where it goes, a 17th layer is refused and undo takes the text back.
+puts ink where it goes, moving it up and taking out its size are each undone, a 17th layer
+is refused and undo takes the text back.
 
 Usage: editor-groups-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE]
 Exits 1 on a failed check; prints PASS at the end.
@@ -176,13 +177,24 @@ def layers(e):
     check(before and after and after[1] - after[0] > before[1] - before[0] + 8,
           "the new layer puts ink under the title: ink rows %s -> %s" % (before, after))
 
+    # The new layer moved up, then taken out of the layer by undo; its size key unset with ×, and back with undo.
+    names = lambda: [layer.get("name") for layer in layers()]
+    click(driver, 'details.item[data-key="layers[1]"] button[data-action="up"]')
+    wait_for(lambda: names() == ["layer2", "a"], "the layers' new order", 30)
+    undo(driver)
+    wait_for(lambda: names() == ["a", "layer2"], "undo to put the order back", 30)
+    click(driver, '.row[data-key="layers[1].size"] button[data-action="unset"]')
+    wait_for(lambda: "size" not in layers()[1], "layer 2's size to be taken out", 30)
+    undo(driver)
+    wait_for(lambda: "size" in layers()[1], "undo to put the size back", 30)
+
     # A 17th layer is refused by the list; undo then takes the text back.
     revision = e.state()["editor"]["revision"]
     driver.execute_script("setWhole('layers', Array.from({ length: 17 }, (_, i) => ({ text: 'L' + i })))")
     wait_for(lambda: box.is_displayed() and "17 layers" in box.text, "the refusal of a 17th layer", 30)
     check(e.state()["editor"]["revision"] == revision and len(layers()) == 2, "nothing lost: %s" % box.text)
     undo(driver)
-    wait_for(lambda: layers()[1].get("text") != "Under", "undo to take the text back", 30)
+    wait_for(lambda: layers()[1].get("text") == "Layer 2", "undo to take the text back (the last change not undone)", 30)
 
 
 def main():

@@ -578,7 +578,16 @@ enum EditorPage {
             tools.append(button('↑', 'up', () => i > 0 && move(i - 1)), button('↓', 'down', () => i < v.length - 1 && move(i + 1)),
                          button('Remove', 'remove', () => setWhole(list, v.filter((_, k) => k !== i))));
             d.append(tools);
-            for (const r of rowsOf(element, i)) { d.append(r.make ? r.make() : makeRow(r)); shown.push(r); }
+            for (const r of rowsOf(element, i)) {
+              const div = r.make ? r.make() : makeRow(r);
+              // A scene key a layer sets: × takes it out, and the layer shows the scene's value again.
+              if (list === 'layers' && !('editable' in r) && r.schema in element && r.schema !== 'text') {
+                div.append(button('×', 'unset', () => {
+                  const next = clone(v); delete next[i][r.schema]; setWhole(list, next);
+                }));
+              }
+              d.append(div); shown.push(r);
+            }
             if (list === 'layers') d.append(addLayerKey(element, i));
             items.append(d);
           });
@@ -623,7 +632,7 @@ enum EditorPage {
     // A layer's rows: its own keys (the schema's layers[] rows), its preset, its text, and the
     // scene keys it sets over the scene's, each from the parameter table.
     function layerRows(layer, i, own) {
-      const at = (r) => ({ ...r, key: `layers[${i}].${r.key.replace(/^layers\[\]\./, '')}`, group: 'layer' });
+      const at = (r) => ({ ...r, schema: r.key.replace(/^layers\[\]\./, ''), key: `layers[${i}].${r.key.replace(/^layers\[\]\./, '')}`, group: 'layer' });
       const table = rows.filter((r) => !('editable' in r));
       const keys = ['text'].concat(Object.keys(layer).filter((k) => k !== 'text' && k !== 'material' && table.some((r) => r.key === k)));
       return own.map(at).concat([{ key: `layers[${i}].material`, make: () => layerMaterial(i) }],
