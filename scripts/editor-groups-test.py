@@ -7,9 +7,10 @@ the two); none of the lists, stops or in/out is a raw JSON field. On a scene wit
 gradient backdrop, two point lights and an animation: a gradient stop added changes the
 preview, a stop's location out of range is refused by the control and undo takes the stop
 back; in set to fade with a duration is saved so; a point light removed comes back with
-undo. On a scene with one layer: removing it is refused, a layer added and its text set
-puts ink where it goes, moving it up and taking out its size are each undone, a 17th layer
-is refused and undo takes the text back.
+undo; a drop shadow's box turns it on, showing its rows, and off. On a scene with one
+layer: removing it is refused, a layer added and its text set puts ink where it goes,
+moving it up and taking out its size are each undone, a 17th layer is refused and undo
+takes the text back.
 
 Usage: editor-groups-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE]
 Exits 1 on a failed check; prints PASS at the end.
@@ -147,6 +148,16 @@ def stops_in_out_and_lights(e, screenshot):
     undo(driver)
     wait_for(lambda: len(lights()) == 2, "undo to bring the light back", 30)
     check(lights() == first, "undo brings back both lights as they were: %s" % lights())
+    # An optional block's box: on, the block with its keys' defaults and their rows shown; off, none.
+    shadow = lambda: e.state()["editor"]["blocks"].get("dropShadow")
+    click(driver, '.row[data-key="dropShadow"] input[type=checkbox]')
+    wait_for(lambda: shadow() is not None, "a drop shadow on the server", 30)
+    opacity = driver.find_element(By.CSS_SELECTOR, '.row[data-key="dropShadow.opacity"]')
+    wait_for(lambda: opacity.is_displayed(), "the shadow's rows", 30)
+    click(driver, '.row[data-key="dropShadow"] input[type=checkbox]')
+    wait_for(lambda: shadow() is None, "the drop shadow to go", 30)
+    wait_for(lambda: not opacity.is_displayed(), "the shadow's rows to hide", 30)
+
     if screenshot:
         for css in ('.stops[data-key="backgroundGradient"]', 'details.item[data-key="pointLights[1]"] .row', '.row[data-key="in.type"]'):
             find(driver, css)

@@ -112,6 +112,7 @@ enum EditorPage {
            border: 2px solid #fff; box-shadow: 0 0 3px #000; cursor: grab; touch-action: none; }
     .point-dot.selected { outline: 2px solid #fc6; }
     .row { display: grid; grid-template-columns: 124px 1fr 76px 18px; gap: 4px 6px; align-items: center; margin: 3px 0; }
+    .row[hidden] { display: none; }
     .row label { overflow-wrap: anywhere; cursor: help; }
     .row .wide { grid-column: 2 / 4; }
     .row input[type=text], .row select, .row textarea { width: 100%; background: #15151a; color: #eee;
@@ -406,9 +407,14 @@ enum EditorPage {
         if (row.default === null) {
           const box = document.createElement('input');
           box.type = 'checkbox'; box.name = row.key; box.title = 'on: the block, its keys as set below; off: none';
-          controls.set(row.key, (v) => { box.checked = !!v && v !== 'null' && v !== (row.unset || ''); });
+          controls.set(row.key, (v) => {
+            box.checked = !!v && v !== 'null' && v !== (row.unset || '');
+            // Off, the block's own rows are hidden: only the box shows.
+            const rowsOf = div.parentElement ? div.parentElement.querySelectorAll(`.row[data-key^="${CSS.escape(row.key + '.')}"]`) : [];
+            rowsOf.forEach((r) => { r.hidden = !box.checked; });
+          });
           div.append(box);
-          box.addEventListener('change', () => put(box.checked ? '{}' : 'null'));
+          box.addEventListener('change', () => Promise.resolve(put(box.checked ? '{}' : 'null')).then(() => refresh()));
         } else controls.set(row.key, () => {});
       } else if (kind === 'bool') {
         const box = document.createElement('input');
