@@ -112,12 +112,26 @@ enum EditorPage {
            border: 2px solid #fff; box-shadow: 0 0 3px #000; cursor: grab; touch-action: none; }
     .point-dot.selected { outline: 2px solid #fc6; }
     .row { display: grid; grid-template-columns: 124px 1fr 76px 18px; gap: 4px 6px; align-items: center; margin: 3px 0; }
+    .row[hidden] { display: none; }
     .row label { overflow-wrap: anywhere; cursor: help; }
     .row .wide { grid-column: 2 / 4; }
     .row input[type=text], .row select, .row textarea { width: 100%; background: #15151a; color: #eee;
            border: 1px solid #444; border-radius: 3px; padding: 2px 4px; font: inherit; }
     .row textarea { height: 52px; resize: vertical; }
+    .row .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 4px; }
+    .row .pair input { width: 100%; background: #15151a; color: #eee; border: 1px solid #444; border-radius: 3px; padding: 2px 4px; font: inherit; }
     .row input[type=range] { width: 100%; }
+    .list, .stops { margin: 4px 0 8px; }
+    .list-title { color: #aaa; margin: 6px 0 2px; }
+    details.item { margin: 4px 0; }
+    details.item.selected { border-color: #fc6; }
+    .item-tools { display: flex; gap: 4px; justify-content: flex-end; margin: 2px 0; }
+    button.small { padding: 1px 7px; font-size: 12px; }
+    .stops .bar { height: 16px; border-radius: 3px; overflow: hidden; border: 1px solid #444; margin: 4px 0; }
+    .stops .bar > div { height: 100%; }
+    .stop { display: grid; grid-template-columns: 48px 1fr 24px; gap: 6px; align-items: center; margin: 3px 0; }
+    .stop input[type=color] { width: 100%; height: 22px; padding: 0; border: none; background: none; }
+    .stop input[type=text] { background: #15151a; color: #eee; border: 1px solid #444; border-radius: 3px; padding: 2px 4px; font: inherit; }
     .row .swatch { display: block; height: 22px; border-radius: 3px; overflow: hidden; }
     .row input[type=color] { width: 100%; height: 22px; padding: 0; border: none; background: none; }
     .row .swatch.none input[type=color] { opacity: 0; }
@@ -165,12 +179,23 @@ enum EditorPage {
 
     // Shows the error the server gave for KEY (the command line's text), or clears it.
     function showError(key, message) {
-      const box = document.querySelector(`.error[data-error-for="${CSS.escape(key)}"]`);
+      const box = errorBoxFor(key);
       if (!box) { if (message) status(message, true); return; }
       box.textContent = message || '';
       box.hidden = !message;
       const row = box.closest('.row');
       if (row) row.querySelectorAll('input[type=text]').forEach((i) => i.classList.toggle('invalid', !!message));
+    }
+
+    // The box for KEY's errors: its own, or else the nearest block's it is in (layers[1].gap → layers).
+    function errorBoxFor(key) {
+      for (let k = key; k;) {
+        const box = document.querySelector(`.error[data-error-for="${CSS.escape(k)}"]`);
+        if (box) return box;
+        const shorter = k.replace(/(\.[^.]*|\[\d*\]|\([^)]*\))$/, '');
+        k = shorter === k ? '' : shorter;
+      }
+      return null;
     }
 
     // Sends changes [{key, value}]; on success records them for undo (unless `record`
@@ -224,7 +249,7 @@ enum EditorPage {
       setChanges({ changes, tag: me + ':' + last }).then(({ status: code, json }) => {
         trace('answer', last);
         if (code === 200) {
-          for (const c of changes) { values.set(c.key, c.value); showError(c.key, ''); }
+          for (const c of changes) { values.set(c.key, c.value); patchLocal(c.key, c.value); showError(c.key, ''); }
           if (!json.changed) batch.ids.forEach((id) => pending.delete(id));   // no frame will come
           if (batch.record) remember([...batch.before].map(([key, value]) => ({ key, value })), changes);
           status('');
@@ -277,9 +302,11 @@ enum EditorPage {
       div.append(label);
       const error = document.createElement('div');
       error.className = 'error';
-      error.dataset.errorFor = row.key;
+      error.dataset.errorFor = row.errorKey || row.key;
       error.hidden = true;
       const kind = row.kind;
+      // An element's or a typed block's row may send its change under another key (see makeTyped).
+      const put = (v, started) => row.put ? row.put(v, started) : send([{ key: row.key, value: v }], true, started);
       if (kind === 'number' || kind === 'integer') {
         const [min, max] = row.range;
         const slider = document.createElement('input');
@@ -301,13 +328,13 @@ enum EditorPage {
         slider.addEventListener('input', (event) => {
           const v = scale.name === 'linear' ? slider.value : String(scale.value(Number(slider.value)));
           field.value = v;
-          send([{ key: row.key, value: v }], true, event.timeStamp || performance.now());
+          put(v, event.timeStamp || performance.now());
         });
-        field.addEventListener('change', () => send([{ key: row.key, value: field.value.trim() }]));
+        field.addEventListener('change', () => put(field.value.trim()));
         const reset = () => {
           const v = text(row, row.default);
           controls.get(row.key)(v);
-          send([{ key: row.key, value: v }]);
+          put(v);
         };
         slider.addEventListener('dblclick', reset);
         label.addEventListener('dblclick', reset);
@@ -328,7 +355,7 @@ enum EditorPage {
           if (![...select.options].some((o) => o.value === v)) add(select, v);
           select.value = v;
         });
-        select.addEventListener('change', () => send([{ key: row.key, value: select.value }]));
+        select.addEventListener('change', () => put(select.value));
       } else if (kind === 'color') {
         const picker = document.createElement('input');
         picker.type = 'color'; picker.name = row.key;
@@ -348,33 +375,67 @@ enum EditorPage {
         picker.addEventListener('input', (event) => {
           field.value = picker.value;
           swatch.classList.remove('none');
-          send([{ key: row.key, value: picker.value }], true, event.timeStamp || performance.now());
+          put(picker.value, event.timeStamp || performance.now());
         });
-        field.addEventListener('change', () => send([{ key: row.key, value: field.value.trim() }]));
+        field.addEventListener('change', () => put(field.value.trim()));
       } else if (kind === 'text') {
         const area = document.createElement('textarea');
         area.className = 'wide'; area.name = row.key;
         div.append(area);
         controls.set(row.key, (v) => { if (document.activeElement !== area) area.value = v; });
-        area.addEventListener('input', () => send([{ key: row.key, value: area.value || (row.unset || '') }]));
+        area.addEventListener('input', () => put(area.value || (row.unset || '')));
+      } else if (kind === 'point' || kind === 'range') {
+        // Two numbers, [x, y] or [low, high], a field each; both empty: none (for a key that may be left out).
+        const pair = [0, 1].map((k) => {
+          const f = document.createElement('input');
+          f.type = 'text'; f.name = `${row.key}-${k}`; f.title = row.rangeText || '';
+          f.placeholder = kind === 'point' ? ['x', 'y'][k] : ['low', 'high'][k];
+          return f;
+        });
+        const both = document.createElement('span'); both.className = 'wide pair'; both.append(...pair);
+        div.append(both);
+        controls.set(row.key, (v) => {
+          let p = null; try { p = JSON.parse(v); } catch (e) { }
+          pair.forEach((f, k) => { if (document.activeElement !== f) f.value = Array.isArray(p) ? String(p[k]) : ''; });
+        });
+        pair.forEach((f) => f.addEventListener('change', () => {
+          const [a, b] = pair.map((f) => f.value.trim());
+          put(a === '' && b === '' ? 'null' : `[${a || 0}, ${b || 0}]`);
+        }));
+      } else if (kind === 'object' && rows.some((r) => r.key.startsWith((row.schema || row.key) + '.'))) {
+        // A block whose keys have rows of their own: on (its keys' defaults) or off; one that is always there, its name.
+        if (row.default === null) {
+          const box = document.createElement('input');
+          box.type = 'checkbox'; box.name = row.key; box.title = 'on: the block, its keys as set below; off: none';
+          controls.set(row.key, (v) => {
+            box.checked = !!v && v !== 'null' && v !== (row.unset || '');
+            // Off, the block's own rows are hidden: only the box shows.
+            const rowsOf = div.parentElement ? div.parentElement.querySelectorAll(`.row[data-key^="${CSS.escape(row.key + '.')}"]`) : [];
+            rowsOf.forEach((r) => { r.hidden = !box.checked; });
+          });
+          div.append(box);
+          box.addEventListener('change', () => Promise.resolve(put(box.checked ? '{}' : 'null')).then(() => refresh()));
+        } else controls.set(row.key, () => {});
       } else if (kind === 'bool') {
         const box = document.createElement('input');
         box.type = 'checkbox'; box.name = row.key;
         controls.set(row.key, (v) => { box.checked = v === 'true'; });
         div.append(box);
-        box.addEventListener('change', () => send([{ key: row.key, value: box.checked ? 'true' : 'false' }]));
+        box.addEventListener('change', () => put(box.checked ? 'true' : 'false'));
       } else {
         const field = document.createElement('input');
         field.type = 'text'; field.className = 'wide'; field.name = row.key;
         div.append(field);
         field.placeholder = row.kind === 'path' ? 'a file in the scene\'s folder, or ' + (row.unset || 'none') : (row.rangeText || '');
         controls.set(row.key, (v) => { if (document.activeElement !== field) field.value = v; });
-        field.addEventListener('change', () => send([{ key: row.key, value: field.value.trim() || (row.unset || '') }]));
+        // The fallback for a value the schema gives no rows (a point, a span, a list of numbers): its JSON.
+        if (!['path', 'timing', 'margin'].includes(row.kind)) field.classList.add('json');
+        field.addEventListener('change', () => put(field.value.trim() || (row.unset || '')));
       }
       // A key the editor cannot change (a track's keyframes, a sequence): shown, not edited.
       // The animation's and dynamics' keys are set in the scene as the file holds it.
       if (row.editable === false && !inDocument(row.key)) div.querySelectorAll('input, select, textarea').forEach((e) => { e.disabled = true; });
-      if (kind === 'number' || kind === 'integer' || kind === 'color') {
+      if ((kind === 'number' || kind === 'integer' || kind === 'color') && !row.put && !/^(layers|in|out)[.[(]/.test(row.key)) {
         const key = document.createElement('button');
         key.type = 'button'; key.className = 'key'; key.textContent = '◆';
         key.title = 'Keyframe this value at the playhead (Alt+click: delete the keyframe there)';
@@ -417,6 +478,323 @@ enum EditorPage {
                position: (v) => Math.round(Math.log(clamp(v) - min + 1) / span * steps) };
     }
 
+    // Lists, gradient stops and typed blocks, made from the schema's rows: a list is the rows
+    // `L[].K` (element i's controls are `L[i].K`), a gradient's stops its rows `G.colors` and
+    // `G.locations`, a typed block (in, out) the rows `in|out(TYPE).K`. An element's row sends
+    // its own change; adding, removing or moving an element or a stop, or choosing a type, is
+    // ONE change of the whole value, which undo and redo take back whole.
+    const lists = new Map();            // a list's or block's key → { show() } drawing it from the scene
+    const topOf = (key) => key.split(/[.[(]/)[0];
+    // The value at KEY in the scene: a block the renderer declares as it writes it, the rest as the file holds it.
+    function currentValue(key) {
+      const blocks = editor.blocks || {};
+      return valueIn(topOf(key) in blocks ? blocks : editor.document, key);
+    }
+    const settable = (row) => row.editable !== false || inDocument(row.key);
+    const clone = (v) => JSON.parse(JSON.stringify(v));
+    function setWhole(key, value) {
+      return send([{ key, value: JSON.stringify(value === undefined ? null : value) }]).then((code) => code === 200 ? refresh() : null);
+    }
+    // Keeps the page's copy of the scene in step with a change the server took, so that the
+    // next whole-list change starts from it (`[]` sets every element).
+    function patchLocal(key, text) {
+      if (!editor.document || !(/[.[]/.test(key) || lists.has(key))) return;
+      let v; try { v = JSON.parse(text); } catch (e) { v = text; }
+      const steps = [];
+      for (const part of key.split('.')) {
+        const m = /^([^[(]+)((\[\d*\])*)$/.exec(part); if (!m) return;
+        steps.push(m[1]); for (const i of (m[2].match(/\[\d*\]/g) || [])) steps.push(i === '[]' ? '[]' : Number(i.slice(1, -1)));
+      }
+      const put = (o, [s, ...rest]) => {
+        if (o === null || typeof o !== 'object') return;
+        for (const t of s === '[]' ? (Array.isArray(o) ? [...o.keys()] : []) : [s]) {
+          if (!rest.length) o[t] = v; else put(o[t], rest);
+        }
+      };
+      put(topOf(key) in (editor.blocks || {}) ? editor.blocks : editor.document, steps);
+    }
+    function button(label, action, onClick) {
+      const b = document.createElement('button');
+      b.type = 'button'; b.textContent = label; b.dataset.action = action; b.className = 'small';
+      b.addEventListener('click', onClick);
+      return b;
+    }
+    function errorBox(key) {
+      const error = document.createElement('div');
+      error.className = 'error'; error.dataset.errorFor = key; error.hidden = true;
+      return error;
+    }
+    function subgroup(key, title) {
+      const d = document.createElement('details');
+      d.className = 'group item'; d.dataset.key = key;
+      const summary = document.createElement('summary'); summary.textContent = title;
+      d.append(summary);
+      return d;
+    }
+    // Which editor draws ROW, if not a row of its own: [its key, its group, the function making it].
+    function editorFor(row) {
+      const has = (suffix) => rows.some((r) => r.key === row.key + suffix);
+      if (settable(row) && has('.colors') && has('.locations')) return [row.key, row.group, () => makeStops(row.key)];
+      if (settable(row) && !row.key.includes('[') && rows.some((r) => r.key.startsWith(row.key + '[].'))) {
+        return [row.key, row.group, () => makeList(row.key)];
+      }
+      let m = /^([^[(]+)\.(colors|locations)$/.exec(row.key);
+      if (m && settable(row) && rows.some((r) => r.key === m[1] + '.colors') && rows.some((r) => r.key === m[1] + '.locations')) {
+        return [m[1], row.group, () => makeStops(m[1])];
+      }
+      m = /^(.+?)\[\]\./.exec(row.key);
+      if (m && settable(row) && !m[1].includes('[')) return [m[1], row.group, () => makeList(m[1])];
+      m = /^([\w|]+)\((\w+)\)\./.exec(row.key);
+      if (m) return [m[1], m[1], () => makeTyped(m[1])];
+      return null;
+    }
+
+    // A list of blocks: each element a collapsible group with its rows, moved up or down or
+    // taken out by its buttons; Add appends a copy of the last element (or the rows' defaults).
+    function makeList(list) {
+      const own = rows.filter((r) => r.key.startsWith(list + '[].'));
+      const noun = list.split('.').pop().replace(/s$/, '').replace(/([A-Z])/g, ' $1').toLowerCase();
+      const box = document.createElement('div');
+      box.className = 'list'; box.dataset.key = list;
+      const items = document.createElement('div');
+      const elements = () => currentValue(list) || [];
+      const add = button('Add ' + noun, 'add', () => setWhole(list, elements().concat(list === 'layers' ? newLayers(elements()) : [blank(own, elements())])));
+      box.append(items, add, errorBox(list));
+      let shape = null, shown = [];
+      const rowsOf = (element, i) => {
+        if (list !== 'layers') return own.map((r) => ({ ...r, schema: r.key, key: r.key.replace('[]', `[${i}]`), group: noun }));
+        return layerRows(element, i, own);
+      };
+      lists.set(list, { show() {
+        const v = elements();
+        values.set(list, JSON.stringify(currentValue(list) ?? null));
+        const now = JSON.stringify(v.map((e) => list === 'layers' ? [Object.keys(e), e.name, e.text] : 0));
+        if (now !== shape) {
+          shape = now;
+          const open = new Set([...items.children].filter((d) => d.open).map((d) => d.dataset.key));
+          for (const r of shown) controls.delete(r.key);
+          items.replaceChildren();
+          shown = [];
+          v.forEach((element, i) => {
+            const label = element && (element.name || element.text);
+            const d = subgroup(`${list}[${i}]`, `${noun} ${i + 1}` + (label ? ` · ${String(label).split('\n')[0]}` : ''));
+            d.open = open.has(d.dataset.key);
+            const move = (to) => { const next = clone(v); next.splice(to, 0, next.splice(i, 1)[0]); setWhole(list, next); };
+            const tools = document.createElement('div'); tools.className = 'item-tools';
+            tools.append(button('↑', 'up', () => i > 0 && move(i - 1)), button('↓', 'down', () => i < v.length - 1 && move(i + 1)),
+                         button('Remove', 'remove', () => setWhole(list, v.filter((_, k) => k !== i))));
+            d.append(tools);
+            for (const r of rowsOf(element, i)) {
+              const div = r.make ? r.make() : makeRow(r);
+              // A scene key a layer sets: × takes it out, and the layer shows the scene's value again.
+              if (list === 'layers' && !('editable' in r) && r.schema in element && r.schema !== 'text') {
+                div.append(button('×', 'unset', () => {
+                  const next = clone(v); delete next[i][r.schema]; setWhole(list, next);
+                }));
+              }
+              d.append(div); shown.push(r);
+            }
+            if (list === 'layers') d.append(addLayerKey(element, i));
+            items.append(d);
+          });
+        }
+        v.forEach((element, i) => {
+          for (const r of shown.filter((r) => r.key.startsWith(`${list}[${i}].`))) {
+            const value = valueIn(element, r.key.slice(`${list}[${i}].`.length));
+            // Left out: a layer's scene key shows the scene's value, an element's own key its default.
+            const t = text(r, value !== undefined ? value : 'editable' in r ? r.default : r.value);
+            values.set(r.key, t);
+            const show = controls.get(r.key); if (show) show(t);
+          }
+        });
+      } });
+      return box;
+    }
+    // A new element: a copy of the last one, or the rows' defaults (a point at the canvas's centre).
+    function blank(own, elements) {
+      if (elements.length) {
+        const copy = clone(elements[elements.length - 1]);
+        if (typeof copy.x === 'number') copy.x += 40;
+        return copy;
+      }
+      const element = {};
+      for (const r of own) {
+        const name = r.key.split('[].')[1];
+        if (name.includes('.') || r.default === null || r.default === undefined) continue;
+        element[name] = r.default;
+      }
+      if ('x' in element && 'y' in element) { element.x = Math.round($('preview').width / 2); element.y = Math.round($('preview').height / 2); }
+      return element;
+    }
+    // Layers: the first added to a scene without them is the scene's own title; each next one sits under the last.
+    function newLayers(layers) {
+      const made = layers.length ? [] : [{ name: 'layer1' }];
+      const all = layers.concat(made), n = all.length + 1, above = all[all.length - 1];
+      const size = Number(values.get('size')) || 100;
+      const layer = { name: 'layer' + n, text: 'Layer ' + n, size: Math.max(8, Math.round(size / 2)) };
+      if (above && above.name) layer.below = above.name;
+      return made.concat([layer]);
+    }
+    // A layer's rows: its own keys (the schema's layers[] rows), its preset, its text, and the
+    // scene keys it sets over the scene's, each from the parameter table.
+    function layerRows(layer, i, own) {
+      const at = (r) => ({ ...r, schema: r.key.replace(/^layers\[\]\./, ''), key: `layers[${i}].${r.key.replace(/^layers\[\]\./, '')}`, group: 'layer' });
+      const table = rows.filter((r) => !('editable' in r));
+      const keys = ['text'].concat(Object.keys(layer).filter((k) => k !== 'text' && k !== 'material' && table.some((r) => r.key === k)));
+      return own.map(at).concat([{ key: `layers[${i}].material`, make: () => layerMaterial(i) }],
+                                keys.map((k) => at(table.find((r) => r.key === k))));
+    }
+    function layerMaterial(i) {
+      const div = document.createElement('div');
+      div.className = 'row'; div.dataset.key = `layers[${i}].material`;
+      const label = document.createElement('label'); label.textContent = 'material'; label.title = 'the preset this layer starts from';
+      const select = document.createElement('select'); select.className = 'wide';
+      for (const m of [''].concat(editor.materials)) { const o = document.createElement('option'); o.value = m; o.textContent = m || '(the scene\'s)'; select.append(o); }
+      controls.set(`layers[${i}].material`, (v) => { select.value = v; });
+      select.addEventListener('change', () => {
+        const layers = clone(currentValue('layers'));
+        if (select.value) layers[i].material = select.value; else delete layers[i].material;
+        setWhole('layers', layers);
+      });
+      div.append(label, select, errorBox(`layers[${i}].material`));
+      return div;
+    }
+    function addLayerKey(layer, i) {
+      const div = document.createElement('div');
+      div.className = 'row'; div.dataset.action = 'add-key';
+      const label = document.createElement('label'); label.textContent = 'set a key';
+      const select = document.createElement('select'); select.className = 'wide';
+      const none = document.createElement('option'); none.value = ''; none.textContent = 'the scene\'s… (choose one)'; select.append(none);
+      for (const r of rows.filter((r) => !('editable' in r) && !(r.key in layer))) {
+        const o = document.createElement('option'); o.value = r.key; o.textContent = `${r.group}: ${r.name}`; select.append(o);
+      }
+      select.addEventListener('change', () => {
+        const r = rows.find((r) => r.key === select.value);
+        if (r) send([{ key: `layers[${i}].${r.key}`, value: text(r, r.value) }]).then((code) => code === 200 ? refresh() : null);
+      });
+      div.append(label, select);
+      return div;
+    }
+
+    // A gradient's stops, in location order: a colour and a location each, added and taken out
+    // here, with the gradient drawn above them.
+    function makeStops(block) {
+      const box = document.createElement('div');
+      box.className = 'stops'; box.dataset.key = block;
+      const bar = document.createElement('div');
+      bar.className = 'bar checker'; bar.dataset.key = block + '.locations';
+      const fill = document.createElement('div'); bar.append(fill);
+      const items = document.createElement('div'); items.dataset.key = block + '.colors';
+      const gradient = () => currentValue(block);
+      const stopsOf = (g) => g && g.colors ? g.colors.map((color, k) => ({ color,
+        location: g.locations ? g.locations[k] : (g.colors.length > 1 ? k / (g.colors.length - 1) : 0) })) : [];
+      const put = (stops) => {
+        stops.sort((a, b) => a.location - b.location);
+        setWhole(block, { ...gradient(), colors: stops.map((s) => s.color), locations: stops.map((s) => s.location) });
+      };
+      const add = button('Add stop', 'add', () => {
+        const stops = stopsOf(gradient());
+        if (!stops.length) { put([{ color: '#000000', location: 0 }, { color: '#ffffff', location: 1 }]); return; }
+        let k = 0;   // the new stop halves the widest gap, in the colour of the stop before it
+        for (let j = 1; j < stops.length - 1; j++) if (stops[j + 1].location - stops[j].location > stops[k + 1].location - stops[k].location) k = j;
+        const after = stops[k + 1] || stops[k];
+        stops.push({ color: stops[k].color, location: Math.round((stops[k].location + after.location) / 2 * 1000) / 1000 });
+        put(stops);
+      });
+      const remove = button('None', 'none', () => setWhole(block, null));
+      box.append(bar, items, add, remove, errorBox(block));
+      let count = -1;
+      lists.set(block, { show() {
+        const g = gradient(), stops = stopsOf(g);
+        values.set(block, JSON.stringify(g ?? null));
+        remove.hidden = !g;
+        add.textContent = g ? 'Add stop' : 'Add a gradient';
+        fill.style.background = stops.length ? `linear-gradient(to right, ${stops.map((s) => `${s.color} ${s.location * 100}%`).join(', ')})` : 'none';
+        if (stops.length !== count) {
+          count = stops.length;
+          items.replaceChildren();
+          stops.forEach((_, k) => {
+            const row = document.createElement('div'); row.className = 'stop';
+            const picker = document.createElement('input'); picker.type = 'color'; picker.dataset.key = `${block}.colors[${k}]`;
+            const field = document.createElement('input'); field.type = 'text'; field.dataset.key = `${block}.locations[${k}]`;
+            field.title = 'where the colour sits, 0…1';
+            const take = button('×', 'remove', () => put(stopsOf(gradient()).filter((_, j) => j !== k)));
+            picker.addEventListener('change', () => { const s = stopsOf(gradient()); s[k].color = picker.value; put(s); });
+            field.addEventListener('change', () => {
+              if (field.value.trim() === '') return;   // emptied on the way to a new value
+              const s = stopsOf(gradient()); s[k].location = Number(field.value.trim()); put(s);
+            });
+            row.append(picker, field, take);
+            items.append(row);
+          });
+        }
+        stops.forEach((s, k) => {
+          const [picker, field] = items.children[k].children;
+          if (/^#[0-9a-f]{6}$/i.test(s.color)) picker.value = s.color;
+          if (document.activeElement !== field) field.value = String(s.location);
+        });
+      } });
+      return box;
+    }
+
+    // A typed block for each of the keys in PREFIX (`in|out`): its type chosen from the schema's
+    // types (none takes the block out), then that type's rows, each sending `KEY.FIELD`.
+    function makeTyped(prefix) {
+      const box = document.createElement('div');
+      const typeRows = rows.filter((r) => r.key.startsWith(prefix + '('));
+      const types = [...new Set(typeRows.map((r) => /\((\w+)\)/.exec(r.key)[1]))];
+      const fieldsOf = (type) => typeRows.filter((r) => r.key.startsWith(`${prefix}(${type}).`) && !r.key.endsWith('.type'));
+      const name = (r) => r.key.split('.').pop();
+      const common = fieldsOf(types[0]).map(name).filter((f) => types.every((t) => fieldsOf(t).some((r) => name(r) === f)));
+      for (const key of prefix.split('|')) {
+        const group = subgroup(key, key);
+        const div = document.createElement('div');
+        div.className = 'row'; div.dataset.key = `${key}.type`;
+        const label = document.createElement('label'); label.textContent = 'type';
+        label.title = (typeRows.find((r) => r.key.endsWith('.type')) || {}).help || '';
+        const select = document.createElement('select'); select.className = 'wide';
+        for (const t of ['none'].concat(types)) {   // each type's option is its row `KEY(TYPE).type`
+          const o = document.createElement('option'); o.value = o.textContent = t;
+          if (t !== 'none') o.dataset.key = `${key}(${t}).type`;
+          select.append(o);
+        }
+        select.addEventListener('change', () => {
+          if (select.value === 'none') { setWhole(key, null); return; }
+          const old = currentValue(key) || {}, next = { type: select.value };
+          for (const f of common) if (f in old) next[f] = old[f];
+          setWhole(key, next);
+        });
+        div.append(label, select);
+        group.append(div);
+        const parts = new Map();
+        for (const type of types) {
+          const part = document.createElement('div'); part.dataset.type = type; part.hidden = true;
+          for (const r of fieldsOf(type)) {
+            const change = `${key}.${name(r)}`;
+            part.append(makeRow({ ...r, key: `${key}(${type}).${name(r)}`, errorKey: change, group: key,
+                                  put: (v, started) => send([{ key: change, value: v }], true, started) }));
+          }
+          parts.set(type, part);
+          group.append(part);
+        }
+        group.append(errorBox(key));
+        box.append(group);
+        lists.set(key, { show() {
+          const v = currentValue(key);
+          values.set(key, JSON.stringify(v ?? null));
+          const type = v && v.type || 'none';
+          select.value = type;
+          for (const [t, part] of parts) part.hidden = t !== type;
+          for (const r of type === 'none' ? [] : fieldsOf(type)) {
+            const f = name(r), t = text(r, f in v ? v[f] : r.default);
+            values.set(`${key}.${f}`, t);
+            const show = controls.get(`${key}(${type}).${f}`); if (show) show(t);
+          }
+        } });
+      }
+      return box;
+    }
+
     // The title's text, font and preset first; then the groups as the schema orders them.
     function build() {
       const form = $('controls');
@@ -429,31 +807,41 @@ enum EditorPage {
       for (const key of ['text', 'font']) { const row = rows.find((r) => r.key === key); if (row) top.append(makeRow(row)); }
       top.append(makeMaterialRow());
       // Each group collapses; the nested blocks (point lights, gradients, vine, dynamics…) start closed.
+      // Lists, gradient stops and in/out have editors of their own (editorFor), placed where their first row is.
       let fieldset = null, group = null;
+      const made = new Set();
       for (const row of rows) {
         if (row.key === 'text' || row.key === 'font') continue;
-        if (row.group !== group) {
-          group = row.group;
+        const special = editorFor(row);
+        if (special && made.has(special[0])) continue;
+        const name = special ? special[1] : row.group;
+        if (name !== group) {
+          group = name;
           fieldset = document.createElement('details');
           fieldset.className = 'group'; fieldset.dataset.group = group;
           fieldset.open = !('editable' in row);
-          const summary = document.createElement('summary'); summary.textContent = group;
+          const summary = document.createElement('summary'); summary.textContent = group.replace('|', ' / ');
           fieldset.append(summary);
           form.append(fieldset);
         }
-        fieldset.append(makeRow(row));
+        if (!special) { fieldset.append(makeRow(row)); continue; }
+        made.add(special[0]);
+        if (special[0] !== group) {
+          const title = document.createElement('div'); title.className = 'list-title'; title.textContent = special[0];
+          fieldset.append(title);
+        }
+        fieldset.append(special[2]());
       }
-      const lights = document.createElement('details');
-      lights.className = 'group'; lights.id = 'point-light'; lights.hidden = true; lights.open = true;
-      form.prepend(lights);
       form.prepend(top);
       form.addEventListener('submit', (e) => e.preventDefault());
     }
 
-    const inDocument = (key) => /^(animation|dynamics)\./.test(key) && !/^animation\.tracks/.test(key);
-    // The value at a path (a.b[0].c; [] takes the first element) in the scene as the file holds it.
-    function documentValue(key) {
-      let v = editor.document;
+    // The keys the editor sets in the scene as the file holds it (see EditorSession.documentPath).
+    const inDocument = (key) => /^((animation|dynamics)\.|(in|out|layers)([.[(]|$))/.test(key) && !/^animation\.tracks/.test(key);
+    const documentValue = (key) => valueIn(editor.document, key);
+    // The value at a path (a.b[0].c; [] takes the first element) in ROOT.
+    function valueIn(root, key) {
+      let v = root;
       for (const part of key.split('.')) {
         const m = /^([^[]+)((\[\d*\])*)$/.exec(part);
         if (!m || v === null || typeof v !== 'object') return undefined;
@@ -469,8 +857,10 @@ enum EditorPage {
       for (const row of rows) {
         const v = text(row, inDocument(row.key) && row.value === null ? documentValue(row.key) : row.value);
         values.set(row.key, v);
-        controls.get(row.key)(v);
+        const show = controls.get(row.key);
+        if (show) show(v);
       }
+      for (const list of lists.values()) list.show();
       values.set('material', editor.material);
       controls.get('material')(editor.material);
       // The keys the scene sets over its preset (a preset switch keeps them).
@@ -560,7 +950,7 @@ enum EditorPage {
         let dot = layer.children[i];
         if (!dot) {
           dot = document.createElement('div'); dot.className = 'point-dot'; dot.dataset.key = `pointLights[${i}]`;
-          dot.title = `point light ${i + 1}: drag to move, click for its colour, intensity and range`;
+          dot.title = `point light ${i + 1}: drag to move, click for its colour, intensity, range and Remove`;
           layer.append(dot); dragPointDot(dot, i);
         }
         dot.style.left = (c.left - st.left + stage.scrollLeft + light.x * sx) + 'px';
@@ -596,26 +986,20 @@ enum EditorPage {
         });
       });
     }
-    // The selected light's own rows: pointLights[].KEY made for pointLights[i].KEY.
+    // A light clicked on the preview: its group in the point lights' list (rows made from the
+    // schema's pointLights[] rows) opens, with its colour, intensity, range and Remove.
+    let openedLight = null;
     function showPointLight() {
-      const box = $('point-light'), lights = pointLights();
-      if (selectedLight === null || selectedLight >= lights.length) { box.hidden = true; return; }
-      const i = selectedLight;
-      if (box.dataset.light !== String(i)) {
-        box.replaceChildren();
-        const summary = document.createElement('summary'); summary.textContent = `Point light ${i + 1}`;
-        box.append(summary);
-        for (const row of rows.filter((r) => /^pointLights\[\]\.(color|intensity|range|x|y)$/.test(r.key))) {
-          box.append(makeRow({ ...row, key: row.key.replace('[]', `[${i}]`), group: 'Point light' }));
-        }
-        box.dataset.light = String(i);
-      }
-      box.hidden = false;
-      for (const key of ['x', 'y', 'color', 'intensity', 'range']) {
-        const show = controls.get(`pointLights[${i}].${key}`);
-        const v = lights[i][key];
-        if (show && v !== undefined) { values.set(`pointLights[${i}].${key}`, String(v)); show(String(v)); }
-      }
+      document.querySelectorAll('.list[data-key="pointLights"] details.item').forEach((d) => {
+        d.classList.toggle('selected', d.dataset.key === `pointLights[${selectedLight}]`);
+      });
+      if (selectedLight === openedLight) return;
+      openedLight = selectedLight;
+      const item = document.querySelector(`details.item[data-key="pointLights[${selectedLight}]"]`);
+      if (!item) return;
+      item.open = true;
+      const group = item.closest('details.group:not(.item)'); if (group) group.open = true;
+      item.scrollIntoView({ block: 'nearest' });
     }
     window.addEventListener('resize', () => placePointDots());
 

@@ -242,9 +242,16 @@ public actor EditorSession {
                 if change.key == Self.keyframeKey {
                     try keyframe(change.value, of: next, timeline: nextTimeline, in: &nextDocument)
                 } else if let path = Self.documentPath(change.key) {
-                    // The animation's and dynamics' keys: set in the document, checked as the file's are when it is read.
+                    // The animation's, dynamics', in/out's and layers' keys: set in the document, checked as
+                    // the file's are when it is read. A whole block (`layers`, `in`) set to none is taken out.
                     let value = (try? JSONDocument.parse(Array(change.value.utf8)))?.value ?? .string(change.value)
-                    try nextDocument.assign(change.key, path, value)
+                    if path.count == 1, case .key(let block) = path[0] {
+                        let taken = ["none", "null"].contains(change.value.trimmingCharacters(in: .whitespaces))
+                        nextDocument.set(block, taken ? nil : value)
+                    } else {
+                        try nextDocument.assign(change.key, path, value)
+                    }
+                    if case .key("layers") = path[0] { try checkLayers(nextDocument["layers"], had: document["layers"]) }
                 } else {
                     try applyOne(change, to: &next)
                     try record(change, from: next, in: &nextDocument)
@@ -266,12 +273,47 @@ public actor EditorSession {
     /// A number as a message shows it (`2`, `0.5`).
     static func number(_ value: Double) -> String { String(format: "%g", value) }
 
-    /// The path of a key the scene file's reader reads with the timeline (`animation.fps`,
-    /// `dynamics.friction`), which the editor sets in the document; nil for the others.
+    /// The path of a key the editor sets in the document, as the file holds it: those the scene
+    /// file's reader reads with the timeline (`animation.fps`, `dynamics.ropes`, `in`, `out.duration`)
+    /// and the layers (`layers`, `layers[1].text`), read over the scene's top level; nil for the others.
     static func documentPath(_ key: String) -> [SchemaPathStep]? {
-        guard key.hasPrefix("animation.") || key.hasPrefix("dynamics."), !key.hasPrefix("animation.tracks"),
-              let path = SchemaPathStep.parse(key) else { return nil }
-        return path
+        guard !key.hasPrefix("animation.tracks"), let path = SchemaPathStep.parse(key),
+              case .key(let block)? = path.first else { return nil }
+        switch block {
+        case "animation", "dynamics": return path.count > 1 ? path : nil
+        case "in", "out", "layers": return path
+        default: return nil
+        }
+    }
+
+    /// What a page puts in a layer is held to what it may put at the top level: a bundled
+    /// material, a font or file inside the scene's folder, no fallback fonts (they name files).
+    /// A layer's value the file already had (read from disk, sent back with the list) stays.
+    private func checkLayers(_ layers: JSONValue?, had: JSONValue?) throws(MercurialError) {
+        func fields(_ list: JSONValue?) -> [(index: Int, member: JSONMember)] {
+            guard case .array(let items)? = list else { return [] }
+            return items.enumerated().flatMap { index, item -> [(index: Int, member: JSONMember)] in
+                guard case .object(let members) = item.value else { return [] }
+                return members.map { (index, $0) }
+            }
+        }
+        let kept = Set(fields(had).map { $0.member.key + "=" + $0.member.value.value.text() })
+        for (index, member) in fields(layers) where !kept.contains(member.key + "=" + member.value.value.text()) {
+            let key = "layers[\(index)].\(member.key)"
+            if member.key == "fallbackFonts" { throw MercurialError("\(key) names font files, which the editor does not take; give the layer a \"font\"") }
+            guard case .string(let text) = member.value.value else { continue }
+            if member.key == "material" {
+                guard materials.contains(text) else {
+                    throw MercurialError("unknown material '\(text)' for \(key); bundled: \(materials.joined(separator: ", "))")
+                }
+            } else if let parameter = try? ParameterGroup.parameter(forKey: member.key), parameter.key == member.key {
+                switch parameter.kind {
+                case .path: _ = try insideFolder(text, key: key)
+                case .font: _ = try allowedFont(text)
+                default: break
+                }
+            }
+        }
     }
 
     /// The scene file as the editor holds it (the page reads the animation's and dynamics' values from it).
@@ -811,15 +853,18 @@ final class RenderCache: Sendable {
         init(_ renderer: FrameRenderer) { self.renderer = renderer }
     }
 
-    /// What a `FrameRenderer` is built from: the geometry, and the shading image it
-    /// reads once (its path and the file as it was, so an edit to it is read again).
+    /// What a `FrameRenderer` is built from: the geometry, the shading image it reads
+    /// once (its path and the file as it was, so an edit to it is read again) and the
+    /// number of layers (it holds a renderer for each).
     struct Key: Equatable {
         var geometry: TitleShapeSettings
         var shadingImage: String?
         var shadingFile: FileStamp?
+        var layers: Int
 
         init(_ settings: RenderSettings) {
             geometry = settings.shape
+            layers = settings.layers.count
             shadingImage = settings.shadingImage
             shadingFile = settings.shadingImage.flatMap(FileStamp.init)
         }

@@ -340,6 +340,15 @@ final class EditorProcess: @unchecked Sendable {
                            timeout: 420)
     }
 
+    /// Issue 22's item 2 (scripts/editor-groups-test.py): a control for every row of `params --json`,
+    /// nested ones included, and no raw JSON field for lists, stops, layers or in/out; a gradient
+    /// stop added changes the preview, one out of range is refused by the control and undo takes
+    /// the stop back; in = fade for 0.7 s is saved so; a point light removed comes back with undo;
+    /// the last layer cannot be removed nor a 17th added, a layer added and its text set puts ink under the title.
+    @Test(.timeLimit(.minutes(5))) func theListsStopsLayersAndInOutWorkInHeadlessChromium() async throws {
+        try await Self.run("editor-groups-test.py", [])
+    }
+
     /// Runs a browser test script on the built binary; whatever happens, the editor it started is stopped.
     static func run(_ name: String, _ arguments: [String], timeout: Int = 240) async throws {
         let binary = try CLI.binary()

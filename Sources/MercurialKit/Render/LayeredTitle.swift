@@ -12,7 +12,6 @@ public struct TitleLayer: Sendable, Equatable {
 
     /// The most layers a scene may have.
     public static let maximum = 16
-    public static let keys = ["name", "below", "gap"]
 }
 
 /// A scene with `layers`: each layer shaped, shaded and lit as a title is (a still of
@@ -283,6 +282,9 @@ final class LayeredFrames {
     /// The frame for `settings` (a layered scene's settings at some time); `at` names the frame in messages.
     func render(_ settings: RenderSettings, at: String) throws(MercurialError) -> Image<RGBA8> {
         let layers = settings.layers
+        guard layers.count == renderers.count else {
+            throw MercurialError("the layers change from \(renderers.count) to \(layers.count)\(at); a renderer draws the layers it was made for")
+        }
         for layer in layers where layer.settings.width != width || layer.settings.height != height {
             throw MercurialError("the canvas changes from \(width)×\(height) to \(layer.settings.width ?? 0)×\(layer.settings.height ?? 0)\(at); the layers' \"width\" and \"height\" are the canvas's, which every frame shares: do not animate them")
         }

@@ -157,9 +157,8 @@ public enum SceneFile {
             var rest: [JSONMember] = []
             for field in fields {
                 switch field.key {
-                case "name": layer.name = try SchemaValue<String>.string.read(field.value, "\(name).name", reader)
-                case "below": layer.below = try SchemaValue<String>.string.read(field.value, "\(name).below", reader)
-                case "gap": layer.gap = try SchemaValue<Double>.number(-10_000...10_000).read(field.value, "\(name).gap", reader)
+                case _ where SceneSchema.layer.field(field.key) != nil:
+                    try SceneSchema.layer.field(field.key)?.read(&layer, field.value, "\(name).\(field.key)", reader)
                 case "layers", "animation", "dynamics", "sequence":
                     throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers; move it to the top level")
                 case "material":

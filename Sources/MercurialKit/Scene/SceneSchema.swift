@@ -16,7 +16,7 @@ public enum SceneSchema {
                     SchemaValue.block(gradient).map({ $0.backgroundGradient }, { GradientDraft($0) })
                         .optional(acceptsNull: true, createsBlank: false, what: "a \"backgroundGradient\""),
                     help: "an axial gradient behind the title instead of background (CAGradientLayer)"),
-        SchemaField("vine", \.vine, SchemaValue.block(vine).optional(what: "a \"vine\""),
+        SchemaField("vine", \.vine, SchemaValue.block(vine).optional(acceptsNull: true, what: "a \"vine\""),
                     help: "a growing vine ornament, lofted and shaded with the title"),
         SchemaField("margin", \.margin, margin,
                     help: "space between the canvas's edges and the box the ink is placed in: px, \"5%\" of the canvas, or \"safe\" (EBU R 95: 5 % a side); null: the radius plus 4"),
@@ -145,7 +145,7 @@ public enum SceneSchema {
         SchemaField("range", \.range, .number(0...1e6), help: "radius in pixels where the light has faded to nothing"),
         SchemaField("constantIntensityOverRange", \.constantIntensityOverRange, .bool,
                     help: "hold the intensity out to the range instead of fading"),
-        SchemaField("orbit", \.orbit, SchemaValue.block(orbit).optional(what: "an \"orbit\""),
+        SchemaField("orbit", \.orbit, SchemaValue.block(orbit).optional(acceptsNull: true, what: "an \"orbit\""),
                     help: "circle on this path; x and y follow it",
                     then: { light in if let o = light.orbit { (light.x, light.y) = o.position(at: 0) } }),
     ], finish: { _, node, members, name, reader throws(MercurialError) in
@@ -362,7 +362,7 @@ public enum SceneSchema {
         settings.rows(under: "") + animation.rows(under: "animation.") + dynamics.rows(under: "dynamics.")
             + sequenceStep.rows(under: "sequence[].")
             + transitions.flatMap { type, schema in schema.rows(under: "sequence[].transition(\(type)).") }
-            + fallbackFont.rows(under: "fallbackFonts[].")
+            + fallbackFont.rows(under: "fallbackFonts[].") + layer.rows(under: "layers[].")
             + entrance.description.children("in|out")
     }
 
@@ -420,7 +420,7 @@ public enum SceneSchema {
         SchemaField("floor", \.floorSetting, floor, help: "true: the canvas's bottom edge, false: none, or a y in canvas pixels"),
         SchemaField("walls", \.walls, .bool, help: "walls at the canvas's left and right edges"),
         SchemaField("ceiling", \.ceiling, .bool, help: "a ceiling at the canvas's top edge"),
-        SchemaField("push", \.push, SchemaValue.block(push).optional(what: "a \"push\""), help: "an instantaneous push (UIPushBehavior)"),
+        SchemaField("push", \.push, SchemaValue.block(push).optional(acceptsNull: true, what: "a \"push\""), help: "an instantaneous push (UIPushBehavior)"),
         SchemaField("spin", \.spin, .number(-200...200), help: "radians/s added to a body on its first collision"),
         SchemaField("delay", \.delay, time, help: "seconds before the first body is let go"),
         SchemaField("stagger", \.stagger, time, help: "further seconds for each next body"),
@@ -497,7 +497,7 @@ public enum SceneSchema {
 
     public static let rope = Schema(Dynamics.Rope(), [
         SchemaField("body", \.bodyReference, ropeBody, help: "the body that hangs from it, from 0 in text order"),
-        SchemaField("anchor", \.anchor, SchemaValue.point(-1e5...1e5, "a point [x, y] in canvas pixels").optional(what: "an \"anchor\""),
+        SchemaField("anchor", \.anchor, SchemaValue.point(-1e5...1e5, "a point [x, y] in canvas pixels").optional(acceptsNull: true, what: "an \"anchor\""),
                     help: "the fixed end in canvas pixels; left out: above the body, at the canvas's top edge"),
         SchemaField("segments", \.segments, .integer(1...200), help: "rigid links in the rope"),
         SchemaField("width", \.width, .number(1...200), help: "the stroke's width in pixels"),
@@ -718,6 +718,16 @@ extension SceneSchema {
         },
         write: { e in entrances.first { $0.type == e.kind.rawValue }.map { $0.schema.write(e) } },
         leaf: { _ in nil })
+
+    // MARK: - layers
+
+    /// A layer's own keys; the rest of a layer are a scene's keys (a `material` first), read over the scene's top level.
+    public static let layer = Schema(TitleLayer(settings: RenderSettings()), [
+        SchemaField("name", \.name, SchemaValue.string.optional(what: "a \"name\""), help: "the layer's name, which another layer's below names"),
+        SchemaField("below", \.below, SchemaValue.string.optional(what: "a \"below\""),
+                    help: "the name of the layer this one sits under; left out: placed on its own, by its anchor"),
+        SchemaField("gap", \.gap, .number(-10_000...10_000), help: "pixels between the ink of the layer above and this one's"),
+    ])
 
     // MARK: - fallback fonts
 

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import MercurialEditor
+@testable import MercurialKit
+import MercurialTestSupport
+
+/// Lists and typed blocks from the page (issue 22, item 2): `layers`, `in` and `out` are set
+/// as the file holds them, whole (adding, removing or moving an element is one change) or by
+/// a path into them, and checked as the file's are when it is read.
+@Suite(.serialized) struct EditorListTests {
+    static let animated = #"{"text": "Hi", "size": 40, "width": 320, "height": 200, "animation": {"duration": 2, "fps": 10}}"#
+
+    /// A change whose value is any text (JSON quoted for the request's body).
+    static func set(_ editor: EditorFixture, _ key: String, _ value: String) async throws -> RawHTTP.Response {
+        try await editor.post("/api/set", JSONValue.members([("key", .string(key)), ("value", .string(value)), ("tag", .string("test"))]).text())
+    }
+
+    @Test func layersAreAddedEditedAndRefusedAsTheFileWouldBe() async throws {
+        try await EditorFixture.with(sceneJSON: Self.animated) { (editor: EditorFixture) async throws in
+            let two = #"[{"name": "a"}, {"name": "b", "text": "Lo", "below": "a", "size": 20}]"#
+            #expect(try await Self.set(editor, "layers", two).status == 200)
+            #expect(await editor.session.settings.layers.map(\.name) == ["a", "b"])
+            #expect(try await Self.set(editor, "layers[1].text", "Yo").status == 200)
+            #expect(await editor.session.settings.layers[1].settings.text == "Yo")
+            #expect(try await Self.set(editor, "layers[1].gap", "30").status == 200)
+            #expect(await editor.session.settings.layers[1].gap == 30)
+
+            // The last layer taken out, a 17th added, a gap out of range: refused, nothing changed.
+            let revision = await editor.session.revision
+            let empty = try await Self.set(editor, "layers", "[]")
+            #expect(empty.status == 422 && empty.text.contains("give 1 to 16"), "\(empty.text)")
+            let many = "[" + (0..<17).map { #"{"text": "L\#($0)"}"# }.joined(separator: ", ") + "]"
+            let seventeen = try await Self.set(editor, "layers", many)
+            #expect(seventeen.status == 422 && seventeen.text.contains("17 layers"), "\(seventeen.text)")
+            let gap = try await Self.set(editor, "layers[1].gap", "99999")
+            #expect(gap.status == 422 && gap.text.contains("layers[1].gap"), "\(gap.text)")
+            #expect(await editor.session.revision == revision)
+            #expect(await editor.session.settings.layers.count == 2)
+
+            // Saved as set; null takes the block out.
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            var saved = RenderSettings()
+            try SceneFile.load(editor.scene.path, into: &saved)
+            #expect(saved.layers.map(\.settings.text) == ["Hi", "Yo"])
+            #expect(try await Self.set(editor, "layers", "null").status == 200)
+            #expect(await editor.session.settings.layers.isEmpty)
+        }
+    }
+
+    /// A layer added or taken out gets a renderer for the new stack (the cached one holds a
+    /// renderer per layer); one made for other layers refuses them rather than crash.
+    @Test func aLayerAddedOrRemovedRendersTheNewStack() async throws {
+        let one = #"{"text": "Title", "size": 40, "width": 320, "height": 200, "layers": [{"name": "a"}]}"#
+        try await EditorFixture.with(sceneJSON: one) { (editor: EditorFixture) async throws in
+            await editor.session.waitUntilIdle()
+            for layers in [#"[{"name": "a"}, {"name": "b", "text": "Lo", "below": "a", "size": 20}]"#, #"[{"name": "a"}]"#] {
+                #expect(try await Self.set(editor, "layers", layers).status == 200)
+                await editor.session.waitUntilIdle()
+                #expect(await editor.session.lastError == nil)
+                #expect(try await editor.get("/frame.rgba").status == 200)
+            }
+        }
+        var settings = RenderSettings()
+        try SceneFile.load(json: Array(one.utf8), name: "one.json", into: &settings)
+        let renderer = try FrameRenderer(base: settings, timeline: Timeline(duration: 1))
+        var two = settings
+        var second = two.layers[0]
+        second.name = "b"
+        two.layers.append(second)
+        var canvas = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
+        #expect(throws: MercurialError.self) { try renderer.render(two, into: &canvas, showing: nil) }
+    }
+
+    /// An optional block's on/off box sends {} and null; a scene file's null leaves out a vine, a push or a rope's anchor too.
+    @Test func anOptionalBlockIsTurnedOnAndOff() async throws {
+        let scene = #"{"text": "Hi", "size": 40, "width": 320, "height": 200, "pointLights": [{"x": 10, "y": 20}]}"#
+        try await EditorFixture.with(sceneJSON: scene) { (editor: EditorFixture) async throws in
+            #expect(try await Self.set(editor, "vine", "{}").status == 200)
+            #expect(await editor.session.settings.vine != nil)
+            #expect(try await Self.set(editor, "vine", "null").status == 200)
+            #expect(await editor.session.settings.vine == nil)
+            #expect(try await Self.set(editor, "pointLights[0].orbit", #"{"r": 5}"#).status == 200)
+            #expect(await editor.session.settings.pointLights[0].orbit?.r == 5)
+            #expect(try await Self.set(editor, "pointLights[0].orbit", "null").status == 200)
+            #expect(await editor.session.settings.pointLights[0].orbit == nil)
+        }
+        var settings = RenderSettings()
+        let timeline = try SceneFile.load(json: Array(#"{"text": "Hi", "vine": null, "animation": {"duration": 1}, "dynamics": {"push": null, "ropes": [{"body": 0, "anchor": null}]}}"#.utf8),
+                                          name: "null.json", into: &settings)
+        #expect(timeline?.dynamics?.push == nil && timeline?.dynamics?.ropes.first?.anchor == nil)
+    }
+
+    @Test func inAndOutAreChosenByTypeEditedAndTakenOut() async throws {
+        try await EditorFixture.with(sceneJSON: Self.animated) { (editor: EditorFixture) async throws in
+            #expect(try await Self.set(editor, "in", #"{"type": "fade", "duration": 0.5}"#).status == 200)
+            #expect(try await Self.set(editor, "in.duration", "0.8").status == 200)
+            #expect(await editor.session.animation?.inOut?.entrance?.duration == 0.8)
+            #expect(try await Self.set(editor, "out", #"{"type": "slide", "side": "left"}"#).status == 200)
+            let side = try await Self.set(editor, "out.side", "up")
+            #expect(side.status == 422 && side.text.contains("out.side"), "\(side.text)")
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            let root = try JSONDocument.parse([UInt8](Data(contentsOf: editor.scene)))
+            #expect(root.value.at([.key("in")])?.text() == #"{"type": "fade", "duration": 0.8}"#)
+            #expect(try await Self.set(editor, "in", "none").status == 200)
+            #expect(await editor.session.animation?.inOut?.entrance == nil)
+            #expect(await editor.session.animation?.inOut?.exit?.kind == .slide)
+        }
+    }
+
+    /// What a page puts in a layer is held to the top level's rules: no file outside the
+    /// scene's folder, only a bundled material, no fallback fonts.
+    @Test func aLayerNamesNoFileOutsideTheScenesFolder() async throws {
+        try await EditorFixture.with(sceneJSON: Self.animated) { (editor: EditorFixture) async throws in
+            #expect(try await Self.set(editor, "layers", #"[{"text": "A"}]"#).status == 200)
+            for (key, value) in [("layers[0].font", "/etc/passwd"), ("layers[0].mask", "../../../../etc/passwd"),
+                                 ("layers[0].shadingImage", "/etc/hostname"), ("layers[0].material", "/etc/passwd"),
+                                 ("layers", #"[{"text": "A", "font": "../x.ttf"}]"#),
+                                 ("layers", #"[{"text": "A", "material": "../../m.json"}]"#),
+                                 ("layers", #"[{"text": "A", "fallbackFonts": [{"name": "x", "file": "/etc/passwd", "index": 0, "sha256": ""}]}]"#)] {
+                let response = try await Self.set(editor, key, value)
+                #expect(response.status == 422, "\(key)=\(value): \(response.text)")
+            }
+            #expect(try await Self.set(editor, "layers[0].font", "serif").status == 200)
+            #expect(try await Self.set(editor, "layers[0].material", "gold").status == 200)
+        }
+    }
+}

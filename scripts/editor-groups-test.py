@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Headless-Chromium checks of issue 22's item 2: every declared key editable on the page.
+
+Every row of `mercurial params --json` (its nested rows included) has a control whose
+`data-key` is its schema path (a list's rows for its first element, in/out's for each of
+the two); none of the lists, stops or in/out is a raw JSON field. On a scene with a
+gradient backdrop, two point lights and an animation: a gradient stop added changes the
+preview, a stop's location out of range is refused by the control and undo takes the stop
+back; in set to fade with a duration is saved so; a point light removed comes back with
+undo; a drop shadow's box turns it on, showing its rows, and off. On a scene with one
+layer: removing it is refused, a layer added and its text set puts ink where it goes,
+moving it up and taking out its size are each undone, a 17th layer is refused and undo
+takes the text back.
+
+Usage: editor-groups-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE]
+Exits 1 on a failed check; prints PASS at the end.
+"""
+import argparse
+import json
+import os
+import subprocess
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+from editor_browser import Editor, check, wait_for
+
+
+def idle(driver):
+    wait_for(lambda: not driver.execute_script("return window.__busy()"), "the page to finish its changes", 60)
+
+
+def undo(driver):
+    idle(driver)
+    driver.find_element(By.TAG_NAME, "header").click()
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+
+
+def reveal(driver, element):
+    """Opens the closed groups around `element` by clicking their summaries, outermost first."""
+    closed = driver.execute_script("""
+        const out = [];
+        for (let d = arguments[0].closest('details'); d; d = d.parentElement.closest('details')) if (!d.open) out.unshift(d);
+        return out.map((d) => d.querySelector(':scope > summary'));""", element)
+    for summary in closed:
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
+        summary.click()
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    return element
+
+
+def find(driver, css):
+    idle(driver)
+    return reveal(driver, driver.find_element(By.CSS_SELECTOR, css))
+
+
+def click(driver, css):
+    find(driver, css).click()
+
+
+def frame_after(e, revision):
+    """The preview's pixels once the frame of `revision` (or later) is on screen."""
+    wait_for(lambda: e.driver.execute_script("return window.__pending() === 0 && window.__shown && window.__shown.revision")
+             >= revision, "the frame of revision %d" % revision, 60)
+    return e.api("/frame.rgba")
+
+
+def ink_rows(rgba, width):
+    """The first and last rows of the frame with any ink (alpha > 0)."""
+    rows = [y for y in range(len(rgba) // (4 * width)) if any(rgba[(y * width + x) * 4 + 3] for x in range(0, width, 2))]
+    return (rows[0], rows[-1]) if rows else None
+
+
+def coverage(e, binary, scene):
+    driver = e.driver
+    table = json.loads(subprocess.run([binary, "params", "--json"], check=True, capture_output=True, text=True, timeout=30).stdout)
+    keys = [r["key"] for r in table["parameters"] + table["nested"]]
+    present = set(driver.execute_script("return [...document.querySelectorAll('[data-key]')].map((e) => e.dataset.key)"))
+
+    def candidates(key):
+        if "|" in key:      # in|out(fade).duration: one control for in, one for out
+            prefix, rest = key.split("(", 1)
+            return [[k + "(" + rest] for k in prefix.split("|")]
+        if isinstance(scene.get(key.split("[]")[0]), list) and scene[key.split("[]")[0]]:
+            return [[key.replace("[]", "[0]")]]     # a list the scene has: its first element's control
+        return [[key, key.split("[]")[0]]]
+
+    missing = [k for k in keys if not all(any(c in present for c in group) for group in candidates(k))]
+    check(not missing, "a control for each of the %d rows of params --json, nested ones included (missing: %s)" % (len(keys), missing))
+    fallbacks = driver.execute_script("return [...document.querySelectorAll('input.json')].map((e) => e.closest('[data-key]').dataset.key)")
+    listed = ("backgroundGradient", "reflection", "pointLights", "layers", "in", "out", "dynamics.ropes", "dynamics.bodyOverrides")
+    raw = [k for k in fallbacks if k.split(".")[0].split("[")[0].split("(")[0] in listed[:6] or k.startswith(listed[6:])]
+    check(not raw, "no list, stop, layer or in/out control is a raw JSON field (%s)" % raw)
+    print("JSON fields left, for values the schema gives no rows: %d (%s)" % (len(fallbacks), ", ".join(fallbacks)))
+
+
+def stops_in_out_and_lights(e, screenshot):
+    driver = e.driver
+    gradient = lambda: e.state()["editor"]["blocks"]["backgroundGradient"]
+    revision = e.state()["editor"]["revision"]
+    before = frame_after(e, revision)
+    click(driver, '.stops[data-key="backgroundGradient"] button[data-action="add"]')
+    wait_for(lambda: len(gradient()["colors"]) == 3, "the third stop on the server", 30)
+    added = gradient()
+    check(added["locations"] == sorted(added["locations"]), "the stops stay in location order: %s" % added["locations"])
+    after = frame_after(e, e.state()["editor"]["revision"])
+    changed = sum(1 for i in range(0, len(after), 4) if after[i:i + 4] != before[i:i + 4])
+    check(changed > 0, "the added stop changes the preview (%d pixels)" % changed)
+
+    # A location out of range: the control says so, nothing changes; undo takes the added stop back.
+    revision = e.state()["editor"]["revision"]
+    field = find(driver, '[data-key="backgroundGradient.locations[1]"]')
+    field.clear()
+    field.send_keys("1.5" + Keys.ENTER)
+    box = driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="backgroundGradient"]')
+    wait_for(lambda: box.is_displayed() and "0…1" in box.text, "the stop's error by the stops", 30)
+    check(e.state()["editor"]["revision"] == revision and gradient() == added, "the refused location changed nothing: %s" % box.text)
+    undo(driver)
+    wait_for(lambda: len(gradient()["colors"]) == 2, "undo to take the added stop back", 30)
+    wait_for(lambda: not box.is_displayed(), "the error to go with the undo", 30)
+
+    # in: fade, with a duration, saved so.
+    Select(find(driver, '.row[data-key="in.type"] select')).select_by_value("fade")
+    wait_for(lambda: (e.state()["editor"]["document"].get("in") or {}).get("type") == "fade", "in = fade on the server", 30)
+    idle(driver)
+    duration = driver.find_element(By.CSS_SELECTOR, '.row[data-key="in(fade).duration"] input[type=text]')
+    wait_for(lambda: duration.is_displayed(), "fade's rows", 30)
+    duration.clear()
+    duration.send_keys("0.7" + Keys.ENTER)
+    wait_for(lambda: e.state()["editor"]["document"]["in"].get("duration") == 0.7, "in.duration 0.7 on the server", 30)
+    click(driver, "#save")
+    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    saved = json.load(open(e.scene))
+    check(saved.get("in") == {"type": "fade", "duration": 0.7}, "the saved scene has in = fade for 0.7 s: %s" % saved.get("in"))
+
+    # A point light clicked on the preview, removed by its group's button, and back with undo.
+    lights = lambda: e.state()["editor"]["blocks"]["pointLights"]
+    first = lights()
+    click(driver, '.point-dot[data-key="pointLights[1]"]')
+    item = driver.find_element(By.CSS_SELECTOR, 'details.item[data-key="pointLights[1]"]')
+    wait_for(lambda: item.get_attribute("open") is not None, "the clicked light's group to open", 30)
+    click(driver, 'details.item[data-key="pointLights[1]"] button[data-action="remove"]')
+    wait_for(lambda: len(lights()) == 1, "the light to go", 30)
+    check(lights()[0]["color"] == first[0]["color"], "the other light stays")
+    wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, ".point-dot")) == 1, "its dot to go", 30)
+    undo(driver)
+    wait_for(lambda: len(lights()) == 2, "undo to bring the light back", 30)
+    check(lights() == first, "undo brings back both lights as they were: %s" % lights())
+    # An optional block's box: on, the block with its keys' defaults and their rows shown; off, none.
+    shadow = lambda: e.state()["editor"]["blocks"].get("dropShadow")
+    click(driver, '.row[data-key="dropShadow"] input[type=checkbox]')
+    wait_for(lambda: shadow() is not None, "a drop shadow on the server", 30)
+    opacity = driver.find_element(By.CSS_SELECTOR, '.row[data-key="dropShadow.opacity"]')
+    wait_for(lambda: opacity.is_displayed(), "the shadow's rows", 30)
+    click(driver, '.row[data-key="dropShadow"] input[type=checkbox]')
+    wait_for(lambda: shadow() is None, "the drop shadow to go", 30)
+    wait_for(lambda: not opacity.is_displayed(), "the shadow's rows to hide", 30)
+
+    if screenshot:
+        for css in ('.stops[data-key="backgroundGradient"]', 'details.item[data-key="pointLights[1]"] .row', '.row[data-key="in.type"]'):
+            find(driver, css)
+        driver.execute_script("document.querySelector('aside').scrollTop = document.querySelector('[data-group=\"pointLights\"]').offsetTop - 40")
+        driver.save_screenshot(screenshot)
+        print("screenshot: " + screenshot)
+
+
+def layers(e):
+    driver = e.driver
+    layers = lambda: e.state()["editor"]["document"].get("layers")
+    box = driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="layers"]')
+    revision = e.state()["editor"]["revision"]
+    width = e.state()["editor"]["blocks"] and 480
+    before = ink_rows(frame_after(e, revision), width)
+    click(driver, 'details.item[data-key="layers[0]"] button[data-action="remove"]')
+    wait_for(lambda: box.is_displayed() and "give 1 to 16" in box.text, "the refusal to remove the last layer", 30)
+    check(e.state()["editor"]["revision"] == revision and len(layers()) == 1, "the last layer stays: %s" % box.text)
+
+    click(driver, '.list[data-key="layers"] > button[data-action="add"]')
+    wait_for(lambda: len(layers()) == 2, "the second layer on the server", 30)
+    wait_for(lambda: not box.is_displayed(), "the error to go", 30)
+    area = find(driver, '.row[data-key="layers[1].text"] textarea')
+    area.clear()
+    area.send_keys("Under")
+    wait_for(lambda: layers()[1].get("text") == "Under", "the layer's text on the server", 30)
+    after = ink_rows(frame_after(e, e.state()["editor"]["revision"]), width)
+    check(before and after and after[1] - after[0] > before[1] - before[0] + 8,
+          "the new layer puts ink under the title: ink rows %s -> %s" % (before, after))
+
+    # The new layer moved up, then taken out of the layer by undo; its size key unset with ×, and back with undo.
+    names = lambda: [layer.get("name") for layer in layers()]
+    click(driver, 'details.item[data-key="layers[1]"] button[data-action="up"]')
+    wait_for(lambda: names() == ["layer2", "a"], "the layers' new order", 30)
+    undo(driver)
+    wait_for(lambda: names() == ["a", "layer2"], "undo to put the order back", 30)
+    click(driver, '.row[data-key="layers[1].size"] button[data-action="unset"]')
+    wait_for(lambda: "size" not in layers()[1], "layer 2's size to be taken out", 30)
+    undo(driver)
+    wait_for(lambda: "size" in layers()[1], "undo to put the size back", 30)
+
+    # A 17th layer is refused by the list; undo then takes the text back.
+    revision = e.state()["editor"]["revision"]
+    driver.execute_script("setWhole('layers', Array.from({ length: 17 }, (_, i) => ({ text: 'L' + i })))")
+    wait_for(lambda: box.is_displayed() and "17 layers" in box.text, "the refusal of a 17th layer", 30)
+    check(e.state()["editor"]["revision"] == revision and len(layers()) == 2, "nothing lost: %s" % box.text)
+    undo(driver)
+    wait_for(lambda: layers()[1].get("text") == "Layer 2", "undo to take the text back (the last change not undone)", 30)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--pid-file")
+    parser.add_argument("--screenshot", help="a PNG of the page with the gradient's stops, a point light's group and in open")
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    scene = {"text": "Hi", "size": 60, "width": 480, "height": 240,
+             "backgroundGradient": {"colors": ["#202040", "#806020"], "locations": [0, 1]},
+             "pointLights": [{"x": 100, "y": 120, "color": "#ff8800", "intensity": 1, "range": 150},
+                             {"x": 380, "y": 120, "color": "#3388ff", "intensity": 1, "range": 150}],
+             "animation": {"duration": 2, "fps": 10}}
+    with Editor(binary, scene, args.pid_file) as e:
+        coverage(e, binary, scene)
+        stops_in_out_and_lights(e, args.screenshot)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Title", "size": 48, "width": 480, "height": 240, "layers": [{"name": "a"}]}, args.pid_file) as e:
+        layers(e)
+        check(e.running(), "the editor is still running")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
