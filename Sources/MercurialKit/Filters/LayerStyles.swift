@@ -317,12 +317,17 @@ struct LayerStylePlanes {
             stroke = plane
             if let strokeLoft {
                 var ring = Mask(width: plane.bounds.width, height: plane.bounds.height, pixels: plane.values)
+                let ink = Self.coverage(title, region, plane.bounds)
                 if s.position == .inside {
                     // The inside plane is 1 beyond the letters too (the ink clips it as it is drawn).
-                    let ink = Self.coverage(title, region, plane.bounds)
                     ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { min($0, $1) })
                 }
-                strokeMetal = (ring, TitleShape.lofted(ring, strokeLoft).keptNormals)
+                let loft = TitleShape.lofted(ring, strokeLoft, keepingNormals: false)
+                if s.position == .outside {
+                    // Lofted whole, shaded only where the title does not hide it (a fifth of it at 8 px).
+                    ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { $1 < 1 ? $0 : 0 })
+                }
+                strokeMetal = (ring, loft.material.normals(of: loft.heights, coverage: ring))
             }
         }
         if let i = styles.innerShadow {
