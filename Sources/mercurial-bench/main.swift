@@ -189,9 +189,9 @@ if arguments.contains("--animation") {
 /// still's render call (median ms), and an animation to a null sink whose light hue and
 /// shadow distance move (the styles' masks kept), frames/s. `only`: these styles instead
 /// of the list below; `hueTo`: where light 1's hue goes in the 2 s (1 is where it starts,
-/// so the lights hold still); `backdrop`: the background's colour moves too.
+/// so the lights hold still); `fade`: the title's opacity moves too.
 func styleCosts(runs: Int, only: [(String, LayerStyles)]? = nil, hueTo: Double = 1,
-                backdrop: Bool = false) throws -> [(String, Double, Double)] {
+                fade: Bool = false) throws -> [(String, Double, Double)] {
     var base = RenderSettings()
     base.text = "Mercurial"
     base.size = 260
@@ -213,7 +213,7 @@ func styleCosts(runs: Int, only: [(String, LayerStyles)]? = nil, hueTo: Double =
     one = LayerStyles(); one.dropShadow = DropShadow(); one.outerGlow = OuterGlow(); one.stroke = Stroke(); one.innerShadow = InnerShadow()
     styles.append(("all four", one))
     let hue = try ParameterGroup.parameter(forKey: "light1.hue")
-    let background = try ParameterGroup.parameter(forKey: "background")
+    let opacity = try ParameterGroup.parameter(forKey: "opacity")
     var results: [(String, Double, Double)] = []
     for (name, s) in only ?? styles {
         var settings = base
@@ -225,9 +225,9 @@ func styleCosts(runs: Int, only: [(String, LayerStyles)]? = nil, hueTo: Double =
         }
         var tracks = [Track(key: "light1.hue", target: .parameter(hue),
                             keyframes: Keyframes([Keyframe(time: 0, value: .number(0)), Keyframe(time: 2, value: .number(hueTo))]))]
-        if backdrop {
-            tracks.append(Track(key: "background", target: .parameter(background),
-                                keyframes: Keyframes([Keyframe(time: 0, value: .color(.black)), Keyframe(time: 2, value: .color(.white))])))
+        if fade {
+            tracks.append(Track(key: "opacity", target: .parameter(opacity),
+                                keyframes: Keyframes([Keyframe(time: 0, value: .number(1)), Keyframe(time: 2, value: .number(0.5))])))
         }
         if s.dropShadow != nil, let leaf = SceneSchema.leaf(at: "dropShadow.distance") {
             tracks.append(Track(key: "dropShadow.distance", target: .leaf(path: "dropShadow.distance", leaf),
@@ -256,8 +256,8 @@ if arguments.contains("--styles") {
 }
 
 // A stroke in the title's metal against a colour stroke of the same width, in one run:
-// stills, frames whose lights move (the metal shaded again each frame) and frames whose
-// backdrop moves under still lights (the shaded metal kept).
+// stills, frames whose lights move (the metal shaded again each frame) and frames that
+// fade under still lights (the shaded metal kept).
 if arguments.contains("--stroke-material") {
     do {
         var colour = LayerStyles(), metal = LayerStyles()
@@ -267,9 +267,9 @@ if arguments.contains("--stroke-material") {
         metal.stroke?.paint = .material
         let pair = [("stroke 8 px black", colour), ("stroke 8 px material", metal)]
         let lights = try styleCosts(runs: runs, only: pair, hueTo: 0.5)
-        let backdrop = try styleCosts(runs: runs, only: pair, backdrop: true)
-        print("strokes at 1920×1080 (\(runs) runs): still render call (median ms); frames/s with light 1's hue moving; with the backdrop moving")
-        for ((name, ms, fps), (_, _, still)) in zip(lights, backdrop) {
+        let fading = try styleCosts(runs: runs, only: pair, fade: true)
+        print("strokes at 1920×1080 (\(runs) runs): still render call (median ms); frames/s with light 1's hue moving; with the opacity moving")
+        for ((name, ms, fps), (_, _, still)) in zip(lights, fading) {
             print(name.padding(toLength: 22, withPad: " ", startingAt: 0) + String(format: "%8.2f ms  %7.1f frames/s  %7.1f frames/s", ms, fps, still))
         }
     } catch let error as MercurialError {

@@ -240,7 +240,13 @@ final class LayerStyleCache {
     fileprivate func shadedMetal(_ planes: LayerStylePlanes, _ stroke: StrokeMetal, kept: Bool) -> Image<RGBA8>? {
         guard let ring = planes.strokeMetal, let bounds = planes.stroke?.bounds else { return nil }
         if kept, let metal, metal.lighting == stroke.lighting, metal.shading == stroke.shading { return metal.image }
-        var image = Image<RGBA8>(width: ring.coverage.width, height: ring.coverage.height, repeating: .clear)
+        // The last frame's image, reused (every pixel is shaded again), or a new one.
+        var image = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
+        if kept, let kept = metal?.image, kept.width == ring.coverage.width, kept.height == ring.coverage.height {
+            (image, metal) = (kept, nil)
+        } else {
+            image = Image(width: ring.coverage.width, height: ring.coverage.height, repeating: .clear)
+        }
         ShadedMaterial.shade(normals: ring.normals, coverage: ring.coverage, shading: stroke.shading, into: &image)
         stroke.lighting?.apply(to: &image, originX: bounds.minX, originY: bounds.minY)
         metalShadings += 1
@@ -489,18 +495,17 @@ extension LayerStyles {
                         if planes.glow != nil {
                             over(layers.glow, layers.glowOpacity * glowRow.value(column))
                         }
-                        var strokeA = planes.stroke == nil ? 0
-                            : layers.strokeOpacity * strokeRow.value(column)
+                        var strokeA: Float = 0
                         var strokeColour = layers.stroke
                         if metalImage != nil {
                             let sx = column + box.minX - stroke.bounds.minX
-                            if let metalRow, sx >= 0, sx < stroke.bounds.width {
+                            if let metalRow, sx >= 0, sx < stroke.bounds.width, metalRow[sx].a > 0 {
                                 let q = metalRow[sx]
                                 strokeColour = SIMD3(Float(q.r), Float(q.g), Float(q.b)) * (1 / 255)
                                 strokeA = layers.strokeOpacity * Float(q.a) * (1 / 255)
-                            } else {
-                                strokeA = 0
                             }
+                        } else if planes.stroke != nil {
+                            strokeA = layers.strokeOpacity * strokeRow.value(column)
                         }
                         if strokePosition == .outside { over(strokeColour, strokeA) }
                         let ta = Float(p.a) * (1 / 255)
