@@ -210,6 +210,8 @@ final class LayerStyleCache {
     fileprivate var key: (shape: TitleShapeSettings, masks: LayerStyles.MaskSettings, origin: [Int])?
     fileprivate var planes: LayerStylePlanes?
     fileprivate var metal: (shading: ShadingLookup, lighting: PointLighting?, image: Image<RGBA8>)?
+    /// Where the metal outline's inked pixels sample the lookup (nil: not made, or too many pixels).
+    fileprivate var metalPlan: ShadingPlan?
     /// How many times the masks were made (for tests).
     private(set) var builds = 0
     /// How many times a metal stroke was shaded (for tests).
@@ -226,7 +228,7 @@ final class LayerStyleCache {
         }
         let made = LayerStylePlanes(styles, title: title, origin: origin, strokeLoft: strokeLoft)
         builds += 1
-        metal = nil
+        (metal, metalPlan) = (nil, nil)
         if let shape {
             key = (shape, masks, originKey)
             planes = made
@@ -240,18 +242,31 @@ final class LayerStyleCache {
     fileprivate func shadedMetal(_ planes: LayerStylePlanes, _ stroke: StrokeMetal, kept: Bool) -> Image<RGBA8>? {
         guard let ring = planes.strokeMetal, let bounds = planes.stroke?.bounds else { return nil }
         if kept, let metal, metal.lighting == stroke.lighting, metal.shading == stroke.shading { return metal.image }
-        // The last frame's image, reused (every pixel is shaded again), or a new one.
-        var image = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
-        if kept, let kept = metal?.image, kept.width == ring.coverage.width, kept.height == ring.coverage.height {
-            (image, metal) = (kept, nil)
-        } else {
-            image = Image(width: ring.coverage.width, height: ring.coverage.height, repeating: .clear)
+        if kept, var image = metal?.image, image.width == ring.coverage.width, image.height == ring.coverage.height {
+            // A second frame of this outline: its inked pixels shaded through a plan, into the
+            // last frame's image (the others are clear), as `FrameRenderer` shades the title.
+            metal = nil
+            if metalPlan.map({ !$0.fits(stroke.shading) }) ?? true {
+                metalPlan = ShadingPlan(normals: ring.normals, coverage: ring.coverage, for: stroke.shading)
+            }
+            if let metalPlan {
+                ShadedMaterial.shade(metalPlan, shading: stroke.shading, into: &image)
+            } else {
+                ShadedMaterial.shade(normals: ring.normals, coverage: ring.coverage, shading: stroke.shading, into: &image)
+            }
+            return lit(&image)
         }
+        var image = Image<RGBA8>(width: ring.coverage.width, height: ring.coverage.height, repeating: .clear)
         ShadedMaterial.shade(normals: ring.normals, coverage: ring.coverage, shading: stroke.shading, into: &image)
-        stroke.lighting?.apply(to: &image, originX: bounds.minX, originY: bounds.minY)
-        metalShadings += 1
-        if kept { metal = (stroke.shading, stroke.lighting, image) }
-        return image
+        return lit(&image)
+
+        /// The shaded outline lit by the point lights, counted, and kept.
+        func lit(_ image: inout Image<RGBA8>) -> Image<RGBA8> {
+            stroke.lighting?.apply(to: &image, originX: bounds.minX, originY: bounds.minY)
+            metalShadings += 1
+            if kept { metal = (stroke.shading, stroke.lighting, image) }
+            return image
+        }
     }
 }
 

@@ -303,6 +303,20 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
         for i in [0, 4, 9] { _ = try still.frame(i) }
         #expect(still.styleCache.builds == 1 && still.styleCache.metalShadings == 1)
         #expect(try TitleRenderer.render(backdrop.settings(at: 0.9, base: base)).image.pixels == still.frame(9).pixels)
+
+        // A point light moving over it: the outline is lit again each frame. (Not compared with
+        // the stills: the styles' masks are kept from the first frame's lit alpha, which point
+        // lights change, so a styled frame differs from its still whatever the stroke's colour.)
+        base.pointLights = [PointLight(x: 0, y: 60)]
+        let path = "pointLights[0].x"
+        let leaf = try #require(SceneSchema.leaf(at: path))
+        let sweep = Timeline(duration: 1, fps: 10, tracks: [
+            Track(key: path, target: .leaf(path: path, leaf),
+                  keyframes: Keyframes([Keyframe(time: 0, value: .number(0)), Keyframe(time: 1, value: .number(320))]))])
+        let swept = try FrameRenderer(base: base, timeline: sweep)
+        let frames = try (0..<10).map { try swept.frame($0).pixels }
+        #expect(Set(frames).count == 10)
+        #expect(swept.styleCache.builds == 1 && swept.styleCache.metalShadings == 10)
     }
 
     @Test func strokeColorTakesMaterialThroughSetRecipesAndRefusesItsTrack() throws {
