@@ -1,7 +1,7 @@
 // Stage benchmark: times each stage of a title render and the whole, as medians
 // of N runs after a warm-up, and prints the process's peak memory.
 //
-//   swift run -c release mercurial-bench [runs] [--8k] [--styles]
+//   swift run -c release mercurial-bench [runs] [--8k] [--styles] [--stroke-material]
 import Foundation
 import MercurialKit
 #if canImport(Glibc)
@@ -187,8 +187,11 @@ if arguments.contains("--animation") {
 
 /// What each layer style costs at 1920×1080 ("Mercurial" at 260 px over a colour): a
 /// still's render call (median ms), and an animation to a null sink whose light hue and
-/// shadow distance move (the styles' masks kept), frames/s.
-func styleCosts(runs: Int) throws -> [(String, Double, Double)] {
+/// shadow distance move (the styles' masks kept), frames/s. `only`: these styles instead
+/// of the list below; `hueTo`: where light 1's hue goes in the 2 s (1 is where it starts,
+/// so the lights hold still); `fade`: the title's opacity moves too.
+func styleCosts(runs: Int, only: [(String, LayerStyles)]? = nil, hueTo: Double = 1,
+                fade: Bool = false) throws -> [(String, Double, Double)] {
     var base = RenderSettings()
     base.text = "Mercurial"
     base.size = 260
@@ -210,8 +213,9 @@ func styleCosts(runs: Int) throws -> [(String, Double, Double)] {
     one = LayerStyles(); one.dropShadow = DropShadow(); one.outerGlow = OuterGlow(); one.stroke = Stroke(); one.innerShadow = InnerShadow()
     styles.append(("all four", one))
     let hue = try ParameterGroup.parameter(forKey: "light1.hue")
+    let opacity = try ParameterGroup.parameter(forKey: "opacity")
     var results: [(String, Double, Double)] = []
-    for (name, s) in styles {
+    for (name, s) in only ?? styles {
         var settings = base
         settings.look.styles = s
         var still: [Double] = []
@@ -220,7 +224,11 @@ func styleCosts(runs: Int) throws -> [(String, Double, Double)] {
             if run > 0 { still.append(ms) }
         }
         var tracks = [Track(key: "light1.hue", target: .parameter(hue),
-                            keyframes: Keyframes([Keyframe(time: 0, value: .number(0)), Keyframe(time: 2, value: .number(1))]))]
+                            keyframes: Keyframes([Keyframe(time: 0, value: .number(0)), Keyframe(time: 2, value: .number(hueTo))]))]
+        if fade {
+            tracks.append(Track(key: "opacity", target: .parameter(opacity),
+                                keyframes: Keyframes([Keyframe(time: 0, value: .number(1)), Keyframe(time: 2, value: .number(0.5))])))
+        }
         if s.dropShadow != nil, let leaf = SceneSchema.leaf(at: "dropShadow.distance") {
             tracks.append(Track(key: "dropShadow.distance", target: .leaf(path: "dropShadow.distance", leaf),
                                 keyframes: Keyframes([Keyframe(time: 0, value: .number(0)), Keyframe(time: 2, value: .number(30))])))
@@ -240,6 +248,29 @@ if arguments.contains("--styles") {
         print("layer styles at 1920×1080 (\(runs) runs): still render call (median ms); animation, light hue and shadow distance moving, to a null sink (frames/s)")
         for (name, ms, fps) in try styleCosts(runs: runs) {
             print(name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: "%8.2f ms  %7.1f frames/s", ms, fps))
+        }
+    } catch let error as MercurialError {
+        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+        exit(1)
+    }
+}
+
+// A stroke in the title's metal against a colour stroke of the same width, in one run:
+// stills, frames whose lights move (the metal shaded again each frame) and frames that
+// fade under still lights (the shaded metal kept).
+if arguments.contains("--stroke-material") {
+    do {
+        var colour = LayerStyles(), metal = LayerStyles()
+        colour.stroke = Stroke()
+        colour.stroke?.width = 8
+        metal.stroke = colour.stroke
+        metal.stroke?.paint = .material
+        let pair = [("stroke 8 px black", colour), ("stroke 8 px material", metal)]
+        let lights = try styleCosts(runs: runs, only: pair, hueTo: 0.5)
+        let fading = try styleCosts(runs: runs, only: pair, fade: true)
+        print("strokes at 1920×1080 (\(runs) runs): still render call (median ms); frames/s with light 1's hue moving; with the opacity moving")
+        for ((name, ms, fps), (_, _, still)) in zip(lights, fading) {
+            print(name.padding(toLength: 22, withPad: " ", startingAt: 0) + String(format: "%8.2f ms  %7.1f frames/s  %7.1f frames/s", ms, fps, still))
         }
     } catch let error as MercurialError {
         FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))

@@ -36,6 +36,8 @@ public struct Compositing: Sendable, Equatable {
     public let placement: RegionPlacement?
     /// Drawn around the lit title, before the backdrop (`LayerStyles.applied`).
     public let styles: LayerStyles
+    /// For a stroke in the title's metal, the loft its coverage gets; else nil.
+    let strokeLoft: TitleShapeSettings?
 
     public init(_ settings: RenderSettings) {
         backdrop = Backdrop(settings)
@@ -43,6 +45,7 @@ public struct Compositing: Sendable, Equatable {
         opacity = UInt32((min(max(settings.opacity, 0), 1) * 65535).rounded())
         placement = RegionPlacement(shiftX: settings.shiftX, shiftY: settings.shiftY, zoom: settings.zoom)
         styles = settings.look.styles
+        strokeLoft = styles.stroke.flatMap { $0.material ? settings.shape.strokeLoft($0) : nil }
         isPlain = lighting == nil && !backdrop.isGradient && opacity == 65535 && placement == nil && styles.isEmpty
         shadingBackground = isPlain ? settings.background : nil
     }
@@ -58,8 +61,9 @@ public struct Compositing: Sendable, Equatable {
     /// A shaded region at `origin` of a `canvas`-sized canvas, made final: as it is on
     /// the plain path; else lit and put over the backdrop, the region's own size, or
     /// the whole canvas under a gradient. Returns the content and where it sits.
-    func composed(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int))
-        -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
+    /// `shading` is the title's, for a stroke in its metal.
+    func composed(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int),
+                  shading: ShadingLookup? = nil) -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
         guard !isPlain else { return (title, origin) }
         var origin = origin
         if let placement {
@@ -69,7 +73,8 @@ public struct Compositing: Sendable, Equatable {
         let (w, h) = (title.width, title.height)
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
         if !styles.isEmpty {
-            (title, origin) = styles.applied(to: title, at: origin, canvas: canvas, cache: nil, shape: nil)
+            (title, origin) = styles.applied(to: title, at: origin, canvas: canvas, cache: nil, shape: nil,
+                                             metal: strokeMetal(shading))
         }
         if backdrop.isGradient {
             var content = Image<RGBA8>(width: canvas.width, height: canvas.height, repeating: .clear)
@@ -85,10 +90,11 @@ public struct Compositing: Sendable, Equatable {
     /// backdrop into the whole `canvas`. When `canvasShows` (the canvas holds a title
     /// of this shape, place and backdrop), only `changed` (indices into `title`, e.g. a
     /// shading plan's inked pixels) are drawn again, where `CanvasCompositor.redraw` can.
-    /// With layer styles, their masks are kept in `styleCache` for a title of the `shape` settings.
+    /// With layer styles, their masks are kept in `styleCache` for a title of the `shape` settings
+    /// (and a stroke in the title's metal is shaded by `shading`, the title's).
     func draw(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), into canvas: inout Image<RGBA8>,
               changed: [Int32]? = nil, canvasShows: Bool = false,
-              styleCache: LayerStyleCache? = nil, shape: TitleShapeSettings? = nil) {
+              styleCache: LayerStyleCache? = nil, shape: TitleShapeSettings? = nil, shading: ShadingLookup? = nil) {
         if let placement {
             // The region moved or resized: lit where it now is, and the whole canvas drawn
             // (its style masks made anew: the moved region may be cut at the canvas's edge).
@@ -100,7 +106,7 @@ public struct Compositing: Sendable, Equatable {
             placed.image.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: placed.origin.x, originY: placed.origin.y) }
             if !styles.isEmpty {
                 let styled = styles.applied(to: placed.image, at: placed.origin, canvas: (canvas.width, canvas.height),
-                                            cache: nil, shape: nil)
+                                            cache: nil, shape: nil, metal: strokeMetal(shading))
                 drawLit(styled.content, at: styled.origin, into: &canvas)
                 return
             }
@@ -111,7 +117,7 @@ public struct Compositing: Sendable, Equatable {
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
         if !styles.isEmpty {
             let styled = styles.applied(to: title, at: origin, canvas: (canvas.width, canvas.height),
-                                        cache: styleCache, shape: shape)
+                                        cache: styleCache, shape: shape, metal: strokeMetal(shading))
             drawLit(styled.content, at: styled.origin, into: &canvas)
             return
         }
@@ -121,6 +127,12 @@ public struct Compositing: Sendable, Equatable {
             return
         }
         drawLit(title, at: origin, into: &canvas)
+    }
+
+    /// A stroke in the title's metal, shaded by `shading` and lit by the point lights; nil for a colour stroke.
+    private func strokeMetal(_ shading: ShadingLookup?) -> StrokeMetal? {
+        guard let strokeLoft, let shading else { return nil }
+        return StrokeMetal(loft: strokeLoft, shading: shading, lighting: lighting)
     }
 
     /// A lit title at `origin` on the whole `canvas`: the rows around it are the

@@ -44,12 +44,33 @@ public struct Stroke: Sendable, Equatable {
         /// Half each side of the edge, over the title.
         case center
     }
+    /// What the outline is painted with: a flat colour, or the title's own metal.
+    public enum Paint: Sendable, Equatable {
+        case color(RGBColor)
+        /// Lofted as a shape of its own with the title's loft and shaded by its
+        /// material and lights (`StrokeMetal`).
+        case material
+    }
     public var width = 3.0
     public var position = Position.outside
+    /// The outline's colour (unused while `material`).
     public var color = RGBColor.black
+    /// Whether the outline is in the title's metal instead of `color`.
+    public var material = false
     public var opacity = 1.0
 
     public init() {}
+
+    /// `color` or the material, as the scene's `stroke.color` gives them.
+    public var paint: Paint {
+        get { material ? .material : .color(color) }
+        set {
+            switch newValue {
+            case .material: material = true
+            case .color(let c): (material, color) = (false, c)
+            }
+        }
+    }
 }
 
 /// Which way the bevel runs: `up` (raised letters) or `down` (engraved: the loft's slope inverted).
@@ -107,18 +128,22 @@ public struct LayerStyles: Sendable, Equatable {
         var glow: (size: Double, spread: Double)?
         var stroke: (width: Double, position: Stroke.Position)?
         var inner: (size: Double, choke: Double)?
+        /// A stroke in the title's metal: the loft its coverage gets.
+        var strokeLoft: TitleShapeSettings?
 
         static func == (a: Self, b: Self) -> Bool {
             a.shadow.map { [$0.size, $0.spread] } == b.shadow.map { [$0.size, $0.spread] }
                 && a.glow.map { [$0.size, $0.spread] } == b.glow.map { [$0.size, $0.spread] }
                 && a.stroke?.width == b.stroke?.width && a.stroke?.position == b.stroke?.position
                 && a.inner.map { [$0.size, $0.choke] } == b.inner.map { [$0.size, $0.choke] }
+                && a.strokeLoft == b.strokeLoft
         }
     }
 
-    var maskSettings: MaskSettings {
+    func maskSettings(strokeLoft: TitleShapeSettings?) -> MaskSettings {
         MaskSettings(shadow: dropShadow.map { ($0.size, $0.spread) }, glow: outerGlow.map { ($0.size, $0.spread) },
-                     stroke: stroke.map { ($0.width, $0.position) }, inner: innerShadow.map { ($0.size, $0.spread) })
+                     stroke: stroke.map { ($0.width, $0.position) }, inner: innerShadow.map { ($0.size, $0.spread) },
+                     strokeLoft: strokeLoft)
     }
 
     /// Why these styles cannot be drawn on a `width` × `height` canvas (a shadow or glow
@@ -152,30 +177,96 @@ extension RenderSettings {
     }
 }
 
+/// A stroke in the title's metal (`stroke.color: "material"`) as a render draws it:
+/// the loft its coverage gets, and this frame's shading lookup and point lights.
+struct StrokeMetal {
+    /// The title's loft fitted to the outline (`TitleShapeSettings.strokeLoft`).
+    var loft: TitleShapeSettings
+    var shading: ShadingLookup
+    var lighting: PointLighting?
+}
+
+extension TitleShapeSettings {
+    /// The loft of `stroke`'s coverage in the title's metal: the title's profile and bevel
+    /// direction; its radius no wider than the band the outline shows (its whole width
+    /// outside, where the letters hide the plate's inner side; half of it for an inside
+    /// or centred ring, which rises from both edges), so that the outline shows its
+    /// whole profile, edge to crest, rather than the foot of a ramp; and its scale cut
+    /// by the same factor, so that its slopes, and so its normals and highlights, are
+    /// the title's.
+    func strokeLoft(_ stroke: Stroke) -> TitleShapeSettings {
+        let band = stroke.position == .outside ? stroke.width : stroke.width / 2
+        let fitted = min(radius, max(band, 1))
+        var loft = TitleShapeSettings()
+        (loft.radius, loft.scale, loft.profile, loft.bevel) = (fitted, scale * fitted / radius, profile, bevel)
+        return loft
+    }
+}
+
 /// The masks a title's styles are drawn from, kept between an animation's frames
-/// while the title's shape and the styles' mask settings stay (`key`).
+/// while the title's shape and the styles' mask settings stay (`key`); and a metal
+/// stroke as last shaded, kept while the shading lookup and point lights stay too.
 final class LayerStyleCache {
     fileprivate var key: (shape: TitleShapeSettings, masks: LayerStyles.MaskSettings, origin: [Int])?
     fileprivate var planes: LayerStylePlanes?
+    fileprivate var metal: (shading: ShadingLookup, lighting: PointLighting?, image: Image<RGBA8>)?
+    /// Where the metal outline's inked pixels sample the lookup (nil: not made, or too many pixels).
+    fileprivate var metalPlan: ShadingPlan?
     /// How many times the masks were made (for tests).
     private(set) var builds = 0
+    /// How many times a metal stroke was shaded (for tests).
+    private(set) var metalShadings = 0
 
     init() {}
 
     fileprivate func planes(for styles: LayerStyles, shape: TitleShapeSettings?, title: Image<RGBA8>,
-                            origin: (x: Int, y: Int)) -> LayerStylePlanes {
-        let masks = styles.maskSettings
+                            origin: (x: Int, y: Int), strokeLoft: TitleShapeSettings?) -> LayerStylePlanes {
+        let masks = styles.maskSettings(strokeLoft: strokeLoft)
         let originKey = [origin.x, origin.y, title.width, title.height]
         if let shape, let key, let planes, key.shape == shape, key.masks == masks, key.origin == originKey {
             return planes
         }
-        let made = LayerStylePlanes(styles, title: title, origin: origin)
+        let made = LayerStylePlanes(styles, title: title, origin: origin, strokeLoft: strokeLoft)
         builds += 1
+        (metal, metalPlan) = (nil, nil)
         if let shape {
             key = (shape, masks, originKey)
             planes = made
         }
         return made
+    }
+
+    /// The metal stroke of `planes` shaded by `stroke`'s lookup and lit by its point
+    /// lights (straight alpha, over the stroke plane's bounds); reused when `kept` (the
+    /// planes are this cache's) and the lookup and lights are those it was shaded with.
+    fileprivate func shadedMetal(_ planes: LayerStylePlanes, _ stroke: StrokeMetal, kept: Bool) -> Image<RGBA8>? {
+        guard let ring = planes.strokeMetal, let bounds = planes.stroke?.bounds else { return nil }
+        if kept, let metal, metal.lighting == stroke.lighting, metal.shading == stroke.shading { return metal.image }
+        if kept, var image = metal?.image, image.width == ring.coverage.width, image.height == ring.coverage.height {
+            // A second frame of this outline: its inked pixels shaded through a plan, into the
+            // last frame's image (the others are clear), as `FrameRenderer` shades the title.
+            metal = nil
+            if metalPlan.map({ !$0.fits(stroke.shading) }) ?? true {
+                metalPlan = ShadingPlan(normals: ring.normals, coverage: ring.coverage, for: stroke.shading)
+            }
+            if let metalPlan {
+                ShadedMaterial.shade(metalPlan, shading: stroke.shading, into: &image)
+            } else {
+                ShadedMaterial.shade(normals: ring.normals, coverage: ring.coverage, shading: stroke.shading, into: &image)
+            }
+            return lit(&image)
+        }
+        var image = Image<RGBA8>(width: ring.coverage.width, height: ring.coverage.height, repeating: .clear)
+        ShadedMaterial.shade(normals: ring.normals, coverage: ring.coverage, shading: stroke.shading, into: &image)
+        return lit(&image)
+
+        /// The shaded outline lit by the point lights, counted, and kept.
+        func lit(_ image: inout Image<RGBA8>) -> Image<RGBA8> {
+            stroke.lighting?.apply(to: &image, originX: bounds.minX, originY: bounds.minY)
+            metalShadings += 1
+            if kept { metal = (stroke.shading, stroke.lighting, image) }
+            return image
+        }
     }
 }
 
@@ -223,8 +314,11 @@ struct LayerStylePlanes {
     var glow: StylePlane?
     var stroke: StylePlane?
     var inner: StylePlane?
+    /// A stroke in the title's metal: the coverage it is lofted and shaded from (the
+    /// stroke plane's, clipped to the ink for an inside ring) and its normals.
+    var strokeMetal: (coverage: Mask, normals: SurfaceNormals)?
 
-    init(_ styles: LayerStyles, title: Image<RGBA8>, origin: (x: Int, y: Int)) {
+    init(_ styles: LayerStyles, title: Image<RGBA8>, origin: (x: Int, y: Int), strokeLoft: TitleShapeSettings? = nil) {
         let region = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + title.width - 1,
                                  maxY: origin.y + title.height - 1)
         func grownRegion(_ e: Int) -> PixelBounds {
@@ -240,7 +334,22 @@ struct LayerStylePlanes {
         }
         if let s = styles.stroke {
             let e = s.position == .inside ? 0 : Int(s.width.rounded(.up)) + 2
-            stroke = Self.stroke(title, region, grownRegion(e), width: Float(s.width), position: s.position)
+            let plane = Self.stroke(title, region, grownRegion(e), width: Float(s.width), position: s.position)
+            stroke = plane
+            if let strokeLoft {
+                var ring = Mask(width: plane.bounds.width, height: plane.bounds.height, pixels: plane.values)
+                let ink = Self.coverage(title, region, plane.bounds)
+                if s.position == .inside {
+                    // The inside plane is 1 beyond the letters too (the ink clips it as it is drawn).
+                    ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { min($0, $1) })
+                }
+                let loft = TitleShape.lofted(ring, strokeLoft, keepingNormals: false)
+                if s.position == .outside {
+                    // Lofted whole, shaded only where the title does not hide it (a fifth of it at 8 px).
+                    ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { $1 < 1 ? $0 : 0 })
+                }
+                strokeMetal = (ring, loft.material.normals(of: loft.heights, coverage: ring))
+            }
         }
         if let i = styles.innerShadow {
             // The shadow's coverage is what is outside the choked letters, blurred: kept as the
@@ -331,11 +440,16 @@ extension LayerStyles {
     /// The title's shaded region (`title`, straight alpha, at `origin`) with its styles
     /// drawn under and over it: a larger region, clipped to the `canvas`, and where it
     /// sits. The one compositing step of the styles, used by every render through
-    /// `Compositing`; `cache` keeps the masks for a title of the `shape` settings.
+    /// `Compositing`; `cache` keeps the masks for a title of the `shape` settings. A
+    /// stroke in the title's metal is lofted and shaded as `metal` says (nil: drawn in its colour).
     func applied(to title: Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int),
-                 cache: LayerStyleCache?, shape: TitleShapeSettings?) -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
+                 cache: LayerStyleCache?, shape: TitleShapeSettings?, metal: StrokeMetal? = nil)
+        -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
         guard title.width > 0, title.height > 0 else { return (title, origin) }
-        let planes = (cache ?? LayerStyleCache()).planes(for: self, shape: shape, title: title, origin: origin)
+        let metal = stroke?.material == true ? metal : nil
+        let styleCache = cache ?? LayerStyleCache()
+        let planes = styleCache.planes(for: self, shape: shape, title: title, origin: origin, strokeLoft: metal?.loft)
+        let metalImage = metal.flatMap { styleCache.shadedMetal(planes, $0, kept: cache != nil && shape != nil) }
         let shadowOffset = dropShadow.map { Self.offset(angle: $0.angle, distance: $0.distance) } ?? .zero
         let innerOffset = innerShadow.map { Self.offset(angle: $0.angle, distance: $0.distance) } ?? .zero
         // The region drawn: the title's, each style's mask where it falls, clipped to the canvas.
@@ -355,6 +469,7 @@ extension LayerStyles {
         let empty = StylePlane(bounds: PixelBounds(minX: 0, minY: 0, maxX: -1, maxY: -1), values: [0])
         let shadow = planes.shadow ?? empty, glow = planes.glow ?? empty, stroke = planes.stroke ?? empty
         let inner = planes.inner ?? empty
+        let metalPixels = metalImage ?? Image<RGBA8>(width: 1, height: 1, repeating: .clear)
         let strokePosition = self.stroke?.position
         let onlyUnder = innerShadow == nil && (strokePosition == nil || strokePosition == .outside)
         title.withUnsafeBufferPointer { t in
@@ -362,6 +477,7 @@ extension LayerStyles {
         glow.values.withUnsafeBufferPointer { gv in
         stroke.values.withUnsafeBufferPointer { kv in
         inner.values.withUnsafeBufferPointer { iv in
+        metalPixels.withUnsafeBufferPointer { mv in
         out.withUnsafeMutableBufferPointer { o in
             parallelBands(box.height, minimumBand: 8) { rows in
                 for row in rows {
@@ -372,6 +488,9 @@ extension LayerStyles {
                     let glowRow = PlaneRow(gv.baseAddress!, glow.bounds, y: y, offset: .zero, originX: box.minX)
                     let strokeRow = PlaneRow(kv.baseAddress!, stroke.bounds, y: y, offset: .zero, originX: box.minX)
                     let innerRow = PlaneRow(iv.baseAddress!, inner.bounds, y: y, offset: innerOffset, originX: box.minX)
+                    // A metal stroke's shaded row (its image has the stroke plane's bounds), or nil.
+                    let metalRow = metalImage != nil && y >= stroke.bounds.minY && y <= stroke.bounds.maxY
+                        ? mv.baseAddress! + (y - stroke.bounds.minY) * stroke.bounds.width : nil
                     for column in 0..<box.width {
                         let tx = column + box.minX - origin.x
                         let p = ty >= 0 && ty < title.height && tx >= 0 && tx < title.width ? t[ty * title.width + tx] : .clear
@@ -391,9 +510,19 @@ extension LayerStyles {
                         if planes.glow != nil {
                             over(layers.glow, layers.glowOpacity * glowRow.value(column))
                         }
-                        let strokeA = planes.stroke == nil ? 0
-                            : layers.strokeOpacity * strokeRow.value(column)
-                        if strokePosition == .outside { over(layers.stroke, strokeA) }
+                        var strokeA: Float = 0
+                        var strokeColour = layers.stroke
+                        if metalImage != nil {
+                            let sx = column + box.minX - stroke.bounds.minX
+                            if let metalRow, sx >= 0, sx < stroke.bounds.width, metalRow[sx].a > 0 {
+                                let q = metalRow[sx]
+                                strokeColour = SIMD3(Float(q.r), Float(q.g), Float(q.b)) * (1 / 255)
+                                strokeA = layers.strokeOpacity * Float(q.a) * (1 / 255)
+                            }
+                        } else if planes.stroke != nil {
+                            strokeA = layers.strokeOpacity * strokeRow.value(column)
+                        }
+                        if strokePosition == .outside { over(strokeColour, strokeA) }
                         let ta = Float(p.a) * (1 / 255)
                         var colour = SIMD3(Float(p.r), Float(p.g), Float(p.b)) * (1 / 255)
                         // The inner shadow and an inside stroke are clipped to the ink (Photoshop's
@@ -402,9 +531,9 @@ extension LayerStyles {
                             let lit = innerRow.value(column)
                             colour += (layers.inner - colour) * (layers.innerOpacity * (1 - min(lit, 1)))
                         }
-                        if strokePosition == .inside { colour += (layers.stroke - colour) * strokeA }
+                        if strokePosition == .inside { colour += (strokeColour - colour) * strokeA }
                         over(colour, ta)
-                        if strokePosition == .center { over(layers.stroke, strokeA) }
+                        if strokePosition == .center { over(strokeColour, strokeA) }
                         guard acc.w > 0 else { continue }
                         let c = acc / acc.w * 255
                         target[column] = RGBA8(r: UInt8(min(c.x, 255).rounded()), g: UInt8(min(c.y, 255).rounded()),
@@ -412,6 +541,7 @@ extension LayerStyles {
                     }
                 }
             }
+        }
         }
         }
         }

@@ -219,7 +219,7 @@ final class DynamicTitle {
             }
         }
         drawnRows = top < bottom ? top..<bottom : 0..<0
-        Compositing(settings).draw(&layer, at: (0, 0), into: &canvas)
+        Compositing(settings).draw(&layer, at: (0, 0), into: &canvas, shading: shading)
     }
 
     /// Draws `piece` turned by `pose.angle` about its centre of mass, which goes to

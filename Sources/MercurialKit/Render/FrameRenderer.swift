@@ -134,7 +134,7 @@ public final class FrameRenderer {
         let compositing = Compositing(settings)
         var made = (content: Image<RGBA8>(width: 0, height: 0, repeating: .clear), origin: shape.origin)
         try render(shape, shading: shading, compositing: compositing) { shape, title throws(MercurialError) in
-            made = compositing.composed(&title, at: shape.origin, canvas: shape.canvas)
+            made = compositing.composed(&title, at: shape.origin, canvas: shape.canvas, shading: shading)
         }
         timings.material = lap()
         return RenderedTitle(width: shape.canvas.width, height: shape.canvas.height, content: made.content,
@@ -236,10 +236,11 @@ public final class FrameRenderer {
             planTooLarge = false
         }
         let compositing = Compositing(settings)
-        shade(shading: shadingImage ?? ShadingSphere.lookup(settings.scene), compositing: compositing)
+        let shading = shadingImage ?? ShadingSphere.lookup(settings.scene)
+        shade(shading: shading, compositing: compositing)
         if let reveal = settings.look.reveal, let letters {
             let origin = letters.reveal(title, at: reveal, origin: geometry.shape.origin, canvasHeight: height, into: &revealed)
-            compositing.draw(&revealed, at: origin, into: &canvas)
+            compositing.draw(&revealed, at: origin, into: &canvas, shading: shading)
             lastSettings = settings
             return canvas
         }
@@ -250,7 +251,7 @@ public final class FrameRenderer {
                 && RegionPlacement(shiftX: $0.shiftX, shiftY: $0.shiftY, zoom: $0.zoom) == nil
         } ?? false
         compositing.draw(&title, at: geometry.shape.origin, into: &canvas, changed: plan?.pixels, canvasShows: canvasShows,
-                         styleCache: styleCache, shape: key)
+                         styleCache: styleCache, shape: key, shading: shading)
         lastSettings = settings
         return canvas
     }

@@ -107,9 +107,47 @@ public enum SceneSchema {
     public static let stroke = Schema(Stroke(), [
         SchemaField("width", \.width, .number(0.5...250), help: "the outline's width in pixels"),
         SchemaField("position", \.position, strokePosition, help: "outside, inside or center of the letters' edge"),
-        SchemaField("color", \.color, .color, help: "the outline's colour"),
+        SchemaField("color", \.paint, strokePaint,
+                    help: "the outline's colour, or \"material\": lofted and shaded in the title's metal and lights"),
         SchemaField("opacity", \.opacity, styleOpacity, help: "the outline's opacity, 0…1"),
     ])
+
+    /// A stroke's paint: a colour (animatable), or `"material"` (did-you-mean for a near miss).
+    static let strokePaint: SchemaValue<Stroke.Paint> = {
+        let color = SchemaValue<RGBColor>.color
+        return SchemaValue(SchemaDescription(kind: "color", range: nil, rangeDescription: "colour or \"material\"",
+                                             children: { _ in [] }),
+                           read: { node, name, reader throws(MercurialError) in
+                               guard case .string(let s) = node.value else {
+                                   throw reader.fail(node, "\"\(name)\" is \(node.value.typeName), not a colour; use a name (e.g. gold), #rrggbb or \"material\" (the title's metal)")
+                               }
+                               if let c = RGBColor.parse(s) { return .color(c) }
+                               if s == "material" { return .material }
+                               if let near = closestMatch(to: s, in: ["material"]) {
+                                   throw reader.fail(node, "unknown \"\(name)\" \"\(shortQuote(s))\"; did you mean \"\(near)\"? give a colour (e.g. gold or #rrggbb) or \"material\"")
+                               }
+                               throw reader.fail(node, "\"\(name)\" is \"\(shortQuote(s))\", not a colour; use a name (e.g. gold), #rrggbb or \"material\" (the title's metal)")
+                           },
+                           write: { paint in
+                               switch paint {
+                               case .material: return .string("material")
+                               case .color(let c): return color.write(c)
+                               }
+                           },
+                           leaf: { steps in
+                               steps.isEmpty ? SchemaLeaf(kind: .color,
+                                                          get: { paint in
+                                                              guard case .color(let c) = paint else {
+                                                                  return .missing("animates the stroke's colour, but \"stroke.color\" is \"material\" (the title's metal, which its lights animate); give the stroke a colour, or leave out the track")
+                                                              }
+                                                              return .value(.color(c))
+                                                          },
+                                                          set: { paint, value in
+                                                              if case .color = paint, case .color(let c) = value { paint = .color(c) }
+                                                          })
+                                            : nil
+                           })
+    }()
 
     /// A stroke's position: one of its cases, with did-you-mean.
     static let strokePosition: SchemaValue<Stroke.Position> = {

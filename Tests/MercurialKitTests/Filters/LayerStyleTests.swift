@@ -218,3 +218,129 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
         }
     }
 }
+
+/// `stroke.color: "material"`: an outline lofted as a shape of its own and shaded in the title's metal.
+@Suite struct MaterialStrokeTests {
+    private func metal(_ position: Stroke.Position = .outside, opacity: Double = 1,
+                       _ change: (inout RenderSettings) -> Void = { _ in }) throws -> Image<RGBA8> {
+        try stem {
+            var k = Stroke()
+            (k.width, k.position, k.paint, k.opacity) = (6, position, .material, opacity)
+            $0.stroke = k
+            change(&$0)
+        }
+    }
+
+    /// The pixels 1…4 px beyond the stem's left and right edges at mid-height, and above and below its middle.
+    private func band(_ image: Image<RGBA8>, _ ink: (minX: Int, maxX: Int, minY: Int, maxY: Int)) -> [RGBA8] {
+        let y = (ink.minY + ink.maxY) / 2, x = (ink.minX + ink.maxX) / 2
+        return (1...4).flatMap { d in [image[ink.maxX + d, y], image[ink.minX - d, y], image[x, ink.minY - d], image[x, ink.maxY + d]] }
+    }
+
+    @Test func anOutsideMetalStrokeVariesWithItsNormalsAndIsLitByTheLights() throws {
+        let plain = try stem()
+        let ink = inkBox(plain)
+        let stroked = try metal()
+        let ring = band(stroked, ink)
+        for p in ring { #expect(p.a == 255, "the outline covers the band: \(p)") }
+        // Not a flat colour: the rim's colours vary across it and from side to side, as its normals turn.
+        #expect(Set(ring.map { [$0.r, $0.g, $0.b] }).count >= 8, "\(ring)")
+        let y = (ink.minY + ink.maxY) / 2
+        #expect(stroked[ink.maxX + 2, y] != stroked[ink.minX - 2, y])
+        // A colour stroke there is one colour.
+        let flat = try stem { var k = Stroke(); k.width = 6; $0.stroke = k }
+        #expect(Set(band(flat, ink).map { [$0.r, $0.g, $0.b] }).count == 1)
+        // The same lights: turning the lights' hue turns the outline's colours, as it does the title's.
+        let relit = try metal {
+            for i in 0..<4 { $0.scene.lights[i].hue = ($0.scene.lights[i].hue + 0.5).truncatingRemainder(dividingBy: 1) }
+        }
+        let changed = zip(ring, band(relit, ink)).filter { $0 != $1 }.count
+        #expect(changed >= ring.count / 2, "\(changed) of \(ring.count) pixels changed")
+        // Under the title: where the title is opaque it is as it was.
+        let centre = ((ink.minX + ink.maxX) / 2, y)
+        #expect(stroked[centre.0, centre.1] == plain[centre.0, centre.1])
+        // On a transparent backdrop its alpha is its coverage times its opacity; nothing beyond its width.
+        let half = try metal(opacity: 0.5)
+        #expect(abs(Int(half[ink.maxX + 3, y].a) - 128) <= 1, "\(half[ink.maxX + 3, y])")
+        #expect(stroked[ink.maxX + 9, y].a == 0)
+    }
+
+    @Test func anInsideOrCentredMetalStrokeIsARingOverTheTitle() throws {
+        let plain = try stem()
+        let ink = inkBox(plain)
+        let y = (ink.minY + ink.maxY) / 2
+        let firstOpaque = (ink.minX...ink.maxX).first { plain[$0, y].a == 255 }!
+        let inside = try metal(.inside)
+        #expect(inside[firstOpaque + 2, y] != plain[firstOpaque + 2, y], "the ring is drawn over the letters' edge")
+        #expect(inside[ink.maxX + 2, y].a == 0, "and clipped to the ink")
+        let centre = try metal(.center)
+        #expect(centre[ink.maxX + 1, y].a > 200 && centre[ink.maxX + 6, y].a == 0)
+        // Across the ring its colour varies (it rises from both edges).
+        let across = (-2...2).map { centre[ink.maxX + $0, y] }
+        #expect(Set(across.map { [$0.r, $0.g, $0.b] }).count >= 3, "\(across)")
+        // The middle of the letters keeps its metal.
+        #expect(inside[(ink.minX + ink.maxX) / 2, y] == plain[(ink.minX + ink.maxX) / 2, y])
+    }
+
+    /// In an animation the outline is lofted once; it is shaded again only when the lights change.
+    @Test func anAnimatedMetalStrokeIsLoftedOnceAndShadedPerLightChange() throws {
+        var base = animatedSettings()
+        var k = Stroke()
+        (k.width, k.paint) = (5, .material)
+        base.stroke = k
+        let lit = Timeline(duration: 1, fps: 10, tracks: [try track("light1.hue", [(0, .number(0)), (1, .number(0.5))])])
+        let renderer = try FrameRenderer(base: base, timeline: lit)
+        let first = try renderer.frame(0).pixels
+        let last = try renderer.frame(9).pixels
+        #expect(first != last)
+        #expect(renderer.styleCache.builds == 1 && renderer.styleCache.metalShadings == 2)
+        // Each frame is the still of its settings.
+        #expect(try TitleRenderer.render(lit.settings(at: 0.9, base: base)).image.pixels == last)
+
+        // The backdrop moves, the lights stay: the shaded outline is reused.
+        let backdrop = Timeline(duration: 1, fps: 10, tracks: [try track("background", [(0, .color(.black)), (1, .color(.white))])])
+        let still = try FrameRenderer(base: base, timeline: backdrop)
+        for i in [0, 4, 9] { _ = try still.frame(i) }
+        #expect(still.styleCache.builds == 1 && still.styleCache.metalShadings == 1)
+        #expect(try TitleRenderer.render(backdrop.settings(at: 0.9, base: base)).image.pixels == still.frame(9).pixels)
+
+        // A point light moving over it: the outline is lit again each frame. (Not compared with
+        // the stills: the styles' masks are kept from the first frame's lit alpha, which point
+        // lights change, so a styled frame differs from its still whatever the stroke's colour.)
+        base.pointLights = [PointLight(x: 0, y: 60)]
+        let path = "pointLights[0].x"
+        let leaf = try #require(SceneSchema.leaf(at: path))
+        let sweep = Timeline(duration: 1, fps: 10, tracks: [
+            Track(key: path, target: .leaf(path: path, leaf),
+                  keyframes: Keyframes([Keyframe(time: 0, value: .number(0)), Keyframe(time: 1, value: .number(320))]))])
+        let swept = try FrameRenderer(base: base, timeline: sweep)
+        let frames = try (0..<10).map { try swept.frame($0).pixels }
+        #expect(Set(frames).count == 10)
+        #expect(swept.styleCache.builds == 1 && swept.styleCache.metalShadings == 10)
+    }
+
+    @Test func strokeColorTakesMaterialThroughSetRecipesAndRefusesItsTrack() throws {
+        var s = RenderSettings()
+        s.text = "Hi"
+        try s.set(assignment: "stroke.color=material")
+        #expect(s.stroke?.paint == .material)
+        let recipe = SceneRecipe.json(for: s)
+        #expect(recipe.contains(#""color": "material""#))
+        var again = RenderSettings()
+        _ = try SceneFile.load(json: Array(recipe.utf8), name: "recipe", into: &again)
+        #expect(again.stroke == s.stroke)
+        try s.set(assignment: "stroke.color=#ff0000")
+        #expect(s.stroke?.paint == .color(RGBColor(r: 1, g: 0, b: 0)))
+
+        func error(_ json: String) -> String {
+            var settings = RenderSettings()
+            do { _ = try SceneFile.load(json: Array(json.utf8), name: "s.json", into: &settings); return "" } catch { return error.message }
+        }
+        let typo = error(#"{"text": "Hi", "stroke": {"color": "materail"}}"#)
+        #expect(typo.contains("s.json:1:") && typo.contains(#"did you mean "material"?"#), "\(typo)")
+        #expect(error(#"{"text": "Hi", "stroke": {"color": "gld"}}"#).contains(#"not a colour; use a name (e.g. gold), #rrggbb or "material""#))
+        let tracked = #"{"text": "Hi", "stroke": {"color": "material"}, "animation": {"duration": 1, "tracks": {"stroke.color": [{"t": 0, "value": "red"}]}}}"#
+        #expect(error(tracked).contains(#"track "stroke.color" animates the stroke's colour, but "stroke.color" is "material""#), "\(error(tracked))")
+        #expect(error(tracked.replacingOccurrences(of: #""material""#, with: #""blue""#)) == "")
+    }
+}
