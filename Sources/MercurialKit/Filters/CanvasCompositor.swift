@@ -117,7 +117,7 @@ public struct Compositing: Sendable, Equatable {
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
         if !styles.isEmpty {
             let styled = styles.applied(to: title, at: origin, canvas: (canvas.width, canvas.height),
-                                        cache: styleCache, shape: shape, metal: strokeMetal(shading))
+                                        cache: styleCache, shape: shape, metal: strokeMetal(shading), lighting: lighting)
             drawLit(styled.content, at: styled.origin, into: &canvas)
             return
         }

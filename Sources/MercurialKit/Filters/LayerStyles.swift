@@ -207,7 +207,8 @@ extension TitleShapeSettings {
 /// while the title's shape and the styles' mask settings stay (`key`); and a metal
 /// stroke as last shaded, kept while the shading lookup and point lights stay too.
 final class LayerStyleCache {
-    fileprivate var key: (shape: TitleShapeSettings, masks: LayerStyles.MaskSettings, origin: [Int])?
+    /// The point lights are in the key: they change the title's alpha at its edges, which the masks are made from.
+    fileprivate var key: (shape: TitleShapeSettings, masks: LayerStyles.MaskSettings, origin: [Int], lighting: PointLighting?)?
     fileprivate var planes: LayerStylePlanes?
     fileprivate var metal: (shading: ShadingLookup, lighting: PointLighting?, image: Image<RGBA8>)?
     /// Where the metal outline's inked pixels sample the lookup (nil: not made, or too many pixels).
@@ -220,17 +221,18 @@ final class LayerStyleCache {
     init() {}
 
     fileprivate func planes(for styles: LayerStyles, shape: TitleShapeSettings?, title: Image<RGBA8>,
-                            origin: (x: Int, y: Int), strokeLoft: TitleShapeSettings?) -> LayerStylePlanes {
+                            origin: (x: Int, y: Int), strokeLoft: TitleShapeSettings?, lighting: PointLighting?) -> LayerStylePlanes {
         let masks = styles.maskSettings(strokeLoft: strokeLoft)
         let originKey = [origin.x, origin.y, title.width, title.height]
-        if let shape, let key, let planes, key.shape == shape, key.masks == masks, key.origin == originKey {
+        if let shape, let key, let planes, key.shape == shape, key.masks == masks, key.origin == originKey,
+           key.lighting == lighting {
             return planes
         }
         let made = LayerStylePlanes(styles, title: title, origin: origin, strokeLoft: strokeLoft)
         builds += 1
         (metal, metalPlan) = (nil, nil)
         if let shape {
-            key = (shape, masks, originKey)
+            key = (shape, masks, originKey, lighting)
             planes = made
         }
         return made
@@ -443,12 +445,13 @@ extension LayerStyles {
     /// `Compositing`; `cache` keeps the masks for a title of the `shape` settings. A
     /// stroke in the title's metal is lofted and shaded as `metal` says (nil: drawn in its colour).
     func applied(to title: Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int),
-                 cache: LayerStyleCache?, shape: TitleShapeSettings?, metal: StrokeMetal? = nil)
-        -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
+                 cache: LayerStyleCache?, shape: TitleShapeSettings?, metal: StrokeMetal? = nil,
+                 lighting: PointLighting? = nil) -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
         guard title.width > 0, title.height > 0 else { return (title, origin) }
         let metal = stroke?.material == true ? metal : nil
         let styleCache = cache ?? LayerStyleCache()
-        let planes = styleCache.planes(for: self, shape: shape, title: title, origin: origin, strokeLoft: metal?.loft)
+        let planes = styleCache.planes(for: self, shape: shape, title: title, origin: origin, strokeLoft: metal?.loft,
+                                       lighting: lighting)
         let metalImage = metal.flatMap { styleCache.shadedMetal(planes, $0, kept: cache != nil && shape != nil) }
         let shadowOffset = dropShadow.map { Self.offset(angle: $0.angle, distance: $0.distance) } ?? .zero
         let innerOffset = innerShadow.map { Self.offset(angle: $0.angle, distance: $0.distance) } ?? .zero

@@ -304,10 +304,11 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
         #expect(still.styleCache.builds == 1 && still.styleCache.metalShadings == 1)
         #expect(try TitleRenderer.render(backdrop.settings(at: 0.9, base: base)).image.pixels == still.frame(9).pixels)
 
-        // A point light moving over it: the outline is lit again each frame. (Not compared with
-        // the stills: the styles' masks are kept from the first frame's lit alpha, which point
-        // lights change, so a styled frame differs from its still whatever the stroke's colour.)
+        // A point light moving over it: the outline is lit again each frame, and the styles' masks,
+        // made from the lit alpha (point lights raise it at the letters' edges), are made again:
+        // each frame is still the still of its time, for a metal or a coloured stroke and a shadow.
         base.pointLights = [PointLight(x: 0, y: 60)]
+        base.dropShadow = DropShadow()
         let path = "pointLights[0].x"
         let leaf = try #require(SceneSchema.leaf(at: path))
         let sweep = Timeline(duration: 1, fps: 10, tracks: [
@@ -316,7 +317,15 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
         let swept = try FrameRenderer(base: base, timeline: sweep)
         let frames = try (0..<10).map { try swept.frame($0).pixels }
         #expect(Set(frames).count == 10)
-        #expect(swept.styleCache.builds == 1 && swept.styleCache.metalShadings == 10)
+        #expect(swept.styleCache.builds == 10 && swept.styleCache.metalShadings == 10)
+        for paint in [k.paint, .color(.black)] {
+            base.stroke?.paint = paint
+            let renderer = try FrameRenderer(base: base, timeline: sweep)
+            for i in [3, 9] {
+                let still = try TitleRenderer.render(sweep.settings(at: sweep.time(ofFrame: i), base: base)).image.pixels
+                #expect(try renderer.frame(i).pixels == still, "frame \(i) with \(paint) is its still")
+            }
+        }
     }
 
     @Test func strokeColorTakesMaterialThroughSetRecipesAndRefusesItsTrack() throws {
