@@ -188,9 +188,9 @@ if arguments.contains("--animation") {
 /// What each layer style costs at 1920×1080 ("Mercurial" at 260 px over a colour): a
 /// still's render call (median ms), and an animation to a null sink whose light hue and
 /// shadow distance move (the styles' masks kept), frames/s. `only`: these styles instead
-/// of the list below; `hueTo`: where light 1's hue goes in the 2 s (1 is where it starts,
-/// so the lights hold still); `fade`: the title's opacity moves too.
-func styleCosts(runs: Int, only: [(String, LayerStyles)]? = nil, hueTo: Double = 1,
+/// of the list below; `hueTo`: where light 1's hue goes in the 2 s (hues go round the short
+/// way, so 1 is where it starts and the lights hold still); `fade`: the title's opacity moves too.
+func styleCosts(runs: Int, only: [(String, LayerStyles)]? = nil, hueTo: Double = 0.5,
                 fade: Bool = false) throws -> [(String, Double, Double)] {
     var base = RenderSettings()
     base.text = "Mercurial"
@@ -266,8 +266,8 @@ if arguments.contains("--stroke-material") {
         metal.stroke = colour.stroke
         metal.stroke?.paint = .material
         let pair = [("stroke 8 px black", colour), ("stroke 8 px material", metal)]
-        let lights = try styleCosts(runs: runs, only: pair, hueTo: 0.5)
-        let fading = try styleCosts(runs: runs, only: pair, fade: true)
+        let lights = try styleCosts(runs: runs, only: pair)
+        let fading = try styleCosts(runs: runs, only: pair, hueTo: 0, fade: true)
         print("strokes at 1920×1080 (\(runs) runs): still render call (median ms); frames/s with light 1's hue moving; with the opacity moving")
         for ((name, ms, fps), (_, _, still)) in zip(lights, fading) {
             print(name.padding(toLength: 22, withPad: " ", startingAt: 0) + String(format: "%8.2f ms  %7.1f frames/s  %7.1f frames/s", ms, fps, still))
