@@ -290,7 +290,9 @@ def sequence(e, args):
     play_rate(driver, "examples/sequence.json", 20)
     # A click on a span goes to its start (the ripple: 2.8 s, frame 56).
     check(info["sequence"][3]["label"] == "ripple" and round(info["sequence"][3]["start"] * 20) == 56, "the ripple starts at 2.8 s")
-    driver.find_elements(By.CSS_SELECTOR, "#spans .span.transition")[1].click()
+    idle(driver)
+    # Found and clicked at once: the spans are drawn again with every refresh.
+    driver.execute_script("document.querySelectorAll('#spans .span.transition')[1].click()")
     wait_for(lambda: driver.execute_script(SETTLED, 56), "the ripple's first frame", 60)
     pixels_before = e.api("/frame.rgba")
     type_value(driver, "background", "#203040")

@@ -58,6 +58,10 @@ import MercurialTestSupport
             #expect(after != before)
             #expect(after.first == RGBA8(r: 0x20, g: 0x30, b: 0x40, a: 255))
 
+            // The sequence's own animation keys: its frame rate.
+            #expect(try await editor.set("animation.fps", "20").status == 200)
+            #expect(await editor.session.animation?.frameCount == 144)
+
             let keyframe = try await editor.post("/api/set", #"{"key": "@keyframe", "value": "{\"key\": \"shininess\", \"t\": 1}"}"#)
             #expect(keyframe.status == 422 && keyframe.text.contains("keyframed in their own scenes"), "\(keyframe.text)")
         }
