@@ -272,6 +272,8 @@ def keyframes(e):
     revision = e.state()["editor"]["revision"]
     wait_for(lambda: driver.execute_script("return window.__pending() === 0 && window.__shown.revision") >= revision, "its frame", 60)
     check(e.api("/frame.rgba") != pixels_before, "the frame at the playhead shows the new hue")
+    driver.find_element(By.ID, "edit-base").click()
+    wait_for(lambda: field() == "0", "Edit base to show the hue's base value, 0 (%s)" % field(), 30)
 
 
 def sequence(e, args):

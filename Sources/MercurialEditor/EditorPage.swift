@@ -937,7 +937,8 @@ enum EditorPage {
       // Where the playhead comes to rest, a tracked key's control shows its track's value there.
       $('timeline').addEventListener('change', () => afterChanges(refresh));
       $('play').addEventListener('click', play);
-      $('edit-base').addEventListener('click', () => { playing = false; send([{ key: '@frame', value: 'none' }], false); });
+      // Off the timeline the controls show the base values again.
+      $('edit-base').addEventListener('click', () => { playing = false; send([{ key: '@frame', value: 'none' }], false).then(refresh); });
       $('export-video').addEventListener('click', exportVideo);
       $('export-cancel').addEventListener('click', () => api('/api/export-video/cancel', {}));
       $('zoom-fit').addEventListener('click', () => { $('stage').classList.remove('actual'); placePointDots(); });
