@@ -60,6 +60,8 @@ public actor EditorSession {
     private var timeline: Timeline?
     /// The scene's sequence of titles, when it has one: the playhead is then always on one of its frames.
     private var sequence: TitleSequence?
+    /// Counts the reads of the scene from disk: a title's own scene file may have changed, not the scene's.
+    private var sceneReads = 0
     /// Each preset's settings on their own (what a key equal to them need not say).
     private var presets: [String: RenderSettings] = [:]
     /// The animation's frame shown, when the page's timeline has put its playhead there.
@@ -474,7 +476,7 @@ public actor EditorSession {
     /// The state as it is now, for the render about to start.
     private func snapshot() -> Snapshot {
         Snapshot(settings: settings, revision: revision, tag: lastTag, playhead: playhead, timeline: timeline,
-                 animationKey: sequence != nil ? document.text
+                 animationKey: sequence != nil ? "\(sceneReads)\n" + document.text
                      : (document["animation"]?.text() ?? "") + (document["dynamics"]?.text() ?? ""),
                  sequence: sequence)
     }
@@ -489,12 +491,13 @@ public actor EditorSession {
     // MARK: Files
 
     /// A watched file changed: the scene is read again, as watch mode reads it;
-    /// a font, mask or shading image is rendered again.
+    /// a font, mask or shading image is rendered again. A sequence is read again whichever
+    /// of its files changed (its titles' scenes are read with it).
     func fileChanged(_ path: String) {
-        if UserPath(checked: scenePath).symlinkChain().contains(path) || path == scenePath {
+        if sequence != nil || UserPath(checked: scenePath).symlinkChain().contains(path) || path == scenePath {
             do {
                 let (loaded, read, before) = try Self.read(scenePath)
-                (document, onDisk) = (read, before)
+                (document, onDisk, sceneReads) = (read, before, sceneReads + 1)
                 (settings, timeline, sequence) = (loaded.settings, loaded.timeline, loaded.sequence)
                 // A track or the animation taken away on disk: the playhead stays within what is left.
                 playhead = Self.playhead(playhead, in: timeline, sequence: sequence)
@@ -524,7 +527,8 @@ public actor EditorSession {
     }
 
     private func rewatch() {
-        let files = ([scenePath] + inputFiles.map(\.path))
+        let inputs = sequence?.inputFiles(sceneFile: scenePath) ?? InputFiles.of(settings, sceneFile: nil)
+        let files = ([scenePath] + inputs.map(\.path).filter { $0 != scenePath })
             .flatMap { UserPath(checked: $0).symlinkChain() }
         guard files != watchedFiles else { return }
         watchedFiles = files
@@ -660,8 +664,9 @@ public actor EditorSession {
     /// Reads the scene file again (the page's "Reload from disk"), or throws its error and changes nothing.
     public func reload() throws(MercurialError) {
         let (loaded, read, before) = try Self.read(scenePath)
-        let same = loaded.settings == settings && loaded.timeline == timeline && read.text == document.text
+        let same = loaded.sequence == nil && loaded.settings == settings && loaded.timeline == timeline && read.text == document.text
         (document, timeline, sequence, onDisk, lastError) = (read, loaded.timeline, loaded.sequence, before, nil)
+        sceneReads += 1
         playhead = Self.playhead(playhead, in: timeline, sequence: sequence)
         guard !same else { return }
         settings = loaded.settings

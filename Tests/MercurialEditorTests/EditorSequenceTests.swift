@@ -67,6 +67,25 @@ import MercurialTestSupport
         }
     }
 
+    /// A title's own scene file changed on disk: the sequence is read again and shows it.
+    @Test func aTitlesSceneFileChangedOnDiskShows() async throws {
+        let scene = ##"{"width": 200, "height": 80, "size": 40, "background": "#101018", "animation": {"fps": 10}, "sequence": [{"scene": "title.json", "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": {"text": "B"}, "hold": 0.5}]}"##
+        try await EditorFixture.with(sceneJSON: nil) { (editor: EditorFixture) async throws in
+            let title = editor.folder.appendingPathComponent("title.json")
+            try Data(#"{"text": "A"}"#.utf8).write(to: title)
+            try Data(scene.utf8).write(to: editor.scene)
+            #expect(try await editor.post("/api/reload", "{}").status == 200)
+            let first = try await Self.show(2, editor)
+            try Data(#"{"text": "Z"}"#.utf8).write(to: title)
+            let expected = try #require(try TitleSequence.load(editor.scene.path)).steps.first?.settings.text
+            #expect(expected == "Z")
+            let renderer = try SequenceRenderer(try #require(try TitleSequence.load(editor.scene.path)))
+            let z = try renderer.frame(2).pixels
+            #expect(z != first)
+            try await eventually("the changed title on screen") { await editor.session.frame?.image.pixels == z }
+        }
+    }
+
     /// A sequence exports as `mercurial animate` renders it: every frame, with progress.
     @Test(.timeLimit(.minutes(4))) func aSequenceExportsEveryFrame() async throws {
         try await EditorFixture.with(sceneJSON: try Self.sequenceScene()) { (editor: EditorFixture) async throws in
