@@ -286,6 +286,8 @@ def sequence(e, args):
     check(labels == ["“Flex Monkey”", "flash", "“Mercurial Text”", "ripple", "“Gold”", "swipe", "“Chrome”", "dissolve", "“Flex Monkey”"],
           "the titles and transitions are labelled spans on the bar: %s" % labels)
     check(not driver.find_element(By.ID, "edit-base").is_displayed(), "a sequence has no Edit base")
+    check(not driver.find_element(By.CSS_SELECTOR, '.row[data-key="shininess"] .key').is_displayed(),
+          "nor a ◆ beside the controls (its titles are keyframed in their own scenes)")
     # A hold, the flash, the ripple, the swipe, the dissolve, the end.
     scrub_to_animates_frames(e, (5, 28, 50, 80, 110, 143), 144)
     scrub_latency(driver, 144, "examples/sequence.json")

@@ -93,7 +93,7 @@ enum EditorPage {
     .export { display: flex; gap: 6px; align-items: center; }
     .row .key { width: 18px; padding: 0; border: none; background: none; color: #666; font-size: 12px; }
     .row.tracked .key { color: #fc6; }
-    body:not(.animated) .row .key { visibility: hidden; }
+    body:not(.animated) .row .key, body.sequence .row .key { visibility: hidden; }
     header { display: flex; gap: 8px; align-items: center; padding: 6px 12px; background: #26262b; }
     header h1 { font-size: 15px; margin: 0 12px 0 0; font-weight: 600; }
     button { background: #3a3a42; color: #eee; border: 1px solid #555; border-radius: 4px; padding: 4px 10px; cursor: pointer; }
@@ -757,6 +757,8 @@ enum EditorPage {
       timeline = info && info.frames ? info : null;
       $('timeline-bar').hidden = !timeline;
       document.body.classList.toggle('animated', !!timeline);
+      // A sequence's titles are keyframed in their own scenes: no ◆ beside the controls.
+      document.body.classList.toggle('sequence', !!(timeline && timeline.sequence));
       if (!timeline) return;
       const bar = $('timeline');
       bar.max = timeline.frames - 1;
