@@ -292,9 +292,11 @@ public actor EditorSession {
     static func number(_ value: Double) -> String { String(format: "%g", value) }
 
     /// The path of a key the scene file's reader reads with the timeline (`animation.fps`,
-    /// `dynamics.friction`), which the editor sets in the document; nil for the others.
+    /// `dynamics.friction`, a sequence's step: `sequence[1].hold`, `sequence[0].scene.text`),
+    /// which the editor sets in the document; nil for the others.
     static func documentPath(_ key: String) -> [SchemaPathStep]? {
-        guard key.hasPrefix("animation.") || key.hasPrefix("dynamics."), !key.hasPrefix("animation.tracks"),
+        guard key.hasPrefix("animation.") || key.hasPrefix("dynamics.") || key.hasPrefix("sequence["),
+              !key.hasPrefix("animation.tracks"),
               let path = SchemaPathStep.parse(key) else { return nil }
         return path
     }

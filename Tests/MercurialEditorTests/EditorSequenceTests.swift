@@ -86,6 +86,29 @@ import MercurialTestSupport
         }
     }
 
+    /// A step's own keys are set by their paths (no control on the page): its hold, its
+    /// transition, its inline scene's keys; checked as the file's are.
+    @Test func aStepsOwnKeysAreSetByTheirPaths() async throws {
+        try await EditorFixture.with(sceneJSON: try Self.sequenceScene()) { (editor: EditorFixture) async throws in
+            #expect(try await editor.set("sequence[0].hold", "1").status == 200)
+            #expect(await editor.session.animation?.frameCount == 74)
+            #expect(try await editor.set("sequence[3].transition.duration", "0.8").status == 200)
+            #expect(await editor.session.animation?.frameCount == 76)
+            let before = try await Self.show(30, editor)
+            #expect(try await editor.post("/api/set", #"{"key": "sequence[1].scene.text", "value": "Mercury"}"#).status == 200)
+            #expect(await editor.session.titleSequence?.steps[1].settings.text == "Mercury")
+            #expect(try await Self.show(30, editor) != before)
+            let negative = try await editor.set("sequence[0].hold", "-1")
+            #expect(negative.status == 422 && negative.text.contains("sequence[0].hold"), "\(negative.text)")
+            let missing = try await editor.set("sequence[9].hold", "1")
+            #expect(missing.status == 422 && missing.text.contains("no 'sequence[9].hold' in the scene"), "\(missing.text)")
+            #expect(await editor.session.animation?.frameCount == 76)
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            let saved = try #require(try TitleSequence.load(editor.scene.path))
+            #expect(saved.steps.map(\.hold) == [1, 0.8, 0.8, 0.8, 0.4] && saved.steps[1].settings.text == "Mercury")
+        }
+    }
+
     /// A sequence exports as `mercurial animate` renders it: every frame, with progress.
     @Test(.timeLimit(.minutes(4))) func aSequenceExportsEveryFrame() async throws {
         try await EditorFixture.with(sceneJSON: try Self.sequenceScene()) { (editor: EditorFixture) async throws in
