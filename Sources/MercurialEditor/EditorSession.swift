@@ -257,6 +257,7 @@ public actor EditorSession {
                     try setKeyframe(change.key, at: timeline.time(ofFrame: min(frame, timeline.frameCount - 1)), of: edited,
                                     in: &nextDocument)
                 } else if let path = Self.documentPath(change.key) {
+                    try Self.checkStepKey(change.key, path)
                     // The animation's and dynamics' keys: set in the document, checked as the file's are when it is read.
                     let value = (try? JSONDocument.parse(Array(change.value.utf8)))?.value ?? .string(change.value)
                     try nextDocument.assign(change.key, path, value)
@@ -299,6 +300,29 @@ public actor EditorSession {
               !key.hasPrefix("animation.tracks"),
               let path = SchemaPathStep.parse(key) else { return nil }
         return path
+    }
+
+    /// Refuses a `path` a page may not set: of a sequence's step, all but its hold, its
+    /// transition, or a parameter of its inline scene that names no file (a page never names a
+    /// file to read: see `insideFolder`; a step's scene file, font or mask would be read as named).
+    static func checkStepKey(_ key: String, _ path: [SchemaPathStep]) throws(MercurialError) {
+        guard case .key("sequence")? = path.first else { return }
+        var settable = false
+        if path.count >= 3, case .index = path[1], case .key(let field) = path[2] {
+            switch field {
+            case "hold": settable = path.count == 3
+            case "transition": settable = true
+            case "scene":
+                if path.count == 4, case .key(let name) = path[3],
+                   let parameter = try? ParameterGroup.parameter(forKey: name), parameter.key == name {
+                    settable = parameter.kind != .path && parameter.kind != .font
+                }
+            default: break
+            }
+        }
+        guard settable else {
+            throw MercurialError("'\(key)' is not set from the page: the editor sets a step's \"hold\", its \"transition\" and the keys of its inline \"scene\" that name no file (sequence[0].scene.text); edit the rest in the scene file")
+        }
     }
 
     /// The scene file as the editor holds it (the page reads the animation's and dynamics' values from it).

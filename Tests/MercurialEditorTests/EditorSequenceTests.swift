@@ -102,6 +102,12 @@ import MercurialTestSupport
             #expect(negative.status == 422 && negative.text.contains("sequence[0].hold"), "\(negative.text)")
             let missing = try await editor.set("sequence[9].hold", "1")
             #expect(missing.status == 422 && missing.text.contains("no 'sequence[9].hold' in the scene"), "\(missing.text)")
+            // A page never names a file to read: not a step's scene file, font or mask, nor a whole step.
+            for (key, value) in [("sequence[0].scene", "/etc/passwd"), ("sequence[0].scene.font", "/etc/passwd"),
+                                 ("sequence[0].scene.mask", "/etc/passwd"), ("sequence[0]", "{\\\"scene\\\": \\\"/etc/passwd\\\"}")] {
+                let refused = try await editor.set(key, value)
+                #expect(refused.status == 422 && refused.text.contains("name no file"), "\(key): \(refused.text)")
+            }
             #expect(await editor.session.animation?.frameCount == 76)
             #expect(try await editor.post("/api/save", "{}").status == 200)
             let saved = try #require(try TitleSequence.load(editor.scene.path))
