@@ -10,7 +10,13 @@ exactly the frame `mercurial animate` writes for it, and how long each scrub too
 the screen; playing shows the rate achieved; a point light dragged on the preview moves
 in the render; a keyframe out of range is refused on the page; Export writes a WebM with
 alpha that ffprobe reads with the animation's frame count, and a cancelled export leaves
-no file.
+no file. A keyframe's ◆ dragged along the timeline moves it (in the saved scene) and Ctrl+Z
+puts it back; one dropped on another keyframe is refused on the page; a tracked control
+edited at the playhead sets its keyframe there.
+
+A sequence (examples/sequence.json): its titles and transitions are labelled spans on the
+timeline, every scrubbed frame is `mercurial animate`'s, it plays (the rate and the scrub
+latency are printed), an edit of the scene around the titles shows, and it exports.
 
 Usage: editor-designer-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE]
        [--size WxH] [--min-rate FPS] [--max-scrub MS]
@@ -102,35 +108,33 @@ def presets(e):
 
 SETTLED = "return window.__pending() === 0 && window.__shown && window.__shown.frame === arguments[0]"
 
-def timeline(e, args):
-    driver, binary = e.driver, e.binary
-    bar = driver.find_element(By.ID, "timeline")
-    wait_for(lambda: bar.is_displayed(), "the timeline of the animated scene", 30)
-    frames = e.state()["editor"]["timeline"]["frames"]
-    check(frames == 60 and bar.get_attribute("max") == "59", "the timeline spans the animation's %d frames" % frames)
 
-    # The frames `mercurial animate` writes, to compare the scrubbed ones with.
+def scrub_to_animates_frames(e, frames, count):
+    """Scrubs to each of `frames` and checks the preview is `mercurial animate`'s frame, pixel for pixel."""
+    driver = e.driver
     os.mkdir(os.path.join(e.work, "frames"))
-    subprocess.run([binary, "animate", e.scene, "-o", os.path.join(e.work, "frames", "f-%04d.png"), "--no-metadata", "-q"],
+    subprocess.run([e.binary, "animate", e.scene, "-o", os.path.join(e.work, "frames", "f-%04d.png"), "--no-metadata", "-q"],
                    check=True, timeout=300)
-    for frame in (0, 23, 59):
+    check(len(os.listdir(os.path.join(e.work, "frames"))) == count, "mercurial animate writes %d frames" % count)
+    for frame in frames:
         driver.execute_script("window.__scrub(arguments[0], performance.now())", frame)
         wait_for(lambda: driver.execute_script(SETTLED, frame), "frame %d on screen" % frame, 60)
         check(pixels_differing_from_server(driver) == 0, "the page shows the server's frame %d exactly" % frame)
         animated = open(os.path.join(e.work, "frames", "f-%04d.png" % frame), "rb").read()
         check(e.api("/frame.rgba") == png_rgba(animated),
-              "scrubbed to frame %d (t = %.3f s), the preview is mercurial animate's frame, pixel for pixel" % (frame, frame / 30))
+              "scrubbed to frame %d, the preview is mercurial animate's frame, pixel for pixel" % frame)
 
-    # Scrub latency: 30 moves of the playhead 150 ms apart, each timed in the page from its
-    # input event to the frame on screen.
+
+def scrub_latency(driver, frames, what, max_median=0):
+    """30 moves of the playhead 150 ms apart, each timed in the page from its input event to the frame on screen."""
     latencies = driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
+        const [frames, done] = [arguments[0], arguments[arguments.length - 1]];
         const bar = document.getElementById('timeline');
         window.__latencies = [];
         let i = 0;
         const step = () => {
           if (i < 30) {
-            bar.value = (i * 7) % 60;
+            bar.value = (i * 7) % frames;
             bar.dispatchEvent(new Event('input', { bubbles: true }));
             i++;
             setTimeout(step, 150);
@@ -142,25 +146,40 @@ def timeline(e, args):
           }
         };
         step();
-    """)
+    """, frames)
     latencies.sort()
     median = statistics.median(latencies)
-    print("scrub latency input -> frame on screen (ms, n=%d): median %.1f  p90 %.1f  max %.1f"
-          % (len(latencies), median, latencies[int(0.9 * (len(latencies) - 1))], latencies[-1]))
-    if args.max_scrub > 0:
-        check(median <= args.max_scrub, "median scrub latency %.1f ms <= %.0f ms at %s" % (median, args.max_scrub, args.size))
+    print("scrub latency input -> frame on screen, %s (ms, n=%d): median %.1f  p90 %.1f  max %.1f"
+          % (what, len(latencies), median, latencies[int(0.9 * (len(latencies) - 1))], latencies[-1]))
+    if max_median > 0:
+        check(median <= max_median, "median scrub latency %.1f ms <= %.0f ms, %s" % (median, max_median, what))
 
-    # Play for 3 s and read the rate the page shows.
+
+def play_rate(driver, what, fps, screenshot=None):
+    """Plays for 3 s and returns the rate the page shows."""
     driver.find_element(By.ID, "play").click()
     time.sleep(3.0)
     rate = driver.execute_script("return window.__playRate")
     shown_text = driver.find_element(By.ID, "rate").text
-    if args.screenshot:
-        driver.save_screenshot(args.screenshot)
-        print("screenshot: " + args.screenshot)
+    if screenshot:
+        driver.save_screenshot(screenshot)
+        print("screenshot: " + screenshot)
     driver.find_element(By.ID, "play").click()
     check(rate is not None and rate > 0 and "frames/s" in shown_text, "playing shows the rate achieved: %s" % shown_text)
-    print("play rate at %s: %.1f frames/s (scene 30)" % (args.size, rate))
+    print("play rate, %s: %.1f frames/s (scene %s)" % (what, rate, fps))
+    return rate
+
+def timeline(e, args):
+    driver, binary = e.driver, e.binary
+    bar = driver.find_element(By.ID, "timeline")
+    wait_for(lambda: bar.is_displayed(), "the timeline of the animated scene", 30)
+    frames = e.state()["editor"]["timeline"]["frames"]
+    check(frames == 60 and bar.get_attribute("max") == "59", "the timeline spans the animation's %d frames" % frames)
+
+    # The frames `mercurial animate` writes, to compare the scrubbed ones with.
+    scrub_to_animates_frames(e, (0, 23, 59), 60)
+    scrub_latency(driver, 60, "light sweep at " + args.size, args.max_scrub)
+    rate = play_rate(driver, "light sweep at " + args.size, 30, args.screenshot)
     if args.min_rate > 0:
         check(rate >= args.min_rate, "playing the %s light sweep shows %.1f >= %.0f frames/s" % (args.size, rate, args.min_rate))
 
@@ -204,6 +223,94 @@ def timeline(e, args):
           "the exported WebM is VP9 with alpha and 60 frames: %s" % probe)
 
 
+def tracks(e):
+    return e.state()["editor"]["timeline"]["tracks"]
+
+
+def keyframes(e):
+    """On the light sweep: a ◆ dragged moves its keyframe, Ctrl+Z moves it back, a drop on another
+    keyframe is refused; a tracked control edited at the playhead sets the keyframe there."""
+    driver = e.driver
+    idle(driver)
+    marker = lambda t: driver.find_element(By.CSS_SELECTOR, '#keyframes .marker[data-key="light1.hue"][data-t="%s"]' % t)
+    width = driver.find_element(By.ID, "keyframes").size["width"]
+    ActionChains(driver).click_and_hold(marker(2)).move_by_offset(-width // 4, 0).move_by_offset(-width // 4, 0).release().perform()
+    moved = wait_for(lambda: tracks(e)["light1.hue"] if tracks(e)["light1.hue"][-1] < 2 else None, "the dragged keyframe to move", 30)
+    check(len(moved) == 2 and 0.9 <= moved[1] <= 1.1, "dragging the ◆ at 2 s half the bar left moves it to %.3f s" % moved[1])
+    idle(driver)
+    driver.find_element(By.ID, "save").click()
+    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    saved = [k["t"] for k in json.load(open(e.scene))["animation"]["tracks"]["light1.hue"]]
+    check(saved == moved, "the saved scene has the keyframe moved: %s" % saved)
+    shortcut(driver, "z")
+    wait_for(lambda: tracks(e)["light1.hue"] == [0, 2], "Ctrl+Z to put the keyframe back at 2 s", 30)
+
+    # Dropped on the keyframe at 0 s: refused on the page, nothing moves.
+    idle(driver)
+    ActionChains(driver).click_and_hold(marker(2)).move_by_offset(-width, 0).release().perform()
+    status = driver.find_element(By.ID, "status")
+    wait_for(lambda: "has a keyframe at 0 s already" in status.text, "the refusal of a drop on another keyframe", 30)
+    idle(driver)
+    check(tracks(e)["light1.hue"] == [0, 2], "a drop on another keyframe changes nothing: %s (%s)" % (tracks(e)["light1.hue"], status.text))
+
+    # At the playhead (frame 15, t = 0.5 s), the tracked hue's control shows the track's value there;
+    # an edit sets a keyframe there, and the frame shows it.
+    bar = driver.find_element(By.ID, "timeline")
+    driver.execute_script("arguments[0].value = 15; arguments[0].dispatchEvent(new Event('input', { bubbles: true }));"
+                          "arguments[0].dispatchEvent(new Event('change', { bubbles: true }))", bar)
+    wait_for(lambda: driver.execute_script(SETTLED, 15), "frame 15 on screen", 60)
+    idle(driver)
+    field = lambda: driver.find_element(By.CSS_SELECTOR, '.row[data-key="light1.hue"] input[type=text]').get_attribute("value")
+    # Hue goes the short way round: from 0 to 0.999 is 0.001 back, so at 0.5 s it is 0.99975.
+    wait_for(lambda: abs(float(field()) - 0.99975) < 1e-4, "the hue control to show the track's value at 0.5 s", 30)
+    tip = driver.find_element(By.CSS_SELECTOR, '.row[data-key="light1.hue"] .key').get_attribute("title")
+    check("sets (or adds) its keyframe at the playhead" in tip, "the tracked control's ◆ says what an edit does: %s" % tip)
+    pixels_before = e.api("/frame.rgba")
+    type_value(driver, "light1.hue", "0.7")
+    wait_for(lambda: tracks(e)["light1.hue"] == [0, 0.5, 2], "the edit at the playhead to add a keyframe at 0.5 s", 30)
+    wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, '#keyframes .marker[data-key="light1.hue"]')) == 3, "its ◆", 30)
+    revision = e.state()["editor"]["revision"]
+    wait_for(lambda: driver.execute_script("return window.__pending() === 0 && window.__shown.revision") >= revision, "its frame", 60)
+    check(e.api("/frame.rgba") != pixels_before, "the frame at the playhead shows the new hue")
+    driver.find_element(By.ID, "edit-base").click()
+    wait_for(lambda: field() == "0", "Edit base to show the hue's base value, 0 (%s)" % field(), 30)
+
+
+def sequence(e, args):
+    driver = e.driver
+    bar = driver.find_element(By.ID, "timeline")
+    wait_for(lambda: bar.is_displayed(), "the timeline of the sequence", 30)
+    info = e.state()["editor"]["timeline"]
+    check(info["frames"] == 144 and bar.get_attribute("max") == "143", "the timeline spans the sequence's %d frames" % info["frames"])
+    labels = [s.text for s in driver.find_elements(By.CSS_SELECTOR, "#spans .span")]
+    check(labels == ["“Flex Monkey”", "flash", "“Mercurial Text”", "ripple", "“Gold”", "swipe", "“Chrome”", "dissolve", "“Flex Monkey”"],
+          "the titles and transitions are labelled spans on the bar: %s" % labels)
+    check(not driver.find_element(By.ID, "edit-base").is_displayed(), "a sequence has no Edit base")
+    check(not driver.find_element(By.CSS_SELECTOR, '.row[data-key="shininess"] .key').is_displayed(),
+          "nor a ◆ beside the controls (its titles are keyframed in their own scenes)")
+    # A hold, the flash, the ripple, the swipe, the dissolve, the end.
+    scrub_to_animates_frames(e, (5, 28, 50, 80, 110, 143), 144)
+    scrub_latency(driver, 144, "examples/sequence.json")
+    play_rate(driver, "examples/sequence.json", 20)
+    # A click on a span goes to its start (the ripple: 2.8 s, frame 56).
+    check(info["sequence"][3]["label"] == "ripple" and round(info["sequence"][3]["start"] * 20) == 56, "the ripple starts at 2.8 s")
+    idle(driver)
+    # Found and clicked at once: the spans are drawn again with every refresh.
+    driver.execute_script("document.querySelectorAll('#spans .span.transition')[1].click()")
+    wait_for(lambda: driver.execute_script(SETTLED, 56), "the ripple's first frame", 60)
+    pixels_before = e.api("/frame.rgba")
+    type_value(driver, "background", "#203040")
+    wait_for(lambda: e.values()["background"] == "#203040", "the background on the server", 30)
+    revision = e.state()["editor"]["revision"]
+    wait_for(lambda: driver.execute_script("return window.__pending() === 0 && window.__shown.revision") >= revision, "its frame", 60)
+    check(e.api("/frame.rgba") != pixels_before, "an edit of the scene around the titles shows in the sequence's frame")
+    Select(driver.find_element(By.ID, "export-format")).select_by_value("png")
+    driver.find_element(By.ID, "export-video").click()
+    wait_for(lambda: driver.execute_script("return window.__export && window.__export.state") == "done", "the export", 240)
+    check(driver.execute_script("return window.__export.frames") == 144, "the sequence exports its 144 frames")
+    check(os.path.getsize(os.path.join(e.work, "scene.apng")) > 0, "to scene.apng")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
@@ -228,6 +335,11 @@ def main():
                  "light1.hue": [{"t": 0, "value": 0}, {"t": 2, "value": 0.999}]}}}
     with Editor(binary, sweep, args.pid_file, keep=("frames", "scene.webm")) as e:
         timeline(e, args)
+        keyframes(e)
+        check(e.running(), "the editor is still running")
+    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "sequence.json")
+    with Editor(binary, open(example).read(), args.pid_file, keep=("frames", "scene.apng")) as e:
+        sequence(e, args)
         check(e.running(), "the editor is still running")
     print("PASS")
 

@@ -50,7 +50,11 @@ enum EditorPage {
     <section id="timeline-bar" hidden>
       <button id="play" title="Play at the scene's frame rate (Space)">Play</button>
       <label title="Start again at the end"><input type="checkbox" id="loop" checked> Loop</label>
-      <input type="range" id="timeline" min="0" max="0" step="1" value="0" aria-label="the playhead">
+      <div id="track-area">
+        <div id="spans"></div>
+        <input type="range" id="timeline" min="0" max="0" step="1" value="0" aria-label="the playhead">
+        <div id="keyframes"></div>
+      </div>
       <span id="time"></span>
       <span id="rate" title="The frames shown each second while playing"></span>
       <button id="edit-base" title="Leave the timeline: show and edit the scene without its animation">Edit base</button>
@@ -74,12 +78,22 @@ enum EditorPage {
            display: grid; grid-template-rows: auto 1fr auto auto; }
     #timeline-bar { display: flex; gap: 8px; align-items: center; padding: 6px 12px; background: #26262b; border-top: 1px solid #333; }
     #timeline-bar[hidden] { display: none; }
-    #timeline { flex: 1; }
+    #track-area { flex: 1; min-width: 0; display: flex; flex-direction: column; }
+    #timeline { width: 100%; margin: 2px 0; }
+    #spans, #keyframes { position: relative; margin: 0 8px; }
+    #spans { height: 16px; }
+    #spans:empty { display: none; }
+    #spans .span { position: absolute; top: 0; height: 15px; padding: 0 3px; overflow: hidden; white-space: nowrap; font-size: 10px;
+                   line-height: 15px; border-radius: 3px; background: #34486b; color: #dde; cursor: pointer; border-right: 1px solid #26262b; }
+    #spans .span.transition { background: #6b4a34; }
+    #keyframes .marker { position: absolute; transform: translateX(-50%); height: 14px; line-height: 14px; font-size: 12px;
+                         color: #fc6; cursor: ew-resize; user-select: none; touch-action: none; }
+    #keyframes .marker.dragging { color: #fff; }
     #time, #rate { font-variant-numeric: tabular-nums; color: #bbb; min-width: 7em; }
     .export { display: flex; gap: 6px; align-items: center; }
     .row .key { width: 18px; padding: 0; border: none; background: none; color: #666; font-size: 12px; }
     .row.tracked .key { color: #fc6; }
-    body:not(.animated) .row .key { visibility: hidden; }
+    body:not(.animated) .row .key, body.sequence .row .key { visibility: hidden; }
     header { display: flex; gap: 8px; align-items: center; padding: 6px 12px; background: #26262b; }
     header h1 { font-size: 15px; margin: 0 12px 0 0; font-weight: 600; }
     button { background: #3a3a42; color: #eee; border: 1px solid #555; border-radius: 4px; padding: 4px 10px; cursor: pointer; }
@@ -1127,13 +1141,101 @@ enum EditorPage {
       timeline = info && info.frames ? info : null;
       $('timeline-bar').hidden = !timeline;
       document.body.classList.toggle('animated', !!timeline);
+      // A sequence's titles are keyframed in their own scenes: no ◆ beside the controls.
+      document.body.classList.toggle('sequence', !!(timeline && timeline.sequence));
       if (!timeline) return;
       const bar = $('timeline');
       bar.max = timeline.frames - 1;
       if (timeline.playhead !== null && !playing) bar.value = timeline.playhead;
       showTime();
+      // A sequence is always on its timeline: there is no base scene to edit alone.
+      $('edit-base').hidden = !!timeline.sequence;
+      showSpans();
+      showMarkers();
       const tracked = new Set(Object.keys(timeline.tracks || {}));
-      document.querySelectorAll('#controls .row[data-key]').forEach((div) => div.classList.toggle('tracked', tracked.has(div.dataset.key)));
+      document.querySelectorAll('#controls .row[data-key]').forEach((div) => {
+        const has = tracked.has(div.dataset.key);
+        div.classList.toggle('tracked', has);
+        const key = div.querySelector('.key');
+        if (key) key.title = has
+          ? 'This key has a track: on the timeline, an edit sets (or adds) its keyframe at the playhead; in Edit base, its base value (Alt+click: delete the keyframe at the playhead)'
+          : 'Keyframe this value at the playhead (Alt+click: delete the keyframe there)';
+        // A tracked key's edit may add a keyframe: its marker is shown once the change is taken.
+        if (has && !div.dataset.markers) { div.dataset.markers = '1'; div.addEventListener('change', () => afterChanges(refresh)); }
+      });
+    }
+    const place = (t) => (100 * Math.max(0, Math.min(1, t / timeline.duration))) + '%';
+    // A sequence's titles and transitions as labelled spans over the bar; a click goes to the span's start.
+    function showSpans() {
+      const box = $('spans');
+      box.replaceChildren();
+      for (const span of timeline.sequence || []) {
+        const div = document.createElement('div');
+        div.className = 'span ' + span.kind;
+        div.style.left = place(span.start);
+        div.style.width = `calc(${place(span.end)} - ${place(span.start)})`;
+        div.textContent = span.label;
+        div.title = `${span.label}: ${span.start.toFixed(2)}–${span.end.toFixed(2)} s`;
+        div.addEventListener('click', () => { playing = false; scrub(Math.min(timeline.frames - 1, Math.round(span.start * timeline.fps))); });
+        box.append(div);
+      }
+    }
+    // Each track's keyframes as ◆ markers under the bar, a row a track; drag one to move it.
+    function showMarkers() {
+      const box = $('keyframes'), tracks = Object.entries(timeline.tracks || {});
+      box.replaceChildren();
+      box.style.height = (14 * tracks.length) + 'px';
+      tracks.forEach(([key, times], row) => {
+        for (const t of times) {
+          const marker = document.createElement('span');
+          marker.className = 'marker'; marker.textContent = '◆';
+          marker.dataset.key = key; marker.dataset.t = t;
+          marker.style.left = place(t); marker.style.top = (14 * row) + 'px';
+          marker.title = `${key} at ${t.toFixed(2)} s: drag to move it`;
+          dragMarker(marker, key, t);
+          box.append(marker);
+        }
+      });
+    }
+    function dragMarker(marker, key, t) {
+      marker.addEventListener('pointerdown', (e) => {
+        e.preventDefault();
+        marker.setPointerCapture(e.pointerId);
+        marker.classList.add('dragging');
+        const box = $('keyframes').getBoundingClientRect();
+        // On a frame: the playhead can then stand on the keyframe.
+        const at = (x) => Math.round(Math.max(0, Math.min(1, (x - box.left) / box.width)) * timeline.duration * timeline.fps) / timeline.fps;
+        let to = t;
+        const move = (e) => { to = at(e.clientX); marker.style.left = place(to); $('time').textContent = `${key}: ${t.toFixed(2)} s → ${to.toFixed(2)} s`; };
+        marker.addEventListener('pointermove', move);
+        marker.addEventListener('pointerup', () => {
+          marker.removeEventListener('pointermove', move);
+          marker.classList.remove('dragging');
+          if (to === t) { showTime(); return; }
+          moveKeyframe(key, t, to);
+        }, { once: true });
+      });
+    }
+    // Moves KEY's keyframe at FROM to TO: one undo step (the move back). A refused move
+    // (onto another keyframe, outside the animation, a keyframe gone from the file) says why.
+    async function moveKeyframe(key, from, to) {
+      const change = (a, b) => [{ key: '@keyframe', value: JSON.stringify({ key, t: a, to: b }) }];
+      const code = await send(change(from, to), false);
+      values.delete('@keyframe');        // not a value an undo of another change puts back
+      if (code === 200) {
+        history.push({ keys: '@keyframe', before: change(to, from), after: change(from, to), time: 0 });
+        future.length = 0;
+        status(`moved the keyframe of ${key} from ${from.toFixed(2)} s to ${to.toFixed(2)} s`);
+      }
+      await refresh();                   // the markers where the scene has them
+      return code;
+    }
+    window.__moveKeyframe = moveKeyframe;
+    // Runs `then` once the page's changes are all answered (at most 10 s on).
+    function afterChanges(then) {
+      const started = performance.now();
+      const wait = () => (!window.__busy() || performance.now() - started > 10000) ? then() : setTimeout(wait, 50);
+      setTimeout(wait, 0);
     }
     function showTime() {
       const f = Number($('timeline').value);
@@ -1170,6 +1272,7 @@ enum EditorPage {
       }
       playing = false;
       $('play').textContent = 'Play';
+      afterChanges(refresh);             // the controls show the values at the playhead
     }
     // Adds (or with `remove`, deletes) the keyframe of KEY at the playhead, with the control's value.
     async function keyframe(key, remove) {
@@ -1217,8 +1320,11 @@ enum EditorPage {
       $('backdrop-colour').addEventListener('input', backdrop);
       backdrop();
       $('timeline').addEventListener('input', (e) => { playing = false; scrub(Number($('timeline').value), e.timeStamp); });
+      // Where the playhead comes to rest, a tracked key's control shows its track's value there.
+      $('timeline').addEventListener('change', () => afterChanges(refresh));
       $('play').addEventListener('click', play);
-      $('edit-base').addEventListener('click', () => { playing = false; send([{ key: '@frame', value: 'none' }], false); });
+      // Off the timeline the controls show the base values again.
+      $('edit-base').addEventListener('click', () => { playing = false; send([{ key: '@frame', value: 'none' }], false).then(refresh); });
       $('export-video').addEventListener('click', exportVideo);
       $('export-cancel').addEventListener('click', () => api('/api/export-video/cancel', {}));
       $('zoom-fit').addEventListener('click', () => { $('stage').classList.remove('actual'); placePointDots(); });

@@ -83,13 +83,15 @@ struct EditorRoutes: Sendable {
     /// The parameter table with the current values (the JSON of `mercurial params
     /// --json`), and what the menus offer.
     private func state() async -> Response {
-        let settings = await session.settings
+        // At the playhead, a key with a track shows the track's value there (what an edit sets).
+        let settings = await session.shownSettings
         let table = ParameterGroup.json(values: settings)
         let extra = EditorJSON.string([
             "revision": await session.revision,
             "material": settings.material,
             "overridden": await session.overriddenKeys,
-            "timeline": Self.timelineInfo(await session.animation, playhead: await session.playhead),
+            "timeline": Self.timelineInfo(await session.animation, playhead: await session.playhead,
+                                          sequence: await session.titleSequence),
             "materials": session.materials,
             "fonts": session.bundledFonts,
             "families": session.installedFamilies,
@@ -104,12 +106,36 @@ struct EditorRoutes: Sendable {
         return Responses.bytes(.ok, "application/json", merged.utf8)
     }
 
-    /// The animation as the page's timeline shows it: length, rate, and each track's keyframe times.
-    static func timelineInfo(_ timeline: Timeline?, playhead: Int?) -> [String: Any] {
+    /// The animation as the page's timeline shows it: length, rate, and each track's keyframe times;
+    /// for a sequence, its spans: each title's hold and each transition, from `start` to `end` seconds.
+    static func timelineInfo(_ timeline: Timeline?, playhead: Int?, sequence: TitleSequence? = nil) -> [String: Any] {
         guard let timeline else { return [:] }
-        return ["duration": timeline.duration, "fps": timeline.fps, "frames": timeline.frameCount, "loop": timeline.loop,
-                "playhead": playhead ?? NSNull(),
-                "tracks": Dictionary(timeline.tracks.map { ($0.key, $0.keyframes.frames.map(\.time)) }, uniquingKeysWith: { a, _ in a })]
+        var info: [String: Any] = [
+            "duration": timeline.duration, "fps": timeline.fps, "frames": timeline.frameCount, "loop": timeline.loop,
+            "playhead": playhead ?? NSNull(),
+            "tracks": Dictionary(timeline.tracks.map { ($0.key, $0.keyframes.frames.map(\.time)) }, uniquingKeysWith: { a, _ in a })]
+        if let sequence {
+            var spans: [[String: Any]] = []
+            for (i, clip) in sequence.clips.enumerated() {
+                let title = sequence.steps[i].settings.text.map { "“\($0)”" } ?? "title \(i + 1)"
+                spans.append(["kind": "hold", "label": title, "start": clip.holdStart, "end": clip.holdEnd])
+                if let transition = clip.transition {
+                    spans.append(["kind": "transition", "label": Self.name(transition.transition),
+                                  "start": clip.holdEnd, "end": clip.holdEnd + transition.duration])
+                }
+            }
+            info["sequence"] = spans
+        }
+        return info
+    }
+
+    static func name(_ transition: Transition) -> String {
+        switch transition {
+        case .dissolve: "dissolve"
+        case .flash: "flash"
+        case .swipe: "swipe"
+        case .ripple: "ripple"
+        }
     }
 
     /// The pixels that changed since the frame the page shows (`have`), as runs; with

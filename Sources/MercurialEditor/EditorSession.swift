@@ -44,6 +44,8 @@ public actor EditorSession {
         var playhead: Int? = nil
         var timeline: Timeline? = nil
         var animationKey = ""
+        /// The scene's sequence of titles, shown at `playhead` (then `animationKey` is the whole scene's JSON).
+        var sequence: TitleSequence? = nil
     }
 
     /// The pseudo-key of a change that moves the playhead: its value is a frame number,
@@ -54,8 +56,12 @@ public actor EditorSession {
     /// The scene file's members in its order: `settings` are this document read as a
     /// scene (its preset, then its keys), and a save writes it (see `SceneDocument`).
     private var document: SceneDocument
-    /// The scene's animation, as the document gives it.
+    /// The scene's animation, as the document gives it (for a sequence: its length and rate, without tracks).
     private var timeline: Timeline?
+    /// The scene's sequence of titles, when it has one: the playhead is then always on one of its frames.
+    private var sequence: TitleSequence?
+    /// Counts the reads of the scene from disk: a title's own scene file may have changed, not the scene's.
+    private var sceneReads = 0
     /// Each preset's settings on their own (what a key equal to them need not say).
     private var presets: [String: RenderSettings] = [:]
     /// The animation's frame shown, when the page's timeline has put its playhead there.
@@ -118,10 +124,10 @@ public actor EditorSession {
         var info = stat()
         if lstat(scenePath, &info) == 0 {
             try InputFile.refuseIfNotRegular(scenePath, role: "scene file")
-            let before = DiskState(self.scenePath)
-            timeline = try SceneFile.load(scenePath, into: &settings)
-            document = try SceneDocument(parsing: before?.bytes ?? [])
-            onDisk = before
+            let (loaded, read, before) = try Self.read(scenePath)
+            (document, onDisk) = (read, before)
+            (settings, timeline, sequence) = (loaded.settings, loaded.timeline, loaded.sequence)
+            playhead = Self.playhead(nil, in: timeline, sequence: sequence)
         } else {
             settings.text = Self.defaultText
             document = SceneDocument(members: [])
@@ -232,6 +238,7 @@ public actor EditorSession {
         var next = settings
         var nextDocument = document
         var nextTimeline = timeline
+        var nextSequence = sequence
         var nextPlayhead = playhead
         for change in changes {
             if change.key == Self.playheadKey {
@@ -240,10 +247,20 @@ public actor EditorSession {
             }
             do {
                 if change.key == Self.keyframeKey {
-                    try keyframe(change.value, of: next, timeline: nextTimeline, in: &nextDocument)
+                    try keyframe(change.value, of: next, timeline: nextTimeline, sequence: nextSequence != nil, in: &nextDocument)
+                } else if nextSequence == nil, let timeline = nextTimeline, let frame = nextPlayhead,
+                          timeline.tracks.contains(where: { $0.key == change.key }) {
+                    // As After Effects does: a key with a track, edited at the playhead, sets
+                    // (or adds) its keyframe there; its base value would only be overridden.
+                    var edited = next
+                    try applyOne(change, to: &edited)
+                    try setKeyframe(change.key, at: timeline.time(ofFrame: min(frame, timeline.frameCount - 1)), of: edited,
+                                    in: &nextDocument)
                 } else if let path = Self.documentPath(change.key) {
-                    // The animation's, dynamics', in/out's and layers' keys: set in the document, checked as
-                    // the file's are when it is read. A whole block (`layers`, `in`) set to none is taken out.
+                    try Self.checkStepKey(change.key, path)
+                    // The animation's, dynamics', in/out's, layers' and a sequence step's keys: set in the
+                    // document, checked as the file's are when it is read. A whole block (`layers`, `in`)
+                    // set to none is taken out.
                     let value = (try? JSONDocument.parse(Array(change.value.utf8)))?.value ?? .string(change.value)
                     if path.count == 1, case .key(let block) = path[0] {
                         let taken = ["none", "null"].contains(change.value.trimmingCharacters(in: .whitespaces))
@@ -256,31 +273,42 @@ public actor EditorSession {
                     try applyOne(change, to: &next)
                     try record(change, from: next, in: &nextDocument)
                 }
-                (next, nextTimeline) = try nextDocument.load(as: scenePath)
+                let loaded = try nextDocument.load(as: scenePath)
+                (next, nextTimeline, nextSequence) = (loaded.settings, loaded.timeline, loaded.sequence)
             } catch {
                 throw EditorChangeError(key: change.key, message: error.message)
             }
         }
-        document = nextDocument
+        nextPlayhead = Self.playhead(nextPlayhead, in: nextTimeline, sequence: nextSequence)
+        // A sequence's steps are not settings: any change to its scene is one to show.
         let moved = nextPlayhead != playhead || nextTimeline != timeline
-        (timeline, playhead) = (nextTimeline, nextTimeline == nil ? nil : nextPlayhead.map { min($0, nextTimeline!.frameCount - 1) })
+            || (nextSequence != nil && nextDocument.text != document.text)
+        document = nextDocument
+        (timeline, sequence, playhead) = (nextTimeline, nextSequence, nextPlayhead)
         guard next != settings || moved else { return (revision, false) }
         settings = next
         changed(tag: tag)
         return (revision, true)
     }
 
+    /// The playhead kept within `timeline` (nil without one); a sequence's is on a frame from the start.
+    static func playhead(_ frame: Int?, in timeline: Timeline?, sequence: TitleSequence?) -> Int? {
+        guard let timeline, let frame = frame ?? (sequence == nil ? nil : 0) else { return nil }
+        return min(frame, timeline.frameCount - 1)
+    }
+
     /// A number as a message shows it (`2`, `0.5`).
     static func number(_ value: Double) -> String { String(format: "%g", value) }
 
     /// The path of a key the editor sets in the document, as the file holds it: those the scene
-    /// file's reader reads with the timeline (`animation.fps`, `dynamics.ropes`, `in`, `out.duration`)
-    /// and the layers (`layers`, `layers[1].text`), read over the scene's top level; nil for the others.
+    /// file's reader reads with the timeline (`animation.fps`, `dynamics.ropes`, `in`, `out.duration`,
+    /// a sequence's step: `sequence[1].hold`, `sequence[0].scene.text`) and the layers (`layers`,
+    /// `layers[1].text`), read over the scene's top level; nil for the others.
     static func documentPath(_ key: String) -> [SchemaPathStep]? {
         guard !key.hasPrefix("animation.tracks"), let path = SchemaPathStep.parse(key),
               case .key(let block)? = path.first else { return nil }
         switch block {
-        case "animation", "dynamics": return path.count > 1 ? path : nil
+        case "animation", "dynamics", "sequence": return path.count > 1 ? path : nil
         case "in", "out", "layers": return path
         default: return nil
         }
@@ -316,14 +344,38 @@ public actor EditorSession {
         }
     }
 
+    /// Refuses a `path` a page may not set: of a sequence's step, all but its hold, its
+    /// transition, or a parameter of its inline scene that names no file (a page never names a
+    /// file to read: see `insideFolder`; a step's scene file, font or mask would be read as named).
+    static func checkStepKey(_ key: String, _ path: [SchemaPathStep]) throws(MercurialError) {
+        guard case .key("sequence")? = path.first else { return }
+        var settable = false
+        if path.count >= 3, case .index = path[1], case .key(let field) = path[2] {
+            switch field {
+            case "hold": settable = path.count == 3
+            case "transition": settable = true
+            case "scene":
+                if path.count == 4, case .key(let name) = path[3],
+                   let parameter = try? ParameterGroup.parameter(forKey: name), parameter.key == name {
+                    settable = parameter.kind != .path && parameter.kind != .font
+                }
+            default: break
+            }
+        }
+        guard settable else {
+            throw MercurialError("'\(key)' is not set from the page: the editor sets a step's \"hold\", its \"transition\" and the keys of its inline \"scene\" that name no file (sequence[0].scene.text); edit the rest in the scene file")
+        }
+    }
+
     /// The scene file as the editor holds it (the page reads the animation's and dynamics' values from it).
     public var documentJSON: String { document.text }
 
-    /// The pseudo-key of a change that adds or removes a keyframe: its value is
-    /// `{"key": K, "t": seconds, "remove": false}`, the keyframe taking K's value as it is now.
+    /// The pseudo-key of a change that adds, removes or moves a keyframe: its value is
+    /// `{"key": K, "t": seconds, "remove": false}`, the keyframe taking K's value as it is now,
+    /// or `{"key": K, "t": seconds, "to": seconds}`, K's keyframe at `t` moved to `to`.
     public static let keyframeKey = "@keyframe"
 
-    private func keyframe(_ text: String, of settings: RenderSettings, timeline: Timeline?,
+    private func keyframe(_ text: String, of settings: RenderSettings, timeline: Timeline?, sequence: Bool,
                           in document: inout SceneDocument) throws(MercurialError) {
         guard let root = try? JSONDocument.parse(Array(text.utf8)),
               case .string(let key)? = root.value.at([.key("key")]), case .number(let t)? = root.value.at([.key("t")]) else {
@@ -332,13 +384,30 @@ public actor EditorSession {
         guard let timeline else {
             throw MercurialError("this scene has no \"animation\"; add one (e.g. \"animation\": {\"duration\": 2}) to keyframe its values")
         }
-        guard t >= 0, t <= timeline.duration else {
-            throw MercurialError("a keyframe at \(Self.number(t)) s is outside the animation: give a time from 0 to \(Self.number(timeline.duration)) s")
+        guard !sequence else {
+            throw MercurialError("a sequence's titles are keyframed in their own scenes: give a step's \"scene\" an \"animation\" with \"tracks\"")
+        }
+        func check(_ t: Double) throws(MercurialError) {
+            guard t >= 0, t <= timeline.duration else {
+                throw MercurialError("a keyframe at \(Self.number(t)) s is outside the animation: give a time from 0 to \(Self.number(timeline.duration)) s")
+            }
+        }
+        try check(t)
+        if case .number(let to)? = root.value.at([.key("to")]) {
+            try check(to)
+            try document.moveKeyframe(key, from: t, to: to)
+            return
         }
         if case .bool(true)? = root.value.at([.key("remove")]) {
             document.keyframe(key, at: t, value: nil)
             return
         }
+        try setKeyframe(key, at: t, of: settings, in: &document)
+    }
+
+    /// Puts the keyframe of `key` at `t` in `document`, with the value `settings` give the key.
+    private func setKeyframe(_ key: String, at t: Double, of settings: RenderSettings,
+                             in document: inout SceneDocument) throws(MercurialError) {
         let value: JSONValue
         if let parameter = try? ParameterGroup.parameter(forKey: key), parameter.key == key {
             value = JSONValue(parameter.value(in: settings))
@@ -364,6 +433,18 @@ public actor EditorSession {
 
     /// The scene's animation, as the page's timeline shows it.
     public var animation: Timeline? { timeline }
+
+    /// The scene's sequence of titles, if it has one.
+    public var titleSequence: TitleSequence? { sequence }
+
+    /// The settings as the controls show them: at the playhead, each key with a track takes
+    /// the track's value there (an edit of it sets that keyframe; see `apply`).
+    public var shownSettings: RenderSettings {
+        guard let playhead, let timeline, sequence == nil else { return settings }
+        var shown = settings
+        for track in timeline.tracks { track.apply(at: timeline.time(ofFrame: playhead), to: &shown) }
+        return shown
+    }
 
     /// The keys of the document that the preset does not give (the page marks their controls).
     public var overriddenKeys: [String] {
@@ -463,7 +544,9 @@ public actor EditorSession {
     /// The state as it is now, for the render about to start.
     private func snapshot() -> Snapshot {
         Snapshot(settings: settings, revision: revision, tag: lastTag, playhead: playhead, timeline: timeline,
-                 animationKey: (document["animation"]?.text() ?? "") + (document["dynamics"]?.text() ?? ""))
+                 animationKey: sequence != nil ? "\(sceneReads)\n" + document.text
+                     : (document["animation"]?.text() ?? "") + (document["dynamics"]?.text() ?? ""),
+                 sequence: sequence)
     }
 
     /// Asks for a render. The request travels in a task, and two tasks may reach the
@@ -476,27 +559,44 @@ public actor EditorSession {
     // MARK: Files
 
     /// A watched file changed: the scene is read again, as watch mode reads it;
-    /// a font, mask or shading image is rendered again.
+    /// a font, mask or shading image is rendered again. A sequence is read again whichever
+    /// of its files changed (its titles' scenes are read with it).
     func fileChanged(_ path: String) {
-        if UserPath(checked: scenePath).symlinkChain().contains(path) || path == scenePath {
-            var fresh = RenderSettings()
-            let before = DiskState(scenePath)
+        if sequence != nil || UserPath(checked: scenePath).symlinkChain().contains(path) || path == scenePath {
             do {
-                timeline = try SceneFile.load(scenePath, into: &fresh)
-                document = try SceneDocument(parsing: before?.bytes ?? [])
-                onDisk = before
+                let (loaded, read, before) = try Self.read(scenePath)
+                (document, onDisk, sceneReads) = (read, before, sceneReads + 1)
+                (settings, timeline, sequence) = (loaded.settings, loaded.timeline, loaded.sequence)
+                // A track or the animation taken away on disk: the playhead stays within what is left.
+                playhead = Self.playhead(playhead, in: timeline, sequence: sequence)
             } catch {
                 lastError = error.message
                 broadcast(event: "render-error", json: ["message": error.message, "revision": revision, "tag": NSNull()])
                 return
             }
-            settings = fresh
         }
         changed(tag: "file")
     }
 
+    /// The scene file at `path` read: what it gives, its document, and the file as it was read.
+    static func read(_ path: String) throws(MercurialError) -> (SceneDocument.Loaded, SceneDocument, DiskState?) {
+        let before = DiskState(UserPath(checked: path).absolute)
+        if let bytes = before?.bytes, let parsed = try? SceneDocument(parsing: bytes), parsed["sequence"] != nil {
+            return (try parsed.load(as: path, bytes: bytes), parsed, before)
+        }
+        var settings = RenderSettings()
+        let timeline = try SceneFile.load(path, into: &settings)
+        return (SceneDocument.Loaded(settings: settings, timeline: timeline), try SceneDocument(parsing: before?.bytes ?? []), before)
+    }
+
+    /// Every file the scene reads (a sequence's titles' too).
+    private var inputFiles: [(role: String, path: String)] {
+        sequence?.inputFiles(sceneFile: scenePath) ?? InputFiles.of(settings, sceneFile: scenePath)
+    }
+
     private func rewatch() {
-        let files = ([scenePath] + InputFiles.of(settings, sceneFile: nil).map(\.path))
+        let inputs = sequence?.inputFiles(sceneFile: scenePath) ?? InputFiles.of(settings, sceneFile: nil)
+        let files = ([scenePath] + inputs.map(\.path).filter { $0 != scenePath })
             .flatMap { UserPath(checked: $0).symlinkChain() }
         guard files != watchedFiles else { return }
         watchedFiles = files
@@ -520,6 +620,10 @@ public actor EditorSession {
             // The page draws the raw pixels: on loopback the 8 MB of a 1080p frame travel in
             // a few milliseconds, while a PNG took 20–30 ms to deflate here and about 100
             // to fetch and decode in a headless Chromium.
+            if let index = snapshot.playhead, let sequence = snapshot.sequence {
+                let title = try renderCache.frame(index, of: sequence, key: snapshot.animationKey)
+                return .success((title, ms()))
+            }
             if let index = snapshot.playhead, let timeline = snapshot.timeline {
                 let title = try renderCache.frame(index, of: timeline, base: snapshot.settings, key: snapshot.animationKey)
                 return .success((title, ms()))
@@ -627,13 +731,13 @@ public actor EditorSession {
 
     /// Reads the scene file again (the page's "Reload from disk"), or throws its error and changes nothing.
     public func reload() throws(MercurialError) {
-        var fresh = RenderSettings()
-        let before = DiskState(scenePath)
-        let loaded = try SceneFile.load(scenePath, into: &fresh)
-        document = try SceneDocument(parsing: before?.bytes ?? [])
-        (timeline, onDisk, lastError) = (loaded, before, nil)
-        guard fresh != settings else { return }
-        settings = fresh
+        let (loaded, read, before) = try Self.read(scenePath)
+        let same = loaded.sequence == nil && loaded.settings == settings && loaded.timeline == timeline && read.text == document.text
+        (document, timeline, sequence, onDisk, lastError) = (read, loaded.timeline, loaded.sequence, before, nil)
+        sceneReads += 1
+        playhead = Self.playhead(playhead, in: timeline, sequence: sequence)
+        guard !same else { return }
+        settings = loaded.settings
         changed(tag: "file")
     }
 
@@ -681,15 +785,23 @@ public actor EditorSession {
         let path = folder + "/" + (stem.isEmpty ? "title" : stem) + "." + ext
         try Self.refuseLink(path)
         try OutputFile.validate(path)
-        try InputFiles.checkOutput(path, against: InputFiles.of(settings, sceneFile: scenePath))
+        try InputFiles.checkOutput(path, against: inputFiles)
         let format = try AnimationFormat.forPath(path)
         let job = VideoExport(path: path)
         videoExport = job
-        let (settings, recipe) = (self.settings, SceneRecipe.json(for: settings, timeline: timeline))
+        // As `mercurial animate` makes its frames and recipe.
+        let frames: VideoExport.Frames, recipe: String
+        if let sequence {
+            (frames, recipe) = ({ () throws(MercurialError) in try SequenceRenderer(sequence) }, SceneRecipe.json(for: sequence))
+        } else {
+            let settings = self.settings
+            (frames, recipe) = ({ () throws(MercurialError) in try FrameRenderer(base: settings, timeline: timeline) },
+                                SceneRecipe.json(for: settings, timeline: timeline))
+        }
         broadcast(event: "export", json: ["state": "running", "done": 0, "frames": timeline.frameCount, "path": path])
         // On a Dispatch thread: the frames block it for seconds, and the server needs the pool meanwhile.
         DispatchQueue.global(qos: .userInitiated).async { [weak self] in
-            let outcome = job.run(settings: settings, timeline: timeline, format: format, recipe: recipe) { done in
+            let outcome = job.run(frames, format: format, recipe: recipe) { done in
                 Task { await self?.exportProgress(job, done: done, of: timeline.frameCount) }
             }
             Task { await self?.exportFinished(job, outcome) }
@@ -834,7 +946,7 @@ final class RenderCache: Sendable {
     /// The session's pipeline renders one frame at a time, so only one render uses
     /// the renderer at once; the lock guards the fields against the page's requests.
     private struct State {
-        var renderer: (key: Key, kept: Kept)?
+        var renderer: (key: Key, kept: Kept<FrameRenderer>)?
         /// Canvases of frames the session let go of, with the settings each shows: a
         /// frame is drawn into one of these (only its inked pixels, when only the shading
         /// changed), not into a copy of the last frame's 8 MB.
@@ -842,15 +954,17 @@ final class RenderCache: Sendable {
         var scene: ShadingScene?
         var png: [UInt8] = []
         /// The animation's renderer, for the settings and animation (by its JSON) it was made for.
-        var animated: (base: RenderSettings, key: String, kept: Kept)?
+        var animated: (base: RenderSettings, key: String, kept: Kept<FrameRenderer>)?
+        /// The sequence's renderer, for the scene (by its JSON) it was made for.
+        var sequence: (key: String, kept: Kept<SequenceRenderer>)?
     }
     private let state = Mutex(State())
 
     /// Unchecked: the session's pipeline runs one render at a time, so one thread at a
     /// time uses the renderer (the lock only hands it from one render to the next).
-    private final class Kept: @unchecked Sendable {
-        let renderer: FrameRenderer
-        init(_ renderer: FrameRenderer) { self.renderer = renderer }
+    private final class Kept<Renderer>: @unchecked Sendable {
+        let renderer: Renderer
+        init(_ renderer: Renderer) { self.renderer = renderer }
     }
 
     /// What a `FrameRenderer` is built from: the geometry, the shading image it reads
@@ -913,6 +1027,24 @@ final class RenderCache: Sendable {
         return image
     }
 
+    /// Frame `index` of the sequence, as `mercurial animate` writes it: the same
+    /// `SequenceRenderer`, kept while the scene (`key`, its JSON) stays.
+    func frame(_ index: Int, of sequence: TitleSequence, key: String) throws(MercurialError) -> Image<RGBA8> {
+        let cached = state.withLock { state -> SequenceRenderer? in
+            guard let kept = state.sequence, kept.key == key else {
+                state.sequence = nil
+                return nil
+            }
+            return kept.kept.renderer
+        }
+        let renderer: SequenceRenderer
+        if let cached { renderer = cached } else { renderer = try SequenceRenderer(sequence) }
+        let image = try renderer.frame(index)
+        let kept = Kept(renderer)
+        state.withLock { $0.sequence = (key, kept) }
+        return image
+    }
+
     /// A frame's canvas that the session no longer keeps (a page's request may still
     /// hold it: then drawing into it copies it first, as values do).
     /// At most `keptSpares`, and no more than `room` bytes of them.
@@ -959,16 +1091,19 @@ final class VideoExport: Sendable {
     func cancel() { cancelled.withLock { $0 = true } }
     var isCancelled: Bool { cancelled.withLock { $0 } }
 
-    /// The frames as `mercurial animate` renders them (the same `FrameRenderer` and sink);
+    /// Makes the renderer of the frames (a `FrameRenderer`, or a sequence's).
+    typealias Frames = @Sendable () throws(MercurialError) -> any AnimationFrames
+
+    /// The frames as `mercurial animate` renders them (the same renderer and sink);
     /// `progress` is told after each frame. A cancel or an error removes the partial file.
-    func run(settings: RenderSettings, timeline: Timeline, format: AnimationFormat, recipe: String,
-             progress: (Int) -> Void) -> Outcome {
+    func run(_ frames: Frames, format: AnimationFormat, recipe: String, progress: (Int) -> Void) -> Outcome {
         do {
-            let renderer = try FrameRenderer(base: settings, timeline: timeline)
-            let sink = try format.sink(path: path, width: renderer.width, height: renderer.height, fps: timeline.fps,
-                                       frameCount: timeline.frameCount, loop: timeline.loop, recipe: recipe)
+            let renderer = try frames()
+            let sink = try format.sink(path: path, width: renderer.width, height: renderer.height, fps: renderer.fps,
+                                       frameCount: renderer.frameCount, loop: renderer.loop, quality: renderer.quality,
+                                       recipe: recipe)
             do {
-                for index in 0..<timeline.frameCount {
+                for index in 0..<renderer.frameCount {
                     if isCancelled {
                         sink.discard()
                         return .cancelled
@@ -979,11 +1114,11 @@ final class VideoExport: Sendable {
                 try sink.finish()
             } catch {
                 sink.discard()
-                return .failed((error as? MercurialError)?.message ?? "\(error)")
+                return .failed(error.message)
             }
-            return .done(timeline.frameCount)
+            return .done(renderer.frameCount)
         } catch {
-            return .failed((error as? MercurialError)?.message ?? "\(error)")
+            return .failed(error.message)
         }
     }
 }

@@ -40,11 +40,40 @@ struct SceneDocument: Sendable {
     /// The JSON text of the document, a member a line (the form of the bundled scenes).
     var text: String { JSONValue.object(members).text(lines: 1) + "\n" }
 
-    /// The settings and animation this document gives, read as the scene file at `path` would be.
-    func load(as path: String) throws(MercurialError) -> (settings: RenderSettings, timeline: Timeline?) {
+    /// What a scene gives the editor: its settings, its animation, and its sequence of titles if it has one.
+    struct Loaded {
+        var settings: RenderSettings
+        var timeline: Timeline?
+        var sequence: TitleSequence? = nil
+    }
+
+    /// The settings and animation this document gives, read as the scene file at `path` would be
+    /// (from `bytes`, the file's own, when given: its errors then point into the file).
+    /// A sequence's settings are the scene around it (what every title starts from), and its
+    /// timeline is the sequence's length and rate, without tracks.
+    func load(as path: String, bytes: [UInt8]? = nil) throws(MercurialError) -> Loaded {
         var settings = RenderSettings()
-        let timeline = try SceneFile.load(json: Array(text.utf8), name: path, into: &settings)
-        return (settings, timeline)
+        guard self["sequence"] != nil else {
+            let timeline = try SceneFile.load(json: bytes ?? Array(text.utf8), name: path, into: &settings)
+            return Loaded(settings: settings, timeline: timeline)
+        }
+        var around = self
+        around.set("sequence", nil)
+        around.set("animation", nil)
+        try SceneFile.load(json: Array(around.text.utf8), name: path, into: &settings)
+        let sequence: TitleSequence
+        do {
+            guard let loaded = try TitleSequence.load(json: bytes ?? Array(text.utf8), name: path) else {
+                throw MercurialError("\(path): the scene's \"sequence\" could not be read")
+            }
+            sequence = loaded
+        } catch let error as MercurialError {
+            throw error
+        } catch {
+            throw MercurialError("\(path): \(error)")
+        }
+        return Loaded(settings: settings, timeline: Timeline(duration: sequence.duration, fps: sequence.fps, loop: sequence.loop),
+                      sequence: sequence)
     }
 
     /// Records the parameter `parameter`'s value in `settings` as the document's: removed
@@ -90,7 +119,7 @@ struct SceneDocument: Sendable {
         var frames: [JSONNode] = []
         if let track = tracks.first(where: { $0.key == key }), case .array(let existing) = track.value.value { frames = existing }
         func time(_ node: JSONNode) -> Double? { if case .number(let v)? = node.value.at([.key("t")]) { v } else { nil } }
-        frames.removeAll { time($0).map { abs($0 - t) < 1e-9 } ?? false }
+        frames.removeAll { time($0).map { abs($0 - t) < 1e-6 } ?? false }
         if let value {
             frames.append(JSONNode(value: .members([("t", .number(t)), ("value", value)]), location: .none))
             frames.sort { (time($0) ?? 0) < (time($1) ?? 0) }
@@ -103,6 +132,29 @@ struct SceneDocument: Sendable {
         let member = JSONMember(key: "tracks", keyLocation: .none, value: JSONNode(value: .object(tracks), location: .none))
         if let index = animation.firstIndex(where: { $0.key == "tracks" }) { animation[index] = member } else { animation.append(member) }
         set("animation", .object(animation))
+    }
+
+    /// The value of `key`'s keyframe at `t` (within a microsecond), if the track has one.
+    func keyframeValue(_ key: String, at t: Double) -> JSONValue? {
+        guard case .array(let frames)? = self["animation"]?.at([.key("tracks"), .key(key)]) else { return nil }
+        for frame in frames {
+            if case .number(let time)? = frame.value.at([.key("t")]), abs(time - t) < 1e-6 { return frame.value.at([.key("value")]) }
+        }
+        return nil
+    }
+
+    /// Moves `key`'s keyframe at `from` to `to` with its value; refused when there is none at
+    /// `from` or another one at `to` (the caller checks `to` against the animation's length).
+    mutating func moveKeyframe(_ key: String, from: Double, to: Double) throws(MercurialError) {
+        guard let value = keyframeValue(key, at: from) else {
+            throw MercurialError("'\(key)' has no keyframe at \(EditorSession.number(from)) s to move (did the scene change on disk?)")
+        }
+        if abs(from - to) < 1e-6 { return }
+        guard keyframeValue(key, at: to) == nil else {
+            throw MercurialError("'\(key)' has a keyframe at \(EditorSession.number(to)) s already; drop this one at another time, or delete that one first (Alt+click its ◆)")
+        }
+        keyframe(key, at: from, value: nil)
+        keyframe(key, at: to, value: value)
     }
 
     /// Sets the value at `path` (`animation.fps`, `dynamics.gravity.magnitude`, `[]` for every

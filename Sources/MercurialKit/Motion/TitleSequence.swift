@@ -231,7 +231,23 @@ extension TitleSequence {
     /// line's flags); `materialOverride` replaces the material each title starts from.
     public static func load(_ path: String, materialOverride: String? = nil,
                             adjust: (inout RenderSettings) throws -> Void = { _ in }) throws -> TitleSequence? {
-        let root = try SceneFile.parse(path, role: "scene file")
+        try load(root: try SceneFile.parse(path, role: "scene file"), path: path, materialOverride: materialOverride, adjust: adjust)
+    }
+
+    /// The sequence of a scene given as JSON text (the editor's scene as it holds it);
+    /// `name` stands for its file in messages and relative paths.
+    public static func load(json bytes: [UInt8], name: String) throws -> TitleSequence? {
+        let root: JSONNode
+        do {
+            root = try JSONDocument.parse(bytes)
+        } catch {
+            throw MercurialError("\(name):\(error.location): \(error.reason)")
+        }
+        return try load(root: root, path: name)
+    }
+
+    static func load(root: JSONNode, path: String, materialOverride: String? = nil,
+                     adjust: (inout RenderSettings) throws -> Void = { _ in }) throws -> TitleSequence? {
         guard case .object(let members) = root.value,
               let sequenceMember = members.first(where: { $0.key == "sequence" }) else { return nil }
         let reader = SceneAnimation.Reader(file: path)

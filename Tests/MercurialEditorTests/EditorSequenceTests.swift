@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+@testable import MercurialEditor
+@testable import MercurialKit
+import MercurialTestSupport
+
+/// The timeline for sequences, keyframes moved, and tracked controls edited at the playhead
+/// (issue 22, item 3).
+@Suite(.serialized) struct EditorSequenceTests {
+    /// examples/sequence.json at 10 frames/s (72 frames): a flash, a ripple, a swipe and a dissolve.
+    static func sequenceScene() throws -> String {
+        let example = CLI.packageRoot.appendingPathComponent("examples/sequence.json")
+        return try String(contentsOf: example, encoding: .utf8).replacingOccurrences(of: #""fps": 20"#, with: #""fps": 10"#)
+    }
+
+    /// Shows frame `index` and returns the editor's pixels for it.
+    static func show(_ index: Int, _ editor: EditorFixture) async throws -> [RGBA8] {
+        #expect(try await editor.set(EditorSession.playheadKey, String(index)).status == 200)
+        try await eventually("frame \(index) on screen") {
+            let revision = await editor.session.revision
+            guard let frame = await editor.session.frame else { return false }
+            return frame.playhead == index && frame.revision == revision
+        }
+        return try #require(await editor.session.frame).image.pixels
+    }
+
+    /// A sequence opens on the timeline (its titles' holds and transitions as spans), and the
+    /// frame at any playhead is the one `mercurial animate` writes, pixel for pixel; a change to
+    /// the scene around the titles shows in them; a keyframe is refused with the way to do it.
+    @Test(.timeLimit(.minutes(4))) func aSequenceScrubsToTheFramesAnimateWrites() async throws {
+        let scene = try Self.sequenceScene()
+        try await EditorFixture.with(sceneJSON: scene) { (editor: EditorFixture) async throws in
+            #expect(await editor.session.animation?.frameCount == 72)
+            #expect(await editor.session.playhead == 0)
+            let state = try await editor.get("/api/state")
+            let root = try JSONSerialization.jsonObject(with: Data(state.text.utf8)) as? [String: Any]
+            let timeline = (root?["editor"] as? [String: Any])?["timeline"] as? [String: Any]
+            let spans = try #require(timeline?["sequence"] as? [[String: Any]])
+            #expect(spans.map { $0["label"] as? String ?? "" }
+                    == ["“Flex Monkey”", "flash", "“Mercurial Text”", "ripple", "“Gold”", "swipe", "“Chrome”", "dissolve", "“Flex Monkey”"])
+            #expect(abs((spans.last?["end"] as? Double ?? 0) - 7.2) < 1e-9)
+
+            let frames = editor.folder.appendingPathComponent("frames")
+            try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: false)
+            let animate = try await CLI.run(["animate", "scene.json", "-o", "frames/f-%02d.png", "--quiet"], in: editor.folder,
+                                            timeout: .seconds(180))
+            #expect(animate.status == 0, "\(animate)")
+            // A hold, the flash, the ripple, the swipe, the last title; then back (the renderer is kept).
+            for index in [3, 14, 25, 40, 71, 12] {
+                let written = try PNGFile.read(frames.appendingPathComponent(String(format: "f-%02d.png", index)).path, role: "frame")
+                #expect(try await Self.show(index, editor) == written.pixels, "frame \(index)")
+            }
+
+            // The scene around the titles: its background shows behind every title.
+            let before = try await Self.show(3, editor)
+            #expect(try await editor.set("background", "#203040").status == 200)
+            let after = try await Self.show(3, editor)
+            #expect(after != before)
+            #expect(after.first == RGBA8(r: 0x20, g: 0x30, b: 0x40, a: 255))
+
+            // The sequence's own animation keys: its frame rate.
+            #expect(try await editor.set("animation.fps", "20").status == 200)
+            #expect(await editor.session.animation?.frameCount == 144)
+
+            let keyframe = try await editor.post("/api/set", #"{"key": "@keyframe", "value": "{\"key\": \"shininess\", \"t\": 1}"}"#)
+            #expect(keyframe.status == 422 && keyframe.text.contains("keyframed in their own scenes"), "\(keyframe.text)")
+        }
+    }
+
+    /// A title's own scene file changed on disk: the sequence is read again and shows it.
+    @Test func aTitlesSceneFileChangedOnDiskShows() async throws {
+        let scene = ##"{"width": 200, "height": 80, "size": 40, "background": "#101018", "animation": {"fps": 10}, "sequence": [{"scene": "title.json", "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": {"text": "B"}, "hold": 0.5}]}"##
+        try await EditorFixture.with(sceneJSON: nil) { (editor: EditorFixture) async throws in
+            let title = editor.folder.appendingPathComponent("title.json")
+            try Data(#"{"text": "A"}"#.utf8).write(to: title)
+            try Data(scene.utf8).write(to: editor.scene)
+            #expect(try await editor.post("/api/reload", "{}").status == 200)
+            let first = try await Self.show(2, editor)
+            try Data(#"{"text": "Z"}"#.utf8).write(to: title)
+            let expected = try #require(try TitleSequence.load(editor.scene.path)).steps.first?.settings.text
+            #expect(expected == "Z")
+            let renderer = try SequenceRenderer(try #require(try TitleSequence.load(editor.scene.path)))
+            let z = try renderer.frame(2).pixels
+            #expect(z != first)
+            try await eventually("the changed title on screen") { await editor.session.frame?.image.pixels == z }
+        }
+    }
+
+    /// A step's own keys are set by their paths (no control on the page): its hold, its
+    /// transition, its inline scene's keys; checked as the file's are.
+    @Test func aStepsOwnKeysAreSetByTheirPaths() async throws {
+        try await EditorFixture.with(sceneJSON: try Self.sequenceScene()) { (editor: EditorFixture) async throws in
+            #expect(try await editor.set("sequence[0].hold", "1").status == 200)
+            #expect(await editor.session.animation?.frameCount == 74)
+            #expect(try await editor.set("sequence[3].transition.duration", "0.8").status == 200)
+            #expect(await editor.session.animation?.frameCount == 76)
+            let before = try await Self.show(30, editor)
+            #expect(try await editor.post("/api/set", #"{"key": "sequence[1].scene.text", "value": "Mercury"}"#).status == 200)
+            #expect(await editor.session.titleSequence?.steps[1].settings.text == "Mercury")
+            #expect(try await Self.show(30, editor) != before)
+            let negative = try await editor.set("sequence[0].hold", "-1")
+            #expect(negative.status == 422 && negative.text.contains("sequence[0].hold"), "\(negative.text)")
+            let missing = try await editor.set("sequence[9].hold", "1")
+            #expect(missing.status == 422 && missing.text.contains("no 'sequence[9].hold' in the scene"), "\(missing.text)")
+            // A page never names a file to read: not a step's scene file, font or mask, nor a whole step.
+            for (key, value) in [("sequence[0].scene", "/etc/passwd"), ("sequence[0].scene.font", "/etc/passwd"),
+                                 ("sequence[0].scene.mask", "/etc/passwd"), ("sequence[0]", "{\\\"scene\\\": \\\"/etc/passwd\\\"}")] {
+                let refused = try await editor.set(key, value)
+                #expect(refused.status == 422 && refused.text.contains("name no file"), "\(key): \(refused.text)")
+            }
+            #expect(await editor.session.animation?.frameCount == 76)
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            let saved = try #require(try TitleSequence.load(editor.scene.path))
+            #expect(saved.steps.map(\.hold) == [1, 0.8, 0.8, 0.8, 0.4] && saved.steps[1].settings.text == "Mercury")
+        }
+    }
+
+    /// A sequence exports as `mercurial animate` renders it: every frame, with progress.
+    @Test(.timeLimit(.minutes(4))) func aSequenceExportsEveryFrame() async throws {
+        try await EditorFixture.with(sceneJSON: try Self.sequenceScene()) { (editor: EditorFixture) async throws in
+            let page = try EventListener(port: editor.port, token: editor.server.token)
+            defer { page.stop() }
+            try await eventually("the page to listen") { await editor.session.clientCount == 1 }
+            let started = try await editor.post("/api/export-video", #"{"format": "png"}"#)
+            #expect(started.status == 200, "\(started.text)")
+            try await eventually("the export to finish", seconds: 200) { await !editor.session.isExporting }
+            let done = page.events("export").last
+            #expect(done?["state"] as? String == "done" && done?["frames"] as? Int == 72, "\(page.events("export").suffix(2))")
+            #expect(FileManager.default.fileExists(atPath: editor.folder.appendingPathComponent("scene.apng").path))
+        }
+    }
+
+    static let scene = #"{"text": "Hi", "size": 40, "width": 200, "height": 80, "animation": {"duration": 1, "fps": 10, "tracks": {"shininess": [{"t": 0, "value": 0.05}, {"t": 0.5, "value": 0.1}, {"t": 1, "value": 0.2}]}}}"#
+
+    static func times(_ editor: EditorFixture, _ key: String = "shininess") async -> [Double]? {
+        await editor.session.animation?.tracks.first { $0.key == key }?.keyframes.frames.map(\.time)
+    }
+
+    static func move(_ editor: EditorFixture, _ t: Double, to: Double) async throws -> RawHTTP.Response {
+        try await editor.post("/api/set", #"{"key": "@keyframe", "value": "{\"key\": \"shininess\", \"t\": \#(t), \"to\": \#(to)}"}"#)
+    }
+
+    /// A keyframe moves with its value (and saves so); the move back restores it; one dropped on
+    /// another keyframe's time or outside the animation is refused with the reason.
+    @Test func aKeyframeMovesAndIsRefusedOnAnotherOrOutside() async throws {
+        try await EditorFixture.with(sceneJSON: Self.scene) { (editor: EditorFixture) async throws in
+            #expect(try await Self.move(editor, 0.5, to: 0.3).status == 200)
+            #expect(await Self.times(editor) == [0, 0.3, 1])
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            var saved = RenderSettings()
+            let track = try SceneFile.load(editor.scene.path, into: &saved)?.tracks.first
+            #expect(track?.keyframes.frames.map(\.time) == [0, 0.3, 1])
+            #expect(track?.keyframes.frames.map(\.value) == [.number(0.05), .number(0.1), .number(0.2)])
+            // The page's undo is the move back.
+            #expect(try await Self.move(editor, 0.3, to: 0.5).status == 200)
+            #expect(await Self.times(editor) == [0, 0.5, 1])
+
+            let onAnother = try await Self.move(editor, 0.5, to: 1)
+            #expect(onAnother.status == 422 && onAnother.text.contains("has a keyframe at 1 s already"), "\(onAnother.text)")
+            let outside = try await Self.move(editor, 0.5, to: 1.5)
+            #expect(outside.status == 422 && outside.text.contains("outside the animation"), "\(outside.text)")
+            let none = try await Self.move(editor, 0.4, to: 0.2)
+            #expect(none.status == 422 && none.text.contains("no keyframe at 0.4 s"), "\(none.text)")
+            #expect(await Self.times(editor) == [0, 0.5, 1])
+        }
+    }
+
+    /// With the playhead on the timeline, editing a key that has a track sets its keyframe
+    /// there (or adds one), and the frame shows it; the controls show the track's value at the
+    /// playhead; a value out of the key's range is refused and changes nothing.
+    @Test func aTrackedControlEditedAtThePlayheadSetsItsKeyframe() async throws {
+        try await EditorFixture.with(sceneJSON: Self.scene) { (editor: EditorFixture) async throws in
+            #expect(try await editor.set(EditorSession.playheadKey, "5").status == 200)
+            #expect(await editor.session.shownSettings.scene.material.shininess == 0.1)
+            #expect(try await editor.set("shininess", "0.15").status == 200)
+            let track = await editor.session.animation?.tracks.first
+            #expect(track?.keyframes.frames.map(\.time) == [0, 0.5, 1])
+            #expect(track?.keyframes.frames.map(\.value) == [.number(0.05), .number(0.15), .number(0.2)])
+            #expect(await editor.session.settings.scene.material.shininess != 0.15, "the base value stays")
+            try await eventually("frame 5 with the edit") {
+                await editor.session.frame?.revision == (await editor.session.revision)
+            }
+            var base = await editor.session.settings
+            base.scene.material.shininess = 0.15
+            #expect(await editor.session.frame?.image.pixels == (try TitleRenderer.render(base).image.pixels))
+
+            // Between keyframes: one is added at the playhead.
+            #expect(try await editor.set(EditorSession.playheadKey, "2").status == 200)
+            #expect(try await editor.set("shininess", "0.22").status == 200)
+            #expect(await Self.times(editor) == [0, 0.2, 0.5, 1])
+            let refused = try await editor.set("shininess", "7")
+            #expect(refused.status == 422 && refused.text.contains("shininess"), "\(refused.text)")
+            #expect(await Self.times(editor) == [0, 0.2, 0.5, 1])
+            // Off the timeline ("Edit base"), an edit sets the base value as before.
+            #expect(try await editor.set(EditorSession.playheadKey, "none").status == 200)
+            #expect(try await editor.set("shininess", "0.25").status == 200)
+            #expect(await editor.session.settings.scene.material.shininess == 0.25)
+            #expect(await Self.times(editor) == [0, 0.2, 0.5, 1])
+        }
+    }
+
+    /// The scene edited on disk while the timeline is open: a track taken away and the animation
+    /// shortened keep the playhead within it, a move of the gone keyframe is refused with the
+    /// reason, and the animation taken away leaves the timeline.
+    @Test func aSceneEditedOnDiskWhileTheTimelineIsOpen() async throws {
+        try await EditorFixture.with(sceneJSON: Self.scene) { (editor: EditorFixture) async throws in
+            #expect(try await editor.set(EditorSession.playheadKey, "9").status == 200)
+            let shorter = #"{"text": "Hi", "size": 40, "width": 200, "height": 80, "animation": {"duration": 0.5, "fps": 10}}"#
+            try Data(shorter.utf8).write(to: editor.scene)
+            try await eventually("the scene read again") { await editor.session.animation?.tracks.isEmpty == true }
+            #expect(await editor.session.playhead == 4)
+            try await eventually("frame 4 rendered") { await editor.session.frame?.playhead == 4 }
+            let gone = try await Self.move(editor, 0.5, to: 0.2)
+            #expect(gone.status == 422 && gone.text.contains("has no keyframe at 0.5 s"), "\(gone.text)")
+            try Data(#"{"text": "Hi", "size": 40, "width": 200, "height": 80}"#.utf8).write(to: editor.scene)
+            try await eventually("the animation gone") { await editor.session.animation == nil }
+            #expect(await editor.session.playhead == nil)
+        }
+    }
+}
