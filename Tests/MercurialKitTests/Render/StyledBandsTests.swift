@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+import MercurialTestSupport
+
+/// Layer styles drawn band by band in the streamed path (`StyledBands`) against the whole render.
+@Suite struct StyledBandsTests {
+    /// Drop shadow, outer glow and inner shadow, the shadow falling further than a band (down or up).
+    static func styles(shadowAngle: Double, stroke: Bool, spread: Double) -> LayerStyles {
+        var styles = LayerStyles()
+        var shadow = DropShadow()
+        (shadow.angle, shadow.distance, shadow.size, shadow.spread) = (shadowAngle, 40, 7, spread)
+        styles.dropShadow = shadow
+        var glow = OuterGlow()
+        (glow.size, glow.spread) = (9, spread)
+        styles.outerGlow = glow
+        var inner = InnerShadow()
+        (inner.distance, inner.size, inner.spread, inner.color) = (4, 5, spread, RGBColor(r: 0.2, g: 0, b: 0.4))
+        styles.innerShadow = inner
+        if stroke {
+            var s = Stroke()
+            (s.width, s.position, s.color) = (2.5, .outside, RGBColor(r: 0.9, g: 0.1, b: 0.1))
+            styles.stroke = s
+        }
+        return styles
+    }
+
+    static func differences(_ a: Image<RGBA8>, _ b: Image<RGBA8>) -> (count: Int, worst: Int) {
+        let differing = zip(a.pixels, b.pixels).indices(where: { $0 != $1 })
+        return (differing.count, differing.map { StreamingRenderTests.levels(a.pixels[$0], b.pixels[$0]) }.max() ?? 0)
+    }
+
+    /// Styles without a distance-field step are the whole render's to the bit (their box
+    /// passes run down the same sums); with a spread, choke or stroke a rare pixel may move one level.
+    @Test(arguments: [120.0, 290.0])
+    func styledBandsEqualTheWholeRender(_ shadowAngle: Double) throws {
+        var settings = RenderSettings()
+        settings.text = "Hg\\nwave"
+        settings.size = 48
+        settings.radius = 5
+        for (stroke, spread, background) in [(false, 0.0, nil), (true, 30.0, RGBColor(r: 0.1, g: 0.2, b: 0.3))]
+            as [(Bool, Double, RGBColor?)] {
+            settings.look.styles = Self.styles(shadowAngle: shadowAngle, stroke: stroke, spread: spread)
+            settings.background = background
+            let whole = try TitleRenderer.render(settings).image
+            for band in [16, 7, 500] {
+                let (image, title) = try StreamingRenderTests.streamed(settings, bandHeight: band)
+                #expect(title.width == whole.width && title.height == whole.height)
+                #expect(image.pixels.count == whole.pixels.count)
+                let (count, worst) = Self.differences(image, whole)
+                #expect(stroke ? worst <= 1 && count <= 8 : count == 0,
+                        "angle \(shadowAngle), stroke \(stroke), band \(band): \(count) pixels differ, by up to \(worst) levels")
+            }
+        }
+    }
+
+    /// A sized canvas a shadow falls off, and a mask's canvas, stream as they render whole.
+    @Test func styledMaskAndSizedCanvasEqualTheWholeRender() throws {
+        let dir = try StreamingRenderTests.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("m.png")
+        try StreamingRenderTests.write(StreamingRenderTests.maskImage(width: 151, height: 113, alpha: true), to: url)
+        var settings = RenderSettings()
+        settings.mask = url.path
+        settings.radius = 6
+        settings.look.styles = Self.styles(shadowAngle: 120, stroke: false, spread: 0)
+        for mask in [true, false] {
+            if !mask {
+                (settings.mask, settings.text, settings.size, settings.width, settings.height) = (nil, "Hg", 60, 150, 80)
+            }
+            let whole = try TitleRenderer.render(settings).image
+            let (image, _) = try StreamingRenderTests.streamed(settings, bandHeight: 16)
+            #expect(image.width == whole.width && image.height == whole.height)
+            #expect(Self.differences(image, whole).count == 0, "mask \(mask)")
+        }
+    }
+
+    /// A shadow's halo too large for the windows is an error naming the style and the fix.
+    @Test func tooLargeAHaloIsAnError() throws {
+        var settings = RenderSettings()
+        settings.text = "Far too wide"
+        settings.size = 2700
+        var shadow = DropShadow()
+        (shadow.distance, shadow.angle, shadow.size) = (4096, 90, 10)
+        settings.look.styles.dropShadow = shadow
+        #expect(throws: MercurialError.self) { try TitleRenderer.renderPNG(settings, compression: .fast, path: nil) }
+        do {
+            _ = try TitleRenderer.renderPNG(settings, compression: .fast, path: nil)
+        } catch {
+            #expect(error.message.contains("\"dropShadow\" reaches too far to draw in bands"), "\(error.message)")
+            #expect(error.message.contains("smaller distance or size"))
+        }
+    }
+}
