@@ -25,7 +25,8 @@ extension TitleRenderer {
     /// Renders in memory instead, writing nothing, when the region drawn (the ink plus
     /// the margin) has at most `streamingThreshold` pixels (unless `force`), and for
     /// an interlaced mask (its rows do not come in order). Point lights and a
-    /// gradient backdrop are applied band by band, as `render` applies them whole.
+    /// gradient backdrop are applied band by band, as `render` applies them whole, and
+    /// layer styles drawn band by band (`StyledBands`).
     /// `ancillary` chunks (a recipe) go after the streamed PNG's header. The PNG goes
     /// to `path` through `StreamedPNGSink`, whole or not at all (with no path, it is
     /// kept in the result, for tests).
