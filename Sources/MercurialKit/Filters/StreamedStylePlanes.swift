@@ -85,59 +85,84 @@ private final class WindowedShape: PlaneStep {
     }
 }
 
-/// One of `BoxBlur.blur`'s passes, a row at a time: along the row, then down the
-/// columns with the same running sums, added and taken in the same order, so each
-/// value is the whole plane's to the last bit.
+/// One of `BoxBlur.blur`'s passes, streamed: rows are taken `batch` at a time, blurred
+/// along on both cores, then down the columns (split between the cores) with the same
+/// running sums, added and taken in the same order, so each value is the whole plane's
+/// to the last bit.
 private final class StreamedBoxPass: PlaneStep {
+    static let batch = 32
     let width: Int, height: Int, radius: Int
     let next: any PlaneStep
     private let scale: Float
-    private var line: [Float], sums: [Float], out: [Float]
-    /// The last 2·radius + 1 rows blurred along, which the sums take away again.
+    /// The rows received, blurred along once a batch is full: the batch and the 2·radius
+    /// rows before it, which the sums take away again.
+    private let capacity: Int
     private var ring: [Float]
-    private var received = 0
+    private var sums: [Float], out: [Float]
+    private var received = 0, summed = 0
 
     init(width: Int, height: Int, radius: Int, next: any PlaneStep) {
         (self.width, self.height, self.radius, self.next) = (width, height, radius, next)
         scale = 1 / Float(2 * radius + 1)
-        line = [Float](repeating: 0, count: width + 2 * radius + 1)
+        capacity = Self.batch + 2 * radius + 1
+        ring = [Float](repeating: 0, count: capacity * width)
         sums = [Float](repeating: 0, count: width)
-        out = sums
-        ring = [Float](repeating: 0, count: (2 * radius + 1) * width)
+        out = [Float](repeating: 0, count: (Self.batch + radius) * width)
     }
 
     func push(_ row: UnsafeMutablePointer<Float>) {
-        let k = received
-        received += 1
-        line.withUnsafeMutableBufferPointer { BoxBlur.blurRow(row, width: width, radius: radius, line: $0) }
-        let (w, slot) = (width, k % (2 * radius + 1) * width)
+        let (w, slot) = (width, received % capacity * width)
         ring.withUnsafeMutableBufferPointer { ($0.baseAddress! + slot).update(from: row, count: w) }
-        sums.withUnsafeMutableBufferPointer { s in
-            for i in 0..<w { s[i] += row[i] }
-        }
-        // Row k is the one added as row k − radius is made (the first `radius` start the sums).
-        if k >= radius { emit(k - radius) }
+        received += 1
+        if received - summed == Self.batch { sum(tail: 0..<0) }
     }
 
     func finish() {
         // The last rows, which no row below adds to.
-        for y in max(height - radius, 0)..<height { emit(y) }
+        sum(tail: max(height - radius, 0)..<height)
         next.finish()
     }
 
-    private func emit(_ y: Int) {
-        let (w, r, scale) = (width, radius, scale)
-        sums.withUnsafeMutableBufferPointer { s in
-            out.withUnsafeMutableBufferPointer { o in
-                for i in 0..<w { o[i] = s[i] * scale }
-                next.push(o.baseAddress!)
-                if y - r >= 0 {
-                    ring.withUnsafeBufferPointer { ring in
-                        let remove = ring.baseAddress! + (y - r) % (2 * r + 1) * w
-                        for i in 0..<w { s[i] -= remove[i] }
+    /// Adds the rows received since the last call to the sums, making row k − radius as
+    /// row k is added (the first `radius` rows start the sums), then makes the `tail` rows.
+    private func sum(tail: Range<Int>) {
+        let added = summed..<received
+        let made = max(added.lowerBound - radius, 0)..<max(added.upperBound - radius, 0)
+        let (w, r, cap, scale) = (width, radius, capacity, scale)
+        ring.withUnsafeMutableBufferPointer { ring in
+            let base = ring.baseAddress!
+            @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Float> { base + y % cap * w }
+            parallelBands(added.count, minimumBand: 4) { part in
+                var line = [Float](repeating: 0, count: w + 2 * r + 1)
+                line.withUnsafeMutableBufferPointer { line in
+                    for i in part { BoxBlur.blurRow(row(added.lowerBound + i), width: w, radius: r, line: line) }
+                }
+            }
+            sums.withUnsafeMutableBufferPointer { s in
+                out.withUnsafeMutableBufferPointer { o in
+                    let o = o.baseAddress!
+                    parallelBands(w, minimumBand: 256) { columns in
+                        @inline(__always) func make(_ y: Int, into n: Int) {
+                            let target = o + n * w
+                            for i in columns { target[i] = s[i] * scale }
+                            if y - r >= 0 {
+                                let remove = row(y - r)
+                                for i in columns { s[i] -= remove[i] }
+                            }
+                        }
+                        for k in added {
+                            let add = row(k)
+                            for i in columns { s[i] += add[i] }
+                            if k >= r { make(k - r, into: k - r - made.lowerBound) }
+                        }
+                        for (n, y) in tail.enumerated() { make(y, into: made.count + n) }
                     }
                 }
             }
+        }
+        summed = received
+        out.withUnsafeMutableBufferPointer { o in
+            for n in 0..<(made.count + tail.count) { next.push(o.baseAddress! + n * w) }
         }
     }
 }
