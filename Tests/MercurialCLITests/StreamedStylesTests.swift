@@ -5,9 +5,10 @@ import MercurialTestSupport
 /// Layer styles on a title too large to hold, drawn band by band.
 @Suite struct StreamedStylesTests {
     /// A styled title over the old in-memory limit (a region of 16 M pixels) renders, in
-    /// memory that grows with its width: this 11,000×2,100 canvas's shadow plane alone would
-    /// be 92 MB whole, with the title and the drawn region 280 MB; streamed it peaks near
-    /// 150 MB (debug build), 55 MB over the same title without the shadow.
+    /// memory that grows with its width: this 11,339×2,101 canvas's shadow plane alone would
+    /// be 95 MB whole, with the title and the drawn region 280 MB; streamed it peaks at
+    /// 143 MB (debug build), 41 MB over the same title without the shadow (277 MB when
+    /// the window was made never to drop a row).
     @Test func aStyledTitleOverTheOldLimitRendersInBoundedMemory() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let r = try await CLI.shell("/usr/bin/time -f 'peak %M' \"$M\" render Streamed --size 2400 --set dropShadow.size=10 --set dropShadow.distance=300 -o s.png",
