@@ -14,7 +14,9 @@
 /// without a distance-field step (a drop shadow or glow with no spread, an inner shadow
 /// with no choke) is the whole render's to the bit. The distance-field step (a spread,
 /// a choke, a stroke) is computed over windows of rows, whose grid starts at another
-/// row: its Float rounding may move a rare pixel by one level, as a chisel loft's bands do.
+/// row: its Float rounding may move a rare pixel by one level, as a chisel loft's bands do,
+/// and leave a mask's far tail (1e-6) where the whole one has none, which changes only
+/// the colour of a pixel whose alpha rounds to 0.
 final class StyledBands {
     /// The most values the windows may hold (title pixels and plane values; 64 M).
     static let maximumWindowPixels = 67_108_864

@@ -6,7 +6,7 @@ import MercurialTestSupport
 /// Layer styles drawn band by band in the streamed path (`StyledBands`) against the whole render.
 @Suite struct StyledBandsTests {
     /// Drop shadow, outer glow and inner shadow, the shadow falling further than a band (down or up).
-    static func styles(shadowAngle: Double, stroke: Bool, spread: Double) -> LayerStyles {
+    static func styles(shadowAngle: Double, stroke: Stroke.Position?, spread: Double) -> LayerStyles {
         var styles = LayerStyles()
         var shadow = DropShadow()
         (shadow.angle, shadow.distance, shadow.size, shadow.spread) = (shadowAngle, 40, 7, spread)
@@ -17,29 +17,36 @@ import MercurialTestSupport
         var inner = InnerShadow()
         (inner.distance, inner.size, inner.spread, inner.color) = (4, 5, spread, RGBColor(r: 0.2, g: 0, b: 0.4))
         styles.innerShadow = inner
-        if stroke {
+        if let stroke {
             var s = Stroke()
-            (s.width, s.position, s.color) = (2.5, .outside, RGBColor(r: 0.9, g: 0.1, b: 0.1))
+            (s.width, s.position, s.color) = (2.5, stroke, RGBColor(r: 0.9, g: 0.1, b: 0.1))
             styles.stroke = s
         }
         return styles
     }
 
-    static func differences(_ a: Image<RGBA8>, _ b: Image<RGBA8>) -> (count: Int, worst: Int) {
+    /// How many pixels differ, how many of those show (either is not fully transparent),
+    /// and by how many levels at most those do.
+    static func differences(_ a: Image<RGBA8>, _ b: Image<RGBA8>) -> (count: Int, visible: Int, worst: Int) {
         let differing = zip(a.pixels, b.pixels).indices(where: { $0 != $1 })
-        return (differing.count, differing.map { StreamingRenderTests.levels(a.pixels[$0], b.pixels[$0]) }.max() ?? 0)
+        let visible = differing.filter { a.pixels[$0].a > 0 || b.pixels[$0].a > 0 }
+        return (differing.count, visible.count,
+                visible.map { StreamingRenderTests.levels(a.pixels[$0], b.pixels[$0]) }.max() ?? 0)
     }
 
     /// Styles without a distance-field step are the whole render's to the bit (their box
-    /// passes run down the same sums); with a spread, choke or stroke a rare pixel may move one level.
+    /// passes run down the same sums). With a spread, choke or stroke, the windowed distance
+    /// field's rounding may move a few pixels by one level, and change the colour a fully
+    /// transparent pixel carries (a mask's tail of 1e-6 there or not), which nothing shows.
     @Test(arguments: [120.0, 290.0])
     func styledBandsEqualTheWholeRender(_ shadowAngle: Double) throws {
         var settings = RenderSettings()
         settings.text = "Hg\\nwave"
         settings.size = 48
         settings.radius = 5
-        for (stroke, spread, background) in [(false, 0.0, nil), (true, 30.0, RGBColor(r: 0.1, g: 0.2, b: 0.3))]
-            as [(Bool, Double, RGBColor?)] {
+        let blue = RGBColor(r: 0.1, g: 0.2, b: 0.3)
+        for (stroke, spread, background) in [(nil, 0.0, nil), (.outside, 30.0, blue), (.inside, 20, nil), (.center, 0, nil), (nil, 25, nil)]
+            as [(Stroke.Position?, Double, RGBColor?)] {
             settings.look.styles = Self.styles(shadowAngle: shadowAngle, stroke: stroke, spread: spread)
             settings.background = background
             let whole = try TitleRenderer.render(settings).image
@@ -47,9 +54,10 @@ import MercurialTestSupport
                 let (image, title) = try StreamingRenderTests.streamed(settings, bandHeight: band)
                 #expect(title.width == whole.width && title.height == whole.height)
                 #expect(image.pixels.count == whole.pixels.count)
-                let (count, worst) = Self.differences(image, whole)
-                #expect(stroke ? worst <= 1 && count <= 8 : count == 0,
-                        "angle \(shadowAngle), stroke \(stroke), band \(band): \(count) pixels differ, by up to \(worst) levels")
+                let (count, visible, worst) = Self.differences(image, whole)
+                let exact = stroke == nil && spread == 0
+                #expect(exact ? count == 0 : worst <= 1 && visible * 200 <= whole.pixels.count,
+                        "angle \(shadowAngle), stroke \(String(describing: stroke)), spread \(spread), band \(band): \(count) pixels differ, \(visible) visibly, by up to \(worst) levels")
             }
         }
     }
@@ -63,7 +71,7 @@ import MercurialTestSupport
         var settings = RenderSettings()
         settings.mask = url.path
         settings.radius = 6
-        settings.look.styles = Self.styles(shadowAngle: 120, stroke: false, spread: 0)
+        settings.look.styles = Self.styles(shadowAngle: 120, stroke: nil, spread: 0)
         for mask in [true, false] {
             if !mask {
                 (settings.mask, settings.text, settings.size, settings.width, settings.height) = (nil, "Hg", 60, 150, 80)
