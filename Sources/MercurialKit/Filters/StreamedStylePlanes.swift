@@ -198,6 +198,15 @@ final class StreamedStylePlane {
         for _ in 0..<recipe.growth { pushRow(nil) }
     }
 
+    /// The rows of values the steps of `recipe`'s plane hold at most (the box passes'
+    /// rings and outputs, the distance-field step's window, mask and values), besides
+    /// the finished rows.
+    static func stepRows(_ recipe: PlaneRecipe, chunk: Int) -> Int {
+        let r = recipe.blurRadius
+        return (r > 0 ? 3 * (2 * StreamedBoxPass.batch + 3 * r + 1) : 0)
+            + (recipe.shape == nil ? 0 : 3 * (chunk + 2 * recipe.shapeReach))
+    }
+
     /// The rows made, from the plane's top.
     var made: Int { finished.rows.end }
 

@@ -51,11 +51,10 @@ final class StyledBands {
         let delays = recipes.map { r in r.map { ($0.shape == nil ? 0 : chunk($0) + $0.shapeReach) + 3 * $0.blurRadius } }
         let lag = zip(delays, offsets).compactMap { d, o in d.map { $0 - Int(o.y.rounded(.down)) + 2 } }.max() ?? 0
         let held = 2 * bandHeight + max(lag, 0)
-        // Each plane's share: its finished rows, its box passes' rings, its distance-field windows (input, mask, values).
+        // Each plane's share: its finished rows (the held ones, moved by its offset) and its steps'.
         let shares = zip(recipes, offsets).map { r, o -> Int in
             guard let r else { return 0 }
-            let rows = held + Int(abs(o.y).rounded(.up)) + 4 + 3 * (2 * r.blurRadius + 1)
-                + (r.shape == nil ? 0 : 3 * (chunk(r) + 2 * r.shapeReach))
+            let rows = held + Int(abs(o.y).rounded(.up)) + 4 + StreamedStylePlane.stepRows(r, chunk: chunk(r))
             return r.bounds(region).width * rows
         }
         let total = region.width * held + shares.reduce(0, +)
