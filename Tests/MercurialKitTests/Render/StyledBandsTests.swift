@@ -62,7 +62,8 @@ import MercurialTestSupport
         }
     }
 
-    /// A sized canvas a shadow falls off, and a mask's canvas, stream as they render whole.
+    /// A sized canvas a shadow falls off, and a mask's canvas, stream as they render whole,
+    /// bare and with point lights over a gradient (lit before the styles are drawn, composed after).
     @Test func styledMaskAndSizedCanvasEqualTheWholeRender() throws {
         let dir = try StreamingRenderTests.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -76,10 +77,18 @@ import MercurialTestSupport
             if !mask {
                 (settings.mask, settings.text, settings.size, settings.width, settings.height) = (nil, "Hg", 60, 150, 80)
             }
-            let whole = try TitleRenderer.render(settings).image
-            let (image, _) = try StreamingRenderTests.streamed(settings, bandHeight: 16)
-            #expect(image.width == whole.width && image.height == whole.height)
-            #expect(Self.differences(image, whole).count == 0, "mask \(mask)")
+            for lit in [false, true] {
+                settings.pointLights = lit ? [PointLight(x: 40, y: 30, color: RGBColor(r: 1, g: 0.2, b: 0.1),
+                                                         intensity: 0.9, range: 90)] : []
+                settings.backgroundGradient = lit ? BackgroundGradient(
+                    gradient: Gradient(stops: [.init(color: RGBColor(r: 0.9, g: 0.1, b: 0.3), location: 0),
+                                               .init(color: RGBColor(r: 0.1, g: 0.1, b: 0.6), location: 1)]),
+                    startPoint: [0, 0.2], endPoint: [1, 0.9]) : nil
+                let whole = try TitleRenderer.render(settings).image
+                let (image, _) = try StreamingRenderTests.streamed(settings, bandHeight: 16)
+                #expect(image.width == whole.width && image.height == whole.height)
+                #expect(Self.differences(image, whole).count == 0, "mask \(mask), lit \(lit)")
+            }
         }
     }
 
