@@ -32,9 +32,11 @@ extension CLIErrorCase {
                 ["\"dropShadow\" reaches 500 px", "300×200 canvas", "smaller distance or size"]),
             bad("glow larger than the canvas", "outerGlow", #"{"size": 250}"#, canvas: "200, \"height\": 100",
                 ["\"outerGlow\" reaches 250 px", "200×100 canvas", "smaller size"]),
-            CLIErrorCase(name: "styles: too large a region to draw in memory",
-                         arguments: ["render", "Streamed title", "--size", "2000", "--set", "dropShadow.size=10"],
-                         fragments: ["layer styles are drawn in memory", "at most 16 M pixels", "leave out the styles"]),
+            CLIErrorCase(name: "styles: a shadow too far to draw in bands",
+                         arguments: ["render", "Far too wide", "--size", "2700", "--set", "dropShadow.distance=4096",
+                                     "--set", "dropShadow.angle=90"],
+                         fragments: ["\"dropShadow\" reaches too far to draw in bands", "at most 64 M values",
+                                     "use a smaller distance or size"]),
         ]
     }()
 }

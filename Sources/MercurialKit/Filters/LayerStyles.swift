@@ -272,11 +272,19 @@ final class LayerStyleCache {
     }
 }
 
-/// One mask of a style over `bounds` (canvas pixels; it may reach past the canvas).
+/// One mask of a style over `bounds` (canvas pixels; it may reach past the canvas):
+/// all its rows, or (a streamed title's band) `rows` of them from `firstRow` on.
 struct StylePlane {
     let bounds: PixelBounds
     let values: [Float]
+    let firstRow: Int, rows: Int
 
+    init(bounds: PixelBounds, values: [Float], firstRow: Int = 0) {
+        self.bounds = bounds
+        rows = bounds.width > 0 ? values.count / bounds.width : 0
+        self.values = values.isEmpty ? [0] : values      // a pointer to read even when no row is held
+        self.firstRow = firstRow
+    }
 }
 
 /// A style plane read along one canvas row, offset by (`offset`): the offset is the
@@ -289,15 +297,31 @@ struct PlaneRow {
     let start: Int, width: Int
 
     @inline(__always)
-    init(_ v: UnsafePointer<Float>, _ b: PixelBounds, y: Int, offset: SIMD2<Float>, originX: Int) {
-        let fy = Float(y - b.minY) - offset.y, fx = Float(originX - b.minX) - offset.x
+    init(_ v: UnsafePointer<Float>, _ plane: StylePlane, y: Int, offset: SIMD2<Float>, originX: Int) {
+        let b = plane.bounds
+        let (fy, fx) = Self.position(b, y: y, offset: offset, originX: originX)
         let y0 = Int(fy.rounded(.down)), x0 = Int(fx.rounded(.down))
-        top = y0 >= 0 && y0 < b.height ? v + y0 * b.width : nil
-        bottom = y0 + 1 >= 0 && y0 + 1 < b.height ? v + (y0 + 1) * b.width : nil
+        let held = y0 - plane.firstRow
+        top = held >= 0 && held < plane.rows ? v + held * b.width : nil
+        bottom = held + 1 >= 0 && held + 1 < plane.rows ? v + (held + 1) * b.width : nil
         ty = fy - Float(y0)
         tx = fx - Float(x0)
         start = x0
         width = b.width
+    }
+
+    /// Where canvas row `y`, column `originX` falls in a plane of `b` (from its top left), offset:
+    /// the rows either side of it are blended.
+    @inline(__always)
+    static func position(_ b: PixelBounds, y: Int, offset: SIMD2<Float>, originX: Int) -> (y: Float, x: Float) {
+        (Float(y - b.minY) - offset.y, Float(originX - b.minX) - offset.x)
+    }
+
+    /// The plane rows (from its top) that canvas rows `rows` read.
+    static func sourceRows(_ b: PixelBounds, _ rows: Range<Int>, offset: SIMD2<Float>) -> Range<Int> {
+        let first = Int(position(b, y: rows.lowerBound, offset: offset, originX: 0).y.rounded(.down))
+        let last = Int(position(b, y: rows.upperBound - 1, offset: offset, originX: 0).y.rounded(.down)) + 1
+        return first..<(last + 1)
     }
 
     @inline(__always)
@@ -310,12 +334,67 @@ struct PlaneRow {
     }
 }
 
+/// How one style's mask is made from the title's coverage placed in the region grown
+/// by `growth`: `shape`, a step of the distance field (a spread or choke, a stroke's
+/// band), then three box passes of `blurRadius`.
+struct PlaneRecipe {
+    let growth: Int
+    let shape: ((Mask) -> [Float])?
+    /// Rows either side of a row whose coverage `shape`'s value there can depend on.
+    let shapeReach: Int
+    let blurRadius: Int
+
+    /// A spread (`spread` > 0, a fraction of `size`) or choke (< 0), blurred by the rest of `size`.
+    static func blurred(size: Double, spread: Double) -> PlaneRecipe {
+        let hard = Float(size * spread)
+        return PlaneRecipe(growth: LayerStyles.extent(size: size),
+                           shape: abs(hard) >= 0.5 ? { LayerStylePlanes.shifted($0, by: hard).pixels } : nil,
+                           shapeReach: SignedDistanceField.rowsReached(reach: abs(hard) + 2),
+                           blurRadius: LayerStyles.boxRadius(size: size * (1 - abs(spread))))
+    }
+
+    static func stroke(_ s: Stroke) -> PlaneRecipe {
+        let width = Float(s.width)
+        return PlaneRecipe(growth: s.position == .inside ? 0 : Int(s.width.rounded(.up)) + 2,
+                           shape: { LayerStylePlanes.stroke($0, width: width, position: s.position) },
+                           shapeReach: SignedDistanceField.rowsReached(reach: width + 2), blurRadius: 0)
+    }
+
+    /// The bounds of the mask of a title whose region is `region`.
+    func bounds(_ region: PixelBounds) -> PixelBounds {
+        PixelBounds(minX: region.minX - growth, minY: region.minY - growth, maxX: region.maxX + growth,
+                    maxY: region.maxY + growth)
+    }
+}
+
+extension LayerStyles {
+    /// How each style's mask is made (`LayerStylePlanes.Kind` order: drop shadow, outer glow, stroke, inner shadow).
+    var recipes: [PlaneRecipe?] {
+        // The inner shadow's coverage is what is outside the choked letters, blurred: kept as the
+        // choked letters blurred (1 − it is the shadow), so that beyond the bounds it is 0.
+        [dropShadow.map { .blurred(size: $0.size, spread: $0.spread / 100) },
+         outerGlow.map { .blurred(size: $0.size, spread: $0.spread / 100) },
+         stroke.map { .stroke($0) },
+         innerShadow.map { .blurred(size: $0.size, spread: -$0.spread / 100) }]
+    }
+
+    /// Where each style's mask is read from, as it is drawn (`Kind` order).
+    var offsets: [SIMD2<Float>] {
+        [dropShadow.map { Self.offset(angle: $0.angle, distance: $0.distance) } ?? .zero, .zero, .zero,
+         innerShadow.map { Self.offset(angle: $0.angle, distance: $0.distance) } ?? .zero]
+    }
+}
+
 /// The masks of a title's styles, made from its coverage (its shaded region's alpha).
 struct LayerStylePlanes {
-    var shadow: StylePlane?
-    var glow: StylePlane?
-    var stroke: StylePlane?
-    var inner: StylePlane?
+    enum Kind: Int, CaseIterable { case shadow, glow, stroke, inner }
+    var planes: [StylePlane?] = [nil, nil, nil, nil]
+    var shadow: StylePlane? { planes[Kind.shadow.rawValue] }
+    var glow: StylePlane? { planes[Kind.glow.rawValue] }
+    var stroke: StylePlane? { planes[Kind.stroke.rawValue] }
+    var inner: StylePlane? { planes[Kind.inner.rawValue] }
+
+    init(planes: [StylePlane?]) { self.planes = planes }
     /// A stroke in the title's metal: the coverage it is lofted and shaded from (the
     /// stroke plane's, clipped to the ink for an inside ring) and its normals.
     var strokeMetal: (coverage: Mask, normals: SurfaceNormals)?
@@ -323,41 +402,30 @@ struct LayerStylePlanes {
     init(_ styles: LayerStyles, title: Image<RGBA8>, origin: (x: Int, y: Int), strokeLoft: TitleShapeSettings? = nil) {
         let region = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + title.width - 1,
                                  maxY: origin.y + title.height - 1)
-        func grownRegion(_ e: Int) -> PixelBounds {
-            PixelBounds(minX: region.minX - e, minY: region.minY - e, maxX: region.maxX + e, maxY: region.maxY + e)
-        }
-        if let s = styles.dropShadow {
-            shadow = Self.spreadAndBlurred(title, region, grownRegion(LayerStyles.extent(size: s.size)),
-                                           size: s.size, spread: s.spread / 100)
-        }
-        if let g = styles.outerGlow {
-            glow = Self.spreadAndBlurred(title, region, grownRegion(LayerStyles.extent(size: g.size)),
-                                         size: g.size, spread: g.spread / 100)
-        }
-        if let s = styles.stroke {
-            let e = s.position == .inside ? 0 : Int(s.width.rounded(.up)) + 2
-            let plane = Self.stroke(title, region, grownRegion(e), width: Float(s.width), position: s.position)
-            stroke = plane
-            if let strokeLoft {
-                var ring = Mask(width: plane.bounds.width, height: plane.bounds.height, pixels: plane.values)
-                let ink = Self.coverage(title, region, plane.bounds)
-                if s.position == .inside {
-                    // The inside plane is 1 beyond the letters too (the ink clips it as it is drawn).
-                    ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { min($0, $1) })
+        planes = styles.recipes.map { recipe in
+            recipe.map { recipe in
+                let bounds = recipe.bounds(region)
+                let mask = Self.coverage(title, region, bounds)
+                var values = recipe.shape?(mask) ?? mask.pixels
+                if recipe.blurRadius > 0 {
+                    BoxBlur.blur(&values, width: bounds.width, height: bounds.height, radius: recipe.blurRadius, passes: 3)
                 }
-                let loft = TitleShape.lofted(ring, strokeLoft, keepingNormals: false)
-                if s.position == .outside {
-                    // Lofted whole, shaded only where the title does not hide it (a fifth of it at 8 px).
-                    ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { $1 < 1 ? $0 : 0 })
-                }
-                strokeMetal = (ring, loft.material.normals(of: loft.heights, coverage: ring))
+                return StylePlane(bounds: bounds, values: values)
             }
         }
-        if let i = styles.innerShadow {
-            // The shadow's coverage is what is outside the choked letters, blurred: kept as the
-            // choked letters blurred (1 − it is the shadow), so that beyond the bounds it is 0.
-            inner = Self.spreadAndBlurred(title, region, grownRegion(LayerStyles.extent(size: i.size)),
-                                          size: i.size, spread: -i.spread / 100)
+        if let s = styles.stroke, let strokeLoft, let plane = stroke {
+            var ring = Mask(width: plane.bounds.width, height: plane.bounds.height, pixels: plane.values)
+            let ink = Self.coverage(title, region, plane.bounds)
+            if s.position == .inside {
+                // The inside plane is 1 beyond the letters too (the ink clips it as it is drawn).
+                ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { min($0, $1) })
+            }
+            let loft = TitleShape.lofted(ring, strokeLoft, keepingNormals: false)
+            if s.position == .outside {
+                // Lofted whole, shaded only where the title does not hide it (a fifth of it at 8 px).
+                ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { $1 < 1 ? $0 : 0 })
+            }
+            strokeMetal = (ring, loft.material.normals(of: loft.heights, coverage: ring))
         }
     }
 
@@ -378,23 +446,8 @@ struct LayerStylePlanes {
         return mask
     }
 
-    /// The coverage dilated (spread > 0) or eroded (spread < 0) by |spread| × size, as
-    /// Photoshop's spread and choke make part of the size a hard edge, then blurred by the rest.
-    private static func spreadAndBlurred(_ title: Image<RGBA8>, _ region: PixelBounds, _ bounds: PixelBounds,
-                                         size: Double, spread: Double) -> StylePlane {
-        var mask = coverage(title, region, bounds)
-        let hard = Float(size * spread)
-        if abs(hard) >= 0.5 {
-            mask = shifted(mask, by: hard)
-        }
-        var values = mask.pixels
-        let radius = LayerStyles.boxRadius(size: size * (1 - abs(spread)))
-        if radius > 0 { BoxBlur.blur(&values, width: bounds.width, height: bounds.height, radius: radius, passes: 3) }
-        return StylePlane(bounds: bounds, values: values)
-    }
-
     /// The mask's edge (its ½ contour) moved out by `by` pixels (in when negative), anti-aliased.
-    private static func shifted(_ mask: Mask, by: Float) -> Mask {
+    static func shifted(_ mask: Mask, by: Float) -> Mask {
         let sdf = SignedDistanceField(mask: mask, reachInside: max(-by, 0) + 2, reachOutside: max(by, 0) + 2)
         var out = mask
         let reach = max(by, 0) + 2
@@ -412,14 +465,12 @@ struct LayerStylePlanes {
     }
 
     /// A stroke's coverage: a band of `width` beyond, within or across the ½ contour.
-    private static func stroke(_ title: Image<RGBA8>, _ region: PixelBounds, _ bounds: PixelBounds, width: Float,
-                               position: Stroke.Position) -> StylePlane {
-        let mask = coverage(title, region, bounds)
+    static func stroke(_ mask: Mask, width: Float, position: Stroke.Position) -> [Float] {
         let sdf = SignedDistanceField(mask: mask, reachInside: width + 2, reachOutside: width + 2)
         var values = mask.pixels
-        let w = bounds.width
+        let w = mask.width
         values.withUnsafeMutableBufferPointer { v in
-            parallelBands(bounds.height, minimumBand: 16) { rows in
+            parallelBands(mask.height, minimumBand: 16) { rows in
                 for y in rows {
                     for x in 0..<w {
                         let d = sdf.distance(x: x, y: y, reachOutside: width + 2)
@@ -434,7 +485,7 @@ struct LayerStylePlanes {
                 }
             }
         }
-        return StylePlane(bounds: bounds, values: values)
+        return values
     }
 }
 
@@ -448,25 +499,42 @@ extension LayerStyles {
                  cache: LayerStyleCache?, shape: TitleShapeSettings?, metal: StrokeMetal? = nil,
                  lighting: PointLighting? = nil) -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
         guard title.width > 0, title.height > 0 else { return (title, origin) }
+        let region = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + title.width - 1,
+                                 maxY: origin.y + title.height - 1)
+        guard let box = drawnBox(region, canvas: canvas) else { return (title, origin) }
         let metal = stroke?.material == true ? metal : nil
         let styleCache = cache ?? LayerStyleCache()
         let planes = styleCache.planes(for: self, shape: shape, title: title, origin: origin, strokeLoft: metal?.loft,
                                        lighting: lighting)
         let metalImage = metal.flatMap { styleCache.shadedMetal(planes, $0, kept: cache != nil && shape != nil) }
-        let shadowOffset = dropShadow.map { Self.offset(angle: $0.angle, distance: $0.distance) } ?? .zero
-        let innerOffset = innerShadow.map { Self.offset(angle: $0.angle, distance: $0.distance) } ?? .zero
-        // The region drawn: the title's, each style's mask where it falls, clipped to the canvas.
-        var box = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + title.width - 1, maxY: origin.y + title.height - 1)
+        return (drawn(title, at: origin, planes: planes, box: box, metal: metalImage), (box.minX, box.minY))
+    }
+
+    /// The region drawn for a title whose region is `region`: the title's, each style's
+    /// mask where it falls, clipped to the canvas (nil: none of it is on the canvas).
+    func drawnBox(_ region: PixelBounds, canvas: (width: Int, height: Int)) -> PixelBounds? {
+        var box = region
         func include(_ b: PixelBounds, _ d: SIMD2<Float>) {
             box = PixelBounds(minX: min(box.minX, b.minX + Int(d.x.rounded(.down))), minY: min(box.minY, b.minY + Int(d.y.rounded(.down))),
                               maxX: max(box.maxX, b.maxX + Int(d.x.rounded(.up))), maxY: max(box.maxY, b.maxY + Int(d.y.rounded(.up))))
         }
-        if let p = planes.shadow { include(p.bounds, shadowOffset) }
-        if let p = planes.glow { include(p.bounds, .zero) }
-        if let p = planes.stroke { include(p.bounds, .zero) }
+        // The inner shadow is clipped to the title's ink.
+        for kind in [LayerStylePlanes.Kind.shadow, .glow, .stroke] {
+            if let recipe = recipes[kind.rawValue] { include(recipe.bounds(region), offsets[kind.rawValue]) }
+        }
         box = PixelBounds(minX: max(box.minX, 0), minY: max(box.minY, 0),
                           maxX: min(box.maxX, canvas.width - 1), maxY: min(box.maxY, canvas.height - 1))
-        guard box.width > 0, box.height > 0 else { return (title, origin) }
+        return box.width > 0 && box.height > 0 ? box : nil
+    }
+
+    /// The rows of `box` (canvas pixels) with the styles drawn from `planes` under and
+    /// over `title` (lit, straight alpha, at `origin`; clear beyond it): a whole title's
+    /// region, or a band of a streamed one's, whose planes hold the rows the band reads.
+    /// `metal`: a stroke's shaded outline over the stroke plane's bounds (nil: its colour).
+    func drawn(_ title: Image<RGBA8>, at origin: (x: Int, y: Int), planes: LayerStylePlanes, box: PixelBounds,
+               metal metalImage: Image<RGBA8>? = nil) -> Image<RGBA8> {
+        let shadowOffset = offsets[LayerStylePlanes.Kind.shadow.rawValue]
+        let innerOffset = offsets[LayerStylePlanes.Kind.inner.rawValue]
         var out = Image<RGBA8>(width: box.width, height: box.height, repeating: .clear)
         let layers = StyleColors(self)
         let empty = StylePlane(bounds: PixelBounds(minX: 0, minY: 0, maxX: -1, maxY: -1), values: [0])
@@ -487,10 +555,10 @@ extension LayerStyles {
                     let y = row + box.minY
                     let target = o.baseAddress! + row * box.width
                     let ty = y - origin.y
-                    let shadowRow = PlaneRow(sv.baseAddress!, shadow.bounds, y: y, offset: shadowOffset, originX: box.minX)
-                    let glowRow = PlaneRow(gv.baseAddress!, glow.bounds, y: y, offset: .zero, originX: box.minX)
-                    let strokeRow = PlaneRow(kv.baseAddress!, stroke.bounds, y: y, offset: .zero, originX: box.minX)
-                    let innerRow = PlaneRow(iv.baseAddress!, inner.bounds, y: y, offset: innerOffset, originX: box.minX)
+                    let shadowRow = PlaneRow(sv.baseAddress!, shadow, y: y, offset: shadowOffset, originX: box.minX)
+                    let glowRow = PlaneRow(gv.baseAddress!, glow, y: y, offset: .zero, originX: box.minX)
+                    let strokeRow = PlaneRow(kv.baseAddress!, stroke, y: y, offset: .zero, originX: box.minX)
+                    let innerRow = PlaneRow(iv.baseAddress!, inner, y: y, offset: innerOffset, originX: box.minX)
                     // A metal stroke's shaded row (its image has the stroke plane's bounds), or nil.
                     let metalRow = metalImage != nil && y >= stroke.bounds.minY && y <= stroke.bounds.maxY
                         ? mv.baseAddress! + (y - stroke.bounds.minY) * stroke.bounds.width : nil
@@ -551,7 +619,7 @@ extension LayerStyles {
         }
         }
         }
-        return (out, (box.minX, box.minY))
+        return out
     }
 }
 
@@ -583,18 +651,7 @@ enum BoxBlur {
                 parallelBands(height, minimumBand: 8) { rows in
                     var line = [Float](repeating: 0, count: width + 2 * radius + 1)
                     line.withUnsafeMutableBufferPointer { line in
-                        for y in rows {
-                            let row = v.baseAddress! + y * width
-                            for x in 0..<width { line[x + radius + 1] = row[x] }
-                            // line[i] holds pixel i − radius − 1 (zero padding at both ends).
-                            var sum: Float = 0
-                            for i in 1...(2 * radius + 1) { sum += line[min(i, width + 2 * radius)] }
-                            for x in 0..<width {
-                                row[x] = sum * scale
-                                let add = x + 2 * radius + 2
-                                sum += (add < line.count ? line[add] : 0) - line[x + 1]
-                            }
-                        }
+                        for y in rows { blurRow(v.baseAddress! + y * width, width: width, radius: radius, line: line) }
                     }
                 }
             }
@@ -626,6 +683,21 @@ enum BoxBlur {
                 }
             }
             swap(&values, &other)
+        }
+    }
+
+    /// One row blurred along itself, in place, through `line` (zeroed, `width` + 2·`radius` + 1 values).
+    @inline(__always)
+    static func blurRow(_ row: UnsafeMutablePointer<Float>, width: Int, radius: Int, line: UnsafeMutableBufferPointer<Float>) {
+        let scale = 1 / Float(2 * radius + 1)
+        for x in 0..<width { line[x + radius + 1] = row[x] }
+        // line[i] holds pixel i − radius − 1 (zero padding at both ends).
+        var sum: Float = 0
+        for i in 1...(2 * radius + 1) { sum += line[min(i, width + 2 * radius)] }
+        for x in 0..<width {
+            row[x] = sum * scale
+            let add = x + 2 * radius + 2
+            sum += (add < line.count ? line[add] : 0) - line[x + 1]
         }
     }
 }

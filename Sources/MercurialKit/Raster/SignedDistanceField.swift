@@ -75,6 +75,11 @@ struct SignedDistanceField: Sendable {
         values = out
     }
 
+    /// Rows either side of a pixel whose coverage its distance (clamped to `reach`) can
+    /// depend on: beyond them an edge is further than `reach` + 2, where the distance is clamped
+    /// anyway, and the edge crossings near a cut window's border (3 rows) cannot be nearer.
+    static func rowsReached(reach: Float) -> Int { Int(reach.rounded(.up)) + 8 }
+
     /// The distance at (x, y) of the image (−reachOutside outside the region).
     func distance(x: Int, y: Int, reachOutside: Float) -> Float {
         guard let r = region, x >= r.minX, x <= r.maxX, y >= r.minY, y <= r.maxY else { return -reachOutside }

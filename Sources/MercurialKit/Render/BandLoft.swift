@@ -42,7 +42,7 @@ final class BandLoft: TitleShapeSource {
     }
 
     /// Rows either side of a band that the distance field of its rows can depend on.
-    var distanceHalo: Int { Int((radius + 1).rounded(.up)) + 8 }
+    var distanceHalo: Int { SignedDistanceField.rowsReached(reach: radius + 1) }
 
     /// Calls `body` with the shape of each band of rows, from the top.
     func shapes(_ body: (TitleShape) throws(MercurialError) -> Void) throws(MercurialError) {

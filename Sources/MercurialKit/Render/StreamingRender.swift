@@ -25,7 +25,8 @@ extension TitleRenderer {
     /// Renders in memory instead, writing nothing, when the region drawn (the ink plus
     /// the margin) has at most `streamingThreshold` pixels (unless `force`), and for
     /// an interlaced mask (its rows do not come in order). Point lights and a
-    /// gradient backdrop are applied band by band, as `render` applies them whole.
+    /// gradient backdrop are applied band by band, as `render` applies them whole, and
+    /// layer styles drawn band by band (`StyledBands`).
     /// `ancillary` chunks (a recipe) go after the streamed PNG's header. The PNG goes
     /// to `path` through `StreamedPNGSink`, whole or not at all (with no path, it is
     /// kept in the result, for tests).
@@ -56,15 +57,20 @@ extension TitleRenderer {
         guard settings.vine == nil, settings.layers.isEmpty, compositing.placement == nil else {
             return .inMemory(try render(settings))
         }
-        // Layer styles are drawn in memory too (not yet band by band), around a region of bounded size.
-        guard settings.look.styles.isEmpty else {
+        // A stroke in the title's metal is lofted as a shape of its own, in memory (not band by band).
+        if settings.look.styles.stroke?.material == true {
             let planned = try plannedSize(settings)
             guard planned.region.width * planned.region.height <= FrameRenderer.maximumRegionPixels else {
-                throw MercurialError("layer styles are drawn in memory, around a region of at most \(FrameRenderer.maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask, or leave out the styles")
+                throw MercurialError("a stroke in the title's metal (\"stroke.color\": \"material\") is lofted in memory, around a region of at most \(FrameRenderer.maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or a colour for the stroke")
             }
             return .inMemory(try render(settings))
         }
         let band = max(bandHeight, 1)
+        let styles = settings.look.styles
+        /// Layer styles drawn band by band around the title's region (`StyledBands`), or none.
+        func styled(_ region: PixelBounds, canvas: (width: Int, height: Int), sized: Bool) throws(MercurialError) -> StyledBands? {
+            styles.isEmpty ? nil : try StyledBands(styles, region: region, canvas: canvas, sized: sized, bandHeight: band)
+        }
         if let maskPath = settings.mask {
             let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")
             // Pass 1: the ink, under both readings of the mask (alpha, or luminance).
@@ -73,27 +79,33 @@ extension TitleRenderer {
                 return try MaskScan(reader)
             }
             guard let scan else { return .inMemory(try render(settings)) }
+            // The crop of `titleMask`: the ink plus the margin.
+            let m = settings.loftMargin
+            let crop = scan.ink.map { ink in
+                PixelBounds(minX: max(ink.minX - m, 0), minY: max(ink.minY - m, 0),
+                            maxX: min(ink.maxX + m, scan.width - 1), maxY: min(ink.maxY + m, scan.height - 1))
+            }
+            let styledBands = try crop.flatMap { crop throws(MercurialError) in
+                try styled(crop, canvas: (scan.width, scan.height), sized: true)
+            }
             let writer = StreamedPNGSink(width: scan.width, height: scan.height, compression: compression,
                                          ancillary: ancillary, path: path)
             sink = writer
             let canvas = CanvasBands(width: scan.width, height: scan.height, compositing: compositing, writer: writer,
                                      bandHeight: band)
-            guard let ink = scan.ink else {
+            guard let ink = scan.ink, let crop else {
                 try canvas.appendFill(rows: scan.height)
                 try writer.endFrame()
                 return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: [
                     MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank")]))
             }
-            // The crop of `titleMask`: the ink plus the margin.
-            let m = settings.loftMargin
-            let crop = PixelBounds(minX: max(ink.minX - m, 0), minY: max(ink.minY - m, 0),
-                                   maxX: min(ink.maxX + m, scan.width - 1), maxY: min(ink.maxY + m, scan.height - 1))
             let inkInCrop = PixelBounds(minX: ink.minX - crop.minX, minY: ink.minY - crop.minY,
                                         maxX: ink.maxX - crop.minX, maxY: ink.maxY - crop.minY)
             try PNGRowReader.with(bytes, name: maskPath, role: "mask") { reader throws(MercurialError) in
                 guard let reader else { throw MercurialError("mask '\(maskPath)' changed while it was read; try again") }
                 try streamRegion(settings, source: MaskRowSource(reader: reader, crop: crop, alpha: scan.hasAlpha),
-                                 crop: crop, ink: inkInCrop, canvasHeight: scan.height, canvas: canvas, bandHeight: band)
+                                 crop: crop, ink: inkInCrop, canvasHeight: scan.height, canvas: canvas, bandHeight: band,
+                                 styled: styledBands)
             }
             try writer.endFrame()
             return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: []))
@@ -106,36 +118,47 @@ extension TitleRenderer {
             return .inMemory(try FrameRenderer.still(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
                                                             p.warnings)))
         }
-        let writer = StreamedPNGSink(width: p.canvasWidth, height: p.canvasHeight, compression: compression,
+        // A canvas sized to the text grows to hold the styles, as `TitleShape.build` grows it.
+        let (size, origin) = styles.grown(canvas: (p.canvasWidth, p.canvasHeight), origin: (p.originX, p.originY),
+                                          growWidth: settings.width == nil, growHeight: settings.height == nil)
+        let crop = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + p.regionWidth - 1,
+                               maxY: origin.y + p.regionHeight - 1)
+        let styledBands = try styled(crop, canvas: size, sized: settings.width != nil || settings.height != nil)
+        let writer = StreamedPNGSink(width: size.width, height: size.height, compression: compression,
                                      ancillary: ancillary, path: path)
         sink = writer
-        let canvas = CanvasBands(width: p.canvasWidth, height: p.canvasHeight, compositing: compositing, writer: writer,
+        let canvas = CanvasBands(width: size.width, height: size.height, compositing: compositing, writer: writer,
                                  bandHeight: band)
-        let crop = PixelBounds(minX: p.originX, minY: p.originY, maxX: p.originX + p.regionWidth - 1,
-                               maxY: p.originY + p.regionHeight - 1)
         if let ink = p.run.drawnInkBounds(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY) {
             try streamRegion(settings, source: GlyphRowSource(placement), crop: crop, ink: ink,
-                             canvasHeight: p.canvasHeight, canvas: canvas, bandHeight: band)
+                             canvasHeight: size.height, canvas: canvas, bandHeight: band, styled: styledBands)
         } else {
-            try canvas.appendFill(rows: p.canvasHeight)
+            try canvas.appendFill(rows: size.height)
         }
         try writer.endFrame()
-        return .streamed(StreamedTitle(width: p.canvasWidth, height: p.canvasHeight, warnings: p.warnings))
+        return .streamed(StreamedTitle(width: size.width, height: size.height, warnings: p.warnings))
     }
 
-    /// The canvas: fill above `crop`, its rows rendered band by band (the renderer over
-    /// the bands of `BandLoft`), fill below.
+    /// The canvas: fill above `crop` (above the styles' region, when `styled`), its rows
+    /// rendered band by band (the renderer over the bands of `BandLoft`, and the styles
+    /// drawn around them), fill below.
     private static func streamRegion(_ settings: RenderSettings, source: some CoverageRowSource, crop: PixelBounds,
                                      ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands,
-                                     bandHeight: Int) throws(MercurialError) {
+                                     bandHeight: Int, styled: StyledBands?) throws(MercurialError) {
         let shading = try ShadingLookup.of(settings)
-        try canvas.appendFill(rows: crop.minY)
+        let rows = styled?.drawnRows ?? crop.minY..<(crop.maxY + 1)
+        try canvas.appendFill(rows: rows.lowerBound)
         let loft = BandLoft(settings: settings.shape, source: source, crop: crop, ink: ink,
                             canvas: (canvas.width, canvasHeight), bandHeight: bandHeight)
         try FrameRenderer.render(loft, shading: shading, compositing: canvas.compositing) { band, title throws(MercurialError) in
-            try canvas.append(&title, at: band.origin)
+            if let styled {
+                try styled.append(&title, at: band.origin, to: canvas)
+            } else {
+                try canvas.append(&title, at: band.origin)
+            }
         }
-        try canvas.appendFill(rows: canvasHeight - 1 - crop.maxY)
+        try styled?.finish(to: canvas)
+        try canvas.appendFill(rows: canvasHeight - rows.upperBound)
     }
 }
 
@@ -285,9 +308,20 @@ final class CanvasBands {
     /// A band of the title (shaded, one row of `title` a canvas row) whose first pixel
     /// sits at `origin` on the canvas, lit and composed as `Compositing` makes a whole title.
     func append(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError) {
-        precondition(origin.y == nextRow, "a band for canvas row \(origin.y), given at row \(nextRow)")
+        light(&title, at: origin)
+        try appendLit(title, at: origin)
+    }
+
+    /// Lights a band of the title at `origin` (`Compositing.light`).
+    func light(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) {
         let (w, h) = (title.width, title.height)
         title.withUnsafeMutableBufferPointer { compositing.light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
+    }
+
+    /// A band already lit (a styled title's, `StyledBands`), composed as `append` composes one.
+    func appendLit(_ title: Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError) {
+        precondition(origin.y == nextRow, "a band for canvas row \(origin.y), given at row \(nextRow)")
+        let (w, h) = (title.width, title.height)
         reserve(&band, h * width)
         title.withUnsafeBufferPointer { title in
             compositing.compose(title, width: w, rows: h, atX: origin.x, y: origin.y, over: ramp, into: band.baseAddress!)

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import MercurialKit
+import MercurialTestSupport
+
+/// Layer styles drawn band by band in the streamed path (`StyledBands`) against the whole render.
+@Suite struct StyledBandsTests {
+    /// Drop shadow, outer glow and inner shadow, the shadow falling further than a band (down or up).
+    static func styles(shadowAngle: Double, stroke: Stroke.Position?, spread: Double) -> LayerStyles {
+        var styles = LayerStyles()
+        var shadow = DropShadow()
+        (shadow.angle, shadow.distance, shadow.size, shadow.spread) = (shadowAngle, 40, 7, spread)
+        styles.dropShadow = shadow
+        var glow = OuterGlow()
+        (glow.size, glow.spread) = (9, spread)
+        styles.outerGlow = glow
+        var inner = InnerShadow()
+        (inner.distance, inner.size, inner.spread, inner.color) = (4, 5, spread, RGBColor(r: 0.2, g: 0, b: 0.4))
+        styles.innerShadow = inner
+        if let stroke {
+            var s = Stroke()
+            (s.width, s.position, s.color) = (2.5, stroke, RGBColor(r: 0.9, g: 0.1, b: 0.1))
+            styles.stroke = s
+        }
+        return styles
+    }
+
+    /// How many pixels differ, how many of those show (either is not fully transparent),
+    /// and by how many levels at most those do.
+    static func differences(_ a: Image<RGBA8>, _ b: Image<RGBA8>) -> (count: Int, visible: Int, worst: Int) {
+        let differing = zip(a.pixels, b.pixels).indices(where: { $0 != $1 })
+        let visible = differing.filter { a.pixels[$0].a > 0 || b.pixels[$0].a > 0 }
+        return (differing.count, visible.count,
+                visible.map { StreamingRenderTests.levels(a.pixels[$0], b.pixels[$0]) }.max() ?? 0)
+    }
+
+    /// Styles without a distance-field step are the whole render's to the bit (their box
+    /// passes run down the same sums). With a spread, choke or stroke, the windowed distance
+    /// field's rounding may move a few pixels by one level, and change the colour a fully
+    /// transparent pixel carries (a mask's tail of 1e-6 there or not), which nothing shows.
+    @Test(arguments: [120.0, 290.0])
+    func styledBandsEqualTheWholeRender(_ shadowAngle: Double) throws {
+        var settings = RenderSettings()
+        settings.text = "Hg\\nwave"
+        settings.size = 48
+        settings.radius = 5
+        let blue = RGBColor(r: 0.1, g: 0.2, b: 0.3)
+        for (stroke, spread, background) in [(nil, 0.0, nil), (.outside, 30.0, blue), (.inside, 20, nil), (.center, 0, nil), (nil, 25, nil)]
+            as [(Stroke.Position?, Double, RGBColor?)] {
+            settings.look.styles = Self.styles(shadowAngle: shadowAngle, stroke: stroke, spread: spread)
+            settings.background = background
+            let whole = try TitleRenderer.render(settings).image
+            for band in [16, 7, 500] {
+                let (image, title) = try StreamingRenderTests.streamed(settings, bandHeight: band)
+                #expect(title.width == whole.width && title.height == whole.height)
+                #expect(image.pixels.count == whole.pixels.count)
+                let (count, visible, worst) = Self.differences(image, whole)
+                let exact = stroke == nil && spread == 0
+                #expect(exact ? count == 0 : worst <= 1 && visible * 200 <= whole.pixels.count,
+                        "angle \(shadowAngle), stroke \(String(describing: stroke)), spread \(spread), band \(band): \(count) pixels differ, \(visible) visibly, by up to \(worst) levels")
+            }
+        }
+    }
+
+    /// A sized canvas a shadow falls off, and a mask's canvas, stream as they render whole,
+    /// bare and with point lights over a gradient (lit before the styles are drawn, composed after).
+    @Test func styledMaskAndSizedCanvasEqualTheWholeRender() throws {
+        let dir = try StreamingRenderTests.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("m.png")
+        try StreamingRenderTests.write(StreamingRenderTests.maskImage(width: 151, height: 113, alpha: true), to: url)
+        var settings = RenderSettings()
+        settings.mask = url.path
+        settings.radius = 6
+        settings.look.styles = Self.styles(shadowAngle: 120, stroke: nil, spread: 0)
+        for mask in [true, false] {
+            if !mask {
+                (settings.mask, settings.text, settings.size, settings.width, settings.height) = (nil, "Hg", 60, 150, 80)
+            }
+            for lit in [false, true] {
+                settings.pointLights = lit ? [PointLight(x: 40, y: 30, color: RGBColor(r: 1, g: 0.2, b: 0.1),
+                                                         intensity: 0.9, range: 90)] : []
+                settings.backgroundGradient = lit ? BackgroundGradient(
+                    gradient: Gradient(stops: [.init(color: RGBColor(r: 0.9, g: 0.1, b: 0.3), location: 0),
+                                               .init(color: RGBColor(r: 0.1, g: 0.1, b: 0.6), location: 1)]),
+                    startPoint: [0, 0.2], endPoint: [1, 0.9]) : nil
+                let whole = try TitleRenderer.render(settings).image
+                let (image, _) = try StreamingRenderTests.streamed(settings, bandHeight: 16)
+                #expect(image.width == whole.width && image.height == whole.height)
+                #expect(Self.differences(image, whole).count == 0, "mask \(mask), lit \(lit)")
+            }
+        }
+    }
+
+    /// A shadow's halo too large for the windows is an error naming the style and the fix.
+    @Test func tooLargeAHaloIsAnError() throws {
+        var settings = RenderSettings()
+        settings.text = "Far too wide"
+        settings.size = 2700
+        var shadow = DropShadow()
+        (shadow.distance, shadow.angle, shadow.size) = (4096, 90, 10)
+        settings.look.styles.dropShadow = shadow
+        #expect(throws: MercurialError.self) { try TitleRenderer.renderPNG(settings, compression: .fast, path: nil) }
+        do {
+            _ = try TitleRenderer.renderPNG(settings, compression: .fast, path: nil)
+        } catch {
+            #expect(error.message.contains("\"dropShadow\" reaches too far to draw in bands"), "\(error.message)")
+            #expect(error.message.contains("smaller distance or size"))
+        }
+    }
+
+    /// A stroke in the title's metal is lofted in memory (it is a shape of its own, not a band's
+    /// mask): a title the streamed path would take renders in memory, as `render` draws it, and
+    /// one whose region is too large for memory is a clear error, not an outline in a colour.
+    @Test func aMetalStrokeIsDrawnInMemory() throws {
+        var settings = RenderSettings()
+        settings.text = "Hg"
+        settings.size = 48
+        var stroke = Stroke()
+        (stroke.width, stroke.material) = (4, true)
+        settings.look.styles.stroke = stroke
+        let result = try TitleRenderer.renderPNG(settings, compression: .fast, force: true, path: nil)
+        guard case .inMemory(let title) = result else {
+            Issue.record("a metal stroke was streamed (in bands its outline is drawn in a flat colour)")
+            return
+        }
+        #expect(title.image.pixels == (try TitleRenderer.render(settings)).image.pixels)
+        settings.size = 3000
+        settings.text = "Metal"
+        do {
+            _ = try TitleRenderer.renderPNG(settings, compression: .fast, path: nil)
+            Issue.record("a metal stroke around a region too large for memory rendered")
+        } catch {
+            #expect(error.message.contains("\"stroke.color\": \"material\") is lofted in memory") && error.message.contains("use a smaller --size or a colour"),
+                    "\(error.message)")
+        }
+    }
+}
