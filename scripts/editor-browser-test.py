@@ -23,7 +23,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from editor_browser import Editor, check, pixels_differing_from_server, png_scanlines, wait_for
+from editor_browser import Editor, check, pixels_differing_from_server, png_scanlines, retype, wait_for
 
 
 def main():
@@ -134,8 +134,7 @@ def main():
             check(cli.startswith("error: "), "the CLI refuses %s=%s" % (key, typed))
             field = driver.find_element(By.CSS_SELECTOR, '.row[data-key="%s"] input[type=text]' % key)
             before = json.loads(api("/api/state"))["editor"]["revision"]
-            field.clear()
-            field.send_keys(typed + Keys.ENTER)
+            retype(field, typed + Keys.ENTER)
             box = driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="%s"]' % key)
             wait_for(lambda: box.is_displayed() and box.text, "the error next to " + key)
             expected = cli[len("error: "):]

@@ -34,7 +34,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from editor_browser import Editor, check, pixels_differing_from_server, png_rgba, wait_for
+from editor_browser import Editor, check, pixels_differing_from_server, png_rgba, retype, wait_for
 
 
 def idle(driver):
@@ -44,8 +44,7 @@ def idle(driver):
 def type_value(driver, key, text):
     idle(driver)
     field = driver.find_element(By.CSS_SELECTOR, '.row[data-key="%s"] input[type=text]' % key)
-    field.clear()
-    field.send_keys(text + Keys.ENTER)
+    retype(field, text + Keys.ENTER)
 
 
 def shortcut(driver, key, shift=False):

@@ -25,7 +25,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from editor_browser import Editor, check, wait_for
+from editor_browser import Editor, check, retype, wait_for
 
 
 def idle(driver):
@@ -112,8 +112,7 @@ def stops_in_out_and_lights(e, screenshot):
     # A location out of range: the control says so, nothing changes; undo takes the added stop back.
     revision = e.state()["editor"]["revision"]
     field = find(driver, '[data-key="backgroundGradient.locations[1]"]')
-    field.clear()
-    field.send_keys("1.5" + Keys.ENTER)
+    retype(field, "1.5" + Keys.ENTER)
     box = driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="backgroundGradient"]')
     wait_for(lambda: box.is_displayed() and "0…1" in box.text, "the stop's error by the stops", 30)
     check(e.state()["editor"]["revision"] == revision and gradient() == added, "the refused location changed nothing: %s" % box.text)
@@ -127,8 +126,7 @@ def stops_in_out_and_lights(e, screenshot):
     idle(driver)
     duration = driver.find_element(By.CSS_SELECTOR, '.row[data-key="in(fade).duration"] input[type=text]')
     wait_for(lambda: duration.is_displayed(), "fade's rows", 30)
-    duration.clear()
-    duration.send_keys("0.7" + Keys.ENTER)
+    retype(duration, "0.7" + Keys.ENTER)
     wait_for(lambda: e.state()["editor"]["document"]["in"].get("duration") == 0.7, "in.duration 0.7 on the server", 30)
     click(driver, "#save")
     wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
@@ -181,8 +179,7 @@ def layers(e):
     wait_for(lambda: len(layers()) == 2, "the second layer on the server", 30)
     wait_for(lambda: not box.is_displayed(), "the error to go", 30)
     area = find(driver, '.row[data-key="layers[1].text"] textarea')
-    area.clear()
-    area.send_keys("Under")
+    retype(area, "Under")
     wait_for(lambda: layers()[1].get("text") == "Under", "the layer's text on the server", 30)
     after = ink_rows(frame_after(e, e.state()["editor"]["revision"]), width)
     check(before and after and after[1] - after[0] > before[1] - before[0] + 8,

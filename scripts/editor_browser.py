@@ -78,6 +78,16 @@ def pixels_differing_from_server(driver):
     ''')
 
 
+def retype(field, text):
+    """Replaces a field's text as a user does: click, select all, type. (WebDriver's clear()
+    empties and leaves the field, which sends an empty value, and a refresh arriving then puts
+    the shown value back before the typing starts.)"""
+    from selenium.webdriver.common.keys import Keys
+    field.click()
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(text)
+
+
 def wait_for(predicate, what, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -335,7 +335,8 @@ enum EditorPage {
         field.title = 'any value in ' + (row.rangeText || `${min}…${max}`);
         div.append(slider, field);
         controls.set(row.key, (v) => {
-          field.value = v;
+          // Not under the user's typing: a frame or a refresh arriving meanwhile would replace it.
+          if (document.activeElement !== field) field.value = v;
           const n = Number(v);
           if (v !== '' && !isNaN(n)) slider.value = scale.position(n);
         });
