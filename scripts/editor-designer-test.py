@@ -308,6 +308,43 @@ def sequence(e, args):
     wait_for(lambda: driver.execute_script("return window.__export && window.__export.state") == "done", "the export", 240)
     check(driver.execute_script("return window.__export.frames") == 144, "the sequence exports its 144 frames")
     check(os.path.getsize(os.path.join(e.work, "scene.apng")) > 0, "to scene.apng")
+    steps(e)
+
+
+def steps(e):
+    """A sequence's steps from their controls: a hold, a title's text, a transition's type and a key of it."""
+    driver = e.driver
+    items = driver.find_elements(By.CSS_SELECTOR, '.list[data-key="sequence"] details[data-key^="sequence["]')
+    check(len(items) == 5, "the sequence's 5 steps are groups of the steps editor (%d)" % len(items))
+    driver.execute_script("const list = document.querySelector('.list[data-key=sequence]');"
+                          "list.closest('details').open = true; list.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    document = lambda: e.state()["editor"]["document"]["sequence"]
+    frames = lambda: e.state()["editor"]["timeline"]["frames"]
+    type_value(driver, "sequence[1].hold", "1.2")
+    wait_for(lambda: document()[1]["hold"] == 1.2, "step 2's hold 1.2 s on the server", 30)
+    check(frames() == 152, "a hold 0.4 s longer adds 8 frames at 20 fps (%d)" % frames())
+    idle(driver)
+    area = driver.find_element(By.CSS_SELECTOR, '.row[data-key="sequence[2].scene.text"] textarea')
+    retype(area, "Silver")
+    driver.find_element(By.TAG_NAME, "header").click()
+    wait_for(lambda: document()[2]["scene"]["text"] == "Silver", "title 3's text on the server", 30)
+    labels = lambda: [s["label"] for s in e.state()["editor"]["timeline"]["sequence"]]
+    wait_for(lambda: "“Silver”" in labels() or "Silver" in labels(), "its span renamed on the server (%s)" % labels(), 30)
+    # Read at once: the spans are drawn again with every refresh.
+    spans = "return [...document.querySelectorAll('#spans .span')].map((s) => s.textContent)"
+    wait_for(lambda: any("Silver" in t for t in driver.execute_script(spans)), "its span renamed on the page", 30)
+    idle(driver)
+    Select(driver.find_element(By.CSS_SELECTOR, '.row[data-key="sequence[0].transition.type"] select')).select_by_value("dissolve")
+    wait_for(lambda: document()[0]["transition"] == {"type": "dissolve", "duration": 1.2}, "the first transition a dissolve, its duration kept", 30)
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '.row[data-key="sequence[0].transition(dissolve).duration"]'),
+             "the dissolve's rows in its place", 30)
+    type_value(driver, "sequence[0].transition(dissolve).duration", "0.6")
+    wait_for(lambda: document()[0]["transition"]["duration"] == 0.6, "the dissolve's duration 0.6 s on the server", 30)
+    check(frames() == 140, "and 0.6 s shorter, 12 frames fewer (%d)" % frames())
+    type_value(driver, "sequence[3].hold", "-1")
+    box = driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="sequence[3].hold"]')
+    wait_for(lambda: box.is_displayed() and box.text, "the error of a negative hold by its control", 30)
+    check(document()[3]["hold"] == 0.8, "a negative hold changes nothing: %s" % box.text)
 
 
 def main():
@@ -345,3 +382,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+

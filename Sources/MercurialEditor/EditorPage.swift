@@ -548,6 +548,7 @@ enum EditorPage {
     }
     // Which editor draws ROW, if not a row of its own: [its key, its group, the function making it].
     function editorFor(row) {
+      if (row.key.startsWith('sequence[]')) return ['sequence', row.group, makeSteps];
       const has = (suffix) => rows.some((r) => r.key === row.key + suffix);
       if (settable(row) && has('.colors') && has('.locations')) return [row.key, row.group, () => makeStops(row.key)];
       if (settable(row) && !row.key.includes('[') && rows.some((r) => r.key.startsWith(row.key + '[].'))) {
@@ -564,6 +565,18 @@ enum EditorPage {
       return null;
     }
 
+    // A list's groups made again when its elements' SHAPE changed (STATE: its items, the shape
+    // they were made for, the rows they show): the old groups go with their controls. Returns
+    // the keys of the groups that were open (to open them again), or null when nothing changed.
+    function regroup(state, shape) {
+      if (shape === state.shape) return null;
+      state.shape = shape;
+      const open = new Set([...state.items.children].filter((d) => d.open).map((d) => d.dataset.key));
+      for (const r of state.shown) controls.delete(r.key);
+      state.items.replaceChildren();
+      state.shown = [];
+      return open;
+    }
     // A list of blocks: each element a collapsible group with its rows, moved up or down or
     // taken out by its buttons; Add appends a copy of the last element (or the rows' defaults).
     function makeList(list) {
@@ -575,7 +588,7 @@ enum EditorPage {
       const elements = () => currentValue(list) || [];
       const add = button('Add ' + noun, 'add', () => setWhole(list, elements().concat(list === 'layers' ? newLayers(elements()) : [blank(own, elements())])));
       box.append(items, add, errorBox(list));
-      let shape = null, shown = [];
+      const state = { items, shape: null, shown: [] };
       const rowsOf = (element, i) => {
         if (list !== 'layers') return own.map((r) => ({ ...r, schema: r.key, key: r.key.replace('[]', `[${i}]`), group: noun }));
         return layerRows(element, i, own);
@@ -583,13 +596,8 @@ enum EditorPage {
       lists.set(list, { show() {
         const v = elements();
         values.set(list, JSON.stringify(currentValue(list) ?? null));
-        const now = JSON.stringify(v.map((e) => list === 'layers' ? [Object.keys(e), e.name, e.text] : 0));
-        if (now !== shape) {
-          shape = now;
-          const open = new Set([...items.children].filter((d) => d.open).map((d) => d.dataset.key));
-          for (const r of shown) controls.delete(r.key);
-          items.replaceChildren();
-          shown = [];
+        const open = regroup(state, JSON.stringify(v.map((e) => list === 'layers' ? [Object.keys(e), e.name, e.text] : 0)));
+        if (open) {
           v.forEach((element, i) => {
             const label = element && (element.name || element.text);
             const d = subgroup(`${list}[${i}]`, `${noun} ${i + 1}` + (label ? ` · ${String(label).split('\n')[0]}` : ''));
@@ -607,14 +615,14 @@ enum EditorPage {
                   const next = clone(v); delete next[i][r.schema]; setWhole(list, next);
                 }));
               }
-              d.append(div); shown.push(r);
+              d.append(div); state.shown.push(r);
             }
             if (list === 'layers') d.append(addLayerKey(element, i));
             items.append(d);
           });
         }
         v.forEach((element, i) => {
-          for (const r of shown.filter((r) => r.key.startsWith(`${list}[${i}].`))) {
+          for (const r of state.shown.filter((r) => r.key.startsWith(`${list}[${i}].`))) {
             const value = valueIn(element, r.key.slice(`${list}[${i}].`.length));
             // Left out: a layer's scene key shows the scene's value, an element's own key its default.
             const t = text(r, value !== undefined ? value : 'editable' in r ? r.default : r.value);
@@ -625,6 +633,73 @@ enum EditorPage {
       } });
       return box;
     }
+    // A sequence's steps, each a collapsible group: its hold, its inline scene's text, and the
+    // transition to the next title (its type from the schema's types, then that type's rows),
+    // each sent by its path (`sequence[1].hold`, `sequence[0].transition.duration`), which the
+    // server checks as the file's. Steps are added, taken out or reordered in the file: a step
+    // may name a scene file, and a page never names a file to read.
+    function makeSteps() {
+      const box = document.createElement('div');
+      box.className = 'list'; box.dataset.key = 'sequence';
+      const items = document.createElement('div');
+      box.append(items, errorBox('sequence'));
+      const holdRow = rows.find((r) => r.key === 'sequence[].hold'), textRow = rows.find((r) => r.key === 'text');
+      const typeRows = rows.filter((r) => r.key.startsWith('sequence[].transition('));
+      const types = [...new Set(typeRows.map((r) => /\((\w+)\)/.exec(r.key)[1]))];
+      const name = (r) => r.key.split('.').pop();
+      const fieldsOf = (type) => typeRows.filter((r) => r.key.startsWith(`sequence[].transition(${type}).`) && name(r) !== 'type');
+      const state = { items, shape: null, shown: [] };
+      // A row of step I at PATH within the step (`hold`, `transition.width`), shown as KEY.
+      const stepRow = (template, i, path, key) => {
+        const change = `sequence[${i}].${path}`;
+        const r = { ...template, key: key || change, errorKey: change, group: 'sequence', step: i, path,
+                    // The spans on the timeline, their lengths and labels, as the server now has them.
+                    put: (v, started) => send([{ key: change, value: v }], true, started).then((code) => { if (code === 200) refresh(); return code; }) };
+        state.shown.push(r);
+        return makeRow(r);
+      };
+      lists.set('sequence', { show() {
+        const steps = currentValue('sequence') || [];
+        values.set('sequence', JSON.stringify(steps));
+        const open = regroup(state, JSON.stringify(steps.map((s) => [s && typeof s.scene === 'object', s && s.transition ? s.transition.type : null])));
+        if (open) {
+          steps.forEach((step, i) => {
+            const inline = step && typeof step.scene === 'object' && step.scene !== null;
+            const label = inline ? step.scene.text : step && step.scene;
+            const d = subgroup(`sequence[${i}]`, `title ${i + 1}` + (label ? ` · ${String(label).split('\n')[0]}` : ''));
+            d.open = open.has(d.dataset.key);
+            if (holdRow) d.append(stepRow(holdRow, i, 'hold'));
+            if (inline && textRow) d.append(stepRow(textRow, i, 'scene.text'));
+            const type = step && step.transition && step.transition.type;
+            if (type) {
+              const div = document.createElement('div');
+              div.className = 'row'; div.dataset.key = `sequence[${i}].transition.type`;
+              const labelled = document.createElement('label'); labelled.textContent = 'transition';
+              const select = document.createElement('select'); select.className = 'wide';
+              for (const t of types) { const o = document.createElement('option'); o.value = o.textContent = t; select.append(o); }
+              select.value = type;
+              select.addEventListener('change', () => {
+                const old = (currentValue('sequence') || [])[i].transition || {};
+                send([{ key: `sequence[${i}].transition`, value: JSON.stringify({ type: select.value, duration: old.duration }) }])
+                  .then((code) => code === 200 ? refresh() : null);
+              });
+              div.append(labelled, select);
+              d.append(div);
+              for (const r of fieldsOf(type)) d.append(stepRow(r, i, `transition.${name(r)}`, `sequence[${i}].transition(${type}).${name(r)}`));
+            }
+            items.append(d);
+          });
+        }
+        for (const r of state.shown) {
+          const value = valueIn(steps[r.step] || {}, r.path);
+          const t = text(r, value !== undefined ? value : r.default);
+          values.set(r.key, t);
+          const show = controls.get(r.key); if (show) show(t);
+        }
+      } });
+      return box;
+    }
+
     // A new element: a copy of the last one, or the rows' defaults (a point at the canvas's centre).
     function blank(own, elements) {
       if (elements.length) {
@@ -852,7 +927,7 @@ enum EditorPage {
     }
 
     // The keys the editor sets in the scene as the file holds it (see EditorSession.documentPath).
-    const inDocument = (key) => /^((animation|dynamics)\.|(in|out|layers)([.[(]|$))/.test(key) && !/^animation\.tracks/.test(key);
+    const inDocument = (key) => /^((animation|dynamics)\.|(in|out|layers)([.[(]|$)|sequence\[)/.test(key) && !/^animation\.tracks/.test(key);
     const documentValue = (key) => valueIn(editor.document, key);
     // The value at a path (a.b[0].c; [] takes the first element) in ROOT.
     function valueIn(root, key) {

@@ -562,7 +562,11 @@ public actor EditorSession {
     /// a font, mask or shading image is rendered again. A sequence is read again whichever
     /// of its files changed (its titles' scenes are read with it).
     func fileChanged(_ path: String) {
-        if sequence != nil || UserPath(checked: scenePath).symlinkChain().contains(path) || path == scenePath {
+        let sceneFile = UserPath(checked: scenePath).symlinkChain().contains(path) || path == scenePath
+        // The file as the editor last read or saved it (the watcher reporting the editor's own
+        // save): reading it again would put the saved scene back over the changes made since.
+        if sceneFile, let onDisk, DiskState(scenePath) == onDisk { return }
+        if sequence != nil || sceneFile {
             do {
                 let (loaded, read, before) = try Self.read(scenePath)
                 (document, onDisk, sceneReads) = (read, before, sceneReads + 1)

@@ -387,6 +387,22 @@ struct EditorFixture {
         }
     }
 
+    /// The watcher reports the editor's own save some time after it: a change made in between
+    /// stays (the file is as the editor wrote it, so it is not read again over the change),
+    /// while a file changed by someone else is still read.
+    @Test func theWatcherSeeingTheEditorsOwnSaveKeepsTheChangesMadeSince() async throws {
+        try await EditorFixture.with { editor in
+            #expect(try await editor.set("shininess", "0.1").status == 200)
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            #expect(try await editor.set("shininess", "0.2").status == 200)
+            await editor.session.fileChanged(editor.scene.path)     // the save, reported late
+            #expect(await editor.session.settings.scene.material.shininess == 0.2)
+            try Data(#"{"text": "Disk", "shininess": 0.05}"#.utf8).write(to: editor.scene)
+            await editor.session.fileChanged(editor.scene.path)
+            #expect(await editor.session.settings.scene.material.shininess == 0.05)
+        }
+    }
+
     @Test func exportWritesTheFullSizePNGBesideTheSceneAndOffersIt() async throws {
         try await EditorFixture.with { editor in
             let response = try await editor.post("/api/export", "{}")
