@@ -12,7 +12,7 @@ in the render; a keyframe out of range is refused on the page; Export writes a W
 alpha that ffprobe reads with the animation's frame count, and a cancelled export leaves
 no file. A keyframe's ◆ dragged along the timeline moves it (in the saved scene) and Ctrl+Z
 puts it back; one dropped on another keyframe is refused on the page; a tracked control
-edited at the playhead sets its keyframe there.
+edited at the playhead sets its keyframe there, and undo takes out a keyframe an edit added.
 
 A sequence (examples/sequence.json): its titles and transitions are labelled spans on the
 timeline, every scrubbed frame is `mercurial animate`'s, it plays (the rate and the scrub
@@ -271,6 +271,17 @@ def keyframes(e):
     revision = e.state()["editor"]["revision"]
     wait_for(lambda: driver.execute_script("return window.__pending() === 0 && window.__shown.revision") >= revision, "its frame", 60)
     check(e.api("/frame.rgba") != pixels_before, "the frame at the playhead shows the new hue")
+    # Edited again, the keyframe takes the new value; the first undo puts its value back, the
+    # second takes out the keyframe the first edit added (not set to the value before).
+    at = lambda t: [k["value"] for k in e.state()["editor"]["document"]["animation"]["tracks"]["light1.hue"] if abs(k["t"] - t) < 1e-6]
+    time.sleep(1)   # a new gesture: edits of one key within 800 ms are one undo step
+    type_value(driver, "light1.hue", "0.8")
+    wait_for(lambda: at(0.5) == [0.8], "the keyframe at 0.5 s to take 0.8", 30)
+    shortcut(driver, "z")
+    wait_for(lambda: at(0.5) == [0.7], "undo to give the keyframe its 0.7 back (%s)" % at(0.5), 30)
+    shortcut(driver, "z")
+    wait_for(lambda: tracks(e)["light1.hue"] == [0, 2], "undo to take out the keyframe the edit added (%s)" % tracks(e)["light1.hue"], 30)
+    wait_for(lambda: e.api("/frame.rgba") == pixels_before, "the frame at the playhead as before the edit", 60)
     driver.find_element(By.ID, "edit-base").click()
     wait_for(lambda: field() == "0", "Edit base to show the hue's base value, 0 (%s)" % field(), 30)
 
@@ -312,12 +323,14 @@ def sequence(e, args):
 
 
 def steps(e):
-    """A sequence's steps from their controls: a hold, a title's text, a transition's type and a key of it."""
+    """A sequence's steps from their controls: a hold, a title's text, material and keys, a transition's type and a
+    key of it; steps added, moved, taken out and put back by undo."""
     driver = e.driver
     items = driver.find_elements(By.CSS_SELECTOR, '.list[data-key="sequence"] details[data-key^="sequence["]')
     check(len(items) == 5, "the sequence's 5 steps are groups of the steps editor (%d)" % len(items))
-    driver.execute_script("const list = document.querySelector('.list[data-key=sequence]');"
-                          "list.closest('details').open = true; list.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    open_steps = lambda: driver.execute_script("const list = document.querySelector('.list[data-key=sequence]');"
+                                               "list.closest('details').open = true; list.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    open_steps()
     document = lambda: e.state()["editor"]["document"]["sequence"]
     frames = lambda: e.state()["editor"]["timeline"]["frames"]
     type_value(driver, "sequence[1].hold", "1.2")
@@ -345,6 +358,46 @@ def steps(e):
     box = driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="sequence[3].hold"]')
     wait_for(lambda: box.is_displayed() and box.text, "the error of a negative hold by its control", 30)
     check(document()[3]["hold"] == 0.8, "a negative hold changes nothing: %s" % box.text)
+
+    # A title's own scene keys: its material, a key it sets (size 90), taken out, and one added.
+    row = lambda key: driver.find_element(By.CSS_SELECTOR, '.row[data-key="%s"]' % key)
+    material = Select(row("sequence[2].scene.material").find_element(By.TAG_NAME, "select"))
+    check(material.first_selected_option.get_attribute("value") == "gold", "title 3's material shows gold")
+    idle(driver)
+    material.select_by_value("chrome")
+    wait_for(lambda: document()[2]["scene"].get("material") == "chrome", "title 3 made chrome on the server", 30)
+    type_value(driver, "sequence[2].scene.size", "70")
+    wait_for(lambda: document()[2]["scene"].get("size") == 70, "title 3's size 70 on the server", 30)
+    idle(driver)
+    row("sequence[2].scene.size").find_element(By.CSS_SELECTOR, 'button[data-action="unset"]').click()
+    wait_for(lambda: "size" not in document()[2]["scene"], "title 3's size taken out (the sequence's 64 again)", 30)
+    idle(driver)
+    adder = driver.find_element(By.CSS_SELECTOR, 'details[data-key="sequence[2]"] [data-action="add-key"] select')
+    Select(adder).select_by_value("shininess")
+    wait_for(lambda: "shininess" in document()[2]["scene"], "title 3 sets a shininess of its own", 30)
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '.row[data-key="sequence[2].scene.shininess"]'), "its control", 30)
+
+    # Steps added, moved, taken out and put back by undo; a transition made a cut.
+    count = len(document())
+    idle(driver)
+    driver.find_element(By.CSS_SELECTOR, '.list[data-key="sequence"] > button[data-action="add"]').click()
+    wait_for(lambda: len(document()) == count + 1 and document()[-1]["scene"]["text"] == "Title %d" % (count + 1), "a title added", 30)
+    wait_for(lambda: any(("Title %d" % (count + 1)) in t for t in driver.execute_script(spans)), "its span on the timeline", 30)
+    idle(driver)
+    open_steps()
+    driver.find_element(By.CSS_SELECTOR, 'details[data-key="sequence[%d]"] button[data-action="up"]' % count).click()
+    wait_for(lambda: document()[count - 1]["scene"]["text"] == "Title %d" % (count + 1), "the new title moved up one", 30)
+    idle(driver)
+    open_steps()
+    driver.find_element(By.CSS_SELECTOR, 'details[data-key="sequence[%d]"] button[data-action="remove"]' % (count - 1)).click()
+    wait_for(lambda: len(document()) == count and all(s["scene"]["text"] != "Title %d" % (count + 1) for s in document()), "and taken out", 30)
+    shortcut(driver, "z")
+    wait_for(lambda: len(document()) == count + 1 and document()[count - 1]["scene"]["text"] == "Title %d" % (count + 1), "undo puts it back where it was", 30)
+    before = frames()
+    idle(driver)
+    Select(row("sequence[0].transition.type").find_element(By.TAG_NAME, "select")).select_by_value("")
+    wait_for(lambda: "transition" not in document()[0], "the first transition taken out: a cut", 30)
+    check(frames() == before - 12, "a cut instead of a 0.6 s dissolve: 12 frames fewer (%d, %d)" % (before, frames()))
 
 
 def main():

@@ -230,18 +230,19 @@ enum EditorPage {
         setTimeout(() => { const k = frameWaiters.indexOf(waiter); if (k >= 0) { frameWaiters.splice(k, 1); resume(); } }, ms);
       });
     }
-    function send(changes, record = true, started = performance.now()) {
+    function send(changes, record = true, started = performance.now(), separate = false) {
       const id = ++seq;
       pending.set(id, started);
       trace('input', id);
       return new Promise((resolve) => {
-        if (!next) next = { changes: new Map(), before: new Map(), ids: [], record: false, resolvers: [] };
+        if (!next) next = { changes: new Map(), before: new Map(), ids: [], record: false, separate: false, resolvers: [] };
         for (const c of changes) {
           if (!next.before.has(c.key)) next.before.set(c.key, values.get(c.key));
           next.changes.set(c.key, c.value);
         }
         next.ids.push(id);
         next.record = next.record || record;
+        next.separate = next.separate || separate;
         next.resolvers.push(resolve);
         pump();
       });
@@ -265,7 +266,11 @@ enum EditorPage {
         if (code === 200) {
           for (const c of changes) { values.set(c.key, c.value); patchLocal(c.key, c.value); showError(c.key, ''); }
           if (!json.changed) batch.ids.forEach((id) => pending.delete(id));   // no frame will come
-          if (batch.record) remember([...batch.before].map(([key, value]) => ({ key, value })), changes);
+          // A keyframe the edit added at the playhead: its undo takes it out (not back to the value before).
+          const added = json.addedKeyframes || {};
+          const before = [...batch.before].map(([key, value]) => key in added
+            ? { key: '@keyframe:' + key, value: JSON.stringify({ key, t: added[key], remove: true }) } : { key, value });
+          if (batch.record) remember(before, changes, batch.separate);
           status('');
           whenShown(last, 250).then(() => finish(code));
           return;
@@ -276,13 +281,14 @@ enum EditorPage {
       }, () => { batch.ids.forEach((id) => pending.delete(id)); status('the editor is not answering', true); finish(0); });
     }
 
-    // One undo step per gesture: changes to the same keys within 800 ms merge.
-    function remember(before, after) {
+    // One undo step per gesture: changes to the same keys within 800 ms merge (a drag, typing),
+    // unless SEPARATE (a click that adds, moves or takes out an element: each is its own step).
+    function remember(before, after, separate) {
       const now = performance.now();
       const keys = after.map((c) => c.key).join();
       const last = history[history.length - 1];
-      if (last && last.keys === keys && now - last.time < 800) { last.after = after; last.time = now; }
-      else history.push({ keys, before, after, time: now });
+      if (last && !last.separate && !separate && last.keys === keys && now - last.time < 800) { last.after = after; last.time = now; }
+      else history.push({ keys, before, after, time: now, separate });
       future.length = 0;
     }
 
@@ -508,7 +514,8 @@ enum EditorPage {
     const settable = (row) => row.editable !== false || inDocument(row.key);
     const clone = (v) => JSON.parse(JSON.stringify(v));
     function setWhole(key, value) {
-      return send([{ key, value: JSON.stringify(value === undefined ? null : value) }]).then((code) => code === 200 ? refresh() : null);
+      return send([{ key, value: JSON.stringify(value === undefined ? null : value) }], true, performance.now(), true)
+        .then((code) => code === 200 ? refresh() : null);
     }
     // Keeps the page's copy of the scene in step with a change the server took, so that the
     // next whole-list change starts from it (`[]` sets every element).
@@ -533,6 +540,20 @@ enum EditorPage {
       b.type = 'button'; b.textContent = label; b.dataset.action = action; b.className = 'small';
       b.addEventListener('click', onClick);
       return b;
+    }
+    // Element I's ↑, ↓ and Remove. They act on the list as it is when clicked (NOW()): a move
+    // that keeps the groups' shape does not make them again, so the list they were drawn from is stale.
+    function itemTools(i, now, put) {
+      const move = (to) => {
+        const next = clone(now());
+        if (to < 0 || to >= next.length) return;
+        next.splice(to, 0, next.splice(i, 1)[0]);
+        put(next);
+      };
+      const tools = document.createElement('div'); tools.className = 'item-tools';
+      tools.append(button('↑', 'up', () => move(i - 1)), button('↓', 'down', () => move(i + 1)),
+                   button('Remove', 'remove', () => put(now().filter((_, k) => k !== i))));
+      return tools;
     }
     function errorBox(key) {
       const error = document.createElement('div');
@@ -602,22 +623,18 @@ enum EditorPage {
             const label = element && (element.name || element.text);
             const d = subgroup(`${list}[${i}]`, `${noun} ${i + 1}` + (label ? ` · ${String(label).split('\n')[0]}` : ''));
             d.open = open.has(d.dataset.key);
-            const move = (to) => { const next = clone(v); next.splice(to, 0, next.splice(i, 1)[0]); setWhole(list, next); };
-            const tools = document.createElement('div'); tools.className = 'item-tools';
-            tools.append(button('↑', 'up', () => i > 0 && move(i - 1)), button('↓', 'down', () => i < v.length - 1 && move(i + 1)),
-                         button('Remove', 'remove', () => setWhole(list, v.filter((_, k) => k !== i))));
-            d.append(tools);
+            d.append(itemTools(i, elements, (next) => setWhole(list, next)));
             for (const r of rowsOf(element, i)) {
               const div = r.make ? r.make() : makeRow(r);
               // A scene key a layer sets: × takes it out, and the layer shows the scene's value again.
               if (list === 'layers' && !('editable' in r) && r.schema in element && r.schema !== 'text') {
                 div.append(button('×', 'unset', () => {
-                  const next = clone(v); delete next[i][r.schema]; setWhole(list, next);
+                  const next = clone(elements()); delete next[i][r.schema]; setWhole(list, next);
                 }));
               }
               d.append(div); state.shown.push(r);
             }
-            if (list === 'layers') d.append(addLayerKey(element, i));
+            if (list === 'layers') d.append(addSceneKey(element, `layers[${i}].`));
             items.append(d);
           });
         }
@@ -633,21 +650,32 @@ enum EditorPage {
       } });
       return box;
     }
-    // A sequence's steps, each a collapsible group: its hold, its inline scene's text, and the
-    // transition to the next title (its type from the schema's types, then that type's rows),
-    // each sent by its path (`sequence[1].hold`, `sequence[0].transition.duration`), which the
-    // server checks as the file's. Steps are added, taken out or reordered in the file: a step
-    // may name a scene file, and a page never names a file to read.
+    // A sequence's steps, each a collapsible group: its hold, its inline scene's text, material
+    // and the scene keys it sets over the sequence's, and the transition to the next title (its
+    // type from the schema's types, then that type's rows), each sent by its path
+    // (`sequence[1].hold`, `sequence[0].transition.duration`), which the server checks as the
+    // file's. Adding, moving or taking out a step is ONE change of the whole list; a new step's
+    // scene is inline (a page never names a file to read), a step naming a scene file moves whole.
     function makeSteps() {
       const box = document.createElement('div');
       box.className = 'list'; box.dataset.key = 'sequence';
       const items = document.createElement('div');
-      box.append(items, errorBox('sequence'));
-      const holdRow = rows.find((r) => r.key === 'sequence[].hold'), textRow = rows.find((r) => r.key === 'text');
+      const stepsNow = () => currentValue('sequence') || [];
+      const holdRow = rows.find((r) => r.key === 'sequence[].hold');
+      const table = rows.filter((r) => !('editable' in r));
       const typeRows = rows.filter((r) => r.key.startsWith('sequence[].transition('));
       const types = [...new Set(typeRows.map((r) => /\((\w+)\)/.exec(r.key)[1]))];
       const name = (r) => r.key.split('.').pop();
       const fieldsOf = (type) => typeRows.filter((r) => r.key.startsWith(`sequence[].transition(${type}).`) && name(r) !== 'type');
+      const durationOf = (type) => (typeRows.find((r) => r.key === `sequence[].transition(${type}).duration`) || {}).default;
+      const add = button('Add title', 'add', () => {
+        const steps = stepsNow(), last = steps[steps.length - 1];
+        const inline = last && last.scene && typeof last.scene === 'object';
+        const step = inline ? clone(last) : { scene: {}, hold: last && typeof last.hold === 'number' ? last.hold : (holdRow ? holdRow.default : 1) };
+        step.scene.text = 'Title ' + (steps.length + 1);
+        setWhole('sequence', steps.concat([step]));
+      });
+      box.append(items, add, errorBox('sequence'));
       const state = { items, shape: null, shown: [] };
       // A row of step I at PATH within the step (`hold`, `transition.width`), shown as KEY.
       const stepRow = (template, i, path, key) => {
@@ -658,41 +686,65 @@ enum EditorPage {
         state.shown.push(r);
         return makeRow(r);
       };
+      const sceneKeys = (step) => step && step.scene && typeof step.scene === 'object'
+        ? Object.keys(step.scene).filter((k) => k !== 'text' && k !== 'material' && table.some((r) => r.key === k)) : null;
       lists.set('sequence', { show() {
-        const steps = currentValue('sequence') || [];
+        const steps = stepsNow();
         values.set('sequence', JSON.stringify(steps));
-        const open = regroup(state, JSON.stringify(steps.map((s) => [s && typeof s.scene === 'object', s && s.transition ? s.transition.type : null])));
+        const open = regroup(state, JSON.stringify(steps.map((s) => [sceneKeys(s), s && s.transition ? s.transition.type : null])));
         if (open) {
           steps.forEach((step, i) => {
-            const inline = step && typeof step.scene === 'object' && step.scene !== null;
-            const label = inline ? step.scene.text : step && step.scene;
-            const d = subgroup(`sequence[${i}]`, `title ${i + 1}` + (label ? ` · ${String(label).split('\n')[0]}` : ''));
+            const keys = sceneKeys(step), inline = keys !== null;
+            const d = subgroup(`sequence[${i}]`, '');
             d.open = open.has(d.dataset.key);
+            d.append(itemTools(i, stepsNow, (next) => setWhole('sequence', next)));
             if (holdRow) d.append(stepRow(holdRow, i, 'hold'));
-            if (inline && textRow) d.append(stepRow(textRow, i, 'scene.text'));
-            const type = step && step.transition && step.transition.type;
-            if (type) {
-              const div = document.createElement('div');
-              div.className = 'row'; div.dataset.key = `sequence[${i}].transition.type`;
-              const labelled = document.createElement('label'); labelled.textContent = 'transition';
-              const select = document.createElement('select'); select.className = 'wide';
-              for (const t of types) { const o = document.createElement('option'); o.value = o.textContent = t; select.append(o); }
-              select.value = type;
-              select.addEventListener('change', () => {
-                const old = (currentValue('sequence') || [])[i].transition || {};
-                send([{ key: `sequence[${i}].transition`, value: JSON.stringify({ type: select.value, duration: old.duration }) }])
-                  .then((code) => code === 200 ? refresh() : null);
-              });
-              div.append(labelled, select);
-              d.append(div);
-              for (const r of fieldsOf(type)) d.append(stepRow(r, i, `transition.${name(r)}`, `sequence[${i}].transition(${type}).${name(r)}`));
+            if (inline) {
+              d.append(stepRow(table.find((r) => r.key === 'text'), i, 'scene.text'));
+              d.append(materialSelect(`sequence[${i}].scene.material`, '(the sequence\'s)', (m) => {
+                const next = clone(stepsNow());
+                if (m) next[i].scene.material = m; else delete next[i].scene.material;
+                setWhole('sequence', next);
+              }));
+              for (const k of keys) {
+                const div = stepRow(table.find((r) => r.key === k), i, `scene.${k}`);
+                // × takes the key out: the title shows the sequence's value again.
+                div.append(button('×', 'unset', () => { const next = clone(stepsNow()); delete next[i].scene[k]; setWhole('sequence', next); }));
+                d.append(div);
+              }
+              d.append(addSceneKey(step.scene, `sequence[${i}].scene.`));
             }
+            const type = step && step.transition && step.transition.type;
+            const div = document.createElement('div');
+            div.className = 'row'; div.dataset.key = `sequence[${i}].transition.type`;
+            const labelled = document.createElement('label'); labelled.textContent = 'transition';
+            labelled.title = i === steps.length - 1 ? 'to the next title (the last title has none: it is played when a title is added after it)' : 'to the next title';
+            const select = document.createElement('select'); select.className = 'wide';
+            for (const t of [''].concat(types)) { const o = document.createElement('option'); o.value = t; o.textContent = t || 'cut (none)'; select.append(o); }
+            select.value = type || '';
+            select.addEventListener('change', () => {
+              const old = (stepsNow()[i] || {}).transition || {};
+              if (!select.value) { const next = clone(stepsNow()); delete next[i].transition; setWhole('sequence', next); return; }
+              send([{ key: `sequence[${i}].transition`, value: JSON.stringify({ type: select.value, duration: old.duration ?? durationOf(select.value) }) }])
+                .then((code) => code === 200 ? refresh() : null);
+            });
+            div.append(labelled, select, errorBox(`sequence[${i}].transition`));
+            d.append(div);
+            if (type) for (const r of fieldsOf(type)) d.append(stepRow(r, i, `transition.${name(r)}`, `sequence[${i}].transition(${type}).${name(r)}`));
             items.append(d);
           });
         }
+        steps.forEach((step, i) => {
+          const label = step && step.scene && typeof step.scene === 'object' ? step.scene.text : step && step.scene;
+          const summary = items.children[i] && items.children[i].querySelector('summary');
+          if (summary) summary.textContent = `title ${i + 1}` + (label ? ` · ${String(label).split('\n')[0]}` : '');
+          const show = controls.get(`sequence[${i}].scene.material`);
+          if (show) show(step && step.scene && step.scene.material || '');
+        });
         for (const r of state.shown) {
           const value = valueIn(steps[r.step] || {}, r.path);
-          const t = text(r, value !== undefined ? value : r.default);
+          // Left out: a title's scene key shows the sequence's value, a step's own key its default.
+          const t = text(r, value !== undefined ? value : 'editable' in r ? r.default : r.value);
           values.set(r.key, t);
           const show = controls.get(r.key); if (show) show(t);
         }
@@ -734,33 +786,39 @@ enum EditorPage {
       return own.map(at).concat([{ key: `layers[${i}].material`, make: () => layerMaterial(i) }],
                                 keys.map((k) => at(table.find((r) => r.key === k))));
     }
-    function layerMaterial(i) {
+    // A preset select for a layer's or a title's scene (KEY): '' leaves it out (NONE names what shows then).
+    function materialSelect(key, none, choose) {
       const div = document.createElement('div');
-      div.className = 'row'; div.dataset.key = `layers[${i}].material`;
-      const label = document.createElement('label'); label.textContent = 'material'; label.title = 'the preset this layer starts from';
+      div.className = 'row'; div.dataset.key = key;
+      const label = document.createElement('label'); label.textContent = 'material'; label.title = 'the preset this title starts from';
       const select = document.createElement('select'); select.className = 'wide';
-      for (const m of [''].concat(editor.materials)) { const o = document.createElement('option'); o.value = m; o.textContent = m || '(the scene\'s)'; select.append(o); }
-      controls.set(`layers[${i}].material`, (v) => { select.value = v; });
-      select.addEventListener('change', () => {
-        const layers = clone(currentValue('layers'));
-        if (select.value) layers[i].material = select.value; else delete layers[i].material;
-        setWhole('layers', layers);
-      });
-      div.append(label, select, errorBox(`layers[${i}].material`));
+      for (const m of [''].concat(editor.materials)) { const o = document.createElement('option'); o.value = m; o.textContent = m || none; select.append(o); }
+      controls.set(key, (v) => { select.value = v; });
+      select.addEventListener('change', () => choose(select.value));
+      div.append(label, select, errorBox(key));
       return div;
     }
-    function addLayerKey(layer, i) {
+    function layerMaterial(i) {
+      return materialSelect(`layers[${i}].material`, '(the scene\'s)', (m) => {
+        const layers = clone(currentValue('layers'));
+        if (m) layers[i].material = m; else delete layers[i].material;
+        setWhole('layers', layers);
+      });
+    }
+    // A select adding one of the scene's keys to SCENE (a layer, a title's inline scene), sent
+    // as PREFIX + key with the value it has now.
+    function addSceneKey(scene, prefix) {
       const div = document.createElement('div');
       div.className = 'row'; div.dataset.action = 'add-key';
       const label = document.createElement('label'); label.textContent = 'set a key';
       const select = document.createElement('select'); select.className = 'wide';
       const none = document.createElement('option'); none.value = ''; none.textContent = 'the scene\'s… (choose one)'; select.append(none);
-      for (const r of rows.filter((r) => !('editable' in r) && !(r.key in layer))) {
+      for (const r of rows.filter((r) => !('editable' in r) && !(r.key in scene) && !(prefix.startsWith('sequence') && ['path', 'font'].includes(r.kind)))) {
         const o = document.createElement('option'); o.value = r.key; o.textContent = `${r.group}: ${r.name}`; select.append(o);
       }
       select.addEventListener('change', () => {
         const r = rows.find((r) => r.key === select.value);
-        if (r) send([{ key: `layers[${i}].${r.key}`, value: text(r, r.value) }]).then((code) => code === 200 ? refresh() : null);
+        if (r) send([{ key: prefix + r.key, value: text(r, r.value) }]).then((code) => code === 200 ? refresh() : null);
       });
       div.append(label, select);
       return div;

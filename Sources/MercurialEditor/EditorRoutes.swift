@@ -264,8 +264,8 @@ struct EditorRoutes: Sendable {
         case .success(let parsed): (changes, tag) = parsed
         }
         do {
-            let (revision, changed) = try await session.apply(changes, tag: tag)
-            return (200, ["revision": revision, "changed": changed])
+            let (revision, changed, added) = try await session.apply(changes, tag: tag)
+            return (200, ["revision": revision, "changed": changed, "addedKeyframes": added])
         } catch {
             return (422, ["error": error.message, "key": error.key])
         }

@@ -231,22 +231,26 @@ public actor EditorSession {
 
     /// Applies `changes` together, or none of them: the error is the command line's
     /// for the same `--set` (and names the key in `failedKey`). Returns the new
-    /// revision and whether anything changed (when nothing did, no frame follows).
+    /// revision, whether anything changed (when nothing did, no frame follows) and the
+    /// keyframes an edit at the playhead ADDED (key → seconds): their undo takes them out
+    /// rather than setting them to the value before.
     /// Each change is recorded in the document (see `record`), and the settings are the
     /// document read again: what is shown is what a save writes.
-    public func apply(_ changes: [Change], tag: String?) throws(EditorChangeError) -> (revision: Int, changed: Bool) {
+    public func apply(_ changes: [Change], tag: String?) throws(EditorChangeError)
+        -> (revision: Int, changed: Bool, addedKeyframes: [String: Double]) {
         var next = settings
         var nextDocument = document
         var nextTimeline = timeline
         var nextSequence = sequence
         var nextPlayhead = playhead
+        var added: [String: Double] = [:]
         for change in changes {
             if change.key == Self.playheadKey {
                 nextPlayhead = try Self.frame(change.value, of: nextTimeline)
                 continue
             }
             do {
-                if change.key == Self.keyframeKey {
+                if change.key == Self.keyframeKey || change.key.hasPrefix(Self.keyframeKey + ":") {
                     try keyframe(change.value, of: next, timeline: nextTimeline, sequence: nextSequence != nil, in: &nextDocument)
                 } else if nextSequence == nil, let timeline = nextTimeline, let frame = nextPlayhead,
                           timeline.tracks.contains(where: { $0.key == change.key }) {
@@ -254,8 +258,9 @@ public actor EditorSession {
                     // (or adds) its keyframe there; its base value would only be overridden.
                     var edited = next
                     try applyOne(change, to: &edited)
-                    try setKeyframe(change.key, at: timeline.time(ofFrame: min(frame, timeline.frameCount - 1)), of: edited,
-                                    in: &nextDocument)
+                    let t = timeline.time(ofFrame: min(frame, timeline.frameCount - 1))
+                    if nextDocument.keyframeValue(change.key, at: t) == nil { added[change.key] = t }
+                    try setKeyframe(change.key, at: t, of: edited, in: &nextDocument)
                 } else if let path = Self.documentPath(change.key) {
                     try Self.checkStepKey(change.key, path)
                     // The animation's, dynamics', in/out's, layers' and a sequence step's keys: set in the
@@ -269,6 +274,7 @@ public actor EditorSession {
                         try nextDocument.assign(change.key, path, value)
                     }
                     if case .key("layers") = path[0] { try checkLayers(nextDocument["layers"], had: document["layers"]) }
+                    if case .key("sequence") = path[0] { try checkSteps(nextDocument["sequence"], had: document["sequence"]) }
                 } else {
                     try applyOne(change, to: &next)
                     try record(change, from: next, in: &nextDocument)
@@ -285,10 +291,10 @@ public actor EditorSession {
             || (nextSequence != nil && nextDocument.text != document.text)
         document = nextDocument
         (timeline, sequence, playhead) = (nextTimeline, nextSequence, nextPlayhead)
-        guard next != settings || moved else { return (revision, false) }
+        guard next != settings || moved else { return (revision, false, added) }
         settings = next
         changed(tag: tag)
-        return (revision, true)
+        return (revision, true, added)
     }
 
     /// The playhead kept within `timeline` (nil without one); a sequence's is on a frame from the start.
@@ -308,8 +314,8 @@ public actor EditorSession {
         guard !key.hasPrefix("animation.tracks"), let path = SchemaPathStep.parse(key),
               case .key(let block)? = path.first else { return nil }
         switch block {
-        case "animation", "dynamics", "sequence": return path.count > 1 ? path : nil
-        case "in", "out", "layers": return path
+        case "animation", "dynamics": return path.count > 1 ? path : nil
+        case "in", "out", "layers", "sequence": return path
         default: return nil
         }
     }
@@ -344,26 +350,75 @@ public actor EditorSession {
         }
     }
 
+    /// What a page puts in a sequence's steps is held to what it may put at the top level: a
+    /// step's scene is an inline object (a scene FILE is named in the file, not from the page),
+    /// its keys name no file (no font, mask or shading image, no fallback fonts, no layers or
+    /// nested sequence) and its material is a bundled one. A step's scene, or one of its inline
+    /// scene's values, that the file already had (read from disk, sent back with the list when a
+    /// step is moved or taken out) stays.
+    private func checkSteps(_ steps: JSONValue?, had: JSONValue?) throws(MercurialError) {
+        func scenes(_ list: JSONValue?) -> [(index: Int, scene: JSONValue)] {
+            guard case .array(let items)? = list else { return [] }
+            return items.enumerated().compactMap { index, item in
+                guard case .object(let members) = item.value,
+                      let scene = members.first(where: { $0.key == "scene" }) else { return nil }
+                return (index, scene.value.value)
+            }
+        }
+        func fields(_ scene: JSONValue) -> [JSONMember] {
+            if case .object(let members) = scene { return members } else { return [] }
+        }
+        let before = scenes(had)
+        let keptFiles = Set(before.compactMap { if case .string(let file) = $0.scene { file } else { nil } })
+        let kept = Set(before.flatMap { fields($0.scene) }.map { $0.key + "=" + $0.value.value.text() })
+        let namesFiles: Set<String> = ["fallbackFonts", "layers", "sequence", "generator", "fontSHA256"]
+        for (index, scene) in scenes(steps) {
+            switch scene {
+            case .string(let file):
+                guard keptFiles.contains(file) else {
+                    throw MercurialError("sequence[\(index)].scene names a scene file, which the editor does not take; give the step an inline scene ({\"text\": …}) or name the file in the scene file")
+                }
+            case .object(let members):
+                for member in members where !kept.contains(member.key + "=" + member.value.value.text()) {
+                    let key = "sequence[\(index)].scene.\(member.key)"
+                    if member.key == "material" {
+                        guard case .string(let name) = member.value.value, materials.contains(name) else {
+                            throw MercurialError("\(key) must be a bundled material (\(materials.joined(separator: ", "))); a material file is named in the scene file")
+                        }
+                    } else if namesFiles.contains(member.key) {
+                        throw MercurialError("\(key) is not set from the page; edit it in the scene file")
+                    } else if let parameter = try? ParameterGroup.parameter(forKey: member.key), parameter.key == member.key,
+                              parameter.kind == .path || parameter.kind == .font {
+                        throw MercurialError("\(key) names a file, which the editor does not take for a step; set it in the scene file")
+                    }
+                }
+            default: break   // the scene file's reader words the error
+            }
+        }
+    }
+
     /// Refuses a `path` a page may not set: of a sequence's step, all but its hold, its
-    /// transition, or a parameter of its inline scene that names no file (a page never names a
+    /// transition, or a parameter of its inline scene that names no file (or its material) (a page never names a
     /// file to read: see `insideFolder`; a step's scene file, font or mask would be read as named).
     static func checkStepKey(_ key: String, _ path: [SchemaPathStep]) throws(MercurialError) {
         guard case .key("sequence")? = path.first else { return }
-        var settable = false
+        var settable = path.count == 1   // the whole list: its steps are checked by `checkSteps`
         if path.count >= 3, case .index = path[1], case .key(let field) = path[2] {
             switch field {
             case "hold": settable = path.count == 3
             case "transition": settable = true
             case "scene":
-                if path.count == 4, case .key(let name) = path[3],
-                   let parameter = try? ParameterGroup.parameter(forKey: name), parameter.key == name {
-                    settable = parameter.kind != .path && parameter.kind != .font
+                if path.count == 4, case .key(let name) = path[3] {
+                    if name == "material" { settable = true }   // a bundled one: see `checkSteps`
+                    else if let parameter = try? ParameterGroup.parameter(forKey: name), parameter.key == name {
+                        settable = parameter.kind != .path && parameter.kind != .font
+                    }
                 }
             default: break
             }
         }
         guard settable else {
-            throw MercurialError("'\(key)' is not set from the page: the editor sets a step's \"hold\", its \"transition\" and the keys of its inline \"scene\" that name no file (sequence[0].scene.text); edit the rest in the scene file")
+            throw MercurialError("'\(key)' is not set from the page: the editor sets the steps, a step's \"hold\", its \"transition\" and the keys of its inline \"scene\" that name no file (sequence[0].scene.text); edit the rest in the scene file")
         }
     }
 
@@ -373,6 +428,7 @@ public actor EditorSession {
     /// The pseudo-key of a change that adds, removes or moves a keyframe: its value is
     /// `{"key": K, "t": seconds, "remove": false}`, the keyframe taking K's value as it is now,
     /// or `{"key": K, "t": seconds, "to": seconds}`, K's keyframe at `t` moved to `to`.
+    /// (`@keyframe:K` is the same change, for a batch changing the keyframes of several keys.)
     public static let keyframeKey = "@keyframe"
 
     private func keyframe(_ text: String, of settings: RenderSettings, timeline: Timeline?, sequence: Bool,

@@ -115,6 +115,52 @@ import MercurialTestSupport
         }
     }
 
+    /// Steps are added, moved and taken out by setting the whole list (one change, one undo
+    /// step). A step's scene FILE the file already named may move; a new step's scene is inline,
+    /// names no file and takes only a bundled material.
+    @Test func stepsAreAddedMovedAndTakenOutButNameNoNewFile() async throws {
+        let scene = ##"{"width": 200, "height": 80, "size": 40, "background": "#101018", "animation": {"fps": 10}, "sequence": [{"scene": "title.json", "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": {"text": "B"}, "hold": 0.5}]}"##
+        try await EditorFixture.with(sceneJSON: nil) { (editor: EditorFixture) async throws in
+            try Data(#"{"text": "A"}"#.utf8).write(to: editor.folder.appendingPathComponent("title.json"))
+            try Data(scene.utf8).write(to: editor.scene)
+            #expect(try await editor.post("/api/reload", "{}").status == 200)
+            let texts = { () async -> [String] in await editor.session.titleSequence?.steps.map { $0.settings.text ?? "" } ?? [] }
+            let moved = ##"[{"scene": {"text": "B"}, "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": "title.json", "hold": 0.5}]"##
+            #expect(try await EditorListTests.set(editor, "sequence", moved).status == 200)
+            #expect(await texts() == ["B", "A"])
+            let added = String(moved.dropLast()) + ##", {"scene": {"text": "C", "material": "gold", "size": 30}, "hold": 0.4}]"##
+            #expect(try await EditorListTests.set(editor, "sequence", added).status == 200)
+            #expect(await texts() == ["B", "A", "C"])
+            #expect(await editor.session.animation?.frameCount == 19)
+
+            let revision = await editor.session.revision
+            let step = { (scene: String) in String(moved.dropLast()) + ", {\"scene\": \(scene), \"hold\": 0.4}]" }
+            for (bad, words) in [(#""/etc/passwd""#, "names a scene file"), (#""other.json""#, "names a scene file"),
+                                 (#"{"text": "D", "font": "/etc/passwd"}"#, "names a file"),
+                                 (#"{"text": "D", "mask": "../../etc/passwd"}"#, "names a file"),
+                                 (#"{"text": "D", "shadingImage": "/etc/passwd"}"#, "names a file"),
+                                 (#"{"text": "D", "material": "../../etc/passwd"}"#, "bundled material"),
+                                 (#"{"text": "D", "fallbackFonts": [{"file": "/etc/passwd"}]}"#, "not set from the page"),
+                                 (#"{"text": "D", "layers": [{"font": "/etc/passwd"}]}"#, "not set from the page")] {
+                let refused = try await EditorListTests.set(editor, "sequence", step(bad))
+                #expect(refused.status == 422 && refused.text.contains(words), "\(bad): \(refused.text)")
+            }
+            let material = try await EditorListTests.set(editor, "sequence[2].scene.material", "/etc/passwd")
+            #expect(material.status == 422 && material.text.contains("bundled material"), "\(material.text)")
+            #expect(await editor.session.revision == revision)
+            #expect(await texts() == ["B", "A", "C"])
+
+            #expect(try await EditorListTests.set(editor, "sequence[2].scene.material", "chrome").status == 200)
+            let removed = ##"[{"scene": {"text": "B"}, "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": {"text": "C", "material": "chrome", "size": 30}, "hold": 0.4}]"##
+            #expect(try await EditorListTests.set(editor, "sequence", removed).status == 200)
+            #expect(await texts() == ["B", "C"])
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            let saved = try #require(try TitleSequence.load(editor.scene.path))
+            #expect(saved.steps.map(\.settings.text) == ["B", "C"] && saved.steps.map(\.hold) == [0.5, 0.4])
+            #expect(saved.steps[1].settings.size == 30)
+        }
+    }
+
     /// A sequence exports as `mercurial animate` renders it: every frame, with progress.
     @Test(.timeLimit(.minutes(4))) func aSequenceExportsEveryFrame() async throws {
         try await EditorFixture.with(sceneJSON: try Self.sequenceScene()) { (editor: EditorFixture) async throws in
@@ -124,6 +170,8 @@ import MercurialTestSupport
             let started = try await editor.post("/api/export-video", #"{"format": "png"}"#)
             #expect(started.status == 200, "\(started.text)")
             try await eventually("the export to finish", seconds: 200) { await !editor.session.isExporting }
+            // Its last event comes over the socket after the export has ended.
+            try await eventually("the export's last event") { page.events("export").last?["state"] as? String != "running" }
             let done = page.events("export").last
             #expect(done?["state"] as? String == "done" && done?["frames"] as? Int == 72, "\(page.events("export").suffix(2))")
             #expect(FileManager.default.fileExists(atPath: editor.folder.appendingPathComponent("scene.apng").path))
@@ -167,12 +215,14 @@ import MercurialTestSupport
 
     /// With the playhead on the timeline, editing a key that has a track sets its keyframe
     /// there (or adds one), and the frame shows it; the controls show the track's value at the
-    /// playhead; a value out of the key's range is refused and changes nothing.
+    /// playhead; a value out of the key's range is refused and changes nothing. The answer
+    /// names a keyframe the edit added.
     @Test func aTrackedControlEditedAtThePlayheadSetsItsKeyframe() async throws {
         try await EditorFixture.with(sceneJSON: Self.scene) { (editor: EditorFixture) async throws in
             #expect(try await editor.set(EditorSession.playheadKey, "5").status == 200)
             #expect(await editor.session.shownSettings.scene.material.shininess == 0.1)
-            #expect(try await editor.set("shininess", "0.15").status == 200)
+            let set = try await editor.set("shininess", "0.15")
+            #expect(set.status == 200 && set.text.contains(#""addedKeyframes":{}"#), "a keyframe there already: \(set.text)")
             let track = await editor.session.animation?.tracks.first
             #expect(track?.keyframes.frames.map(\.time) == [0, 0.5, 1])
             #expect(track?.keyframes.frames.map(\.value) == [.number(0.05), .number(0.15), .number(0.2)])
@@ -186,7 +236,9 @@ import MercurialTestSupport
 
             // Between keyframes: one is added at the playhead.
             #expect(try await editor.set(EditorSession.playheadKey, "2").status == 200)
-            #expect(try await editor.set("shininess", "0.22").status == 200)
+            let added = try await editor.set("shininess", "0.22")
+            // The answer names it, so that the page's undo takes it out again.
+            #expect(added.status == 200 && added.text.contains(#""addedKeyframes":{"shininess":0.2}"#), "\(added.text)")
             #expect(await Self.times(editor) == [0, 0.2, 0.5, 1])
             let refused = try await editor.set("shininess", "7")
             #expect(refused.status == 422 && refused.text.contains("shininess"), "\(refused.text)")
