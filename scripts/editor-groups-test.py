@@ -277,10 +277,16 @@ def extent(e, screenshot):
         retype(field, value + Keys.TAB)
     wait_for(lambda: transition().get("extent") == [10, 20, 100, 40], "the extent on the server", 30)
     idle(driver)
+    # Focused, the rectangle is outlined on the preview (shown at its own size: 100 × 40 pixels).
+    fields[0].click()
+    outline = wait_for(lambda: driver.execute_script(
+        "const b = document.querySelector('.extent-box'); return b && [b.offsetWidth, b.offsetHeight]"), "the extent's outline", 30)
+    check(abs(outline[0] - 100) <= 2 and abs(outline[1] - 40) <= 2, "the outline is the rectangle on the preview: %s" % outline)
     if screenshot:
-        fields[0].click()
         driver.save_screenshot(screenshot)
         print("screenshot: " + screenshot)
+    driver.find_element(By.TAG_NAME, "header").click()
+    wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, ".extent-box"), "the outline to go with the focus", 30)
     click(driver, "#save")
     wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
     check(json.load(open(e.scene))["sequence"][0]["transition"].get("extent") == [10, 20, 100, 40], "the saved scene has the extent")
