@@ -10,9 +10,13 @@ back; in set to fade with a duration is saved so; a point light removed comes ba
 undo; a drop shadow's box turns it on, showing its rows, and off. On a scene with one
 layer: removing it is refused, a layer added and its text set puts ink where it goes,
 moving it up and taking out its size are each undone, a 17th layer is refused and undo
-takes the text back.
+takes the text back. No row with a declared kind is a raw JSON field: dynamics.delays's
+numbers are added, edited, removed and undone one whole change at a time; vine.path switched
+to points gets a point added and dragged on the preview, both saved; the file changed on disk
+shows in them. A transition's extent is set with its four fields and saved, a partial one is
+refused with the server's error, emptied it is left out, and undo takes each step back.
 
-Usage: editor-groups-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE]
+Usage: editor-groups-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE] [--extent-screenshot FILE]
 Exits 1 on a failed check; prints PASS at the end.
 """
 import argparse
@@ -93,6 +97,9 @@ def coverage(e, binary, scene):
     listed = ("backgroundGradient", "reflection", "pointLights", "layers", "in", "out", "dynamics.ropes", "dynamics.bodyOverrides")
     raw = [k for k in fallbacks if k.split(".")[0].split("[")[0].split("(")[0] in listed[:6] or k.startswith(listed[6:])]
     check(not raw, "no list, stop, layer or in/out control is a raw JSON field (%s)" % raw)
+    # The rest have controls made from their kind (rectangle, array, route): only a track's keyframes and fallback fonts stay JSON.
+    declared = [k for k in fallbacks if not k.startswith(("animation.tracks", "fallbackFonts"))]
+    check(not declared, "no row with a declared kind is a raw JSON field (%s)" % declared)
     print("JSON fields left, for values the schema gives no rows: %d (%s)" % (len(fallbacks), ", ".join(fallbacks)))
 
 
@@ -142,7 +149,7 @@ def stops_in_out_and_lights(e, screenshot):
     click(driver, 'details.item[data-key="pointLights[1]"] button[data-action="remove"]')
     wait_for(lambda: len(lights()) == 1, "the light to go", 30)
     check(lights()[0]["color"] == first[0]["color"], "the other light stays")
-    wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, ".point-dot")) == 1, "its dot to go", 30)
+    wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, ".point-dot.light")) == 1, "its dot to go", 30)
     undo(driver)
     wait_for(lambda: len(lights()) == 2, "undo to bring the light back", 30)
     check(lights() == first, "undo brings back both lights as they were: %s" % lights())
@@ -205,11 +212,109 @@ def layers(e):
     wait_for(lambda: layers()[1].get("text") == "Layer 2", "undo to take the text back (the last change not undone)", 30)
 
 
+def delays_and_route(e):
+    """A list of numbers (dynamics.delays) added to, edited, taken from and undone, one whole
+    change each; the vine's route switched to points, a point added and dragged on the preview;
+    the saved scene holds both."""
+    driver = e.driver
+    delays = lambda: e.state()["editor"]["document"]["dynamics"].get("delays")
+    row = '.row[data-key="dynamics.delays"]'
+    click(driver, row + ' .tuples > button[data-action="add"]')
+    wait_for(lambda: delays() == [0.2, 0.4, 0.4], "Add to append a copy of the last delay", 30)
+    retype(find(driver, row + ' .tuple[data-key="dynamics.delays[2]"] input'), "1.5" + Keys.ENTER)
+    wait_for(lambda: delays() == [0.2, 0.4, 1.5], "the third delay edited on the server", 30)
+    click(driver, row + ' .tuple[data-key="dynamics.delays[0]"] button[data-action="remove"]')
+    wait_for(lambda: delays() == [0.4, 1.5], "the first delay removed", 30)
+    field = driver.find_element(By.CSS_SELECTOR, row + ' .tuple[data-key="dynamics.delays[0]"] input')
+    wait_for(lambda: field.get_attribute("value") == "0.4", "the fields to show the list left", 30)
+    undo(driver)
+    wait_for(lambda: delays() == [0.2, 0.4, 1.5], "undo to bring the removed delay back (one step)", 30)
+    undo(driver)
+    wait_for(lambda: delays() == [0.2, 0.4, 0.4], "undo to take the edit back (one step)", 30)
+    wait_for(lambda: driver.find_element(By.CSS_SELECTOR, row + ' .tuple[data-key="dynamics.delays[2]"] input')
+             .get_attribute("value") == "0.4", "the field to show the undone value", 30)
+
+    route = lambda: e.state()["editor"]["blocks"]["vine"]["path"]
+    Select(find(driver, '.row[data-key="vine.path"] select')).select_by_value("points")
+    wait_for(lambda: isinstance(route(), list) and len(route()) == 2, "the route to become two points", 30)
+    click(driver, '.row[data-key="vine.path"] .tuples > button[data-action="add"]')
+    wait_for(lambda: len(route()) == 3, "a third point", 30)
+    added = route()[2]
+    check(added == [route()[1][0] + 40, route()[1][1]], "the new point is 40 px right of the last: %s" % route())
+    idle(driver)
+    dot = driver.find_element(By.CSS_SELECTOR, '.point-dot[data-key="vine.path[2]"]')
+    ActionChains(driver).click_and_hold(dot).move_by_offset(-20, -10).move_by_offset(-20, -10).release().perform()
+    moved = wait_for(lambda: route()[2] if route()[2][1] < added[1] - 5 else None, "the dragged point to reach the server", 30)
+    check(moved[0] < added[0], "dragging the point left and up moved it: %s -> %s" % (added, moved))
+    idle(driver)
+    x = driver.find_element(By.CSS_SELECTOR, '.row[data-key="vine.path"] .tuple[data-key="vine.path[2]"] input')
+    check(x.get_attribute("value") == str(moved[0]), "its x field shows where it was dragged (%s)" % x.get_attribute("value"))
+    click(driver, "#save")
+    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    saved = json.load(open(e.scene))
+    check(saved["dynamics"].get("delays") == [0.2, 0.4, 0.4] and saved["vine"]["path"] == route(),
+          "the saved scene has the delays and the route: %s, %s" % (saved["dynamics"].get("delays"), saved["vine"]["path"]))
+
+    # The file changed on disk: the controls show its values, the route's dots go.
+    saved["dynamics"]["delays"], saved["vine"]["path"] = [0.1], "arc"
+    with open(e.scene + ".tmp", "w") as f:
+        json.dump(saved, f)
+    os.replace(e.scene + ".tmp", e.scene)
+    shown = lambda: driver.execute_script("""
+        return [[...document.querySelectorAll('.row[data-key="dynamics.delays"] .tuple input')].map((f) => f.value),
+                document.querySelector('.row[data-key="vine.path"] select').value, document.querySelectorAll('.point-dot.route').length]""")
+    wait_for(lambda: shown() == [["0.1"], "arc", 0], "the controls to show the file's new delays and route", 30)
+
+
+def extent(e, screenshot):
+    """A transition's extent: set with its four fields (and saved), a partial one refused with
+    the server's error and nothing changed, emptied (left out), and back with undo."""
+    driver = e.driver
+    transition = lambda: e.state()["editor"]["document"]["sequence"][0]["transition"]
+    row = '.row[data-key="sequence[0].transition(flash).extent"]'
+    fields = [find(driver, row + ' input[placeholder="%s"]' % name) for name in ("x", "y", "width", "height")]
+    for field, value in zip(fields, ("10", "20", "100", "40")):
+        retype(field, value + Keys.TAB)
+    wait_for(lambda: transition().get("extent") == [10, 20, 100, 40], "the extent on the server", 30)
+    idle(driver)
+    # Focused, the rectangle is outlined on the preview (shown at its own size: 100 × 40 pixels).
+    fields[0].click()
+    outline = wait_for(lambda: driver.execute_script(
+        "const b = document.querySelector('.extent-box'); return b && [b.offsetWidth, b.offsetHeight]"), "the extent's outline", 30)
+    check(abs(outline[0] - 100) <= 2 and abs(outline[1] - 40) <= 2, "the outline is the rectangle on the preview: %s" % outline)
+    if screenshot:
+        driver.save_screenshot(screenshot)
+        print("screenshot: " + screenshot)
+    driver.find_element(By.TAG_NAME, "header").click()
+    wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, ".extent-box"), "the outline to go with the focus", 30)
+    click(driver, "#save")
+    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    check(json.load(open(e.scene))["sequence"][0]["transition"].get("extent") == [10, 20, 100, 40], "the saved scene has the extent")
+
+    revision = e.state()["editor"]["revision"]
+    retype(fields[3], Keys.DELETE + Keys.ENTER)
+    box = driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="sequence[0].transition.extent"]')
+    wait_for(lambda: box.is_displayed() and "must be a rectangle [x, y, width, height]" in box.text, "the partial extent's error", 30)
+    check(e.state()["editor"]["revision"] == revision and transition()["extent"] == [10, 20, 100, 40],
+          "the partial extent changed nothing: %s" % box.text)
+    for field in fields:
+        retype(field, Keys.DELETE + Keys.ENTER)
+    wait_for(lambda: "extent" not in transition(), "the emptied extent to be left out", 30)
+    wait_for(lambda: not box.is_displayed(), "the error to go", 30)
+    undo(driver)
+    wait_for(lambda: transition().get("extent") == [10, 20, 100, 40], "undo to put the extent back", 30)
+    wait_for(lambda: [f.get_attribute("value") for f in fields] == ["10", "20", "100", "40"], "the fields to show it", 30)
+    undo(driver)
+    wait_for(lambda: "extent" not in transition(), "a second undo to take back the first extent (left out, as at the start)", 30)
+    wait_for(lambda: [f.get_attribute("value") for f in fields] == [""] * 4, "the fields to show none", 30)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
     parser.add_argument("--pid-file")
     parser.add_argument("--screenshot", help="a PNG of the page with the gradient's stops, a point light's group and in open")
+    parser.add_argument("--extent-screenshot", help="a PNG of the page with a transition's extent being edited")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     scene = {"text": "Hi", "size": 60, "width": 480, "height": 240,
@@ -223,6 +328,16 @@ def main():
         check(e.running(), "the editor is still running")
     with Editor(binary, {"text": "Title", "size": 48, "width": 480, "height": 240, "layers": [{"name": "a"}]}, args.pid_file) as e:
         layers(e)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Drop", "size": 48, "width": 480, "height": 240, "vine": {"path": "underline"},
+                         "animation": {"duration": 2, "fps": 10}, "dynamics": {"delays": [0.2, 0.4]}}, args.pid_file) as e:
+        delays_and_route(e)
+        check(e.running(), "the editor is still running")
+    sequence = {"width": 480, "height": 240, "size": 48, "animation": {"fps": 10},
+                "sequence": [{"scene": {"text": "A"}, "hold": 0.5, "transition": {"type": "flash", "duration": 0.5}},
+                             {"scene": {"text": "B"}, "hold": 0.5}]}
+    with Editor(binary, sequence, args.pid_file) as e:
+        extent(e, args.extent_screenshot)
         check(e.running(), "the editor is still running")
     print("PASS")
 

@@ -125,6 +125,8 @@ enum EditorPage {
     .point-dot { position: absolute; width: 18px; height: 18px; margin: -9px 0 0 -9px; border-radius: 50%;
            border: 2px solid #fff; box-shadow: 0 0 3px #000; cursor: grab; touch-action: none; }
     .point-dot.selected { outline: 2px solid #fc6; }
+    .point-dot.route { width: 12px; height: 12px; margin: -6px 0 0 -6px; }
+    .extent-box { position: absolute; border: 1px dashed #fc6; box-shadow: 0 0 0 1px #0008; pointer-events: none; }
     .row { display: grid; grid-template-columns: 124px 1fr 76px 18px; gap: 4px 6px; align-items: center; margin: 3px 0; }
     .row[hidden] { display: none; }
     .row label { overflow-wrap: anywhere; cursor: help; }
@@ -135,6 +137,10 @@ enum EditorPage {
     .row .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 4px; }
     .row .pair input { width: 100%; background: #15151a; color: #eee; border: 1px solid #444; border-radius: 3px; padding: 2px 4px; font: inherit; }
     .row input[type=range] { width: 100%; }
+    .row .quad { display: grid; grid-template-columns: repeat(4, 1fr); gap: 4px; }
+    .row .tuple { display: flex; gap: 3px; margin: 0 0 3px; }
+    .row .quad input, .row .tuple input { min-width: 0; }
+    .row .tuple button { padding: 1px 5px; }
     .list, .stops { margin: 4px 0 8px; }
     .list-title { color: #aaa; margin: 6px 0 2px; }
     details.item { margin: 4px 0; }
@@ -185,8 +191,10 @@ enum EditorPage {
       return { status: response.status, json };
     }
 
+    // A value left out: a row's `unset` word; for a rectangle or a list of numbers, `null`
+    // (which takes the key out of the scene, so an undo back to nothing is a change the server takes).
     function text(row, v) {
-      if (v === null || v === undefined) return row.unset || '';
+      if (v === null || v === undefined) return row.unset || (['rectangle', 'array'].includes(row.kind) ? 'null' : '');
       if (typeof v === 'object') return JSON.stringify(v);   // a point, a range, a list or a block, as JSON
       return String(v);
     }
@@ -437,6 +445,10 @@ enum EditorPage {
           div.append(box);
           box.addEventListener('change', () => Promise.resolve(put(box.checked ? '{}' : 'null')).then(() => refresh()));
         } else controls.set(row.key, () => {});
+      } else if (kind === 'rectangle') {
+        makeRectangle(row, div, put);
+      } else if (kind === 'array' || kind === 'route') {
+        (kind === 'array' ? makeNumbers : makeRoute)(row, div, put);
       } else if (kind === 'bool') {
         const box = document.createElement('input');
         box.type = 'checkbox'; box.name = row.key;
@@ -449,7 +461,7 @@ enum EditorPage {
         div.append(field);
         field.placeholder = row.kind === 'path' ? 'a file in the scene\'s folder, or ' + (row.unset || 'none') : (row.rangeText || '');
         controls.set(row.key, (v) => { if (document.activeElement !== field) field.value = v; });
-        // The fallback for a value the schema gives no rows (a point, a span, a list of numbers): its JSON.
+        // The fallback for a value the page has no control for (a track's keyframes, fallback fonts): its JSON.
         if (!['path', 'timing', 'margin'].includes(row.kind)) field.classList.add('json');
         field.addEventListener('change', () => put(field.value.trim() || (row.unset || '')));
       }
@@ -465,6 +477,128 @@ enum EditorPage {
       }
       div.append(error);
       return div;
+    }
+
+    // A rectangle [x, y, width, height] in canvas pixels: four fields, all empty = left out
+    // (null). A partly filled one is sent as it is, and the server's error for it shown in
+    // the row. While a field has focus, the rectangle is drawn over the preview.
+    function makeRectangle(row, div, put) {
+      const names = ['x', 'y', 'width', 'height'];
+      const fields = names.map((name, k) => {
+        const f = document.createElement('input');
+        f.type = 'text'; f.name = `${row.key}-${k}`; f.placeholder = name; f.title = `${name} in canvas pixels`;
+        return f;
+      });
+      const box = document.createElement('span'); box.className = 'wide quad'; box.append(...fields);
+      div.append(box);
+      controls.set(row.key, (v) => {
+        let r = null; try { r = JSON.parse(v); } catch (e) { }
+        fields.forEach((f, k) => { if (document.activeElement !== f) f.value = Array.isArray(r) && k < r.length ? String(r[k]) : ''; });
+      });
+      const numbers = () => fields.map((f) => f.value.trim());
+      const outline = () => showExtent(focused() ? numbers().map(Number) : null);
+      const focused = () => fields.includes(document.activeElement);
+      fields.forEach((f) => {
+        f.addEventListener('change', () => {
+          const filled = numbers().filter((n) => n !== '');
+          editStep(row, put, filled.length ? `[${filled.join(', ')}]` : 'null');
+        });
+        f.addEventListener('input', outline);
+        f.addEventListener('focus', outline);
+        f.addEventListener('blur', () => setTimeout(outline, 0));
+      });
+    }
+    // The rectangle [x, y, width, height] being edited, outlined over the preview (null: none).
+    function showExtent(r) {
+      let box = document.querySelector('#light-dots .extent-box');
+      if (!r || r.length !== 4 || r.some((n) => !isFinite(n))) { if (box) box.remove(); return; }
+      if (!box) { box = document.createElement('div'); box.className = 'extent-box'; $('light-dots').append(box); }
+      const [left, top] = stagePoint(r[0], r[1]), [right, bottom] = stagePoint(r[0] + r[2], r[1] + r[3]);
+      Object.assign(box.style, { left: left + 'px', top: top + 'px', width: Math.max(0, right - left) + 'px', height: Math.max(0, bottom - top) + 'px' });
+    }
+
+    // A list of numbers (NAMES ['seconds']) or of points [x, y] (NAMES ['x', 'y']): a line an
+    // element, its fields, ↑ ↓ and ×; Add appends `fresh(list)`. Every edit is ONE change of the
+    // whole list (`put` of its JSON), which undo takes back whole. Returns { box, show(list) }.
+    function tupleList(row, names, fresh, put) {
+      const box = document.createElement('div'); box.className = 'tuples';
+      const items = document.createElement('div');
+      let list = [];
+      const edit = (v) => editStep(row, put, v);
+      const whole = (next) => edit(JSON.stringify(next));
+      const add = button('Add', 'add', () => whole(list.concat([fresh(list)])));
+      box.append(items, add);
+      // The list as its fields hold it, sent as typed: a value that is not a number gets the server's error.
+      const typed = () => '[' + [...items.children].map((line) => {
+        const parts = [...line.querySelectorAll('input')].map((f) => f.value.trim() || '0');
+        return names.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
+      }).join(', ') + ']';
+      function show(next) {
+        list = Array.isArray(next) ? next : [];
+        if (items.children.length !== list.length) {
+          items.replaceChildren();
+          list.forEach((_, i) => {
+            const line = document.createElement('div'); line.className = 'tuple'; line.dataset.key = `${row.key}[${i}]`;
+            for (const name of names) {
+              const f = document.createElement('input'); f.type = 'text'; f.placeholder = name; f.title = `element ${i + 1}: ${name}`;
+              f.addEventListener('change', () => edit(typed()));
+              line.append(f);
+            }
+            const move = (to) => { const next = clone(list); next.splice(to, 0, next.splice(i, 1)[0]); whole(next); };
+            line.append(button('↑', 'up', () => i > 0 && move(i - 1)), button('↓', 'down', () => i < list.length - 1 && move(i + 1)),
+                        button('×', 'remove', () => whole(list.filter((_, k) => k !== i))));
+            items.append(line);
+          });
+        }
+        list.forEach((element, i) => {
+          [...items.children[i].querySelectorAll('input')].forEach((f, k) => {
+            if (document.activeElement !== f) f.value = String(names.length === 1 ? element : element[k]);
+          });
+        });
+      }
+      return { box, show };
+    }
+    // Sends V by PUT as an undo step of its own (not merged with the one before, as a drag's
+    // changes are: see remember); once the server took it, ROW's control shows it.
+    function editStep(row, put, v) {
+      const seal = () => { const last = history[history.length - 1]; if (last) last.time = -Infinity; };
+      seal();
+      return Promise.resolve(put(v)).then((code) => { seal(); if (code === 200) controls.get(row.key)(v); return code; });
+    }
+    const parsed = (v) => { try { return JSON.parse(v); } catch (e) { return v; } };
+    // A list of numbers (dynamics.delays): Add appends a copy of the last, or 0.
+    function makeNumbers(row, div, put) {
+      const list = tupleList(row, ['seconds'], (l) => l.length ? l[l.length - 1] : 0, put);
+      list.box.classList.add('wide');
+      div.append(list.box);
+      controls.set(row.key, (v) => list.show(parsed(v)));
+    }
+    // A route (vine.path): underline, arc, or canvas points, listed here and dragged on the preview.
+    let routeKey = null, routeShown = null;   // the route row's key, and its points as shown (null: not points)
+    function makeRoute(row, div, put) {
+      const select = document.createElement('select');
+      select.className = 'wide'; select.name = row.key;
+      for (const c of ['underline', 'arc', 'points']) { const o = document.createElement('option'); o.value = o.textContent = c; select.append(o); }
+      // A new point: 40 px right of the last; the first points run across the canvas's lower part.
+      const w = () => $('preview').width, h = () => $('preview').height;
+      const list = tupleList(row, ['x', 'y'], (l) => l.length ? [l[l.length - 1][0] + 40, l[l.length - 1][1]] : [Math.round(w() / 2), Math.round(h() * 3 / 4)], put);
+      list.box.classList.add('wide');
+      div.append(select, list.box);
+      let last = null;                  // the points a switch to underline or arc leaves, for a switch back
+      routeKey = row.key;
+      controls.set(row.key, (v) => {
+        const p = parsed(v), points = Array.isArray(p);
+        select.value = points ? 'points' : String(p);
+        list.box.hidden = !points;
+        if (points) { list.show(p); last = p; }
+        routeShown = points ? clone(p) : null;
+        placePointDots();
+      });
+      select.addEventListener('change', () => {
+        const y = Math.round(h() * 3 / 4);
+        editStep(row, put, select.value !== 'points' ? select.value
+            : JSON.stringify(last || [[Math.round(w() * 0.15), y], [Math.round(w() * 0.85), y]]));
+      });
     }
 
     function makeMaterialRow() {
@@ -746,6 +880,7 @@ enum EditorPage {
           // Left out: a title's scene key shows the sequence's value, a step's own key its default.
           const t = text(r, value !== undefined ? value : 'editable' in r ? r.default : r.value);
           values.set(r.key, t);
+          values.set(r.errorKey, t);     // what undo puts back under the key the change is sent by
           const show = controls.get(r.key); if (show) show(t);
         }
       } });
@@ -1083,38 +1218,67 @@ enum EditorPage {
       });
     }
 
-    // The scene's point lights as dots on the preview, at their canvas pixels: drag one
-    // to move the light; click one for its colour, intensity and range (rows made from the
-    // schema's pointLights[] rows, for that light).
+    // Handles on the preview at canvas pixels: the scene's point lights (drag one to move the
+    // light; click one for its colour, intensity and range, rows made from the schema's
+    // pointLights[] rows) and a vine route's points (drag one to move it). Each source gives
+    // its handles and what a drag (`moved`, with the handle's new canvas pixel) or a click does.
     let selectedLight = null;
     function pointLights() { return (editor.blocks && editor.blocks.pointLights) || []; }
-    function placePointDots() {
-      const layer = $('light-dots'), canvas = $('preview'), stage = $('stage');
-      const lights = pointLights();
+    const handleSources = [
+      { name: 'light',
+        handles: () => pointLights().map((light, i) => {
+          // What undo puts back after a drag.
+          values.set(`pointLights[${i}].x`, String(light.x)); values.set(`pointLights[${i}].y`, String(light.y));
+          return { key: `pointLights[${i}]`, x: light.x, y: light.y, color: light.color || '#fff', selected: selectedLight === i,
+                   title: `point light ${i + 1}: drag to move, click for its colour, intensity, range and Remove` };
+        }),
+        moved(i, x, y, started) {
+          pointLights()[i].x = x; pointLights()[i].y = y;
+          send([{ key: `pointLights[${i}].x`, value: String(x) }, { key: `pointLights[${i}].y`, value: String(y) }], true, started);
+        },
+        clicked(i) { selectedLight = i; placePointDots(); } },
+      { name: 'route',
+        handles: () => (routeShown || []).map(([x, y], i) => ({ key: `${routeKey}[${i}]`, x, y, color: '#8c6', title: `vine point ${i + 1}: drag to move` })),
+        // The whole route is one change, as its list's edits are: a drag is one undo step (see remember).
+        moved(i, x, y, started) {
+          routeShown[i] = [x, y];
+          const v = JSON.stringify(routeShown);
+          controls.get(routeKey)(v);
+          send([{ key: routeKey, value: v }], true, started);
+        } },
+    ];
+    // Canvas pixel (x, y) → its place in #stage's scrolled box, where the handles are.
+    function stagePoint(x, y) {
+      const canvas = $('preview'), stage = $('stage');
       const c = canvas.getBoundingClientRect(), st = stage.getBoundingClientRect();
-      const sx = c.width / canvas.width, sy = c.height / canvas.height;
-      while (layer.children.length > lights.length) layer.lastChild.remove();
-      lights.forEach((light, i) => {
-        let dot = layer.children[i];
-        if (!dot) {
-          dot = document.createElement('div'); dot.className = 'point-dot'; dot.dataset.key = `pointLights[${i}]`;
-          dot.title = `point light ${i + 1}: drag to move, click for its colour, intensity, range and Remove`;
-          layer.append(dot); dragPointDot(dot, i);
-        }
-        dot.style.left = (c.left - st.left + stage.scrollLeft + light.x * sx) + 'px';
-        dot.style.top = (c.top - st.top + stage.scrollTop + light.y * sy) + 'px';
-        dot.style.background = light.color || '#fff';
-        // What undo puts back after a drag.
-        values.set(`pointLights[${i}].x`, String(light.x)); values.set(`pointLights[${i}].y`, String(light.y));
-        dot.classList.toggle('selected', selectedLight === i);
-      });
+      return [c.left - st.left + stage.scrollLeft + x * c.width / canvas.width, c.top - st.top + stage.scrollTop + y * c.height / canvas.height];
+    }
+    function placePointDots() {
+      const layer = $('light-dots');
+      for (const source of handleSources) {
+        const handles = source.handles();
+        const dots = () => layer.querySelectorAll(`.point-dot[data-source="${source.name}"]`);
+        [...dots()].slice(handles.length).forEach((dot) => dot.remove());
+        handles.forEach((handle, i) => {
+          let dot = dots()[i];
+          if (!dot) {
+            dot = document.createElement('div'); dot.className = 'point-dot ' + source.name; dot.dataset.source = source.name;
+            layer.append(dot); dragHandle(dot, source, i);
+          }
+          dot.dataset.key = handle.key; dot.title = handle.title;
+          const [left, top] = stagePoint(handle.x, handle.y);
+          dot.style.left = left + 'px'; dot.style.top = top + 'px';
+          dot.style.background = handle.color;
+          dot.classList.toggle('selected', !!handle.selected);
+        });
+      }
       showPointLight();
     }
-    function dragPointDot(dot, i) {
+    function dragHandle(dot, source, i) {
       let start = null, scheduled = null;
       dot.addEventListener('pointerdown', (e) => { start = [e.clientX, e.clientY]; dot.setPointerCapture(e.pointerId); e.preventDefault(); });
       dot.addEventListener('pointerup', (e) => {
-        if (start && Math.hypot(e.clientX - start[0], e.clientY - start[1]) < 3) { selectedLight = i; placePointDots(); }
+        if (start && source.clicked && Math.hypot(e.clientX - start[0], e.clientY - start[1]) < 3) source.clicked(i);
         start = null;
       });
       dot.addEventListener('pointermove', (e) => {
@@ -1125,13 +1289,9 @@ enum EditorPage {
         const st = $('stage').getBoundingClientRect();
         dot.style.left = (e.clientX - st.left + $('stage').scrollLeft) + 'px';
         dot.style.top = (e.clientY - st.top + $('stage').scrollTop) + 'px';
-        pointLights()[i].x = x; pointLights()[i].y = y;
         const started = e.timeStamp || performance.now();
         if (scheduled) cancelAnimationFrame(scheduled);
-        scheduled = requestAnimationFrame(() => {
-          scheduled = null;
-          send([{ key: `pointLights[${i}].x`, value: String(x) }, { key: `pointLights[${i}].y`, value: String(y) }], true, started);
-        });
+        scheduled = requestAnimationFrame(() => { scheduled = null; source.moved(i, x, y, started); });
       });
     }
     // A light clicked on the preview: its group in the point lights' list (rows made from the

@@ -159,6 +159,7 @@ struct SceneDocument: Sendable {
 
     /// Sets the value at `path` (`animation.fps`, `dynamics.gravity.magnitude`, `[]` for every
     /// element), making the objects on the way; the document is read again after, which checks it.
+    /// A key set to null is taken out: left out, as a page's emptied rectangle or list means.
     mutating func assign(_ key: String, _ path: [SchemaPathStep], _ value: JSONValue) throws(MercurialError) {
         guard case .key(let first)? = path.first,
               let root = Self.assign(path.dropFirst(), value, in: self[first] ?? .object([])) else {
@@ -171,6 +172,10 @@ struct SceneDocument: Sendable {
         guard let step = path.first else { return value }
         switch (step, root) {
         case (.key(let key), .object(var members)):
+            if path.count == 1, case .null = value {
+                members.removeAll { $0.key == key }
+                return .object(members)
+            }
             guard let inner = assign(path.dropFirst(), value, in: members.first { $0.key == key }?.value.value ?? .object([])) else { return nil }
             let node = JSONNode(value: inner, location: .none)
             if let index = members.firstIndex(where: { $0.key == key }) { members[index].value = node }

@@ -107,6 +107,32 @@ import MercurialTestSupport
         }
     }
 
+    /// The page's emptied rectangle or list sends null: the key is taken out of the scene (null
+    /// is not a rectangle nor a list of times), and undo's null after a first value takes it out again.
+    @Test func aRectangleOrAListSetToNullIsTakenOut() async throws {
+        let dynamics = #"{"text": "Hi", "size": 40, "width": 320, "height": 200, "animation": {"duration": 2, "fps": 10}, "dynamics": {"delays": [0.5, 1]}}"#
+        try await EditorFixture.with(sceneJSON: dynamics) { (editor: EditorFixture) async throws in
+            #expect(try await Self.set(editor, "dynamics.delays", "[0.25]").status == 200)
+            #expect(await editor.session.animation?.dynamics?.delays == [0.25])
+            let cleared = try await Self.set(editor, "dynamics.delays", "null")
+            #expect(cleared.status == 200, "\(cleared.text)")
+            #expect(await editor.session.animation?.dynamics?.delays == [])
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            let root = try JSONDocument.parse([UInt8](Data(contentsOf: editor.scene)))
+            #expect(root.value.at([.key("dynamics")])?.text() == "{}")
+        }
+        let sequence = ##"{"width": 200, "height": 80, "size": 40, "animation": {"fps": 10}, "sequence": [{"scene": {"text": "A"}, "hold": 0.5, "transition": {"type": "flash", "duration": 0.5, "extent": [0, 0, 100, 50]}}, {"scene": {"text": "B"}, "hold": 0.5}]}"##
+        try await EditorFixture.with(sceneJSON: sequence) { (editor: EditorFixture) async throws in
+            let partial = try await Self.set(editor, "sequence[0].transition.extent", "[10, 20]")
+            #expect(partial.status == 422 && partial.text.contains("must be a rectangle [x, y, width, height]"), "\(partial.text)")
+            let cleared = try await Self.set(editor, "sequence[0].transition.extent", "null")
+            #expect(cleared.status == 200, "\(cleared.text)")
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            let root = try JSONDocument.parse([UInt8](Data(contentsOf: editor.scene)))
+            #expect(root.value.at([.key("sequence"), .index(0), .key("transition")])?.text() == #"{"type": "flash", "duration": 0.5}"#)
+        }
+    }
+
     /// What a page puts in a layer is held to the top level's rules: no file outside the
     /// scene's folder, only a bundled material, no fallback fonts.
     @Test func aLayerNamesNoFileOutsideTheScenesFolder() async throws {

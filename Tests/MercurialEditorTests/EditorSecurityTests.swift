@@ -344,7 +344,8 @@ final class EditorProcess: @unchecked Sendable {
     /// nested ones included, and no raw JSON field for lists, stops, layers or in/out; a gradient
     /// stop added changes the preview, one out of range is refused by the control and undo takes
     /// the stop back; in = fade for 0.7 s is saved so; a point light removed comes back with undo;
-    /// the last layer cannot be removed nor a 17th added, a layer added and its text set puts ink under the title.
+    /// the last layer cannot be removed nor a 17th added, a layer added and its text set puts ink under the title;
+    /// delays, a vine's route (its points dragged on the preview) and a transition's extent have controls of their own.
     @Test(.timeLimit(.minutes(5))) func theListsStopsLayersAndInOutWorkInHeadlessChromium() async throws {
         try await Self.run("editor-groups-test.py", [])
     }
