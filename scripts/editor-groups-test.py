@@ -219,6 +219,10 @@ def delays_and_route(e):
     driver = e.driver
     delays = lambda: e.state()["editor"]["document"]["dynamics"].get("delays")
     row = '.row[data-key="dynamics.delays"]'
+    # The dynamics keys the file leaves out show the defaults the scene gets, not empty fields.
+    bodies = find(driver, '.row[data-key="dynamics.bodies"] select').get_attribute("value")
+    direction = [f.get_attribute("value") for f in driver.find_elements(By.CSS_SELECTOR, '.row[data-key="dynamics.gravity.direction"] input')]
+    check(bodies == "glyphs" and direction == ["0", "1"], "dynamics' left-out keys show their defaults (%s, %s)" % (bodies, direction))
     click(driver, row + ' .tuples > button[data-action="add"]')
     wait_for(lambda: delays() == [0.2, 0.4, 0.4], "Add to append a copy of the last delay", 30)
     retype(find(driver, row + ' .tuple[data-key="dynamics.delays[2]"] input'), "1.5" + Keys.ENTER)

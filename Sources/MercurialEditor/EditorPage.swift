@@ -334,7 +334,8 @@ enum EditorPage {
       error.hidden = true;
       const kind = row.kind;
       // An element's or a typed block's row may send its change under another key (see makeTyped).
-      const put = (v, started) => row.put ? row.put(v, started) : send([{ key: row.key, value: v }], true, started);
+      // SEPARATE: an undo step of its own (a click), not merged with the edit before (see remember).
+      const put = (v, started, separate) => row.put ? row.put(v, started, separate) : send([{ key: row.key, value: v }], true, started, separate);
       if (kind === 'number' || kind === 'integer') {
         const [min, max] = row.range;
         const slider = document.createElement('input');
@@ -544,9 +545,7 @@ enum EditorPage {
               f.addEventListener('change', () => edit(typed()));
               line.append(f);
             }
-            const move = (to) => { const next = clone(list); next.splice(to, 0, next.splice(i, 1)[0]); whole(next); };
-            line.append(button('↑', 'up', () => i > 0 && move(i - 1)), button('↓', 'down', () => i < list.length - 1 && move(i + 1)),
-                        button('×', 'remove', () => whole(list.filter((_, k) => k !== i))));
+            line.append(...elementButtons(i, () => list, whole, '×'));
             items.append(line);
           });
         }
@@ -561,9 +560,7 @@ enum EditorPage {
     // Sends V by PUT as an undo step of its own (not merged with the one before, as a drag's
     // changes are: see remember); once the server took it, ROW's control shows it.
     function editStep(row, put, v) {
-      const seal = () => { const last = history[history.length - 1]; if (last) last.time = -Infinity; };
-      seal();
-      return Promise.resolve(put(v)).then((code) => { seal(); if (code === 200) controls.get(row.key)(v); return code; });
+      return Promise.resolve(put(v, performance.now(), true)).then((code) => { if (code === 200) controls.get(row.key)(v); return code; });
     }
     const parsed = (v) => { try { return JSON.parse(v); } catch (e) { return v; } };
     // A list of numbers (dynamics.delays): Add appends a copy of the last, or 0.
@@ -675,18 +672,22 @@ enum EditorPage {
       b.addEventListener('click', onClick);
       return b;
     }
-    // Element I's ↑, ↓ and Remove. They act on the list as it is when clicked (NOW()): a move
-    // that keeps the groups' shape does not make them again, so the list they were drawn from is stale.
-    function itemTools(i, now, put) {
+    // Element I's ↑, ↓ and Remove, putting the whole list. They act on the list as it is when
+    // clicked (NOW()): a move that keeps the groups' shape does not make them again, so the list
+    // they were drawn from is stale.
+    function elementButtons(i, now, put, removeLabel = 'Remove') {
       const move = (to) => {
         const next = clone(now());
         if (to < 0 || to >= next.length) return;
         next.splice(to, 0, next.splice(i, 1)[0]);
         put(next);
       };
+      return [button('↑', 'up', () => move(i - 1)), button('↓', 'down', () => move(i + 1)),
+              button(removeLabel, 'remove', () => put(now().filter((_, k) => k !== i)))];
+    }
+    function itemTools(i, now, put) {
       const tools = document.createElement('div'); tools.className = 'item-tools';
-      tools.append(button('↑', 'up', () => move(i - 1)), button('↓', 'down', () => move(i + 1)),
-                   button('Remove', 'remove', () => put(now().filter((_, k) => k !== i))));
+      tools.append(...elementButtons(i, now, put));
       return tools;
     }
     function errorBox(key) {
@@ -816,7 +817,7 @@ enum EditorPage {
         const change = `sequence[${i}].${path}`;
         const r = { ...template, key: key || change, errorKey: change, group: 'sequence', step: i, path,
                     // The spans on the timeline, their lengths and labels, as the server now has them.
-                    put: (v, started) => send([{ key: change, value: v }], true, started).then((code) => { if (code === 200) refresh(); return code; }) };
+                    put: (v, started, separate) => send([{ key: change, value: v }], true, started, separate).then((code) => { if (code === 200) refresh(); return code; }) };
         state.shown.push(r);
         return makeRow(r);
       };
@@ -1122,6 +1123,13 @@ enum EditorPage {
     // The keys the editor sets in the scene as the file holds it (see EditorSession.documentPath).
     const inDocument = (key) => /^((animation|dynamics)\.|(in|out|layers)([.[(]|$)|sequence\[)/.test(key) && !/^animation\.tracks/.test(key);
     const documentValue = (key) => valueIn(editor.document, key);
+    // A key of a block the file has (the animation, dynamics) as the file sets it, else its
+    // default, which is what the scene gets; a block the file has not: nothing (it is off).
+    function documentOrDefault(row) {
+      const v = documentValue(row.key);
+      if (v !== undefined || row.key.includes('[')) return v;
+      return documentValue(topOf(row.key)) !== undefined ? row.default : v;
+    }
     // The value at a path (a.b[0].c; [] takes the first element) in ROOT.
     function valueIn(root, key) {
       let v = root;
@@ -1138,7 +1146,7 @@ enum EditorPage {
     }
     function showValues() {
       for (const row of rows) {
-        const v = text(row, inDocument(row.key) && row.value === null ? documentValue(row.key) : row.value);
+        const v = text(row, inDocument(row.key) && row.value === null ? documentOrDefault(row) : row.value);
         values.set(row.key, v);
         const show = controls.get(row.key);
         if (show) show(v);
