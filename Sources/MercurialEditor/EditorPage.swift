@@ -450,6 +450,27 @@ enum EditorPage {
         makeRectangle(row, div, put);
       } else if (kind === 'array' || kind === 'route') {
         (kind === 'array' ? makeNumbers : makeRoute)(row, div, put);
+      } else if (kind === 'timing' && row.cases) {
+        // A named timing function, or "cubic Bézier…" and its field: cubicBezier(x1, y1, x2, y2).
+        const select = document.createElement('select'); select.name = row.key;
+        for (const c of row.cases.concat([''])) {
+          const o = document.createElement('option'); o.value = c; o.textContent = c || 'cubic Bézier…'; select.append(o);
+        }
+        const field = document.createElement('input');
+        field.type = 'text'; field.name = row.key + '-bezier'; field.placeholder = 'cubicBezier(0.25, 0.1, 0.25, 1)';
+        const both = document.createElement('span'); both.className = 'wide pair'; both.append(select, field);
+        div.append(both);
+        controls.set(row.key, (v) => {
+          const named = row.cases.includes(v);
+          if (document.activeElement !== field) field.value = named ? '' : v;
+          if (document.activeElement !== select) select.value = named ? v : '';
+          field.hidden = named && select.value !== '';
+        });
+        select.addEventListener('change', () => {
+          if (select.value) { field.hidden = true; put(select.value); return; }
+          field.hidden = false; field.focus();
+        });
+        field.addEventListener('change', () => { if (field.value.trim()) put(field.value.trim()); });
       } else if (kind === 'bool') {
         const box = document.createElement('input');
         box.type = 'checkbox'; box.name = row.key;

@@ -617,13 +617,16 @@ extension SceneSchema {
     static let quality = SchemaValue.number(Timeline.qualityRange)
     static let qualityHelp = "WebM and MP4 quality: 0 smallest file, 100 best picture, 50 the default (VP9 CRF 32, H.264 CRF 18)"
 
+    /// A named timing function (its `cases`, which the editor offers) or a cubic Bézier.
     static let timing = SchemaValue<TimingFunction>(
-        kind: "timing", rangeDescription: "linear, easeIn, easeOut, easeInEaseOut, or [x1, y1, x2, y2]",
+        SchemaDescription(kind: "timing", range: nil, cases: TimingFunction.named.map(\.name),
+                          rangeDescription: TimingFunction.named.map(\.name).joined(separator: ", ") + ", or cubicBezier(x1, y1, x2, y2)",
+                          children: { _ in [] }),
         read: { node, name, reader throws(MercurialError) in
             guard case .string(let s) = node.value else { throw reader.fail(node, "\"\(name)\" must be a string such as \"easeInEaseOut\"") }
             do throws(MercurialError) { return try TimingFunction.parse(s) } catch { throw reader.fail(node, error.message) }
         },
-        write: { .string($0.description) })
+        write: { .string($0.description) }, leaf: { _ in nil })
 
     static let center = SchemaValue.point(-1e6...1e6, "a point [x, y] in canvas pixels, e.g. [240, 80]").optional(what: "a \"center\"")
 
