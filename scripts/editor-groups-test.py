@@ -192,6 +192,14 @@ def layers(e):
     check(before and after and after[1] - after[0] > before[1] - before[0] + 8,
           "the new layer puts ink under the title: ink rows %s -> %s" % (before, after))
 
+    # A track moves one layer's key: a layer's size has a ◆, the top level's rows are marked to hide theirs
+    # (this scene has no animation, so every ◆ is hidden: the marks are what is checked).
+    marks = driver.execute_script(
+        "const row = (k) => document.querySelector('.row[data-key=\"' + k + '\"]');"
+        "return [!!row('layers[1].size').querySelector('.key'), row('layers[1].size').classList.contains('layered'),"
+        "        row('shininess').classList.contains('layered')]")
+    check(marks == [True, False, True], "with layers, ◆ is on a layer's keys and not on the top level's %s" % marks)
+
     # The new layer moved up, then taken out of the layer by undo; its size key unset with ×, and back with undo.
     names = lambda: [layer.get("name") for layer in layers()]
     click(driver, 'details.item[data-key="layers[1]"] button[data-action="up"]')

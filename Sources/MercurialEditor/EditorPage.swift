@@ -93,6 +93,7 @@ enum EditorPage {
     .export { display: flex; gap: 6px; align-items: center; }
     .row .key { width: 18px; padding: 0; border: none; background: none; color: #666; font-size: 12px; }
     .row.tracked .key { color: #fc6; }
+    .row.layered .key { visibility: hidden; }
     body:not(.animated) .row .key, body.sequence .row .key { visibility: hidden; }
     header { display: flex; gap: 8px; align-items: center; padding: 6px 12px; background: #26262b; }
     header h1 { font-size: 15px; margin: 0 12px 0 0; font-weight: 600; }
@@ -490,7 +491,9 @@ enum EditorPage {
       // A key the editor cannot change (a track's keyframes, a sequence): shown, not edited.
       // The animation's and dynamics' keys are set in the scene as the file holds it.
       if (row.editable === false && !inDocument(row.key)) div.querySelectorAll('input, select, textarea').forEach((e) => { e.disabled = true; });
-      if ((kind === 'number' || kind === 'integer' || kind === 'color') && !row.put && !/^(layers|in|out)[.[(]/.test(row.key)) {
+      // A ◆ for any number or colour a track can move (not a layer's own gap, nor in/out's keys).
+      if ((kind === 'number' || kind === 'integer' || kind === 'color') && !row.put && !/^(in|out)[.[(]/.test(row.key)
+          && !(/^layers\[/.test(row.key) && 'editable' in row)) {
         const key = document.createElement('button');
         key.type = 'button'; key.className = 'key'; key.textContent = '◆';
         key.title = 'Keyframe this value at the playhead (Alt+click: delete the keyframe there)';
@@ -796,8 +799,10 @@ enum EditorPage {
         }
         v.forEach((element, i) => {
           for (const r of state.shown.filter((r) => r.key.startsWith(`${list}[${i}].`))) {
-            const value = valueIn(element, r.key.slice(`${list}[${i}].`.length));
-            // Left out: a layer's scene key shows the scene's value, an element's own key its default.
+            const at = editor.timeline && editor.timeline.at && editor.timeline.at[r.key];
+            const value = at !== undefined ? JSON.parse(at) : valueIn(element, r.key.slice(`${list}[${i}].`.length));
+            // A key with a track shows its value at the playhead; left out, a layer's scene key
+            // shows the scene's value, an element's own key its default.
             const t = text(r, value !== undefined ? value : 'editable' in r ? r.default : r.value);
             values.set(r.key, t);
             const show = controls.get(r.key); if (show) show(t);
@@ -1177,7 +1182,10 @@ enum EditorPage {
       controls.get('material')(editor.material);
       // The keys the scene sets over its preset (a preset switch keeps them).
       const own = new Set(editor.overridden || []);
+      // In a scene with layers, a track moves one layer's key: the top level's rows have no ◆.
+      const layered = (currentValue('layers') || []).length > 0;
       document.querySelectorAll('#controls .row[data-key]').forEach((div) => {
+        div.classList.toggle('layered', layered && !/^layers\[/.test(div.dataset.key));
         const top = div.dataset.key.split(/[.[]/)[0];
         div.classList.toggle('own', own.has(div.dataset.key) || (top !== div.dataset.key && own.has(top))
           || (/^light\d+\./.test(div.dataset.key) && own.has('lights')));

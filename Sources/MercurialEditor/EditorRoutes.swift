@@ -114,6 +114,11 @@ struct EditorRoutes: Sendable {
             "duration": timeline.duration, "fps": timeline.fps, "frames": timeline.frameCount, "loop": timeline.loop,
             "playhead": playhead ?? NSNull(),
             "tracks": Dictionary(timeline.tracks.map { ($0.key, $0.keyframes.frames.map(\.time)) }, uniquingKeysWith: { a, _ in a })]
+        // Each track's value at the playhead (the controls of a layer's keys show it there).
+        if let playhead, sequence == nil {
+            let t = timeline.time(ofFrame: min(playhead, timeline.frameCount - 1))
+            info["at"] = Dictionary(timeline.tracks.map { ($0.key, JSONValue($0.keyframes.value(at: t)).text()) }, uniquingKeysWith: { a, _ in a })
+        }
         if let sequence {
             var spans: [[String: Any]] = []
             for (i, clip) in sequence.clips.enumerated() {

@@ -257,7 +257,15 @@ public actor EditorSession {
                     // As After Effects does: a key with a track, edited at the playhead, sets
                     // (or adds) its keyframe there; its base value would only be overridden.
                     var edited = next
-                    try applyOne(change, to: &edited)
+                    if let path = Self.documentPath(change.key), case .key("layers") = path[0] {
+                        // A layer's key: set in a copy of the document, read as the file's would be.
+                        var trial = nextDocument
+                        try trial.assign(change.key, path, (try? JSONDocument.parse(Array(change.value.utf8)))?.value ?? .string(change.value))
+                        try checkLayers(trial["layers"], had: document["layers"])
+                        edited = try trial.load(as: scenePath).settings
+                    } else {
+                        try applyOne(change, to: &edited)
+                    }
                     let t = timeline.time(ofFrame: min(frame, timeline.frameCount - 1))
                     if nextDocument.keyframeValue(change.key, at: t) == nil { added[change.key] = t }
                     try setKeyframe(change.key, at: t, of: edited, in: &nextDocument)
@@ -464,15 +472,24 @@ public actor EditorSession {
     /// Puts the keyframe of `key` at `t` in `document`, with the value `settings` give the key.
     private func setKeyframe(_ key: String, at t: Double, of settings: RenderSettings,
                              in document: inout SceneDocument) throws(MercurialError) {
-        let value: JSONValue
-        if let parameter = try? ParameterGroup.parameter(forKey: key), parameter.key == key {
-            value = JSONValue(parameter.value(in: settings))
-        } else if let nested = SceneSchema.value(at: key, in: settings) {
-            value = nested
-        } else {
+        guard let value = Self.value(of: key, in: settings) else {
             throw MercurialError("'\(key)' is no key a track can animate (see 'mercurial params')")
         }
         document.keyframe(key, at: t, value: value)
+    }
+
+    /// The value `settings` give a track's key: a parameter, a nested block's number or colour,
+    /// or either of a layer (`layers[1].size`).
+    static func value(of key: String, in settings: RenderSettings) -> JSONValue? {
+        if key.hasPrefix("layers["), let close = key.firstIndex(of: "]"),
+           let index = Int(key[key.index(key.startIndex, offsetBy: 7)..<close]), settings.layers.indices.contains(index),
+           key[close...].hasPrefix("].") {
+            return value(of: String(key[key.index(close, offsetBy: 2)...]), in: settings.layers[index].settings)
+        }
+        if let parameter = try? ParameterGroup.parameter(forKey: key), parameter.key == key {
+            return JSONValue(parameter.value(in: settings))
+        }
+        return SceneSchema.value(at: key, in: settings)
     }
 
     /// A playhead's value from a page: a frame of the animation, or `none`.

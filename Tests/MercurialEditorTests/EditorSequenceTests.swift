@@ -251,6 +251,39 @@ import MercurialTestSupport
         }
     }
 
+    /// In a scene with layers a track moves one layer's key: ◆ keyframes `layers[1].size`, an
+    /// edit of it at the playhead sets its keyframe there (the base stays), the timeline gives
+    /// its value at the playhead, and the frame is `mercurial animate`'s.
+    @Test func aLayersKeyIsKeyframedAndEditedAtThePlayhead() async throws {
+        let scene = #"{"width": 240, "height": 120, "layers": [{"name": "a", "text": "A", "size": 40}, {"name": "b", "text": "B", "size": 20, "below": "a"}], "animation": {"duration": 1, "fps": 10}}"#
+        try await EditorFixture.with(sceneJSON: scene) { (editor: EditorFixture) async throws in
+            let add = #"{"key": "@keyframe", "value": "{\"key\": \"layers[1].size\", \"t\": 0}"}"#
+            #expect(try await editor.post("/api/set", add).status == 200)
+            #expect(await Self.times(editor, "layers[1].size") == [0])
+            #expect(try await editor.set(EditorSession.playheadKey, "8").status == 200)
+            let edited = try await editor.set("layers[1].size", "36")
+            #expect(edited.status == 200 && edited.text.contains(#""addedKeyframes":{"layers[1].size":0.8}"#), "\(edited.text)")
+            let track = await editor.session.animation?.tracks.first { $0.key == "layers[1].size" }
+            #expect(track?.keyframes.frames.map(\.value) == [.number(20), .number(36)])
+            #expect(await editor.session.settings.layers[1].settings.size == 20, "the base stays")
+            let state = try await editor.get("/api/state").text
+            #expect(state.contains(#""at":{"layers[1].size":"36"}"#), "the track's value at the playhead")
+            let bad = try await editor.set("layers[1].size", "-5")
+            #expect(bad.status == 422 && bad.text.contains("layers[1].size"), "\(bad.text)")
+
+            try await eventually("frame 8 with the edit") {
+                let (frame, revision) = (await editor.session.frame, await editor.session.revision)
+                return frame?.playhead == 8 && frame?.revision == revision
+            }
+            #expect(try await editor.post("/api/save", "{}").status == 200)
+            var base = RenderSettings()
+            let timeline = try #require(try SceneFile.load(editor.scene.path, into: &base))
+            #expect(timeline.tracks.map(\.key) == ["layers[1].size"], "saved as the file's track")
+            let expected = try FrameRenderer(base: base, timeline: timeline).frame(8).pixels
+            #expect(await editor.session.frame?.image.pixels == expected)
+        }
+    }
+
     /// The scene edited on disk while the timeline is open: a track taken away and the animation
     /// shortened keep the playhead within it, a move of the gone keyframe is refused with the
     /// reason, and the animation taken away leaves the timeline.
