@@ -466,10 +466,11 @@ enum EditorPage {
           if (document.activeElement !== field) field.value = named ? '' : v;
           if (document.activeElement !== select) select.value = named ? v : '';
           field.hidden = named && select.value !== '';
+          both.style.gridTemplateColumns = field.hidden ? '1fr' : '';
         });
         select.addEventListener('change', () => {
-          if (select.value) { field.hidden = true; put(select.value); return; }
-          field.hidden = false; field.focus();
+          if (select.value) { field.hidden = true; both.style.gridTemplateColumns = '1fr'; put(select.value); return; }
+          field.hidden = false; both.style.gridTemplateColumns = ''; field.focus();
         });
         field.addEventListener('change', () => { if (field.value.trim()) put(field.value.trim()); });
       } else if (kind === 'bool') {
@@ -952,7 +953,7 @@ enum EditorPage {
     function materialSelect(key, none, choose) {
       const div = document.createElement('div');
       div.className = 'row'; div.dataset.key = key;
-      const label = document.createElement('label'); label.textContent = 'material'; label.title = 'the preset this title starts from';
+      const label = document.createElement('label'); label.textContent = 'Preset'; label.title = 'the material preset this title starts from';
       const select = document.createElement('select'); select.className = 'wide';
       for (const m of [''].concat(editor.materials)) { const o = document.createElement('option'); o.value = m; o.textContent = m || none; select.append(o); }
       controls.set(key, (v) => { select.value = v; });
