@@ -12,7 +12,8 @@ in the render; a keyframe out of range is refused on the page; Export writes a W
 alpha that ffprobe reads with the animation's frame count, and a cancelled export leaves
 no file. A keyframe's ◆ dragged along the timeline moves it (in the saved scene) and Ctrl+Z
 puts it back; one dropped on another keyframe is refused on the page; a tracked control
-edited at the playhead sets its keyframe there, and undo takes out a keyframe an edit added.
+edited at the playhead sets its keyframe there, and undo takes out a keyframe an edit added;
+a click on a ◆ chooses its easing or deletes it, each undone.
 
 A sequence (examples/sequence.json): its titles and transitions are labelled spans on the
 timeline, every scrubbed frame is `mercurial animate`'s, it plays (the rate and the scrub
@@ -282,6 +283,25 @@ def keyframes(e):
     shortcut(driver, "z")
     wait_for(lambda: tracks(e)["light1.hue"] == [0, 2], "undo to take out the keyframe the edit added (%s)" % tracks(e)["light1.hue"], 30)
     wait_for(lambda: e.api("/frame.rgba") == pixels_before, "the frame at the playhead as before the edit", 60)
+
+    # A click on a ◆ selects its keyframe: its easing to the next is chosen, and it is deleted;
+    # each is one undo step, and undo puts the keyframe back as it was.
+    frame_at = lambda t: [k for k in e.state()["editor"]["document"]["animation"]["tracks"].get("light1.hue", []) if abs(k["t"] - t) < 1e-6]
+    idle(driver)
+    marker(0).click()
+    panel = driver.find_element(By.ID, "keyframe")
+    wait_for(lambda: panel.is_displayed() and "light1.hue at 0.00 s" in panel.text, "the keyframe's panel", 30)
+    idle(driver)
+    Select(driver.find_element(By.ID, "keyframe-timing")).select_by_value("easeIn")
+    wait_for(lambda: frame_at(0) and frame_at(0)[0].get("timing") == "easeIn", "the keyframe at 0 s to ease in", 30)
+    shortcut(driver, "z")
+    wait_for(lambda: frame_at(0) and "timing" not in frame_at(0)[0], "undo to take the easing out", 30)
+    idle(driver)
+    driver.find_element(By.ID, "keyframe-delete").click()
+    wait_for(lambda: tracks(e)["light1.hue"] == [2], "Delete to take the keyframe at 0 s out", 30)
+    wait_for(lambda: not panel.is_displayed(), "its panel to go with it", 30)
+    shortcut(driver, "z")
+    wait_for(lambda: tracks(e)["light1.hue"] == [0, 2] and frame_at(0)[0]["value"] == 0, "undo to put it back with its value", 30)
     driver.find_element(By.ID, "edit-base").click()
     wait_for(lambda: field() == "0", "Edit base to show the hue's base value, 0 (%s)" % field(), 30)
 

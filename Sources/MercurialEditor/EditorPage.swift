@@ -56,6 +56,9 @@ enum EditorPage {
         <div id="keyframes"></div>
       </div>
       <span id="time"></span>
+      <span id="keyframe" hidden><span id="keyframe-name"></span>
+        <select id="keyframe-timing" aria-label="the easing from this keyframe to the next" title="the easing from this keyframe to the next"></select>
+        <button id="keyframe-delete" title="Delete this keyframe">Delete</button></span>
       <span id="rate" title="The frames shown each second while playing"></span>
       <button id="edit-base" title="Leave the timeline: show and edit the scene without its animation">Edit base</button>
       <span class="export">
@@ -76,7 +79,7 @@ enum EditorPage {
     * { box-sizing: border-box; }
     body { margin: 0; font: 13px/1.35 system-ui, sans-serif; background: #1d1d21; color: #ddd; height: 100vh;
            display: grid; grid-template-rows: auto 1fr auto auto; }
-    #timeline-bar { display: flex; gap: 8px; align-items: center; padding: 6px 12px; background: #26262b; border-top: 1px solid #333; }
+    #timeline-bar { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; padding: 6px 12px; background: #26262b; border-top: 1px solid #333; }
     #timeline-bar[hidden] { display: none; }
     #track-area { flex: 1; min-width: 0; display: flex; flex-direction: column; }
     #timeline { width: 100%; margin: 2px 0; }
@@ -89,6 +92,9 @@ enum EditorPage {
     #keyframes .marker { position: absolute; transform: translateX(-50%); height: 14px; line-height: 14px; font-size: 12px;
                          color: #fc6; cursor: ew-resize; user-select: none; touch-action: none; }
     #keyframes .marker.dragging { color: #fff; }
+    #keyframes .marker.selected { color: #fff; text-shadow: 0 0 3px #fc6; }
+    #keyframe { order: 1; flex-basis: 100%; color: #bbb; white-space: nowrap; }   /* a line of its own under the bar */
+    #keyframe[hidden] { display: none; }
     #time, #rate { font-variant-numeric: tabular-nums; color: #bbb; min-width: 7em; }
     .export { display: flex; gap: 6px; align-items: center; }
     .row .key { width: 18px; padding: 0; border: none; background: none; color: #666; font-size: 12px; }
@@ -1484,6 +1490,7 @@ enum EditorPage {
       $('edit-base').hidden = !!timeline.sequence;
       showSpans();
       showMarkers();
+      showKeyframe();
       const tracked = new Set(Object.keys(timeline.tracks || {}));
       document.querySelectorAll('#controls .row[data-key]').forEach((div) => {
         const has = tracked.has(div.dataset.key);
@@ -1543,7 +1550,7 @@ enum EditorPage {
         marker.addEventListener('pointerup', () => {
           marker.removeEventListener('pointermove', move);
           marker.classList.remove('dragging');
-          if (to === t) { showTime(); return; }
+          if (to === t) { showTime(); selectKeyframe(key, t); return; }   // a click: the keyframe's easing and Delete
           moveKeyframe(key, t, to);
         }, { once: true });
       });
@@ -1610,8 +1617,44 @@ enum EditorPage {
     async function keyframe(key, remove) {
       if (!timeline) { showError(key, 'this scene has no "animation"; add one (e.g. "animation": {"duration": 2}) to keyframe its values'); return; }
       const t = Number($('timeline').value) / timeline.fps;
-      const code = await send([{ key: '@keyframe', value: JSON.stringify({ key, t, remove: !!remove }) }]);
-      if (code === 200) await refresh();
+      const had = keyframeAt(key, t);
+      if (remove && !had) { showError(key, `${key} has no keyframe at ${t.toFixed(2)} s to delete`); return; }
+      // Undo puts back what was there: nothing (take it out), or the keyframe as it was.
+      const before = had ? { value: had.value, timing: had.timing ?? null } : { remove: true };
+      await changeKeyframe(key, t, remove ? { remove: true } : {}, before);
+    }
+    // KEY's keyframe at T as the file has it ({t, value, timing?}), or null.
+    function keyframeAt(key, t) {
+      const frames = ((((editor.document || {}).animation || {}).tracks || {})[key]) || [];
+      return frames.find((f) => Math.abs(f.t - t) < 1e-6) || null;
+    }
+    // One keyframe change (AFTER, e.g. {timing: 'easeIn'}) as one undo step whose undo is BEFORE.
+    async function changeKeyframe(key, t, after, before) {
+      const change = (body) => [{ key: '@keyframe:' + key, value: JSON.stringify({ key, t, ...body }) }];
+      const code = await send(change(after), false);
+      if (code === 200) {
+        history.push({ keys: '@keyframe', before: change(before), after: change(after), time: 0, separate: true });
+        future.length = 0;
+      }
+      await refresh();
+      return code;
+    }
+    // The keyframe a click on its ◆ selected: its value, its easing to the next (a select) and Delete.
+    let selectedKeyframe = null;
+    function selectKeyframe(key, t) { selectedKeyframe = { key, t }; showKeyframe(); }
+    function showKeyframe() {
+      const k = selectedKeyframe, frame = k && keyframeAt(k.key, k.t);
+      $('keyframe').hidden = !frame;
+      document.querySelectorAll('#keyframes .marker').forEach((m) => m.classList.toggle('selected',
+        !!frame && m.dataset.key === k.key && Math.abs(Number(m.dataset.t) - k.t) < 1e-6));
+      if (!frame) { selectedKeyframe = null; return; }
+      $('keyframe-name').textContent = `◆ ${k.key} at ${k.t.toFixed(2)} s: ${JSON.stringify(frame.value)}, then`;
+      const select = $('keyframe-timing'), timing = frame.timing || 'linear';
+      const names = (rows.find((r) => r.kind === 'timing' && r.cases) || { cases: ['linear'] }).cases;
+      select.replaceChildren(...names.concat(names.includes(timing) ? [] : [timing]).map((n) => {
+        const o = document.createElement('option'); o.value = o.textContent = n; return o;
+      }));
+      select.value = timing;
     }
     window.__scrub = scrub;
     // Export: the animation rendered beside the scene file, its progress shown; Cancel stops it.
@@ -1657,6 +1700,16 @@ enum EditorPage {
       $('play').addEventListener('click', play);
       // Off the timeline the controls show the base values again.
       $('edit-base').addEventListener('click', () => { playing = false; send([{ key: '@frame', value: 'none' }], false).then(refresh); });
+      $('keyframe-timing').addEventListener('change', () => {
+        const k = selectedKeyframe, frame = k && keyframeAt(k.key, k.t); if (!frame) return;
+        const to = $('keyframe-timing').value;
+        changeKeyframe(k.key, k.t, { timing: to === 'linear' ? null : to }, { timing: frame.timing ?? null })
+          .then((code) => { if (code === 200) status(`${k.key} at ${k.t.toFixed(2)} s eases ${to} to the next keyframe`); });
+      });
+      $('keyframe-delete').addEventListener('click', () => {
+        const k = selectedKeyframe, frame = k && keyframeAt(k.key, k.t); if (!frame) return;
+        changeKeyframe(k.key, k.t, { remove: true }, { value: frame.value, timing: frame.timing ?? null });
+      });
       $('export-video').addEventListener('click', exportVideo);
       $('export-cancel').addEventListener('click', () => api('/api/export-video/cancel', {}));
       $('zoom-fit').addEventListener('click', () => { $('stage').classList.remove('actual'); placePointDots(); });

@@ -435,7 +435,10 @@ public actor EditorSession {
 
     /// The pseudo-key of a change that adds, removes or moves a keyframe: its value is
     /// `{"key": K, "t": seconds, "remove": false}`, the keyframe taking K's value as it is now,
-    /// or `{"key": K, "t": seconds, "to": seconds}`, K's keyframe at `t` moved to `to`.
+    /// or `{"key": K, "t": seconds, "to": seconds}`, K's keyframe at `t` moved to `to` (with its
+    /// timing), or `{"key": K, "t": seconds, "timing": "easeIn"}`, its easing to the next one
+    /// (null: linear), or `{"key": K, "t": seconds, "value": V}` (with a timing or not), the
+    /// keyframe put as given.
     /// (`@keyframe:K` is the same change, for a batch changing the keyframes of several keys.)
     public static let keyframeKey = "@keyframe"
 
@@ -466,6 +469,27 @@ public actor EditorSession {
             document.keyframe(key, at: t, value: nil)
             return
         }
+        // A value given (an undo putting back a keyframe it took out): set as given, checked
+        // as the file's when the document is read again.
+        if let value = root.value.at([.key("value")]) {
+            guard timeline.tracks.contains(where: { $0.key == key }) || Self.value(of: key, in: settings) != nil else {
+                throw MercurialError("'\(key)' is no key a track can animate (see 'mercurial params')")
+            }
+            document.keyframe(key, at: t, value: value)
+        }
+        if let timing = root.value.at([.key("timing")]) {
+            // The easing from this keyframe to the next (null: linear, left out).
+            switch timing {
+            case .string(let text):
+                _ = try TimingFunction.parse(text)
+                try document.keyframeTiming(key, at: t, timing)
+            case .null:
+                try document.keyframeTiming(key, at: t, nil)
+            default:
+                throw MercurialError("a keyframe's timing is a name such as \"easeIn\" or cubicBezier(x1, y1, x2, y2)")
+            }
+        }
+        if root.value.at([.key("value")]) != nil || root.value.at([.key("timing")]) != nil { return }
         try setKeyframe(key, at: t, of: settings, in: &document)
     }
 

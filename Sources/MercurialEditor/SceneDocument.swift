@@ -107,10 +107,34 @@ struct SceneDocument: Sendable {
         set(key, value?.text() == preset?.text() ? nil : value)
     }
 
-    /// Puts a keyframe `{"t": t, "value": value}` in the animation's track for `key` (replacing one
-    /// at the same time), or with `value` nil takes the keyframe at `t` away (and the track, when
-    /// it was the last); keyframes stay in time order.
+    /// Puts a keyframe `{"t": t, "value": value}` in the animation's track for `key` (a keyframe
+    /// at the same time keeps its other keys, its `timing`), or with `value` nil takes the keyframe
+    /// at `t` away (and the track, when it was the last); keyframes stay in time order.
     mutating func keyframe(_ key: String, at t: Double, value: JSONValue?) {
+        editKeyframe(key, at: t) { members in
+            guard let value else { members = nil; return }
+            var kept = members ?? [Self.member("t", .number(t))]
+            Self.put("value", value, in: &kept)
+            members = kept
+        }
+    }
+
+    /// Sets the `timing` of `key`'s keyframe at `t` (nil: left out, linear); refused when there is none.
+    mutating func keyframeTiming(_ key: String, at t: Double, _ timing: JSONValue?) throws(MercurialError) {
+        guard keyframeValue(key, at: t) != nil else {
+            throw MercurialError("'\(key)' has no keyframe at \(EditorSession.number(t)) s (did the scene change on disk?)")
+        }
+        editKeyframe(key, at: t) { members in
+            guard var kept = members else { return }
+            if let timing { Self.put("timing", timing, in: &kept) } else { kept.removeAll { $0.key == "timing" } }
+            members = kept
+        }
+    }
+
+    /// Edits the members of `key`'s keyframe at `t` (within a microsecond; nil when there is
+    /// none, and set to nil to take it out), keeping the track in time order; a track left
+    /// without keyframes goes.
+    private mutating func editKeyframe(_ key: String, at t: Double, _ edit: (inout [JSONMember]?) -> Void) {
         guard case .object(var animation)? = self["animation"] else { return }
         var tracks: [JSONMember] = []
         if let index = animation.firstIndex(where: { $0.key == "tracks" }), case .object(let existing) = animation[index].value.value {
@@ -119,19 +143,31 @@ struct SceneDocument: Sendable {
         var frames: [JSONNode] = []
         if let track = tracks.first(where: { $0.key == key }), case .array(let existing) = track.value.value { frames = existing }
         func time(_ node: JSONNode) -> Double? { if case .number(let v)? = node.value.at([.key("t")]) { v } else { nil } }
-        frames.removeAll { time($0).map { abs($0 - t) < 1e-6 } ?? false }
-        if let value {
-            frames.append(JSONNode(value: .members([("t", .number(t)), ("value", value)]), location: .none))
+        let index = frames.firstIndex { time($0).map { abs($0 - t) < 1e-6 } ?? false }
+        var members: [JSONMember]? = nil
+        if let index, case .object(let existing) = frames[index].value { members = existing }
+        edit(&members)
+        if let index { frames.remove(at: index) }
+        if let members {
+            frames.append(JSONNode(value: .object(members), location: .none))
             frames.sort { (time($0) ?? 0) < (time($1) ?? 0) }
         }
         tracks.removeAll { $0.key == key && frames.isEmpty }
         if !frames.isEmpty {
-            let member = JSONMember(key: key, keyLocation: .none, value: JSONNode(value: .array(frames), location: .none))
+            let member = Self.member(key, .array(frames))
             if let index = tracks.firstIndex(where: { $0.key == key }) { tracks[index] = member } else { tracks.append(member) }
         }
-        let member = JSONMember(key: "tracks", keyLocation: .none, value: JSONNode(value: .object(tracks), location: .none))
-        if let index = animation.firstIndex(where: { $0.key == "tracks" }) { animation[index] = member } else { animation.append(member) }
+        Self.put("tracks", .object(tracks), in: &animation)
         set("animation", .object(animation))
+    }
+
+    private static func member(_ key: String, _ value: JSONValue) -> JSONMember {
+        JSONMember(key: key, keyLocation: .none, value: JSONNode(value: value, location: .none))
+    }
+
+    /// Sets `key` in `members` where it is, or appends it.
+    private static func put(_ key: String, _ value: JSONValue, in members: inout [JSONMember]) {
+        if let index = members.firstIndex(where: { $0.key == key }) { members[index] = member(key, value) } else { members.append(member(key, value)) }
     }
 
     /// The value of `key`'s keyframe at `t` (within a microsecond), if the track has one.
@@ -143,18 +179,21 @@ struct SceneDocument: Sendable {
         return nil
     }
 
-    /// Moves `key`'s keyframe at `from` to `to` with its value; refused when there is none at
-    /// `from` or another one at `to` (the caller checks `to` against the animation's length).
+    /// Moves `key`'s keyframe at `from` to `to` with its value and timing; refused when there is
+    /// none at `from` or another one at `to` (the caller checks `to` against the animation's length).
     mutating func moveKeyframe(_ key: String, from: Double, to: Double) throws(MercurialError) {
-        guard let value = keyframeValue(key, at: from) else {
+        guard keyframeValue(key, at: from) != nil else {
             throw MercurialError("'\(key)' has no keyframe at \(EditorSession.number(from)) s to move (did the scene change on disk?)")
         }
         if abs(from - to) < 1e-6 { return }
         guard keyframeValue(key, at: to) == nil else {
             throw MercurialError("'\(key)' has a keyframe at \(EditorSession.number(to)) s already; drop this one at another time, or delete that one first (Alt+click its ◆)")
         }
-        keyframe(key, at: from, value: nil)
-        keyframe(key, at: to, value: value)
+        var moved: [JSONMember]? = nil
+        editKeyframe(key, at: from) { members in moved = members; members = nil }
+        guard var kept = moved else { return }
+        Self.put("t", .number(to), in: &kept)
+        editKeyframe(key, at: to) { $0 = kept }
     }
 
     /// Sets the value at `path` (`animation.fps`, `dynamics.gravity.magnitude`, `[]` for every

@@ -251,6 +251,41 @@ import MercurialTestSupport
         }
     }
 
+    /// A keyframe keeps its easing (`timing`) when it is moved or its value edited at the
+    /// playhead; its easing is set and taken out by `@keyframe`, and a keyframe taken out is
+    /// put back as it was (value and easing), as the page's undo does.
+    @Test func aKeyframesEasingIsKeptSetAndPutBack() async throws {
+        let scene = #"{"text": "Hi", "size": 40, "width": 200, "height": 80, "animation": {"duration": 1, "fps": 10, "tracks": {"shininess": [{"t": 0, "value": 0.05}, {"t": 0.5, "value": 0.1, "timing": "easeIn"}, {"t": 1, "value": 0.2}]}}}"#
+        try await EditorFixture.with(sceneJSON: scene) { (editor: EditorFixture) async throws in
+            let timings = { () async -> [TimingFunction] in
+                await editor.session.animation?.tracks.first?.keyframes.frames.map(\.timing) ?? []
+            }
+            let change = { (body: String) async throws -> RawHTTP.Response in
+                try await EditorListTests.set(editor, "@keyframe:shininess", #"{"key": "shininess", "#  + body + "}")
+            }
+            #expect(try await Self.move(editor, 0.5, to: 0.3).status == 200)
+            #expect(await timings() == [.linear, .easeIn, .linear], "moved with its easing")
+            #expect(try await editor.set(EditorSession.playheadKey, "3").status == 200)
+            #expect(try await editor.set("shininess", "0.12").status == 200)
+            #expect(await timings() == [.linear, .easeIn, .linear], "its value edited, its easing kept")
+            #expect(try await change(#""t": 0.3, "timing": "easeOut""#).status == 200)
+            #expect(await timings() == [.linear, .easeOut, .linear])
+            #expect(try await change(#""t": 0.3, "timing": null"#).status == 200)
+            #expect(await timings() == [.linear, .linear, .linear])
+            let bad = try await change(#""t": 0.3, "timing": "wobbly""#)
+            #expect(bad.status == 422 && bad.text.contains("wobbly"), "\(bad.text)")
+            let none = try await change(#""t": 0.7, "timing": "easeIn""#)
+            #expect(none.status == 422 && none.text.contains("no keyframe at 0.7 s"), "\(none.text)")
+            #expect(try await change(#""t": 1, "remove": true"#).status == 200)
+            #expect(await Self.times(editor) == [0, 0.3])
+            #expect(try await change(#""t": 1, "value": 0.2, "timing": "easeInEaseOut""#).status == 200)
+            #expect(await Self.times(editor) == [0, 0.3, 1])
+            #expect(await timings() == [.linear, .linear, .easeInEaseOut])
+            let range = try await change(#""t": 1, "value": 7"#)
+            #expect(range.status == 422 && range.text.contains("shininess"), "\(range.text)")
+        }
+    }
+
     /// In a scene with layers a track moves one layer's key: ◆ keyframes `layers[1].size`, an
     /// edit of it at the playhead sets its keyframe there (the base stays), the timeline gives
     /// its value at the playhead, and the frame is `mercurial animate`'s.
