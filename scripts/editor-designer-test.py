@@ -302,6 +302,12 @@ def keyframes(e):
     wait_for(lambda: not panel.is_displayed(), "its panel to go with it", 30)
     shortcut(driver, "z")
     wait_for(lambda: tracks(e)["light1.hue"] == [0, 2] and frame_at(0)[0]["value"] == 0, "undo to put it back with its value", 30)
+    # A control's ◆ adds a keyframe at the playhead (0.5 s); undo takes it out again.
+    idle(driver)
+    driver.find_element(By.CSS_SELECTOR, '.row[data-key="shininess"] .key').click()
+    wait_for(lambda: tracks(e).get("shininess") == [0.5], "◆ to keyframe the shininess at 0.5 s", 30)
+    shortcut(driver, "z")
+    wait_for(lambda: "shininess" not in tracks(e), "undo to take that keyframe out (%s)" % tracks(e), 30)
     driver.find_element(By.ID, "edit-base").click()
     wait_for(lambda: field() == "0", "Edit base to show the hue's base value, 0 (%s)" % field(), 30)
 
