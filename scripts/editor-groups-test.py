@@ -210,6 +210,15 @@ def layers(e):
     wait_for(lambda: "size" not in layers()[1], "layer 2's size to be taken out", 30)
     undo(driver)
     wait_for(lambda: "size" in layers()[1], "undo to put the size back", 30)
+    # `below` chooses among the other layers' names, or none (the layer's own anchor).
+    below = Select(find(driver, '.row[data-key="layers[1].below"] select'))
+    options = [o.get_attribute("value") for o in below.options]
+    check(options == ["", "a"] and below.first_selected_option.get_attribute("value") == "a",
+          "layer 2's below offers none and the other layer's name, showing a (%s)" % options)
+    below.select_by_value("")
+    wait_for(lambda: "below" not in layers()[1], "below none: the key taken out of the layer", 30)
+    Select(find(driver, '.row[data-key="layers[1].below"] select')).select_by_value("a")
+    wait_for(lambda: layers()[1].get("below") == "a", "below a again", 30)
 
     # A 17th layer is refused by the list; undo then takes the text back.
     revision = e.state()["editor"]["revision"]

@@ -164,7 +164,9 @@ enum EditorPage {
     .row .swatch.none input[type=color] { opacity: 0; }
     .row input.invalid { border-color: #e55; }
     .row.own > label { color: #fff; font-weight: 600; }
-    .error { color: #f88; grid-column: 1 / 5; font-size: 12px; }
+    .error { color: #f88; grid-column: 1 / -1; font-size: 12px; }
+    .row:has(> button[data-action="unset"]) { grid-template-columns: 124px 1fr 76px 18px 18px; }
+    .row > button[data-action="unset"] { padding: 1px 0; }
     footer { padding: 4px 12px; color: #999; background: #26262b; font-size: 12px; }
     """##
 
@@ -415,7 +417,8 @@ enum EditorPage {
           put(picker.value, event.timeStamp || performance.now());
         });
         field.addEventListener('change', () => put(field.value.trim()));
-      } else if (kind === 'text') {
+      } else if (kind === 'text' && /(^|\.)text$/.test(row.key)) {
+        // The title's text: lines of it.
         const area = document.createElement('textarea');
         area.className = 'wide'; area.name = row.key;
         div.append(area);
@@ -492,7 +495,7 @@ enum EditorPage {
         field.placeholder = row.kind === 'path' ? 'a file in the scene\'s folder, or ' + (row.unset || 'none') : (row.rangeText || '');
         controls.set(row.key, (v) => { if (document.activeElement !== field) field.value = v; });
         // The fallback for a value the page has no control for (a track's keyframes, fallback fonts): its JSON.
-        if (!['path', 'timing', 'margin'].includes(row.kind)) field.classList.add('json');
+        if (!['path', 'timing', 'margin', 'text'].includes(row.kind)) field.classList.add('json');
         field.addEventListener('change', () => put(field.value.trim() || (row.unset || '')));
       }
       // A key the editor cannot change (a track's keyframes, a sequence): shown, not edited.
@@ -952,8 +955,25 @@ enum EditorPage {
       const at = (r) => ({ ...r, schema: r.key.replace(/^layers\[\]\./, ''), key: `layers[${i}].${r.key.replace(/^layers\[\]\./, '')}`, group: 'layer' });
       const table = rows.filter((r) => !('editable' in r));
       const keys = ['text'].concat(Object.keys(layer).filter((k) => k !== 'text' && k !== 'material' && table.some((r) => r.key === k)));
-      return own.map(at).concat([{ key: `layers[${i}].material`, make: () => layerMaterial(i) }],
+      return own.map((r) => /\.below$/.test(r.key) ? { ...at(r), make: () => belowSelect(at(r), i) } : at(r))
+        .concat([{ key: `layers[${i}].material`, make: () => layerMaterial(i) }],
                                 keys.map((k) => at(table.find((r) => r.key === k))));
+    }
+    // A layer's `below`: the other layers by name, or none (placed by its own anchor).
+    function belowSelect(row, i) {
+      const div = document.createElement('div');
+      div.className = 'row'; div.dataset.key = row.key; div.title = row.help || '';
+      const label = document.createElement('label'); label.textContent = row.name; label.title = row.help || '';
+      const select = document.createElement('select'); select.className = 'wide'; select.name = row.key;
+      const names = (currentValue('layers') || []).map((l) => l && l.name).filter((n, k) => n && k !== i);
+      for (const n of [''].concat(names)) { const o = document.createElement('option'); o.value = n; o.textContent = n || '(none: its own anchor)'; select.append(o); }
+      controls.set(row.key, (v) => {
+        if (v && ![...select.options].some((o) => o.value === v)) { const o = document.createElement('option'); o.value = o.textContent = v; select.append(o); }
+        select.value = v || '';
+      });
+      select.addEventListener('change', () => send([{ key: row.key, value: select.value ? JSON.stringify(select.value) : 'null' }]).then((code) => code === 200 ? refresh() : null));
+      div.append(label, select, errorBox(row.key));
+      return div;
     }
     // A preset select for a layer's or a title's scene (KEY): '' leaves it out (NONE names what shows then).
     function materialSelect(key, none, choose) {
