@@ -348,6 +348,26 @@ def sequence(e, args):
     steps(e)
 
 
+def to_sequence(e):
+    """Add title on a scene without a sequence makes one: the scene's own title, a dissolve, the new title."""
+    driver = e.driver
+    idle(driver)
+    driver.execute_script("document.querySelector('.list[data-key=sequence]').closest('details').open = true")
+    text = e.state()["editor"]["document"].get("text")
+    driver.find_element(By.CSS_SELECTOR, '.list[data-key="sequence"] > button[data-action="add"]').click()
+    steps = lambda: e.state()["editor"]["document"].get("sequence") or []
+    wait_for(lambda: [s["scene"]["text"] for s in steps()] == [text, "Title 2"], "a sequence of the scene's title and a new one", 30)
+    check(steps()[0]["transition"]["type"] == "dissolve", "joined by a dissolve")
+    bar = driver.find_element(By.ID, "timeline-bar")
+    wait_for(lambda: bar.is_displayed() and len(driver.find_elements(By.CSS_SELECTOR, "#spans .span")) == 3,
+             "the timeline with the two titles and the dissolve", 30)
+    # The last title taken out: the one now last loses its transition (the file refuses one there).
+    idle(driver)
+    driver.execute_script("document.querySelectorAll('.list[data-key=sequence] details').forEach((d) => { d.open = true; })")
+    driver.find_element(By.CSS_SELECTOR, 'details[data-key="sequence[1]"] button[data-action="remove"]').click()
+    wait_for(lambda: steps() == [{"scene": {"text": text}, "hold": 1}], "one title left, without a transition (%s)" % steps(), 30)
+
+
 def steps(e):
     """A sequence's steps from their controls: a hold, a title's text, material and keys, a transition's type and a
     key of it; steps added, moved, taken out and put back by undo."""
@@ -455,6 +475,7 @@ def main():
     scene = {"description": "my title", "text": "Hi", "size": 60, "width": 480, "height": 200}
     with Editor(binary, scene, args.pid_file) as e:
         presets(e)
+        to_sequence(e)
         check(e.running(), "the editor is still running")
     width, height = (int(v) for v in args.size.lower().split("x"))
     sweep = {"text": "Mercurial", "width": width, "height": height, "size": height // 3, "background": "#0b0b10",

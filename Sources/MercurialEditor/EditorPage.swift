@@ -840,12 +840,21 @@ enum EditorPage {
       const fieldsOf = (type) => typeRows.filter((r) => r.key.startsWith(`sequence[].transition(${type}).`) && name(r) !== 'type');
       const durationOf = (type) => (typeRows.find((r) => r.key === `sequence[].transition(${type}).duration`) || {}).default;
       const add = button('Add title', 'add', () => {
-        const steps = stepsNow(), last = steps[steps.length - 1];
+        // A scene without a sequence becomes one: its own title, then a dissolve to the new one.
+        const steps = stepsNow().length ? stepsNow()
+          : [{ scene: { text: values.get('text') || 'Title 1' }, hold: holdRow ? holdRow.default : 1,
+               transition: { type: types.includes('dissolve') ? 'dissolve' : types[0], duration: 0.5 } }];
+        const last = steps[steps.length - 1];
         const inline = last && last.scene && typeof last.scene === 'object';
         const step = inline ? clone(last) : { scene: {}, hold: last && typeof last.hold === 'number' ? last.hold : (holdRow ? holdRow.default : 1) };
         step.scene.text = 'Title ' + (steps.length + 1);
-        setWhole('sequence', steps.concat([step]));
+        putSteps(steps.concat([step]));
       });
+      // The last title has no transition (the file refuses one): a step that comes to be last loses its own.
+      const putSteps = (next) => {
+        if (next.length && next[next.length - 1]) delete next[next.length - 1].transition;
+        return setWhole('sequence', next);
+      };
       box.append(items, add, errorBox('sequence'));
       const state = { items, shape: null, shown: [] };
       // A row of step I at PATH within the step (`hold`, `transition.width`), shown as KEY.
@@ -868,7 +877,7 @@ enum EditorPage {
             const keys = sceneKeys(step), inline = keys !== null;
             const d = subgroup(`sequence[${i}]`, '');
             d.open = open.has(d.dataset.key);
-            d.append(itemTools(i, stepsNow, (next) => setWhole('sequence', next)));
+            d.append(itemTools(i, stepsNow, putSteps));
             if (holdRow) d.append(stepRow(holdRow, i, 'hold'));
             if (inline) {
               d.append(stepRow(table.find((r) => r.key === 'text'), i, 'scene.text'));
@@ -886,10 +895,11 @@ enum EditorPage {
               d.append(addSceneKey(step.scene, `sequence[${i}].scene.`));
             }
             const type = step && step.transition && step.transition.type;
+            if (i === steps.length - 1) { items.append(d); return; }   // the last title: no transition after it
             const div = document.createElement('div');
             div.className = 'row'; div.dataset.key = `sequence[${i}].transition.type`;
             const labelled = document.createElement('label'); labelled.textContent = 'transition';
-            labelled.title = i === steps.length - 1 ? 'to the next title (the last title has none: it is played when a title is added after it)' : 'to the next title';
+            labelled.title = 'to the next title';
             const select = document.createElement('select'); select.className = 'wide';
             for (const t of [''].concat(types)) { const o = document.createElement('option'); o.value = t; o.textContent = t || 'cut (none)'; select.append(o); }
             select.value = type || '';
