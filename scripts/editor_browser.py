@@ -12,6 +12,7 @@ import time
 import urllib.request
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 
 
@@ -91,7 +92,10 @@ def retype(field, text):
 def wait_for(predicate, what, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        value = predicate()
+        try:
+            value = predicate()
+        except StaleElementReferenceException:   # the page made the element again: look again
+            value = None
         if value:
             return value
         time.sleep(0.05)
