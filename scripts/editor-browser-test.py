@@ -150,14 +150,18 @@ def main():
 
         start = light1()
         dot = driver.find_element(By.CSS_SELECTOR, '.dot[data-light="1"]')
-        ActionChains(driver).click_and_hold(dot).move_by_offset(20, 10).move_by_offset(20, 10).move_by_offset(20, 10).release().perform()
+        # Slow, as on a loaded machine: its moves more than 800 ms apart are still one gesture.
+        ActionChains(driver).click_and_hold(dot).move_by_offset(20, 10).pause(1.2).move_by_offset(20, 10).pause(1.2) \
+            .move_by_offset(20, 10).release().perform()
         dragged = wait_for(lambda: light1() if light1() != start else None, "the drag to reach the server")
         check(dragged[0] > start[0] and dragged[1] < start[1], "dragging light 1 right and down moved it: %s -> %s" % (start, dragged))
-        time.sleep(1.0)
+        # Every change of the drag answered (however slow its frames): one undo step takes it all back.
+        wait_for(lambda: not driver.execute_script("return window.__busy()"), "the drag's changes to be answered", 60)
+        dragged = light1()
         body = driver.find_element(By.TAG_NAME, "body")
         body.click()
         ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
-        undone = wait_for(lambda: light1() if light1() == start else None, "undo")
+        undone = wait_for(lambda: light1() if light1() == start else None, "undo to take the whole drag back")
         check(undone == start, "Ctrl+Z put light 1 back at %s" % (start,))
         ActionChains(driver).key_down(Keys.CONTROL).key_down(Keys.SHIFT).send_keys("z").key_up(Keys.SHIFT).key_up(Keys.CONTROL).perform()
         redone = wait_for(lambda: light1() if light1() == dragged else None, "redo")

@@ -247,12 +247,17 @@ enum EditorPage {
         setTimeout(() => { const k = frameWaiters.indexOf(waiter); if (k >= 0) { frameWaiters.splice(k, 1); resume(); } }, ms);
       });
     }
+    // A pointer gesture (a drag of a slider, a dot, a point): from pointerdown to pointerup,
+    // its changes are ONE undo step however long its frames take.
+    let gesture = null, gestures = 0;
+    document.addEventListener('pointerdown', () => { gesture = ++gestures; }, true);
+    for (const end of ['pointerup', 'pointercancel']) document.addEventListener(end, () => { gesture = null; }, true);
     function send(changes, record = true, started = performance.now(), separate = false) {
       const id = ++seq;
       pending.set(id, started);
       trace('input', id);
       return new Promise((resolve) => {
-        if (!next) next = { changes: new Map(), before: new Map(), ids: [], record: false, separate: false, resolvers: [] };
+        if (!next) next = { changes: new Map(), before: new Map(), ids: [], record: false, separate: false, gesture, resolvers: [] };
         for (const c of changes) {
           if (!next.before.has(c.key)) next.before.set(c.key, values.get(c.key));
           next.changes.set(c.key, c.value);
@@ -287,7 +292,7 @@ enum EditorPage {
           const added = json.addedKeyframes || {};
           const before = [...batch.before].map(([key, value]) => key in added
             ? { key: '@keyframe:' + key, value: JSON.stringify({ key, t: added[key], remove: true }) } : { key, value });
-          if (batch.record) remember(before, changes, batch.separate);
+          if (batch.record) remember(before, changes, batch.separate, batch.gesture);
           status('');
           whenShown(last, 250).then(() => finish(code));
           return;
@@ -298,14 +303,17 @@ enum EditorPage {
       }, () => { batch.ids.forEach((id) => pending.delete(id)); status('the editor is not answering', true); finish(0); });
     }
 
-    // One undo step per gesture: changes to the same keys within 800 ms merge (a drag, typing),
-    // unless SEPARATE (a click that adds, moves or takes out an element: each is its own step).
-    function remember(before, after, separate) {
+    // One undo step per gesture: the changes of one pointer GESTURE (a drag) merge, and
+    // without one (typing, keys) changes to the same keys within 800 ms; never when SEPARATE
+    // (a click that adds, moves or takes out an element: each is its own step).
+    function remember(before, after, separate, gesture = null) {
       const now = performance.now();
       const keys = after.map((c) => c.key).join();
       const last = history[history.length - 1];
-      if (last && !last.separate && !separate && last.keys === keys && now - last.time < 800) { last.after = after; last.time = now; }
-      else history.push({ keys, before, after, time: now, separate });
+      const same = last && !last.separate && !separate && last.keys === keys
+        && (gesture !== null ? last.gesture === gesture : last.gesture == null && now - last.time < 800);
+      if (same) { last.after = after; last.time = now; }
+      else history.push({ keys, before, after, time: now, separate, gesture });
       future.length = 0;
     }
 

@@ -35,14 +35,19 @@ public final class FileWatcher: @unchecked Sendable {
         }
         self.handler = handler
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in self.readEvents() }
+        // Weak: an event already queued when the watcher goes finds nothing to read into.
+        source.setEventHandler { [weak self] in self?.readEvents() }
+        // The descriptor is closed only once the source is off libdispatch's epoll set: closed
+        // at cancel() (as it was), its number could be reused by another file or socket before
+        // libdispatch had let go of it, and its event loop crashed on a stale registration
+        // (a SIGSEGV in _dispatch_event_loop_drain, seen once in a full test run).
+        source.setCancelHandler { [fd] in close(fd) }
         source.resume()
         self.source = source
     }
 
     deinit {
         source?.cancel()
-        close(fd)
     }
 
     /// Watches exactly these files, and these folders for existence, from now on.

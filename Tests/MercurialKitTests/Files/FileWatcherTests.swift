@@ -1,0 +1,70 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import MercurialKit
+import MercurialTestSupport
+
+@Suite struct FileWatcherTests {
+    /// Watchers made and dropped while their folder changes and new descriptors take the
+    /// numbers they let go: the inotify descriptor is closed only once libdispatch has let go
+    /// of it. Closed at cancel (as it was), libdispatch's event loop crashed on a stale
+    /// registration: the whole test process died with SIGSEGV in _dispatch_event_loop_drain.
+    /// A watcher made after all that still reports a change.
+    @Test func watchersComeAndGoWhileTheirDescriptorsAreReused() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("scene.json")
+        try Data("{}".utf8).write(to: file)
+        // Four at once, as the suite's editors and commands are.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<4 {
+                group.addTask {
+                    let mine = folder.appendingPathComponent("lane\(lane).json")
+                    for round in 0..<300 {
+                        do {
+                            // At most 128 inotify instances per user: one more than that waits
+                            // for those let go to be closed.
+                            guard let watcher = try? FileWatcher(handler: { _ in }) else {
+                                try await Task.sleep(for: .milliseconds(5))
+                                continue
+                            }
+                            watcher.watch([mine.path, file.path])
+                            try Data("{\"n\": \(round)}".utf8).write(to: mine)   // events on their way as it goes
+                            try Data("{\"n\": \(round)}".utf8).write(to: file)
+                        }
+                        // Descriptors that may be given the number the watcher let go, watched
+                        // by libdispatch as the suite's commands' pipes are.
+                        // (Closed in the cancel handler, as a watched descriptor must be.)
+                        var ends: [Int32] = [0, 0]
+                        guard pipe(&ends) == 0 else { continue }
+                        let (readEnd, writeEnd) = (ends[0], ends[1])
+                        let read = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+                        read.setEventHandler {}
+                        read.setCancelHandler { close(readEnd) }
+                        read.resume()
+                        var byte: UInt8 = 1
+                        _ = write(writeEnd, &byte, 1)
+                        close(writeEnd)
+                        read.cancel()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seen = Mutex<[String]>([])
+        var made: FileWatcher? = nil
+        let madeBy = ContinuousClock.now + .seconds(30)
+        while made == nil && ContinuousClock.now < madeBy {
+            made = try? FileWatcher { path in seen.withLock { $0.append(path) } }
+            if made == nil { try await Task.sleep(for: .milliseconds(20)) }   // those let go still closing
+        }
+        let watcher = try #require(made, "a watcher made afterwards")
+        watcher.watch([file.path])
+        try Data("{\"last\": true}".utf8).write(to: file)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while seen.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(seen.withLock { $0 }.contains(file.path), "a watcher made afterwards reports the change")
+    }
+}
