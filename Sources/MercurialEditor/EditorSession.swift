@@ -260,7 +260,7 @@ public actor EditorSession {
                     if let path = Self.documentPath(change.key), case .key("layers") = path[0] {
                         // A layer's key: set in a copy of the document, read as the file's would be.
                         var trial = nextDocument
-                        try trial.assign(change.key, path, (try? JSONDocument.parse(Array(change.value.utf8)))?.value ?? .string(change.value))
+                        try trial.assign(change.key, path, Self.jsonValue(change.value))
                         try checkLayers(trial["layers"], had: document["layers"])
                         edited = try trial.load(as: scenePath).settings
                     } else {
@@ -274,7 +274,7 @@ public actor EditorSession {
                     // The animation's, dynamics', in/out's, layers' and a sequence step's keys: set in the
                     // document, checked as the file's are when it is read. A whole block (`layers`, `in`)
                     // set to none is taken out.
-                    let value = (try? JSONDocument.parse(Array(change.value.utf8)))?.value ?? .string(change.value)
+                    let value = Self.jsonValue(change.value)
                     if path.count == 1, case .key(let block) = path[0] {
                         let taken = ["none", "null"].contains(change.value.trimmingCharacters(in: .whitespaces))
                         nextDocument.set(block, taken ? nil : value)
@@ -406,8 +406,9 @@ public actor EditorSession {
     }
 
     /// Refuses a `path` a page may not set: of a sequence's step, all but its hold, its
-    /// transition, or a parameter of its inline scene that names no file (or its material) (a page never names a
-    /// file to read: see `insideFolder`; a step's scene file, font or mask would be read as named).
+    /// transition, its inline scene's material or a parameter of it that names no file (a page
+    /// never names a file to read: see `insideFolder`; a step's scene file, font or mask would
+    /// be read as named). The whole list is checked by `checkSteps`.
     static func checkStepKey(_ key: String, _ path: [SchemaPathStep]) throws(MercurialError) {
         guard case .key("sequence")? = path.first else { return }
         var settable = path.count == 1   // the whole list: its steps are checked by `checkSteps`
@@ -469,15 +470,20 @@ public actor EditorSession {
             document.keyframe(key, at: t, value: nil)
             return
         }
+        let (value, timing) = (root.value.at([.key("value")]), root.value.at([.key("timing")]))
+        guard value != nil || timing != nil else {
+            try setKeyframe(key, at: t, of: settings, in: &document)
+            return
+        }
         // A value given (an undo putting back a keyframe it took out): set as given, checked
         // as the file's when the document is read again.
-        if let value = root.value.at([.key("value")]) {
+        if let value {
             guard timeline.tracks.contains(where: { $0.key == key }) || Self.value(of: key, in: settings) != nil else {
                 throw MercurialError("'\(key)' is no key a track can animate (see 'mercurial params')")
             }
             document.keyframe(key, at: t, value: value)
         }
-        if let timing = root.value.at([.key("timing")]) {
+        if let timing {
             // The easing from this keyframe to the next (null: linear, left out).
             switch timing {
             case .string(let text):
@@ -489,8 +495,11 @@ public actor EditorSession {
                 throw MercurialError("a keyframe's timing is a name such as \"easeIn\" or cubicBezier(x1, y1, x2, y2)")
             }
         }
-        if root.value.at([.key("value")]) != nil || root.value.at([.key("timing")]) != nil { return }
-        try setKeyframe(key, at: t, of: settings, in: &document)
+    }
+
+    /// A change's value as JSON, or as a string when it is not JSON (`Jane Doe`, `gold`).
+    static func jsonValue(_ text: String) -> JSONValue {
+        (try? JSONDocument.parse(Array(text.utf8)))?.value ?? .string(text)
     }
 
     /// Puts the keyframe of `key` at `t` in `document`, with the value `settings` give the key.
