@@ -130,7 +130,7 @@ public struct Compositing: Sendable, Equatable {
     }
 
     /// A stroke in the title's metal, shaded by `shading` and lit by the point lights; nil for a colour stroke.
-    private func strokeMetal(_ shading: ShadingLookup?) -> StrokeMetal? {
+    func strokeMetal(_ shading: ShadingLookup?) -> StrokeMetal? {
         guard let strokeLoft, let shading else { return nil }
         return StrokeMetal(loft: strokeLoft, shading: shading, lighting: lighting)
     }

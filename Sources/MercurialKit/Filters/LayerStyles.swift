@@ -414,19 +414,37 @@ struct LayerStylePlanes {
             }
         }
         if let s = styles.stroke, let strokeLoft, let plane = stroke {
-            var ring = Mask(width: plane.bounds.width, height: plane.bounds.height, pixels: plane.values)
-            let ink = Self.coverage(title, region, plane.bounds)
-            if s.position == .inside {
-                // The inside plane is 1 beyond the letters too (the ink clips it as it is drawn).
-                ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { min($0, $1) })
-            }
-            let loft = TitleShape.lofted(ring, strokeLoft, keepingNormals: false)
-            if s.position == .outside {
-                // Lofted whole, shaded only where the title does not hide it (a fifth of it at 8 px).
-                ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { $1 < 1 ? $0 : 0 })
-            }
-            strokeMetal = (ring, loft.material.normals(of: loft.heights, coverage: ring))
+            strokeMetal = Self.metalOutline(ring: Mask(width: plane.bounds.width, height: plane.bounds.height, pixels: plane.values),
+                                            ink: Self.coverage(title, region, plane.bounds), position: s.position,
+                                            loft: strokeLoft)
         }
+    }
+
+    /// A metal stroke's coverage and normals, from its plane's values (`ring`) and the
+    /// title's coverage over the same pixels (`ink`): the whole plane, or a window of a
+    /// streamed one's rows (`StreamedMetalOutline`), whose rows away from its edges are the whole's.
+    static func metalOutline(ring: Mask, ink: Mask, position: Stroke.Position,
+                             loft strokeLoft: TitleShapeSettings) -> (coverage: Mask, normals: SurfaceNormals) {
+        var ring = ring
+        if position == .inside {
+            // The inside plane is 1 beyond the letters too (the ink clips it as it is drawn).
+            ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { min($0, $1) })
+        }
+        let loft = TitleShape.lofted(ring, strokeLoft, keepingNormals: false)
+        if position == .outside {
+            // Lofted whole, shaded only where the title does not hide it (a fifth of it at 8 px).
+            ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { $1 < 1 ? $0 : 0 })
+        }
+        return (ring, loft.material.normals(of: loft.heights, coverage: ring))
+    }
+
+    /// Rows either side of a metal stroke's row whose plane values its loft's normals
+    /// there can depend on: the loft's reach (the liquid blur's, or the distance field's
+    /// inside and along the skirt) and the row either side the normals take.
+    static func metalReach(_ loft: TitleShapeSettings) -> Int {
+        let radius = Float(loft.radius)
+        if loft.profile == .liquid { return GaussianBlur(sigma: HeightFieldFromMask.liquidSigma * radius).reach + 1 }
+        return SignedDistanceField.rowsReached(reach: max(radius, HeightFieldFromMask.skirtWidth) + 1) + 1
     }
 
     /// The title's coverage (alpha) placed in `bounds`, zero around it.
@@ -530,9 +548,10 @@ extension LayerStyles {
     /// The rows of `box` (canvas pixels) with the styles drawn from `planes` under and
     /// over `title` (lit, straight alpha, at `origin`; clear beyond it): a whole title's
     /// region, or a band of a streamed one's, whose planes hold the rows the band reads.
-    /// `metal`: a stroke's shaded outline over the stroke plane's bounds (nil: its colour).
+    /// `metal`: a stroke's shaded outline over the stroke plane's bounds, from its row
+    /// `metalFirstRow` (a streamed band's rows) on (nil: its colour).
     func drawn(_ title: Image<RGBA8>, at origin: (x: Int, y: Int), planes: LayerStylePlanes, box: PixelBounds,
-               metal metalImage: Image<RGBA8>? = nil) -> Image<RGBA8> {
+               metal metalImage: Image<RGBA8>? = nil, metalFirstRow: Int = 0) -> Image<RGBA8> {
         let shadowOffset = offsets[LayerStylePlanes.Kind.shadow.rawValue]
         let innerOffset = offsets[LayerStylePlanes.Kind.inner.rawValue]
         var out = Image<RGBA8>(width: box.width, height: box.height, repeating: .clear)
@@ -560,8 +579,9 @@ extension LayerStyles {
                     let strokeRow = PlaneRow(kv.baseAddress!, stroke, y: y, offset: .zero, originX: box.minX)
                     let innerRow = PlaneRow(iv.baseAddress!, inner, y: y, offset: innerOffset, originX: box.minX)
                     // A metal stroke's shaded row (its image has the stroke plane's bounds), or nil.
-                    let metalRow = metalImage != nil && y >= stroke.bounds.minY && y <= stroke.bounds.maxY
-                        ? mv.baseAddress! + (y - stroke.bounds.minY) * stroke.bounds.width : nil
+                    let metalY = y - stroke.bounds.minY - metalFirstRow
+                    let metalRow = metalImage != nil && metalY >= 0 && metalY < metalPixels.height
+                        ? mv.baseAddress! + metalY * stroke.bounds.width : nil
                     for column in 0..<box.width {
                         let tx = column + box.minX - origin.x
                         let p = ty >= 0 && ty < title.height && tx >= 0 && tx < title.width ? t[ty * title.width + tx] : .clear

@@ -41,12 +41,82 @@ private protocol PlaneStep: AnyObject {
     func finish()
 }
 
-/// The rows as they are finished: what the band being drawn reads.
+/// The rows as they are finished: what the band being drawn reads (and a metal stroke's outline, `then`).
 private final class FinishedRows: PlaneStep {
     var rows: RowWindow<Float>
-    init(width: Int) { rows = RowWindow(width: width) }
-    func push(_ row: UnsafeMutablePointer<Float>) { rows.append(row) }
-    func finish() {}
+    let then: (any PlaneStep)?
+    init(width: Int, then: (any PlaneStep)?) {
+        rows = RowWindow(width: width)
+        self.then = then
+    }
+    func push(_ row: UnsafeMutablePointer<Float>) {
+        rows.append(row)
+        then?.push(row)
+    }
+    func finish() { then?.finish() }
+}
+
+/// A stroke in the title's metal, streamed: its plane's finished rows lofted and shaded
+/// `chunk` rows at a time, each from a window of the plane's rows and the title's
+/// coverage reaching `reach` rows either side (`LayerStylePlanes.metalReach`), by the
+/// whole plane's code (`LayerStylePlanes.metalOutline`), then lit by the point lights
+/// where the rows sit on the canvas. It holds the shaded rows not yet dropped.
+final class StreamedMetalOutline: PlaneStep {
+    let bounds: PixelBounds, chunk: Int, reach: Int
+    let position: Stroke.Position
+    let metal: StrokeMetal
+    private var ring: RowWindow<Float>, ink: RowWindow<Float>
+    private(set) var shaded: RowWindow<RGBA8>
+    private var done = 0
+
+    init(bounds: PixelBounds, position: Stroke.Position, metal: StrokeMetal, chunk: Int) {
+        (self.bounds, self.position, self.metal) = (bounds, position, metal)
+        reach = LayerStylePlanes.metalReach(metal.loft)
+        self.chunk = max(chunk, 2 * reach)
+        (ring, ink, shaded) = (RowWindow(width: bounds.width), RowWindow(width: bounds.width), RowWindow(width: bounds.width))
+    }
+
+    /// The rows of values and pixels it holds at most besides the shaded rows: its windows
+    /// of plane and coverage rows, and a step's masks, heights, normals (two values) and pixels.
+    var stepRows: Int { 2 * (chunk + 2 * reach + 1) + 6 * (chunk + 2 * reach) }
+
+    /// The rows the outline lags its plane by.
+    var delay: Int { chunk + reach }
+
+    /// The title's coverage placed in the plane, a row (they come before the plane's rows).
+    func pushCoverage(_ row: UnsafeMutablePointer<Float>) { ink.append(row) }
+
+    func push(_ row: UnsafeMutablePointer<Float>) {
+        ring.append(row)
+        while done < bounds.height && ring.end >= min(done + chunk + reach, bounds.height) { step() }
+    }
+
+    func finish() {
+        while done < bounds.height { step() }
+    }
+
+    private func step() {
+        let w = bounds.width
+        let lo = max(done - reach, 0), hi = min(done + chunk + reach, ring.end), last = min(done + chunk, hi)
+        let (coverage, normals) = LayerStylePlanes.metalOutline(
+            ring: Mask(width: w, height: hi - lo, pixels: ring.copy(lo..<hi)),
+            ink: Mask(width: w, height: hi - lo, pixels: ink.copy(lo..<hi)), position: position, loft: metal.loft)
+        let rows = (done - lo) * w..<(last - lo) * w
+        var image = Image<RGBA8>(width: w, height: last - done, repeating: .clear)
+        ShadedMaterial.shade(normals: SurfaceNormals(width: w, height: last - done, xy: Array(normals.xy[rows])),
+                             coverage: Mask(width: w, height: last - done, pixels: Array(coverage.pixels[rows])),
+                             shading: metal.shading, into: &image)
+        metal.lighting?.apply(to: &image, originX: bounds.minX, originY: bounds.minY + done)
+        image.withUnsafeBufferPointer { p in
+            for y in 0..<image.height { shaded.append(p.baseAddress! + y * w) }
+        }
+        done = last
+        ring.drop(below: done - reach)
+        ink.drop(below: done - reach)
+    }
+
+    /// Forgets the shaded rows above `y` (from the plane's top).
+    func drop(below y: Int) { shaded.drop(below: y) }
 }
 
 /// A recipe's distance-field step over windows of rows: `chunk` rows at a time, from
@@ -174,17 +244,21 @@ private final class StreamedBoxPass: PlaneStep {
 final class StreamedStylePlane {
     let bounds: PixelBounds
     let recipe: PlaneRecipe
+    /// A stroke's outline in the title's metal, made from the plane's rows as they are finished.
+    let metal: StreamedMetalOutline?
     private let finished: FinishedRows
     private let entry: any PlaneStep
     private var row: [Float]
     private var pushed = 0
 
-    /// The plane of a title whose region is `region`; its distance-field step takes `chunk` rows at a time.
-    init(_ recipe: PlaneRecipe, region: PixelBounds, chunk: Int) {
+    /// The plane of a title whose region is `region`; its distance-field step takes `chunk`
+    /// rows at a time. `metal`: a stroke's outline in the title's metal, made from the plane's rows.
+    init(_ recipe: PlaneRecipe, region: PixelBounds, chunk: Int, metal: StreamedMetalOutline? = nil) {
         self.recipe = recipe
         bounds = recipe.bounds(region)
         let (w, h) = (bounds.width, bounds.height)
-        finished = FinishedRows(width: w)
+        self.metal = metal
+        finished = FinishedRows(width: w, then: metal)
         var entry: any PlaneStep = finished
         if recipe.blurRadius > 0 {
             for _ in 0..<3 { entry = StreamedBoxPass(width: w, height: h, radius: recipe.blurRadius, next: entry) }
@@ -207,8 +281,8 @@ final class StreamedStylePlane {
             + (recipe.shape == nil ? 0 : 3 * (chunk + 2 * recipe.shapeReach))
     }
 
-    /// The rows made, from the plane's top.
-    var made: Int { finished.rows.end }
+    /// The rows made, from the plane's top (and, with a metal outline, shaded).
+    var made: Int { min(finished.rows.end, metal?.shaded.end ?? .max) }
 
     /// The next of the title's rows (its region's width of lit pixels).
     func push(_ title: UnsafePointer<RGBA8>) { pushRow(title) }
@@ -225,6 +299,7 @@ final class StreamedStylePlane {
             r.update(repeating: 0)
             // As `LayerStylePlanes.coverage` places it.
             if let title { for x in 0..<n { r[e + x] = Float(title[x].a) * (1 / 255) } }
+            metal?.pushCoverage(r.baseAddress!)
             entry.push(r.baseAddress!)
         }
         pushed += 1
@@ -237,6 +312,18 @@ final class StreamedStylePlane {
         return StylePlane(bounds: bounds, values: held.isEmpty ? [] : finished.rows.copy(held), firstRow: held.lowerBound)
     }
 
+    /// The metal outline's shaded `rows` (from the plane's top, all made) and the first of them.
+    func metalWindow(_ rows: Range<Int>) -> (image: Image<RGBA8>, firstRow: Int)? {
+        guard let metal else { return nil }
+        let first = max(rows.lowerBound, metal.shaded.first)
+        let held = first..<max(min(rows.upperBound, metal.shaded.end), first)
+        return (Image(width: bounds.width, height: held.count, pixels: held.isEmpty ? [] : metal.shaded.copy(held)),
+                held.lowerBound)
+    }
+
     /// Forgets the rows above `y` (from the plane's top).
-    func drop(below y: Int) { finished.rows.drop(below: y) }
+    func drop(below y: Int) {
+        finished.rows.drop(below: y)
+        metal?.drop(below: y)
+    }
 }

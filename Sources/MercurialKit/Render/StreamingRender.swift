@@ -26,7 +26,8 @@ extension TitleRenderer {
     /// the margin) has at most `streamingThreshold` pixels (unless `force`), and for
     /// an interlaced mask (its rows do not come in order). Point lights and a
     /// gradient backdrop are applied band by band, as `render` applies them whole, and
-    /// layer styles drawn band by band (`StyledBands`).
+    /// layer styles drawn band by band (`StyledBands`), a stroke in the title's metal
+    /// lofted and shaded band by band too (`StreamedMetalOutline`).
     /// `ancillary` chunks (a recipe) go after the streamed PNG's header. The PNG goes
     /// to `path` through `StreamedPNGSink`, whole or not at all (with no path, it is
     /// kept in the result, for tests).
@@ -57,19 +58,14 @@ extension TitleRenderer {
         guard settings.vine == nil, settings.layers.isEmpty, compositing.placement == nil else {
             return .inMemory(try render(settings))
         }
-        // A stroke in the title's metal is lofted as a shape of its own, in memory (not band by band).
-        if settings.look.styles.stroke?.material == true {
-            let planned = try plannedSize(settings)
-            guard planned.region.width * planned.region.height <= FrameRenderer.maximumRegionPixels else {
-                throw MercurialError("a stroke in the title's metal (\"stroke.color\": \"material\") is lofted in memory, around a region of at most \(FrameRenderer.maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or a colour for the stroke")
-            }
-            return .inMemory(try render(settings))
-        }
         let band = max(bandHeight, 1)
         let styles = settings.look.styles
-        /// Layer styles drawn band by band around the title's region (`StyledBands`), or none.
+        /// Layer styles drawn band by band around the title's region (`StyledBands`), or none;
+        /// a stroke in the title's metal lofted, shaded and lit band by band too.
         func styled(_ region: PixelBounds, canvas: (width: Int, height: Int), sized: Bool) throws(MercurialError) -> StyledBands? {
-            styles.isEmpty ? nil : try StyledBands(styles, region: region, canvas: canvas, sized: sized, bandHeight: band)
+            guard !styles.isEmpty else { return nil }
+            let metal = styles.stroke?.material == true ? compositing.strokeMetal(try ShadingLookup.of(settings)) : nil
+            return try StyledBands(styles, region: region, canvas: canvas, sized: sized, bandHeight: band, metal: metal)
         }
         if let maskPath = settings.mask {
             let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")

@@ -35,8 +35,9 @@ final class StyledBands {
     /// The styles of a title whose region is `region` on a `canvas`-sized canvas, which
     /// the user (or a mask) `sized`; an error when a shadow or glow reaches further than
     /// such a canvas, or when the windows would hold more than `maximumWindowPixels`.
+    /// `metal`: how a stroke in the title's metal is lofted, shaded and lit (nil: a stroke is in its colour).
     init(_ styles: LayerStyles, region: PixelBounds, canvas: (width: Int, height: Int), sized: Bool,
-         bandHeight: Int) throws(MercurialError) {
+         bandHeight: Int, metal: StrokeMetal? = nil) throws(MercurialError) {
         if sized, let problem = styles.problem(canvasWidth: canvas.width, canvasHeight: canvas.height) {
             throw MercurialError(problem)
         }
@@ -47,14 +48,25 @@ final class StyledBands {
         offsets = styles.offsets
         let recipes = styles.recipes
         let chunk = { (r: PlaneRecipe) in max(bandHeight, 2 * r.shapeReach) }
+        let strokeKind = LayerStylePlanes.Kind.stroke.rawValue
+        // A stroke in the title's metal: its outline made from the stroke plane's rows.
+        let outlines = zip(recipes.indices, recipes).map { kind, r -> StreamedMetalOutline? in
+            guard kind == strokeKind, let r, let metal, let stroke = styles.stroke, stroke.material else { return nil }
+            return StreamedMetalOutline(bounds: r.bounds(region), position: stroke.position, metal: metal, chunk: chunk(r))
+        }
         // How many rows each plane's steps hold back, and the rows the output lags the title by.
-        let delays = recipes.map { r in r.map { ($0.shape == nil ? 0 : chunk($0) + $0.shapeReach) + 3 * $0.blurRadius } }
+        let delays = zip(recipes, outlines).map { r, o in
+            r.map { ($0.shape == nil ? 0 : chunk($0) + $0.shapeReach) + 3 * $0.blurRadius + (o?.delay ?? 0) }
+        }
         let lag = zip(delays, offsets).compactMap { d, o in d.map { $0 - Int(o.y.rounded(.down)) + 2 } }.max() ?? 0
         let held = 2 * bandHeight + max(lag, 0)
         // Each plane's share: its finished rows (the held ones, moved by its offset) and its steps'.
-        let shares = zip(recipes, offsets).map { r, o -> Int in
+        let shares = zip(zip(recipes, offsets), outlines).map { ro, outline -> Int in
+            let (r, o) = ro
             guard let r else { return 0 }
-            let rows = held + Int(abs(o.y).rounded(.up)) + 4 + StreamedStylePlane.stepRows(r, chunk: chunk(r))
+            let finished = held + Int(abs(o.y).rounded(.up)) + 4
+            let rows = finished + StreamedStylePlane.stepRows(r, chunk: chunk(r))
+                + (outline.map { finished + $0.stepRows } ?? 0)
             return r.bounds(region).width * rows
         }
         let total = region.width * held + shares.reduce(0, +)
@@ -63,7 +75,7 @@ final class StyledBands {
                                ("stroke", "a smaller width"), ("innerShadow", "a smaller distance or size")][worst]
             throw MercurialError("\"\(name)\" reaches too far to draw in bands: a streamed title's styles keep its width (\(region.width) px) times the rows they reach, at most \(Self.maximumWindowPixels / 1_048_576) M values, and these need \(total / 1_048_576) M; use \(fix), or a smaller --size")
         }
-        planes = recipes.map { r in r.map { StreamedStylePlane($0, region: region, chunk: chunk($0)) } }
+        planes = zip(recipes, outlines).map { r, o in r.map { StreamedStylePlane($0, region: region, chunk: chunk($0), metal: o) } }
         title = RowWindow(width: region.width, first: region.minY)
         next = box?.minY ?? 0
     }
@@ -99,17 +111,20 @@ final class StyledBands {
             let rows = next..<min(next + bandHeight, box.maxY + 1)
             guard titleDone || title.end >= min(rows.upperBound, region.maxY + 1) else { return }
             var windows: [StylePlane?] = []
+            var metal: (image: Image<RGBA8>, firstRow: Int)?
             for (plane, offset) in zip(planes, offsets) {
                 guard let plane else { windows.append(nil); continue }
                 let reads = PlaneRow.sourceRows(plane.bounds, rows, offset: offset)
                 guard plane.made >= min(reads.upperBound, plane.bounds.height) else { return }
                 windows.append(plane.window(reads))
+                metal = metal ?? plane.metalWindow(reads)
             }
             let t0 = max(rows.lowerBound, region.minY), t1 = max(min(rows.upperBound, region.maxY + 1), t0)
             let titleRows = Image(width: region.width, height: t1 - t0, pixels: t1 > t0 ? title.copy(t0..<t1) : [])
             let content = styles.drawn(titleRows, at: (region.minX, t0), planes: LayerStylePlanes(planes: windows),
                                        box: PixelBounds(minX: box.minX, minY: rows.lowerBound, maxX: box.maxX,
-                                                        maxY: rows.upperBound - 1))
+                                                        maxY: rows.upperBound - 1),
+                                       metal: metal?.image, metalFirstRow: metal?.firstRow ?? 0)
             try canvas.appendLit(content, at: (box.minX, rows.lowerBound))
             next = rows.upperBound
             title.drop(below: next)

@@ -25,6 +25,16 @@ import MercurialTestSupport
         return styles
     }
 
+    /// A red point light at `at` over a gradient when `lit`, else neither.
+    static func light(_ settings: inout RenderSettings, _ lit: Bool, at: (x: Double, y: Double)) {
+        settings.pointLights = lit ? [PointLight(x: at.x, y: at.y, color: RGBColor(r: 1, g: 0.2, b: 0.1),
+                                                 intensity: 0.9, range: 90)] : []
+        settings.backgroundGradient = lit ? BackgroundGradient(
+            gradient: Gradient(stops: [.init(color: RGBColor(r: 0.9, g: 0.1, b: 0.3), location: 0),
+                                       .init(color: RGBColor(r: 0.1, g: 0.1, b: 0.6), location: 1)]),
+            startPoint: [0, 0.2], endPoint: [1, 0.9]) : nil
+    }
+
     /// How many pixels differ, how many of those show (either is not fully transparent),
     /// and by how many levels at most those do.
     static func differences(_ a: Image<RGBA8>, _ b: Image<RGBA8>) -> (count: Int, visible: Int, worst: Int) {
@@ -32,6 +42,20 @@ import MercurialTestSupport
         let visible = differing.filter { a.pixels[$0].a > 0 || b.pixels[$0].a > 0 }
         return (differing.count, visible.count,
                 visible.map { StreamingRenderTests.levels(a.pixels[$0], b.pixels[$0]) }.max() ?? 0)
+    }
+
+    /// `settings` streamed in bands of 16, 7 and 500 rows against its whole render: the
+    /// same pixels when `exact`, else at most one level apart on at most 1 pixel in 200.
+    static func expectBandsEqualTheWholeRender(_ settings: RenderSettings, exact: Bool, _ what: String) throws {
+        let whole = try TitleRenderer.render(settings).image
+        for band in [16, 7, 500] {
+            let (image, title) = try StreamingRenderTests.streamed(settings, bandHeight: band)
+            #expect(title.width == whole.width && title.height == whole.height)
+            #expect(image.pixels.count == whole.pixels.count)
+            let (count, visible, worst) = Self.differences(image, whole)
+            #expect(exact ? count == 0 : worst <= 1 && visible * 200 <= whole.pixels.count,
+                    "\(what), band \(band): \(count) pixels differ, \(visible) visibly, by up to \(worst) levels")
+        }
     }
 
     /// Styles without a distance-field step are the whole render's to the bit (their box
@@ -49,16 +73,8 @@ import MercurialTestSupport
             as [(Stroke.Position?, Double, RGBColor?)] {
             settings.look.styles = Self.styles(shadowAngle: shadowAngle, stroke: stroke, spread: spread)
             settings.background = background
-            let whole = try TitleRenderer.render(settings).image
-            for band in [16, 7, 500] {
-                let (image, title) = try StreamingRenderTests.streamed(settings, bandHeight: band)
-                #expect(title.width == whole.width && title.height == whole.height)
-                #expect(image.pixels.count == whole.pixels.count)
-                let (count, visible, worst) = Self.differences(image, whole)
-                let exact = stroke == nil && spread == 0
-                #expect(exact ? count == 0 : worst <= 1 && visible * 200 <= whole.pixels.count,
-                        "angle \(shadowAngle), stroke \(String(describing: stroke)), spread \(spread), band \(band): \(count) pixels differ, \(visible) visibly, by up to \(worst) levels")
-            }
+            try Self.expectBandsEqualTheWholeRender(settings, exact: stroke == nil && spread == 0,
+                                                    "angle \(shadowAngle), stroke \(String(describing: stroke)), spread \(spread)")
         }
     }
 
@@ -78,12 +94,7 @@ import MercurialTestSupport
                 (settings.mask, settings.text, settings.size, settings.width, settings.height) = (nil, "Hg", 60, 150, 80)
             }
             for lit in [false, true] {
-                settings.pointLights = lit ? [PointLight(x: 40, y: 30, color: RGBColor(r: 1, g: 0.2, b: 0.1),
-                                                         intensity: 0.9, range: 90)] : []
-                settings.backgroundGradient = lit ? BackgroundGradient(
-                    gradient: Gradient(stops: [.init(color: RGBColor(r: 0.9, g: 0.1, b: 0.3), location: 0),
-                                               .init(color: RGBColor(r: 0.1, g: 0.1, b: 0.6), location: 1)]),
-                    startPoint: [0, 0.2], endPoint: [1, 0.9]) : nil
+                Self.light(&settings, lit, at: (40, 30))
                 let whole = try TitleRenderer.render(settings).image
                 let (image, _) = try StreamingRenderTests.streamed(settings, bandHeight: 16)
                 #expect(image.width == whole.width && image.height == whole.height)
@@ -109,30 +120,25 @@ import MercurialTestSupport
         }
     }
 
-    /// A stroke in the title's metal is lofted in memory (it is a shape of its own, not a band's
-    /// mask): a title the streamed path would take renders in memory, as `render` draws it, and
-    /// one whose region is too large for memory is a clear error, not an outline in a colour.
-    @Test func aMetalStrokeIsDrawnInMemory() throws {
+    /// A stroke in the title's metal streams as it renders whole: its outline lofted, shaded
+    /// and lit from windows of its plane's rows, inside, outside and centred, in each
+    /// profile, with point lights over a gradient and bare; with the band heights of
+    /// the other styles' test.
+    @Test(arguments: [LoftProfile.liquid, .chisel])
+    func aMetalStrokeStreamsAsItRendersWhole(_ profile: LoftProfile) throws {
         var settings = RenderSettings()
-        settings.text = "Hg"
+        settings.text = "Hg\\nwave"
         settings.size = 48
-        var stroke = Stroke()
-        (stroke.width, stroke.material) = (4, true)
-        settings.look.styles.stroke = stroke
-        let result = try TitleRenderer.renderPNG(settings, compression: .fast, force: true, path: nil)
-        guard case .inMemory(let title) = result else {
-            Issue.record("a metal stroke was streamed (in bands its outline is drawn in a flat colour)")
-            return
-        }
-        #expect(title.image.pixels == (try TitleRenderer.render(settings)).image.pixels)
-        settings.size = 3000
-        settings.text = "Metal"
-        do {
-            _ = try TitleRenderer.renderPNG(settings, compression: .fast, path: nil)
-            Issue.record("a metal stroke around a region too large for memory rendered")
-        } catch {
-            #expect(error.message.contains("\"stroke.color\": \"material\") is lofted in memory") && error.message.contains("use a smaller --size or a colour"),
-                    "\(error.message)")
+        settings.radius = 6
+        settings.profile = profile
+        for (position, width, lit) in [(Stroke.Position.outside, 5.0, false), (.inside, 3, true), (.center, 4, false),
+                                       (.outside, 8, true)] {
+            var stroke = Stroke()
+            (stroke.width, stroke.position, stroke.material) = (width, position, true)
+            settings.look.styles = Self.styles(shadowAngle: 290, stroke: nil, spread: 0)
+            settings.look.styles.stroke = stroke
+            Self.light(&settings, lit, at: (60, 40))
+            try Self.expectBandsEqualTheWholeRender(settings, exact: false, "\(profile) \(position) \(width) lit \(lit)")
         }
     }
 }
