@@ -108,14 +108,15 @@ public enum SceneFile {
     }
 
     /// Applies the members of a scene or material object, in order.
+    /// `layerKeys`: a layer's own keys, which its other keys' errors suggest too.
     static func apply(_ members: [JSONMember], from file: String, kind: Kind,
-                      to settings: inout RenderSettings) throws(MercurialError) {
+                      to settings: inout RenderSettings, layerKeys: [String] = []) throws(MercurialError) {
         let known = keys
         for member in members {
             let key = member.key
             let sceneOnly = ["text", "material", "animation", "dynamics", "in", "out", "sequence"]
             guard known.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
-                let allowed = kind == .material ? known.filter { !sceneOnly.contains($0) } : known
+                let allowed = layerKeys + (kind == .material ? known.filter { !sceneOnly.contains($0) } : known)
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
                 throw MercurialError("\(file):\(member.keyLocation): unknown key \"\(key)\"\(hint)")
             }
@@ -159,8 +160,9 @@ public enum SceneFile {
                 switch field.key {
                 case _ where SceneSchema.layer.field(field.key) != nil:
                     try SceneSchema.layer.field(field.key)?.read(&layer, field.value, "\(name).\(field.key)", reader)
-                case "layers", "animation", "dynamics", "sequence":
-                    throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers; move it to the top level")
+                case "layers", "animation", "dynamics", "sequence", "in", "out":
+                    let inOut = ["in", "out"].contains(field.key) ? " (the scene's \"in\" and \"out\" bring the whole stack in and out)" : ""
+                    throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers\(inOut); move it to the top level")
                 case "material":
                     guard case .string(let material) = field.value.value else { throw typeError(file, field, expected: "a material name or path") }
                     try Materials.apply(resolvePath(material, relativeTo: file, at: field.value.location, key: "material",
@@ -169,7 +171,7 @@ public enum SceneFile {
                 default: rest.append(field)
                 }
             }
-            try apply(rest, from: file, kind: .scene, to: &layer.settings)
+            try apply(rest, from: file, kind: .scene, to: &layer.settings, layerKeys: SceneSchema.layer.keys)
             layers.append(layer)
         }
         do throws(MercurialError) { _ = try LayeredTitle.stacking(layers) } catch {
