@@ -452,6 +452,11 @@ extension ParameterGroup {
         if let p = allParameters.first(where: { $0.key == key }) ?? allParameters.first(where: { $0.key.lowercased() == key.lowercased() }) {
             return p
         }
+        let block = key.split(separator: ".", maxSplits: 1).first.map(String.init) ?? key
+        if ["in", "out", "animation"].contains(block) {
+            let flag = block == "animation" ? "" : " or with animate's --\(block) PRESET"
+            throw MercurialError("'\(key)' is not a parameter: a scene's \"\(block)\" is set in the scene file\(flag), not with --set")
+        }
         let suggestion = closestMatch(to: key, in: allParameters.map(\.key))
         throw MercurialError("unknown parameter '\(key)'\(suggestion.map { "; did you mean '\($0)'?" } ?? "") (see 'mercurial params')")
     }
