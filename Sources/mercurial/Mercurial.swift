@@ -52,15 +52,16 @@ struct Mercurial: ParsableCommand {
                 Foundation.exit(0)
             }
             // ArgumentParser's usage errors: keep its message, on one line.
-            fail("\(oneLine(usageError: fullMessage(for: error))) (see 'mercurial help')", status: code.rawValue)
+            fail("\(oneLine(usageError: fullMessage(for: error), arguments: arguments)) (see 'mercurial help')", status: code.rawValue)
         }
     }
 }
 
 /// ArgumentParser's usage error on one line. A flag's choices, which it lists one a line
 /// when there are six or more (`--anchor`), are put on that line, and a value that is a
-/// slip for one of them (at most two letters wrong) gets a did-you-mean.
-func oneLine(usageError text: String) -> String {
+/// slip for one of them (at most two letters wrong) gets a did-you-mean. A negative number
+/// after a flag is taken for a flag itself ("Missing value"), so that error says to join them.
+func oneLine(usageError text: String, arguments: [String]) -> String {
     let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
     let first = lines.first { !$0.isEmpty } ?? text
     var message = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
@@ -80,6 +81,11 @@ func oneLine(usageError text: String) -> String {
             .filter({ $0.distance <= 2 && $0.distance < $0.name.count }).min(by: { $0.distance < $1.distance }) {
             message += " Did you mean '\(near.name)'?"
         }
+    }
+    if message.hasPrefix("Missing value for '--"), let flag = message.dropFirst(19).split(separator: " ").first,
+       let at = arguments.firstIndex(of: String(flag)), at + 1 < arguments.count,
+       arguments[at + 1].range(of: #"^-[0-9.]"#, options: .regularExpression) != nil {
+        message += "; a negative value goes after an equals sign: \(flag)=\(arguments[at + 1])"
     }
     return message
 }

@@ -24,6 +24,8 @@ extension CLIErrorCase {
                          fragments: [anchors, "did you mean 'bottom-left'?"]),
             CLIErrorCase(name: "choices: --set bevel slip", arguments: ["render", "Hi", "--set", "bevel=dwn"],
                          fragments: ["use up or down", "did you mean 'down'?"]),
+            CLIErrorCase(name: "a negative offset after a space", arguments: ["render", "Hi", "--offset", "-20,0"],
+                         status: .usage, fragments: ["Missing value for '--offset", "goes after an equals sign: --offset=-20,0"]),
             CLIErrorCase(name: "--set in.duration", arguments: ["animate", "s.json", "--set", "in.duration=1"],
                          setup: [.text("s.json", #"{"text": "Hi", "animation": {"duration": 1}}"#)],
                          fragments: ["'in.duration' is not a parameter", "set in the scene file or with animate's --in PRESET"]),
