@@ -172,6 +172,15 @@ public enum SceneFile {
                 }
             }
             try apply(rest, from: file, kind: .scene, to: &layer.settings, layerKeys: SceneSchema.layer.keys)
+            if let above = layer.below {
+                // A stack is placed by its top layer: a stacked layer's own placement would be dropped.
+                // (A recipe writes every layer's keys, which for a stacked one are the scene's.)
+                let own: [String: Bool] = ["anchor": layer.settings.anchor != top.anchor, "margin": layer.settings.margin != top.margin,
+                                           "offset": layer.settings.offset != top.offset, "padding": layer.settings.padding != top.padding]
+                if let field = fields.first(where: { own[$0.key] == true }) {
+                    throw MercurialError("\(file):\(field.keyLocation): layer \(index + 1) is \"below\" \"\(above)\", so it moves with that stack, which its top layer's anchor, margin, offset and padding place; its own \"\(field.key)\" would not be used: give it to the stack's top layer, or leave out \"below\" to place this layer on its own")
+                }
+            }
             layers.append(layer)
         }
         do throws(MercurialError) { _ = try LayeredTitle.stacking(layers) } catch {
