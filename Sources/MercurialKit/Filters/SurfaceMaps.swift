@@ -41,8 +41,11 @@ public struct TitleSurface: Sendable {
                             height: shape.canvas.height, plateau: shape.plateau, engraved: settings.bevel == .down)
     }
 
-    /// Refuses, before anything is drawn, a title whose region is too large for maps.
+    /// Refuses, before anything is drawn, a scene of layers or a title whose region is too large for maps.
     public static func checkSize(_ settings: RenderSettings) throws(MercurialError) {
+        guard settings.layers.isEmpty else {
+            throw MercurialError("height and normal maps are made of one title, and this scene has \(settings.layers.count) \"layers\"; give --emit color, or make each layer's maps from a scene of its own")
+        }
         let planned = try TitleRenderer.plannedSize(settings)
         guard planned.region.width * planned.region.height <= maximumRegionPixels else {
             throw MercurialError("height and normal maps are made in memory, from at most \(maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask")
