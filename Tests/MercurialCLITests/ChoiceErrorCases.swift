@@ -29,7 +29,7 @@ extension CLIErrorCase {
             CLIErrorCase(name: "--set in.duration", arguments: ["animate", "s.json", "--set", "in.duration=1"],
                          setup: [.text("s.json", #"{"text": "Hi", "animation": {"duration": 1}}"#)],
                          fragments: ["'in.duration' is not a parameter", "set in the scene file or with animate's --in PRESET"]),
-            scene("anchor", #""anchor": "botom-left""#, [anchors, "did you mean 'bottom-left'?"]),
+            scene("anchor", #""anchor": "botom-left""#, [anchors, "did you mean \"bottom-left\"?"]),
             scene("slide side", #""in": {"type": "slide", "side": "lft"}"#,
                   ["\"in.side\" must be \"left\", \"right\", \"top\" or \"bottom\"", "did you mean \"left\"?"]),
             scene("reveal style", #""out": {"type": "reveal", "style": "rize"}"#, ["\"out.style\"", "did you mean \"rise\"?"]),

@@ -248,7 +248,9 @@ public struct Parameter: Sendable {
             return .integer(v)
         case .choice(let cases):
             guard cases.contains(trimmed.lowercased()) else {
-                throw MercurialError("\(culprit) is not known; use \(orList(cases))\(didYouMean(trimmed, in: cases))")
+                // A scene file's culprit is in double quotes, and so its suggestion.
+                let quote = culprit.hasPrefix("\"") ? "\"" : "'"
+                throw MercurialError("\(culprit) is not known; use \(orList(cases))\(didYouMean(trimmed, in: cases, quote: quote))")
             }
             return .choice(trimmed.lowercased())
         case .color:
