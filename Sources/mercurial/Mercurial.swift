@@ -52,12 +52,42 @@ struct Mercurial: ParsableCommand {
                 Foundation.exit(0)
             }
             // ArgumentParser's usage errors: keep its message, on one line.
-            let lines = fullMessage(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            let first = lines.first { !$0.isEmpty } ?? "\(error)"
-            let message = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
-            fail("\(message) (see 'mercurial help')", status: code.rawValue)
+            fail("\(oneLine(usageError: fullMessage(for: error), arguments: arguments)) (see 'mercurial help')", status: code.rawValue)
         }
     }
+}
+
+/// ArgumentParser's usage error on one line. A flag's choices, which it lists one a line
+/// when there are six or more (`--anchor`), are put on that line, and a value that is a
+/// slip for one of them (at most two letters wrong) gets a did-you-mean. A negative number
+/// after a flag is taken for a flag itself ("Missing value"), so that error says to join them.
+func oneLine(usageError text: String, arguments: [String]) -> String {
+    let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    let first = lines.first { !$0.isEmpty } ?? text
+    var message = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
+    var choices: [String] = []
+    if message.hasSuffix(" one of the following:") {
+        choices = lines.filter { $0.hasPrefix("- ") }.map { String($0.dropFirst(2)) }
+        message = String(message.dropLast(" the following:".count)) + " "
+            + choices.dropLast().map { "'\($0)'" }.joined(separator: ", ") + " or '\(choices.last ?? "")'."
+    } else if let list = message.range(of: "Please provide one of ") {
+        // 'a', 'b' or 'c'.: every other piece between quotes.
+        let pieces = message[list.upperBound...].split(separator: "'", omittingEmptySubsequences: false)
+        choices = pieces.enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+    if message.hasPrefix("The value '"), let end = message.range(of: "' is invalid") {
+        let value = message[message.index(message.startIndex, offsetBy: 11)..<end.lowerBound].lowercased()
+        if let near = choices.map({ (name: $0, distance: editDistance(value, $0)) })
+            .filter({ $0.distance <= 2 && $0.distance < $0.name.count }).min(by: { $0.distance < $1.distance }) {
+            message += " Did you mean '\(near.name)'?"
+        }
+    }
+    if message.hasPrefix("Missing value for '--"), let flag = message.dropFirst(19).split(separator: " ").first,
+       let at = arguments.firstIndex(of: String(flag)), at + 1 < arguments.count,
+       arguments[at + 1].range(of: #"^-[0-9.]"#, options: .regularExpression) != nil {
+        message += "; a negative value goes after an equals sign: \(flag)=\(arguments[at + 1])"
+    }
+    return message
 }
 
 /// The subcommand `word` is a slip for (at most two letters wrong, added, dropped or

@@ -41,6 +41,38 @@ import MercurialTestSupport
         }
     }
 
+    /// Over a scene with layers (a lower third), `layers[N].KEY` sets one layer's key and a
+    /// plain column every layer's, as --set does; a row used to render the scene unchanged.
+    @Test func columnsSetALayeredScenesLayers() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            func scene(_ name: String, _ role: String) -> String {
+                #"{"width": 640, "height": 240, "anchor": "bottom-left", "margin": "safe", "layers": [{"name": "n", "text": "\#(name)", "size": 48}, {"below": "n", "text": "\#(role)", "size": 24}]}"#
+            }
+            try Data(scene("Name", "Role").utf8).write(to: dir.appendingPathComponent("base.json"))
+            try Data(scene("Alice Smith", "Producer").utf8).write(to: dir.appendingPathComponent("alice.json"))
+            try Data("layers[0].text,layers[1].text\nAlice Smith,Producer\n".utf8).write(to: dir.appendingPathComponent("t.csv"))
+            try Data("text,layers[3].size\nBoth,30\n".utf8).write(to: dir.appendingPathComponent("bad.csv"))
+            let r = try await CLI.run(["batch", "t.csv", "--params", "base.json", "--name", "{layers[0].text}", "-o", "out", "-q"],
+                                      in: dir, timeout: Self.deadline)
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(r)")
+            let alice = try await CLI.run(["render", "--params", "alice.json", "-o", "alice.png", "-q"], in: dir)
+            #expect(alice.status == 0)
+            #expect(try CLI.readPNG(dir.appendingPathComponent("out/Alice-Smith.png")).pixels
+                    == (try CLI.readPNG(dir.appendingPathComponent("alice.png")).pixels))
+            // A plain column is every layer's; a layer the scene lacks is the row's error.
+            let both = try await CLI.run(["render", "--params", "base.json", "--set", "text=Both", "-o", "both.png", "-q"], in: dir)
+            #expect(both.status == 0)
+            try Data("text\nBoth\n".utf8).write(to: dir.appendingPathComponent("plain.csv"))
+            let plain = try await CLI.run(["batch", "plain.csv", "--params", "base.json", "--name", "{text}", "-o", "out", "-q"],
+                                          in: dir, timeout: Self.deadline)
+            #expect(plain.status == 0, "\(plain)")
+            #expect(try CLI.readPNG(dir.appendingPathComponent("out/Both.png")).pixels
+                    == (try CLI.readPNG(dir.appendingPathComponent("both.png")).pixels))
+            let bad = try await CLI.run(["batch", "bad.csv", "--params", "base.json", "-o", "out", "-q"], in: dir, timeout: Self.deadline)
+            #expect(bad.status == 1 && bad.stderrLines == ["error: bad.csv:2: column 'layers[3].size' names layer 3, but the scene has 2 (layers[0] to layers[1]); remove the column or give the scene that layer"], "\(bad)")
+        }
+    }
+
     @Test func jsonLinesAndShardsSplitTheRowsWithoutOverlap() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let lines = (1...7).map { #"{"text": "T\#($0)", "size": 30, "radius": \#(4 + $0)}"# }.joined(separator: "\n")

@@ -270,6 +270,27 @@ extension CLIErrorCase {
         CLIErrorCase(name: "layers: below names no layer", arguments: ["render", "--params", "s.json"],
                      setup: [.text("s.json", #"{"width": 800, "height": 300, "layers": [{"name": "a", "text": "A"}, {"below": "b", "text": "B"}]}"#)],
                      fragments: [#"s.json:1:41: layer 2 is "below" "b", which names no layer; did you mean "a"?"#]),
+        CLIErrorCase(name: "layers: a slip for a layer's own key", arguments: ["render", "--params", "s.json"],
+                     setup: [.text("s.json", #"{"width": 800, "height": 300, "layers": [{"name": "a", "text": "A"}, {"belw": "a", "text": "B"}]}"#)],
+                     fragments: [#"s.json:1:71: unknown key "belw"; did you mean "below"?"#]),
+        CLIErrorCase(name: "layers: in or out in a layer", arguments: ["animate", "s.json", "-o", "out.apng"],
+                     setup: [.text("s.json", #"{"width": 800, "height": 300, "animation": {"duration": 1}, "layers": [{"text": "A", "in": {"type": "fade"}}]}"#)],
+                     fragments: [#"s.json:1:86: "in" belongs to the scene, not to one of its layers"#, "move it to the top level"],
+                     output: .mustNotExist("out.apng")),
+        CLIErrorCase(name: "layers: a canvas too large to paint in memory", arguments: ["render", "--params", "s.json"],
+                     setup: [.text("s.json", #"{"width": 16384, "height": 16384, "layers": [{"text": "A"}, {"text": "B"}]}"#)],
+                     fragments: ["at most 33 M pixels (7680×4320)", "16384×16384", "smaller \"width\" and \"height\""]),
+        CLIErrorCase(name: "animation: H.264 of an odd size", arguments: ["animate", "s.json", "-o", "out.mp4"],
+                     setup: [.text("s.json", #"{"text": "Hi", "width": 641, "height": 360, "animation": {"duration": 0.2}}"#)],
+                     fragments: ["need an even width and height, and these are 641×360", "(e.g. 642×360)", ".webm or .mov"],
+                     output: .mustNotExist("out.mp4")),
+        CLIErrorCase(name: "layers: a stacked layer's own offset", arguments: ["render", "--params", "s.json"],
+                     setup: [.text("s.json", #"{"width": 800, "height": 300, "layers": [{"name": "a", "text": "A"}, {"below": "a", "text": "B", "offset": [0, 8]}]}"#)],
+                     fragments: [#"s.json:1:98: layer 2 is "below" "a""#, #"its own "offset" would not be used"#, "give it to the stack's top layer"]),
+        CLIErrorCase(name: "layers: height and normal maps", arguments: ["render", "--params", "s.json", "--emit", "color,height", "-o", "t.png"],
+                     setup: [.text("s.json", #"{"width": 800, "height": 300, "layers": [{"text": "A"}]}"#)],
+                     fragments: [#"height and normal maps are made of one title, and this scene has 1 "layers""#, "--emit color"],
+                     output: .mustNotExist("t.png")),
         CLIErrorCase(name: "layers: with dynamics", arguments: ["animate", "s.json", "-o", "out.apng"],
                      setup: [.text("s.json", #"{"width": 800, "height": 300, "animation": {"duration": 1}, "dynamics": {}, "layers": [{"text": "A"}]}"#)],
                      fragments: [#""dynamics" moves one title's letters, not a scene's "layers""#], output: .mustNotExist("out.apng")),
@@ -400,7 +421,7 @@ extension CLIErrorCase {
                      fragments: ["'rendr' is not a command", "did you mean 'mercurial render'"], output: .none),
         CLIErrorCase(name: "usage: mistyped animate", arguments: ["Animaet", "s.json"], status: .usage,
                      fragments: ["'Animaet' is not a command", "did you mean 'mercurial animate'"], output: .none),
-    ] + hostile + animation + batch + vine + sequence + inOut + styles
+    ] + hostile + animation + batch + vine + sequence + inOut + styles + choices
 }
 
 /// The cases run in parallel, each in its own temporary folder; `CLI.run` keeps

@@ -19,7 +19,7 @@ extension CLIErrorCase {
             bad("negative size", "outerGlow", #"{"size": -1}"#, ["s.json:2:", "\"outerGlow.size\" is -1, out of range 0…250"]),
             bad("spread over 100", "dropShadow", #"{"spread": 150}"#, ["s.json:2:", "\"dropShadow.spread\" is 150, out of range 0…100"]),
             bad("unknown stroke position", "stroke", #"{"position": "outsde"}"#,
-                ["s.json:2:", "unknown \"stroke.position\" \"outsde\"", "did you mean \"outside\"?"]),
+                ["s.json:2:", "\"stroke.position\" must be", "did you mean \"outside\"?"]),
             bad("stroke position not a word", "stroke", #"{"position": 3}"#,
                 ["s.json:2:", "\"stroke.position\" must be \"outside\", \"inside\" or \"center\""]),
             bad("stroke colour near \"material\"", "stroke", #"{"color": "materail"}"#,

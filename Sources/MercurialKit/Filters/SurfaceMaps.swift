@@ -4,7 +4,9 @@
 public enum SurfaceMap: String, Sendable, CaseIterable {
     /// The shaded title (the usual output).
     case color
-    /// 16-bit grey: 0 on and outside the edge, 65535 on the profile's plateau.
+    /// 16-bit grey: 0 on and outside the edge, 65535 on the profile's plateau; an
+    /// engraved title (`bevel: down`) the other way round, as its normals are: the flat
+    /// surface 65535, the letters cut down to 0 on their plateau.
     case height
     /// RGB = (n + 1) / 2 of the unit normal, flat (128, 128, 255) outside the mask.
     case normal
@@ -24,6 +26,8 @@ public struct TitleSurface: Sendable {
     public var width: Int, height: Int
     /// The height of the profile's plateau (heights are scaled by it to 0…1).
     public var plateau: Float
+    /// `bevel: down`: the heights are negated (as the normals are), so the map is inverted.
+    public var engraved: Bool
 
     /// The most pixels of the region the maps are made of (the ink and its margin):
     /// they are made in memory, about 30 bytes a pixel.
@@ -34,11 +38,14 @@ public struct TitleSurface: Sendable {
         let shape = try FrameRenderer.stillShape(settings)
         return TitleSurface(mask: shape.mask, heights: shape.heights, normals: shape.keptNormals,
                             originX: shape.origin.x, originY: shape.origin.y, width: shape.canvas.width,
-                            height: shape.canvas.height, plateau: shape.plateau)
+                            height: shape.canvas.height, plateau: shape.plateau, engraved: settings.bevel == .down)
     }
 
-    /// Refuses, before anything is drawn, a title whose region is too large for maps.
+    /// Refuses, before anything is drawn, a scene of layers or a title whose region is too large for maps.
     public static func checkSize(_ settings: RenderSettings) throws(MercurialError) {
+        guard settings.layers.isEmpty else {
+            throw MercurialError("height and normal maps are made of one title, and this scene has \(settings.layers.count) \"layers\"; give --emit color, or make each layer's maps from a scene of its own")
+        }
         let planned = try TitleRenderer.plannedSize(settings)
         guard planned.region.width * planned.region.height <= maximumRegionPixels else {
             throw MercurialError("height and normal maps are made in memory, from at most \(maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask")
@@ -47,11 +54,16 @@ public struct TitleSurface: Sendable {
 
     /// The 16-bit grey height map as a PNG.
     public func heightMapPNG() throws(MercurialError) -> [UInt8] {
+        try encode(heightSamples().map(Grey16.init), fill: Grey16(engraved ? 65535 : 0), bitDepth: 16, colorType: 0)
+    }
+
+    /// The height map's samples over the region (the canvas around it is the flat surface's).
+    func heightSamples() -> Image<UInt16> {
         let scale = 65535 / plateau
-        let content = Image(width: mask.width, height: mask.height, pixels: zip(mask.pixels, heights.pixels).map { c, h in
-            Grey16(c > 0 ? UInt16(min(max(h * scale, 0), 65535).rounded()) : 0)
+        return Image(width: mask.width, height: mask.height, pixels: zip(mask.pixels, heights.pixels).map { c, h in
+            let raised = c > 0 ? UInt16(min(max(h * scale, 0), 65535).rounded()) : 0
+            return engraved ? 65535 - raised : raised
         })
-        return try encode(content, fill: Grey16(0), bitDepth: 16, colorType: 0)
     }
 
     /// The tangent-space normal map as a PNG, 8 or 16 bits a channel.

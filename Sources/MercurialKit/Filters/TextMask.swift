@@ -166,6 +166,9 @@ public enum TextMask {
                     || inkX >= canvasWidth || inkY >= canvasHeight {
                     warnings.append(MercurialWarning("the offset [\(format(frame.offset.x)), \(format(frame.offset.y))] moves the text off the \(canvasWidth)×\(canvasHeight) canvas; the title is blank"))
                 }
+                if width == nil && height == nil && frame.anchor != .center {
+                    warnings.append(MercurialWarning("anchor \(frame.anchor.rawValue) places the ink on a canvas you size, and this one is sized to the text, so it changes nothing; give a width and height (--width, --height)"))
+                }
                 for path in font.unreadable {
                     warnings.append(MercurialWarning("installed font '\(UserPath(checked: path))' could not be read, so it draws nothing here; check it with 'fc-query'"))
                 }

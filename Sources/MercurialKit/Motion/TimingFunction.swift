@@ -38,7 +38,8 @@ public enum TimingFunction: Sendable, Equatable, CustomStringConvertible {
         let lower = trimmed.lowercased()
         guard lower.hasPrefix("cubicbezier("), lower.hasSuffix(")") else {
             let names = named.map(\.name).joined(separator: ", ")
-            throw MercurialError("timing '\(shortQuote(text))' is not known; use \(names) or cubicBezier(x1, y1, x2, y2)")
+            throw MercurialError("timing '\(shortQuote(text))' is not known; use \(names) or cubicBezier(x1, y1, x2, y2)"
+                                 + didYouMean(trimmed, in: named.map(\.name)))
         }
         let inner = trimmed.dropFirst("cubicBezier(".count).dropLast()
         let numbers = inner.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }

@@ -83,6 +83,7 @@ extension AnimationFormat {
                                 recipe: recipe)
         case .pngSequence(let pattern): return try PNGSequenceSink(pattern: pattern, width: width, height: height)
         case .webm, .mov, .mp4:
+            try FFmpegSink.checkEvenSize(self, width: width, height: height)
             return try FFmpegSink(format: self, path: path, width: width, height: height, rate: FrameRate(fps),
                                   quality: quality, recipe: recipe)
         }
@@ -319,6 +320,14 @@ final class FFmpegSink: RowSink {
         let gigabytes = Double(width * height * limit.bytesPerPixel) / 1e9
         let other = format == .webm ? ".mov (ProRes 4444, up to 20 M pixels)" : ".mov with --codec qtrle (any frame size)"
         throw MercurialError("\(format) at \(width)×\(height) would take ffmpeg about \(String(format: "%.1f", gigabytes)) GB; it may have at most \(limit.pixels / 1_000_000) M pixels (e.g. \(limit.example)) to stay near 1 GB: use a smaller canvas, \(other) or .png (APNG)")
+    }
+
+    /// Refuses an odd width or height for H.264, whose 4:2:0 colour is stored per 2×2 block
+    /// (libx264 fails on one with an opaque "Error while opening encoder").
+    static func checkEvenSize(_ format: AnimationFormat, width: Int, height: Int) throws(MercurialError) {
+        guard format == .mp4, !width.isMultiple(of: 2) || !height.isMultiple(of: 2) else { return }
+        let even = "\(width + width % 2)×\(height + height % 2)"
+        throw MercurialError("\(format) stores colour at half resolution (4:2:0), so its frames need an even width and height, and these are \(width)×\(height); give the scene an even \"width\" and \"height\" (e.g. \(even)), or write .webm or .mov")
     }
 
     /// An FFMETADATA file giving the output's `comment`: `=`, `;`, `#`, `\` and a

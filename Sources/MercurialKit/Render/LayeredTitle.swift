@@ -29,6 +29,10 @@ enum LayeredTitle {
         guard let width = first.settings.width, let height = first.settings.height else {
             throw MercurialError("\"layers\" needs the canvas's \"width\" and \"height\" (the layers are placed on it together); give both")
         }
+        // Painted whole, as an animation's frame is: 16384×16384 took 2.2 GB.
+        guard width * height <= FrameRenderer.maximumFramePixels else {
+            throw MercurialError("layers are painted on their canvas in memory, so it may have at most \(FrameRenderer.maximumFramePixels / 1_000_000) M pixels (7680×4320), as an animation's frame; this one is \(width)×\(height); use a smaller \"width\" and \"height\"")
+        }
         let (placed, placing) = try place(layers, width: width, height: height)
         var canvas: Image<RGBA8>? = nil
         var warnings = placing

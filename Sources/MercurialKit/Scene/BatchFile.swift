@@ -77,10 +77,10 @@ public struct BatchFile: Sendable {
                 }
                 let key = name.trimmingCharacters(in: .whitespaces)
                 do {
-                    _ = try ParameterGroup.parameter(forKey: key)
+                    _ = try ParameterGroup.parameter(forKey: Self.layerColumn(key)?.key ?? key)
                     columns.append(Column(name: key))
                 } catch {
-                    let near = closestMatch(to: key, in: ParameterGroup.allParameters.map(\.key)) != nil
+                    let near = closestMatch(to: Self.layerColumn(key)?.key ?? key, in: ParameterGroup.allParameters.map(\.key)) != nil
                     columns.append(Column(name: key, problem: error.message, nearParameter: near))
                 }
             }
@@ -157,10 +157,20 @@ public struct BatchFile: Sendable {
         switch row.kind {
         case .fields(let values):
             for (column, value) in zip(columns, values) where column.isParameter && !value.isEmpty {
-                let parameter = try ParameterGroup.parameter(forKey: column.name)
+                let layer = Self.layerColumn(column.name)
+                let parameter = try ParameterGroup.parameter(forKey: layer?.key ?? column.name)
                 let parsed: ParameterValue
                 if case .text = parameter.kind { parsed = .text(value) } else { parsed = try parameter.parse(value) }
-                try settings.set(parameter, to: parsed)
+                if let layer {
+                    guard layer.index < settings.layers.count else {
+                        throw MercurialError("column '\(column.name)' names layer \(layer.index), but the scene has \(settings.layers.isEmpty ? "no \"layers\"" : "\(settings.layers.count) (layers[0] to layers[\(settings.layers.count - 1)])"); remove the column or give the scene that layer")
+                    }
+                    try settings.layers[layer.index].settings.set(parameter, to: parsed)
+                } else {
+                    // Over a scene with layers, as --set does: the top level and every layer.
+                    try settings.set(parameter, to: parsed)
+                    for i in settings.layers.indices { try settings.layers[i].settings.set(parameter, to: parsed) }
+                }
             }
         case .scene(let bytes):
             try SceneFile.load(json: bytes, name: path, into: &settings)
@@ -190,6 +200,10 @@ public struct BatchFile: Sendable {
                 return String(repeating: "0", count: max(0, width - String(row).count)) + String(row)
             } else if let value = other[key] {
                 return value
+            } else if let layer = layerColumn(key), let p = try? ParameterGroup.parameter(forKey: layer.key) {
+                guard layer.index < settings.layers.count else { return "" }
+                let value = p.value(in: settings.layers[layer.index].settings)
+                return value == .unset ? "" : p.format(value)
             } else if let p = try? ParameterGroup.parameter(forKey: key) {
                 let value = p.value(in: settings)
                 return value == .unset ? "" : p.format(value)
@@ -211,6 +225,15 @@ public struct BatchFile: Sendable {
         while safe.utf8.count > 200 { safe.removeLast() }
         if safe.isEmpty { safe = "title-\(row)" }
         return safe + ".png"
+    }
+
+    /// `layers[N].KEY`: the layer's index and the key (nil for any other column).
+    static func layerColumn(_ name: String) -> (index: Int, key: String)? {
+        guard name.hasPrefix("layers["), let close = name.firstIndex(of: "]"),
+              name[name.index(after: close)...].hasPrefix("."),
+              let index = Int(name[name.index(name.startIndex, offsetBy: 7)..<close]), (0..<TitleLayer.maximum).contains(index)
+        else { return nil }
+        return (index, String(name[name.index(close, offsetBy: 2)...]))
     }
 
     /// The keys a template names in braces.

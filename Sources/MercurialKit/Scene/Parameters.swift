@@ -215,7 +215,7 @@ public struct Parameter: Sendable {
             }
         case (.choice(let cases), .choice(let s)):
             guard cases.contains(s) else {
-                throw MercurialError("\(key) is '\(s)', which is not known; use \(orList(cases))")
+                throw MercurialError("\(key) is '\(s)', which is not known; use \(orList(cases))\(didYouMean(s, in: cases))")
             }
         case (.text, .text(let s)), (.font, .text(let s)), (.path, .text(let s)):
             guard s.utf8.count <= RenderSettings.maximumTextLength * 4, s.count <= RenderSettings.maximumTextLength else {
@@ -248,7 +248,9 @@ public struct Parameter: Sendable {
             return .integer(v)
         case .choice(let cases):
             guard cases.contains(trimmed.lowercased()) else {
-                throw MercurialError("\(culprit) is not known; use \(orList(cases))")
+                // A scene file's culprit is in double quotes, and so its suggestion.
+                let quote = culprit.hasPrefix("\"") ? "\"" : "'"
+                throw MercurialError("\(culprit) is not known; use \(orList(cases))\(didYouMean(trimmed, in: cases, quote: quote))")
             }
             return .choice(trimmed.lowercased())
         case .color:
@@ -452,6 +454,11 @@ extension ParameterGroup {
         if let p = allParameters.first(where: { $0.key == key }) ?? allParameters.first(where: { $0.key.lowercased() == key.lowercased() }) {
             return p
         }
+        let block = key.split(separator: ".", maxSplits: 1).first.map(String.init) ?? key
+        if ["in", "out", "animation"].contains(block) {
+            let flag = block == "animation" ? "" : " or with animate's --\(block) PRESET"
+            throw MercurialError("'\(key)' is not a parameter: a scene's \"\(block)\" is set in the scene file\(flag), not with --set")
+        }
         let suggestion = closestMatch(to: key, in: allParameters.map(\.key))
         throw MercurialError("unknown parameter '\(key)'\(suggestion.map { "; did you mean '\($0)'?" } ?? "") (see 'mercurial params')")
     }
@@ -510,6 +517,11 @@ func formatNumber(_ v: Double) -> String {
 }
 
 /// The candidate nearest to `word` by edit distance, if it is close enough to be a likely typo.
+/// `; did you mean 'WORD'?` (in `quote` marks) for a near miss among `candidates`, else "".
+func didYouMean(_ word: String, in candidates: [String], quote: String = "'") -> String {
+    closestMatch(to: word, in: candidates).map { "; did you mean \(quote)\($0)\(quote)?" } ?? ""
+}
+
 func closestMatch(to word: String, in candidates: [String]) -> String? {
     func distance(_ a: [Character], _ b: [Character]) -> Int {
         var previous = Array(0...b.count)

@@ -108,14 +108,15 @@ public enum SceneFile {
     }
 
     /// Applies the members of a scene or material object, in order.
+    /// `layerKeys`: a layer's own keys, which its other keys' errors suggest too.
     static func apply(_ members: [JSONMember], from file: String, kind: Kind,
-                      to settings: inout RenderSettings) throws(MercurialError) {
+                      to settings: inout RenderSettings, layerKeys: [String] = []) throws(MercurialError) {
         let known = keys
         for member in members {
             let key = member.key
             let sceneOnly = ["text", "material", "animation", "dynamics", "in", "out", "sequence"]
             guard known.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
-                let allowed = kind == .material ? known.filter { !sceneOnly.contains($0) } : known
+                let allowed = layerKeys + (kind == .material ? known.filter { !sceneOnly.contains($0) } : known)
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
                 throw MercurialError("\(file):\(member.keyLocation): unknown key \"\(key)\"\(hint)")
             }
@@ -159,8 +160,9 @@ public enum SceneFile {
                 switch field.key {
                 case _ where SceneSchema.layer.field(field.key) != nil:
                     try SceneSchema.layer.field(field.key)?.read(&layer, field.value, "\(name).\(field.key)", reader)
-                case "layers", "animation", "dynamics", "sequence":
-                    throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers; move it to the top level")
+                case "layers", "animation", "dynamics", "sequence", "in", "out":
+                    let inOut = ["in", "out"].contains(field.key) ? " (the scene's \"in\" and \"out\" bring the whole stack in and out)" : ""
+                    throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers\(inOut); move it to the top level")
                 case "material":
                     guard case .string(let material) = field.value.value else { throw typeError(file, field, expected: "a material name or path") }
                     try Materials.apply(resolvePath(material, relativeTo: file, at: field.value.location, key: "material",
@@ -169,7 +171,16 @@ public enum SceneFile {
                 default: rest.append(field)
                 }
             }
-            try apply(rest, from: file, kind: .scene, to: &layer.settings)
+            try apply(rest, from: file, kind: .scene, to: &layer.settings, layerKeys: SceneSchema.layer.keys)
+            if let above = layer.below {
+                // A stack is placed by its top layer: a stacked layer's own placement would be dropped.
+                // (A recipe writes every layer's keys, which for a stacked one are the scene's.)
+                let own: [String: Bool] = ["anchor": layer.settings.anchor != top.anchor, "margin": layer.settings.margin != top.margin,
+                                           "offset": layer.settings.offset != top.offset, "padding": layer.settings.padding != top.padding]
+                if let field = fields.first(where: { own[$0.key] == true }) {
+                    throw MercurialError("\(file):\(field.keyLocation): layer \(index + 1) is \"below\" \"\(above)\", so it moves with that stack, which its top layer's anchor, margin, offset and padding place; its own \"\(field.key)\" would not be used: give it to the stack's top layer, or leave out \"below\" to place this layer on its own")
+                }
+            }
             layers.append(layer)
         }
         do throws(MercurialError) { _ = try LayeredTitle.stacking(layers) } catch {

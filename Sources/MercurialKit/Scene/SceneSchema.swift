@@ -149,21 +149,10 @@ public enum SceneSchema {
                            })
     }()
 
-    /// A stroke's position: one of its cases, with did-you-mean.
-    static let strokePosition: SchemaValue<Stroke.Position> = {
-        let cases = Stroke.Position.allCases.map(\.rawValue)
-        let choice = SchemaValue<Stroke.Position>.choice(cases, parse: { Stroke.Position(rawValue: $0) }, name: { $0.rawValue },
-                                                           what: orList(cases.map { "\"\($0)\"" }))
-        return SchemaValue(choice.description,
-                           read: { node, name, reader throws(MercurialError) in
-                               if case .string(let s) = node.value, Stroke.Position(rawValue: s) == nil,
-                                  let near = closestMatch(to: s, in: cases) {
-                                   throw reader.fail(node, "unknown \"\(name)\" \"\(shortQuote(s))\"; did you mean \"\(near)\"? use \(cases.joined(separator: ", "))")
-                               }
-                               return try choice.read(node, name, reader)
-                           },
-                           write: choice.write, leaf: { _ in nil })
-    }()
+    /// A stroke's position: one of its cases.
+    static let strokePosition = SchemaValue<Stroke.Position>.choice(
+        Stroke.Position.allCases.map(\.rawValue), parse: { Stroke.Position(rawValue: $0) }, name: { $0.rawValue },
+        what: orList(Stroke.Position.allCases.map { "\"\($0.rawValue)\"" }))
 
     public static let orbit = Schema(Orbit(cx: 0, cy: 0, r: 0, period: 1), [
         SchemaField("cx", \.cx, .number(-1e6...1e6), help: "centre x in canvas pixels"),

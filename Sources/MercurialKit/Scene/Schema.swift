@@ -344,7 +344,8 @@ extension SchemaValue {
                                 children: { _ in [] }),
                     read: { node, key, reader throws(MercurialError) in
                         guard case .string(let s) = node.value, let v = parse(s) else {
-                            throw reader.fail(node, "\"\(key)\" must be \(what)")
+                            let hint = if case .string(let s) = node.value { didYouMean(s, in: cases, quote: "\"") } else { "" }
+                            throw reader.fail(node, "\"\(key)\" must be \(what)\(hint)")
                         }
                         return v
                     },

@@ -5,13 +5,14 @@ import MercurialTestSupport
 
 @Suite struct SurfaceMapTests {
     /// The loft of an anti-aliased disc given as a mask file.
-    func discSurface(size: Int, radius: Double, in dir: URL) throws -> TitleSurface {
+    func discSurface(size: Int, radius: Double, bevel: BevelDirection = .up, in dir: URL) throws -> TitleSurface {
         let mask = discMask(size: size, centre: Double(size) / 2, radius: radius)
         let image = mask.map { c in RGBA8(r: 255, g: 255, b: 255, a: UInt8((c * 255).rounded())) }
         let path = dir.appendingPathComponent("disc.png").path
         try Data(PNGSink().encode(image)).write(to: URL(fileURLWithPath: path))
         var settings = RenderSettings()
         settings.mask = path
+        settings.bevel = bevel
         return try TitleSurface.make(settings)
     }
 
@@ -62,6 +63,23 @@ import MercurialTestSupport
             let centre = map[32, 32].r
             #expect(map.pixels.allSatisfy { $0.r <= centre }, "nothing higher than the centre")
             #expect(map[40, 32].r < centre && map[32, 24].r < centre && map[2, 2].r == 0)
+        }
+    }
+
+    /// An engraved title's height map is the raised one upside down, as its normals are
+    /// turned: the untouched surface white, the disc's middle the deepest point.
+    @Test func anEngravedDiscsHeightMapIsTheRaisedOneInverted() throws {
+        try withTemporaryDirectory { dir in
+            let raised = try discSurface(size: 64, radius: 12, in: dir)
+            let engraved = try discSurface(size: 64, radius: 12, bevel: .down, in: dir)
+            let up = raised.heightSamples(), down = engraved.heightSamples()
+            #expect(up.pixels.max()! > 30000, "a raised dome: \(up.pixels.max()!)")
+            let mismatched = zip(up.pixels, down.pixels).filter { Int($0) + Int($1) != 65535 }.count
+            #expect(mismatched == 0, "\(mismatched) samples are not the raised map inverted")
+            // As a PNG: the flat surface white, the disc's middle the deepest point.
+            let map = try PNGFile.decode(engraved.heightMapPNG(), name: "height map", role: "test")
+            let centre = map[32, 32].r
+            #expect(map[2, 2].r == 255 && map.pixels.allSatisfy { $0.r >= centre } && centre < 128, "centre \(centre)")
         }
     }
 

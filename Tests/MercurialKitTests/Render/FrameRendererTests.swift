@@ -307,9 +307,14 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("video-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        // Odd sizes are refused by the H.264 encoder in 4:2:0.
-        let sink = try AnimationFormat.mp4.sink(path: dir.appendingPathComponent("odd.mp4").path, width: 161, height: 63,
-                                                fps: 10, frameCount: 1, loop: false)
+        // Odd sizes are refused by the H.264 encoder in 4:2:0 (`AnimationFormat.sink` refuses them
+        // before ffmpeg starts; the sink itself passes them on, so ffmpeg fails).
+        #expect(throws: MercurialError.self) {
+            try AnimationFormat.mp4.sink(path: dir.appendingPathComponent("odd.mp4").path, width: 161, height: 63,
+                                         fps: 10, frameCount: 1, loop: false)
+        }
+        let sink = try FFmpegSink(format: .mp4, path: dir.appendingPathComponent("odd.mp4").path, width: 161, height: 63,
+                                  rate: FrameRate(10), recipe: nil)
         do {
             try sink.write(Image(width: 161, height: 63, repeating: RGBA8(r: 0, g: 0, b: 0, a: 255)))
             try sink.finish()

@@ -79,6 +79,18 @@ import MercurialTestSupport
     }
 
     /// Off the canvas: a blank title and a warning, no crash.
+    /// An anchor needs a canvas to place the ink on: on one sized to the text it is told to do nothing.
+    @Test func anAnchorWithoutACanvasWarns() throws {
+        var settings = RenderSettings()
+        settings.text = "Hi"
+        settings.anchor = .bottomLeft
+        #expect(try TitleRenderer.render(settings).warnings.contains { $0.message.contains("anchor bottom-left places the ink on a canvas you size") })
+        settings.width = 400
+        #expect(try TitleRenderer.render(settings).warnings.isEmpty, "with a width it moves the ink")
+        (settings.width, settings.anchor) = (nil, .center)
+        #expect(try TitleRenderer.render(settings).warnings.isEmpty)
+    }
+
     @Test func offsetOffTheCanvasWarns() throws {
         var settings = Self.lowerThird(.bottomLeft)
         settings.offset = SIMD2(-5000, 0)
