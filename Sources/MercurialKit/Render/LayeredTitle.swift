@@ -40,7 +40,12 @@ enum LayeredTitle {
         for (index, layer) in placed.enumerated() {
             var s = layer
             if index > 0 { (s.background, s.backgroundGradient) = (nil, nil) }
-            let title = try FrameRenderer.still(s, premade: nil)
+            let title: RenderedTitle
+            do throws(MercurialError) {
+                title = try FrameRenderer.still(s, premade: nil)
+            } catch {
+                throw MercurialError("layer \(index + 1): \(error.message)")
+            }
             warnings += title.warnings.map { MercurialWarning("layer \(index + 1): \($0.message)") }
             timings.mask += title.timings.mask
             timings.heightField += title.timings.heightField
