@@ -85,7 +85,8 @@ struct Animate: ParsableCommand {
             }
             if entrance != nil || exit != nil {
                 timeline.inOut = try InOut(entrance: entrance.map { Entrance($0) } ?? timeline.inOut?.entrance,
-                                           exit: exit.map { Entrance($0) } ?? timeline.inOut?.exit, duration: timeline.duration)
+                                           exit: exit.map { Entrance($0) } ?? timeline.inOut?.exit, duration: timeline.duration,
+                                           lastFrame: timeline.lastFrameTime)
             }
             opaque(&settings)
             if let quality { timeline.quality = quality }

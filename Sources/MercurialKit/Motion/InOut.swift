@@ -1,6 +1,6 @@
 /// How a title comes in at the start of its animation (`in`) or goes out at its
 /// end (`out`): a preset with a duration, a delay and a timing function. `out`
-/// plays its preset backwards, ending `delay` seconds before the animation does, so
+/// plays its preset backwards, ending `delay` seconds before the animation's last frame, so
 /// the same block written as `out` mirrors it as `in` (a slide in from the left
 /// leaves to the left; a rise, mirrored, sinks away).
 public struct Entrance: Sendable, Equatable {
@@ -23,7 +23,7 @@ public struct Entrance: Sendable, Equatable {
     public var kind: Kind
     /// Seconds the preset takes (each letter's, for a reveal).
     public var duration: Double = 0.5
-    /// Seconds after the start (in) or before the end (out).
+    /// Seconds after the start (in) or before the last frame (out).
     public var delay: Double = 0
     public var timing: TimingFunction = .easeOut
     public var side: Side = .left
@@ -55,6 +55,9 @@ public struct InOut: Sendable, Equatable {
     public let entrance: Entrance?
     public let exit: Entrance?
     public let duration: Double
+    /// When `out` ends (less its delay): the animation's last frame, so that a fade out's
+    /// last frame is clear as a fade in's first is.
+    public let lastFrame: Double
     let opacity: Keyframes<Double>?
     let shiftX: Keyframes<Double>?
     let shiftY: Keyframes<Double>?
@@ -62,10 +65,14 @@ public struct InOut: Sendable, Equatable {
 
     /// Throws when `entrance` and `exit` together (or one alone) take longer than the
     /// animation: the title would never be wholly shown, and the two would overlap.
-    public init(entrance: Entrance?, exit: Entrance?, duration: Double, letters: Int = 1) throws(MercurialError) {
+    /// `lastFrame`: the time of the animation's last frame (nil: its end).
+    public init(entrance: Entrance?, exit: Entrance?, duration: Double, lastFrame: Double? = nil,
+                letters: Int = 1) throws(MercurialError) {
         self.entrance = entrance
         self.exit = exit
         self.duration = duration
+        self.lastFrame = lastFrame ?? duration
+        let lastFrame = self.lastFrame
         try Self.checkFits(entrance: entrance, exit: exit, duration: duration, letters: letters)
         func track(_ affects: (Entrance) -> Double?, rest: Double) -> Keyframes<Double>? {
             var frames: [Keyframe<Double>] = []
@@ -74,7 +81,7 @@ public struct InOut: Sendable, Equatable {
                 frames.append(Keyframe(time: entrance.delay + entrance.duration, value: rest))
             }
             if let exit, let to = affects(exit) {
-                let end = duration - exit.delay, start = end - exit.duration
+                let end = lastFrame - exit.delay, start = end - exit.duration
                 // Played backwards: the curve turned end for end.
                 let (x1, y1, x2, y2) = exit.timing.controlPoints
                 let timing = TimingFunction.cubicBezier(1 - x2, 1 - y2, 1 - x1, 1 - y1)
@@ -119,7 +126,7 @@ public struct InOut: Sendable, Equatable {
         if reveals {
             settings.look.reveal = LetterReveal.Frame(entrance: entrance?.kind == .reveal ? entrance : nil,
                                                       exit: exit?.kind == .reveal ? exit : nil,
-                                                      time: time, duration: duration)
+                                                      time: time, end: lastFrame)
         }
     }
 }
@@ -131,12 +138,13 @@ public enum LetterReveal {
         let entrance: Entrance?
         let exit: Entrance?
         let time: Double
-        let duration: Double
+        /// When the exit ends (less its delay).
+        let end: Double
 
         /// Letter `index`'s alpha (0…1) and how far it sits below its place, in pixels.
         func letter(_ index: Int) -> (alpha: Double, dy: Double) {
             var alpha = 1.0, dy = 0.0
-            for (phase, elapsed) in [(entrance, time), (exit, duration - time)] {
+            for (phase, elapsed) in [(entrance, time), (exit, end - time)] {
                 guard let phase else { continue }
                 let start = phase.delay + phase.stagger * Double(index)
                 let p = phase.timing.progress((elapsed - start) / phase.duration)

@@ -63,6 +63,9 @@ public struct Timeline: Sendable, Equatable {
     /// The time of frame `index`.
     public func time(ofFrame index: Int) -> Double { rate.time(ofFrame: index) }
 
+    /// The time of the last frame.
+    public var lastFrameTime: Double { time(ofFrame: frameCount - 1) }
+
     /// `base` with every animator's change at `time` applied, in order.
     public func settings(at time: Double, base: RenderSettings) -> RenderSettings {
         var settings = base

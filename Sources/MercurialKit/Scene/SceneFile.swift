@@ -83,7 +83,8 @@ public enum SceneFile {
             var presets: [String: Entrance] = [:]
             for member in inOut { presets[member.key] = try SceneSchema.entrance.read(member.value, member.key, reader) }
             do {
-                timeline.inOut = try InOut(entrance: presets["in"], exit: presets["out"], duration: timeline.duration)
+                timeline.inOut = try InOut(entrance: presets["in"], exit: presets["out"], duration: timeline.duration,
+                                           lastFrame: timeline.lastFrameTime)
             } catch {
                 throw MercurialError("\(path):\(inOut[inOut.count - 1].keyLocation): \(error.message)")
             }

@@ -713,7 +713,7 @@ extension SceneSchema {
             SchemaField("type", \.typeName, .choice([kind.rawValue], parse: { $0 }, name: { $0 }, what: "\"\(kind.rawValue)\""),
                         help: "fade, slide, scale or reveal; out takes the same keys and plays them backwards at the end"),
             SchemaField("duration", \.duration, .number(Timeline.durationRange), help: "seconds it takes (each letter's, for a reveal)"),
-            SchemaField("delay", \.delay, .number(0...3600), help: "seconds after the start (in) or before the end (out)"),
+            SchemaField("delay", \.delay, .number(0...3600), help: "seconds after the start (in) or before the last frame (out)"),
             SchemaField("timing", \.timing, timing, help: "the easing; out plays it backwards"),
         ] + inputs))
     }

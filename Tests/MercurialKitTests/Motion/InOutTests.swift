@@ -14,7 +14,7 @@ import MercurialTestSupport
 
     static func timeline(_ entrance: Entrance?, _ exit: Entrance? = nil, duration: Double = 1, fps: Double = 20) throws(MercurialError) -> Timeline {
         var timeline = Timeline(duration: duration, fps: fps)
-        timeline.inOut = try InOut(entrance: entrance, exit: exit, duration: duration)
+        timeline.inOut = try InOut(entrance: entrance, exit: exit, duration: duration, lastFrame: timeline.lastFrameTime)
         return timeline
     }
 
@@ -50,6 +50,22 @@ import MercurialTestSupport
             let middle = try renderer.frame(4).pixels, still = try TitleRenderer.render(base).image.pixels
             #expect(middle != still && middle != first.pixels, "half-way, the title is partly there")
             #expect(try renderer.frame(19).pixels == still, "the last frame is the still title, byte for byte")
+        }
+    }
+
+    /// A fade or reveal out ends on the animation's last frame, clear as a fade in's first
+    /// is (it ended at the animation's end, which no frame shows, and left a 20-frame fade
+    /// at 0.4 s with an eighth of its alpha); with a delay, that long before it.
+    @Test func aFadeOutsLastFrameIsClear() throws {
+        for background in [nil, RGBColor(r: 0.2, g: 0.3, b: 0.5)] as [RGBColor?] {
+            let base = Self.title(background: background)
+            let empty = try FrameRenderer(base: base, timeline: Self.timeline(Self.preset(.fade))).frame(0).pixels
+            for (kind, delay) in [(Entrance.Kind.fade, 0.0), (.reveal, 0), (.fade, 0.1)] {
+                let renderer = try FrameRenderer(base: base, timeline: Self.timeline(nil, Self.preset(kind) { $0.delay = delay }))
+                let clear = 19 - Int((delay * 20).rounded())
+                #expect(try renderer.frame(clear).pixels == empty, "\(kind) out, delay \(delay): frame \(clear) shows the title")
+                #expect(try renderer.frame(clear - 1).pixels != empty, "\(kind) out, delay \(delay): frame \(clear - 1) is already clear")
+            }
         }
     }
 
@@ -169,8 +185,9 @@ import MercurialTestSupport
             let preset = Self.preset(kind) { $0.timing = .easeOut; $0.delay = 0.05; $0.factor = 0.3 }
             let entering = try FrameRenderer(base: base, timeline: Self.timeline(preset))
             let leaving = try FrameRenderer(base: base, timeline: Self.timeline(nil, preset))
+            // The out ends on the last frame (0.95 s at 20 frames/s), as the in starts on the first.
             for t in [0.1, 0.25, 0.3] {
-                let a = try entering.frame(at: t).pixels, b = try leaving.frame(at: 1 - t).pixels
+                let a = try entering.frame(at: t).pixels, b = try leaving.frame(at: 0.95 - t).pixels
                 let worst = zip(a, b).map { max(abs(Int($0.r) - Int($1.r)), abs(Int($0.g) - Int($1.g)), abs(Int($0.b) - Int($1.b))) }.max() ?? 0
                 #expect(worst <= 2, "\(kind) at \(t) s in and \(1 - t) s out differ by \(worst)")
             }
