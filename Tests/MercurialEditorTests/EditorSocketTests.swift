@@ -35,6 +35,12 @@ final class RawWebSocket: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// How long a receive waits from now on.
+    func waitAtMost(seconds: Int) {
+        var tv = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// One frame as a client sends it: masked (unless `masked` is false), FIN set unless `fin` is false.
     static func frame(_ opcode: UInt8, _ payload: [UInt8], fin: Bool = true, masked: Bool = true, declaredLength: UInt64? = nil) -> [UInt8] {
         var bytes: [UInt8] = [(fin ? 0x80 : 0) | opcode]
@@ -187,7 +193,7 @@ final class RawWebSocket: @unchecked Sendable {
             try await eventually("the first frame") { await editor.session.frame != nil }
             await editor.session.waitUntilIdle()
             let (port, token) = (editor.port, editor.server.token)
-            let socket = try await offPool { try RawWebSocket(port: port, token: token, timeout: 1) }
+            let socket = try await offPool { try RawWebSocket(port: port, token: token, timeout: 30) }
             let whole = try #require(try await offPool { socket.receive() })
             let (info, delta) = try RawWebSocket.frameMessage(whole.payload)
             let shown = try #require(info["n"] as? Int)
@@ -203,8 +209,11 @@ final class RawWebSocket: @unchecked Sendable {
                     return await editor.session.frame?.revision == (await editor.session.revision)
                 }
             }
-            // Three frames rendered since; none sent (the socket's 1 s time-out passes).
+            // Three frames rendered since; none sent (a 1 s wait passes; the other receives
+            // wait up to 30 s, which a loaded machine needed).
+            socket.waitAtMost(seconds: 1)
             #expect(try await offPool { socket.receive()?.opcode } == nil)
+            socket.waitAtMost(seconds: 30)
             socket.send("{\"have\": \(shown)}")
             let newest = try #require(await editor.session.frame)
             let next = try #require(try await offPool { socket.receive() })
