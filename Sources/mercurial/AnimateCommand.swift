@@ -101,6 +101,9 @@ struct Animate: ParsableCommand {
         SignalCleanup.installDeferred()
         let renderer = try makeFrames()
         renderer.warnings.forEach(warn)
+        if let compression = options.compression {
+            warn(MercurialWarning("--compression \(compression.rawValue) is for render's and watch's PNG titles; animate ignores it (its \(format.description) output sets its own)"))
+        }
         let frameCount = renderer.frameCount
         let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
                                    fps: renderer.fps, frameCount: frameCount, loop: renderer.loop, quality: renderer.quality,

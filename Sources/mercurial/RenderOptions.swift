@@ -41,8 +41,11 @@ struct RenderOptions: ParsableArguments {
     @Option(help: .parameter("mask")) var mask: String?
     @Option(help: .parameter("opacity")) var opacity: Double?
 
-    @Option(help: ArgumentHelp("PNG compression: fast (zlib level 1 on every core), small (adaptive row filters, zlib level 7, on every core) or none (stored, 4 bytes a pixel).", valueName: "level"))
-    var compression: PNGFile.Compression = .fast
+    @Option(help: ArgumentHelp("A PNG title's compression: fast (zlib level 1 on every core; the default), small (adaptive row filters, zlib level 7, on every core) or none (stored, 4 bytes a pixel). Not animate's: its formats set their own.", valueName: "level"))
+    var compression: PNGFile.Compression?
+
+    /// The PNG compression asked for, or the default.
+    var pngCompression: PNGFile.Compression { compression ?? .fast }
 
     @Flag(name: .shortAndLong, help: "Print nothing but warnings and errors.")
     var quiet = false
@@ -55,13 +58,13 @@ struct RenderOptions: ParsableArguments {
     /// through its sink. Warnings go to standard error; returns the canvas's size.
     func writeTitle(_ settings: RenderSettings, to path: String) throws -> (width: Int, height: Int) {
         let recipe = noMetadata ? [] : [try SceneRecipe.pngChunk(SceneRecipe.json(for: settings))]
-        switch try TitleRenderer.renderPNG(settings, compression: compression, ancillary: recipe, path: path) {
+        switch try TitleRenderer.renderPNG(settings, compression: pngCompression, ancillary: recipe, path: path) {
         case .streamed(let streamed):
             streamed.warnings.forEach(warn)
             return (streamed.width, streamed.height)
         case .inMemory(let title):
             title.warnings.forEach(warn)
-            let sink = PNGSink(width: title.width, height: title.height, compression: compression, ancillary: recipe,
+            let sink = PNGSink(width: title.width, height: title.height, compression: pngCompression, ancillary: recipe,
                                path: path)
             try sink.write(title.canvas)
             try sink.finish()

@@ -143,6 +143,14 @@ extension CLIErrorCase {
             // Frame 5 is the still title of the scene at t = 0.5.
             let frame = try CLI.readPNG(dir.appendingPathComponent("frames/f-005.png"))
             #expect(frame.width == 160 && frame.height == 64)
+            // --compression is render's; animate says it ignores it, and writes the same frames.
+            let again = try await CLI.run(["animate", "s.json", "-o", "frames/g-%03d.png", "--compression", "small"],
+                                          in: dir, timeout: Self.deadline)
+            #expect(again.status == 0)
+            #expect(again.stderrLines.contains { $0.hasPrefix("warning: --compression small is for render's and watch's PNG titles; animate ignores it") },
+                    "\(again.stderrLines)")
+            #expect(try Data(contentsOf: dir.appendingPathComponent("frames/g-005.png"))
+                    == Data(contentsOf: dir.appendingPathComponent("frames/f-005.png")))
         }
     }
 
