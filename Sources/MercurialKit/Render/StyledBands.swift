@@ -8,7 +8,9 @@
 /// it are dropped. A plane's row depends on the coverage rows within its box passes'
 /// reach (3 × radius) and its distance-field step's (`PlaneRecipe.shapeReach`) only,
 /// which are all in by then, so the window holds the band plus those reaches and the
-/// offset: the output lags the title by them.
+/// offset: the output lags the title by them. A stroke in the title's metal is lofted,
+/// shaded and lit from its plane's rows as they are made (`StreamedMetalOutline`), which
+/// adds that step's chunk and reach to the lag.
 ///
 /// The box passes run down the rows with the whole plane's running sums, so a plane
 /// without a distance-field step (a drop shadow or glow with no spread, an inner shadow
