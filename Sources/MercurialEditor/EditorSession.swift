@@ -514,10 +514,8 @@ public actor EditorSession {
     /// The value `settings` give a track's key: a parameter, a nested block's number or colour,
     /// or either of a layer (`layers[1].size`).
     static func value(of key: String, in settings: RenderSettings) -> JSONValue? {
-        if key.hasPrefix("layers["), let close = key.firstIndex(of: "]"),
-           let index = Int(key[key.index(key.startIndex, offsetBy: 7)..<close]), settings.layers.indices.contains(index),
-           key[close...].hasPrefix("].") {
-            return value(of: String(key[key.index(close, offsetBy: 2)...]), in: settings.layers[index].settings)
+        if let layer = TitleLayer.path(key), settings.layers.indices.contains(layer.index) {
+            return value(of: layer.key, in: settings.layers[layer.index].settings)
         }
         if let parameter = try? ParameterGroup.parameter(forKey: key), parameter.key == key {
             return JSONValue(parameter.value(in: settings))

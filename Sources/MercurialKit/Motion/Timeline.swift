@@ -249,8 +249,7 @@ public enum SceneAnimation {
             -> (Track.Target, ParameterKind) {
             let full = prefix + key
             if prefix.isEmpty, key.hasPrefix("layers[") {
-                guard let close = key.firstIndex(of: "]"), let index = Int(key[key.index(key.startIndex, offsetBy: 7)..<close]),
-                      key[close...].hasPrefix("]."), key.index(close, offsetBy: 2) < key.endIndex else {
+                guard let (index, rest) = TitleLayer.path(key) else {
                     throw MercurialError("\(at): track \"\(shortQuote(key))\" names no layer's key; write it as layers[N].KEY, e.g. \"layers[0].light1.hue\"")
                 }
                 guard settings.layers.indices.contains(index) else {
@@ -258,7 +257,6 @@ public enum SceneAnimation {
                         : "the scene has \(settings.layers.count) layer\(settings.layers.count == 1 ? "" : "s") (layers[0] to layers[\(settings.layers.count - 1)])"
                     throw MercurialError("\(at): track \"\(shortQuote(key))\": \(has); use one of those")
                 }
-                let rest = String(key[key.index(close, offsetBy: 2)...])
                 if let above = settings.layers[index].below, rest.hasPrefix("offset") {
                     throw MercurialError("\(at): track \"\(shortQuote(key))\": layer \(index) is \"below\" \"\(above)\", so its place is the stack's; move the stack by the offset of its top layer (the one without \"below\")")
                 }

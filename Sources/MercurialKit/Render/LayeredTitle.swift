@@ -12,6 +12,14 @@ public struct TitleLayer: Sendable, Equatable {
 
     /// The most layers a scene may have.
     public static let maximum = 16
+
+    /// A key that names one layer's key, `layers[N].KEY`: N and KEY (any N; nil for any other key).
+    public static func path(_ key: String) -> (index: Int, key: String)? {
+        guard key.hasPrefix("layers["), let close = key.firstIndex(of: "]"), key[close...].hasPrefix("]."),
+              let index = Int(key[key.index(key.startIndex, offsetBy: 7)..<close]) else { return nil }
+        let rest = String(key[key.index(close, offsetBy: 2)...])
+        return rest.isEmpty ? nil : (index, rest)
+    }
 }
 
 /// A scene with `layers`: each layer shaped, shaded and lit as a title is (a still of

@@ -227,13 +227,10 @@ public struct BatchFile: Sendable {
         return safe + ".png"
     }
 
-    /// `layers[N].KEY`: the layer's index and the key (nil for any other column).
+    /// `layers[N].KEY`, N below the most layers a scene may have: the layer's index and
+    /// the key (nil for any other column).
     static func layerColumn(_ name: String) -> (index: Int, key: String)? {
-        guard name.hasPrefix("layers["), let close = name.firstIndex(of: "]"),
-              name[name.index(after: close)...].hasPrefix("."),
-              let index = Int(name[name.index(name.startIndex, offsetBy: 7)..<close]), (0..<TitleLayer.maximum).contains(index)
-        else { return nil }
-        return (index, String(name[name.index(close, offsetBy: 2)...]))
+        TitleLayer.path(name).flatMap { (0..<TitleLayer.maximum).contains($0.index) ? $0 : nil }
     }
 
     /// The keys a template names in braces.

@@ -516,12 +516,12 @@ func formatNumber(_ v: Double) -> String {
     return String(v)
 }
 
-/// The candidate nearest to `word` by edit distance, if it is close enough to be a likely typo.
 /// `; did you mean 'WORD'?` (in `quote` marks) for a near miss among `candidates`, else "".
 func didYouMean(_ word: String, in candidates: [String], quote: String = "'") -> String {
     closestMatch(to: word, in: candidates).map { "; did you mean \(quote)\($0)\(quote)?" } ?? ""
 }
 
+/// The candidate nearest to `word` by edit distance, if it is close enough to be a likely typo.
 func closestMatch(to word: String, in candidates: [String]) -> String? {
     func distance(_ a: [Character], _ b: [Character]) -> Int {
         var previous = Array(0...b.count)
