@@ -425,7 +425,7 @@ extension CLIErrorCase {
                      fragments: ["'rendr' is not a command", "did you mean 'mercurial render'"], output: .none),
         CLIErrorCase(name: "usage: mistyped animate", arguments: ["Animaet", "s.json"], status: .usage,
                      fragments: ["'Animaet' is not a command", "did you mean 'mercurial animate'"], output: .none),
-    ] + hostile + animation + batch + vine + sequence + inOut + styles + choices
+    ] + hostile + animation + batch + vine + sequence + inOut + styles + choices + fourthWave
 }
 
 /// The cases run in parallel, each in its own temporary folder; `CLI.run` keeps

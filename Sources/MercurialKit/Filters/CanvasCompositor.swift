@@ -318,11 +318,11 @@ public struct RegionPlacement: Sendable, Equatable {
         let (w, h) = (Double(title.width), Double(title.height))
         let centre = SIMD2(Double(origin.x) + w / 2, Double(origin.y) + h / 2) + shift
         let halfW = w * zoom / 2, halfH = h * zoom / 2
-        let x0 = max(Int((centre.x - halfW).rounded(.down)), 0), x1 = min(Int((centre.x + halfW).rounded(.up)), canvas.width)
-        let y0 = max(Int((centre.y - halfH).rounded(.down)), 0), y1 = min(Int((centre.y + halfH).rounded(.up)), canvas.height)
+        let x0 = max(Int(pixel: centre.x - halfW, .down), 0), x1 = min(Int(pixel: centre.x + halfW, .up), canvas.width)
+        let y0 = max(Int(pixel: centre.y - halfH, .down), 0), y1 = min(Int(pixel: centre.y + halfH, .up), canvas.height)
         guard zoom > 0, title.count > 0, x0 < x1, y0 < y1 else { return nil }
         if zoom == 1, shift.x == shift.x.rounded(), shift.y == shift.y.rounded() {
-            let ox = origin.x + Int(shift.x), oy = origin.y + Int(shift.y)
+            let ox = origin.x + Int(pixel: shift.x), oy = origin.y + Int(pixel: shift.y)
             if x0 == ox && y0 == oy && x1 - x0 == title.width && y1 - y0 == title.height { return (title, (ox, oy)) }
             return (title.cropped(x: x0 - ox, y: y0 - oy, width: x1 - x0, height: y1 - y0), (x0, y0))
         }

@@ -61,8 +61,8 @@ public enum PlacementMargin: Sendable, Equatable, CustomStringConvertible {
     /// The margin in pixels on a side of `length` pixels.
     func pixels(of length: Int) -> Int {
         switch self {
-        case .pixels(let v): return Int(v.rounded())
-        case .percent(let v): return Int((Double(length) * v / 100).rounded())
+        case .pixels(let v): return Int(pixel: v)
+        case .percent(let v): return Int(pixel: Double(length) * v / 100)
         case .safe: return Int((Double(length) * 0.05).rounded())
         }
     }
@@ -114,6 +114,6 @@ public struct TextFrame: Sendable, Equatable {
         let free = length - 2 * inset - ink
         // The middle keeps the integer halving of the centred title before anchors.
         let start = side == 0 ? inset : side == 1 ? (length - ink) / 2 : inset + free
-        return start + Int(offset.rounded())
+        return start + Int(pixel: offset)
     }
 }

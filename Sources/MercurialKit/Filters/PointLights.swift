@@ -118,6 +118,8 @@ public struct BackgroundGradient: Sendable, Equatable {
         let axis = (endPoint - startPoint) * scale
         let length = (axis * axis).sum()
         guard length > 0 else { return 0 }
-        return Float((((p - startPoint) * scale) * axis).sum() / length)
+        // Held where Float stays finite: two nearly equal points (a track passing between
+        // them) make a huge ratio, and inf − inf across a row would be NaN.
+        return Float(min(max((((p - startPoint) * scale) * axis).sum() / length, -1e6), 1e6))
     }
 }

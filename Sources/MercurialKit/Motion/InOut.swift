@@ -155,7 +155,8 @@ public enum LetterReveal {
                 case .drop: dy -= phase.distance * (1 - p)
                 }
             }
-            return (alpha, dy)
+            // An overshooting curve may throw a letter far; a canvas is at most 16384 px high.
+            return (alpha, dy.isNaN ? 0 : min(max(dy, -65536), 65536))
         }
 
         /// Whether every one of `letters` is wholly shown in its place (the title as a still has it).

@@ -30,8 +30,13 @@ public enum TimingFunction: Sendable, Equatable, CustomStringConvertible {
         return "cubicBezier(\(formatNumber(x1)), \(formatNumber(y1)), \(formatNumber(x2)), \(formatNumber(y2)))"
     }
 
+    /// How far y1 and y2 may overshoot: progress then stays within about −4…5, so a
+    /// slide or a rise moves at most a few times its distance (CSS's "back" eases use
+    /// −0.55 and 1.55).
+    public static let overshoot: ClosedRange<Double> = -5...5
+
     /// Reads a name or `cubicBezier(x1, y1, x2, y2)`; x1 and x2 must lie in 0…1 (so
-    /// that time runs forwards), y1 and y2 may overshoot.
+    /// that time runs forwards), y1 and y2 in `overshoot`.
     public static func parse(_ text: String) throws(MercurialError) -> TimingFunction {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let match = named.first(where: { $0.name.lowercased() == trimmed.lowercased() }) { return match.function }
@@ -49,6 +54,10 @@ public enum TimingFunction: Sendable, Equatable, CustomStringConvertible {
         }
         guard (0...1).contains(x1), (0...1).contains(x2) else {
             throw MercurialError("timing '\(shortQuote(text))' has x1 or x2 outside 0…1; time must run forwards")
+        }
+        guard overshoot.contains(y1), overshoot.contains(y2) else {
+            throw MercurialError("timing '\(shortQuote(text))' has y1 or y2 outside \(rangeText(overshoot)); an overshoot that large "
+                                 + "would throw the title far off the canvas")
         }
         return .cubicBezier(x1, y1, x2, y2)
     }

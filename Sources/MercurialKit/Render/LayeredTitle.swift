@@ -118,7 +118,7 @@ enum LayeredTitle {
                 }
                 y = [0]
                 for i in stack.indices.dropFirst() {
-                    y.append(y[i - 1] + measured[i - 1].inkSize.height + Int((layers[stack[i]].gap * scale).rounded()))
+                    y.append(y[i - 1] + measured[i - 1].inkSize.height + Int(pixel: layers[stack[i]].gap * scale))
                 }
                 let boxHeight = y.last! + measured.last!.inkSize.height
                 guard boxHeight > room.height, attempt < 7 else { break }

@@ -51,7 +51,7 @@ struct LetterMap {
                 into out: inout Image<RGBA8>) -> (x: Int, y: Int) {
         let states = (0..<count).map { frame.letter($0) }
         let alphas = states.map { UInt32((min(max($0.alpha, 0), 1) * 65535).rounded()) }
-        let shifts = states.map { Int($0.dy.rounded(.down)) }
+        let shifts = states.map { Int(pixel: $0.dy, .down) }
         // A letter part-way up or down sits across two rows.
         let whole = states.allSatisfy { $0.dy == $0.dy.rounded(.down) }
         let top = max(origin.y + min(shifts.min() ?? 0, 0), 0)
@@ -102,7 +102,7 @@ struct LetterMap {
     private func revealBetweenRows(_ title: Image<RGBA8>, states: [(alpha: Double, dy: Double)], shift: Int,
                                    into out: inout Image<RGBA8>) {
         let alphas = states.map { Float(min(max($0.alpha, 0), 1)) }
-        let rows = states.map { Int($0.dy.rounded(.down)) }
+        let rows = states.map { Int(pixel: $0.dy, .down) }
         let fractions = states.map { Float($0.dy - $0.dy.rounded(.down)) }
         let (w, h, outHeight) = (width, height, out.height)
         title.withUnsafeBufferPointer { source in

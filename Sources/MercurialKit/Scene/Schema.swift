@@ -202,6 +202,11 @@ public struct SchemaValue<Value: Sendable>: Sendable {
     }
 }
 
+/// A value a track or an edit sets, held at the range's ends (NaN at the lower end).
+func clamped(_ value: Double, _ range: ClosedRange<Double>) -> Double {
+    value.isNaN ? range.lowerBound : min(max(value, range.lowerBound), range.upperBound)
+}
+
 extension SchemaValue where Value == Double {
     /// A number in `range`; `check` may refuse one more value (its message follows `"NAME" is V`).
     public static func number(_ range: ClosedRange<Double>,
@@ -215,7 +220,7 @@ extension SchemaValue where Value == Double {
                     write: { .number($0) },
                     leaf: { steps in
                         steps.isEmpty ? SchemaLeaf(kind: .number(range), get: { .value(.number($0)) },
-                                                   set: { if case .number(let n) = $1 { $0 = min(max(n, range.lowerBound), range.upperBound) } })
+                                                   set: { if case .number(let n) = $1 { $0 = clamped(n, range) } })
                                       : nil
                     })
     }
@@ -312,7 +317,7 @@ extension SchemaValue where Value == SIMD2<Double> {
                     leaf: { steps in
                         guard steps.count == 1, case .key(let axis) = steps.first, let i = ["x", "y"].firstIndex(of: axis) else { return nil }
                         return SchemaLeaf(kind: .number(range), get: { .value(.number($0[i])) },
-                                          set: { if case .number(let n) = $1 { $0[i] = n } })
+                                          set: { if case .number(let n) = $1 { $0[i] = clamped(n, range) } })
                     })
     }
 }
