@@ -81,6 +81,7 @@ struct Batch: ParsableCommand {
         let batch = try BatchFile(path: file)
         let place = "\(UserPath(checked: file))"
         try Self.checkColumns(batch, template: name, place: place)
+        try batch.checkLayerColumns(layers: base.layers.count)
         let folder = try OutputFolder(output, create: true)
 
         let total = shard?.count(of: batch.rowCount) ?? batch.rowCount

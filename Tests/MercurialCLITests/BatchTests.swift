@@ -59,7 +59,7 @@ import MercurialTestSupport
             #expect(alice.status == 0)
             #expect(try CLI.readPNG(dir.appendingPathComponent("out/Alice-Smith.png")).pixels
                     == (try CLI.readPNG(dir.appendingPathComponent("alice.png")).pixels))
-            // A plain column is every layer's; a layer the scene lacks is the row's error.
+            // A plain column is every layer's; a layer the scene lacks is refused before any row.
             let both = try await CLI.run(["render", "--params", "base.json", "--set", "text=Both", "-o", "both.png", "-q"], in: dir)
             #expect(both.status == 0)
             try Data("text\nBoth\n".utf8).write(to: dir.appendingPathComponent("plain.csv"))
@@ -69,7 +69,15 @@ import MercurialTestSupport
             #expect(try CLI.readPNG(dir.appendingPathComponent("out/Both.png")).pixels
                     == (try CLI.readPNG(dir.appendingPathComponent("both.png")).pixels))
             let bad = try await CLI.run(["batch", "bad.csv", "--params", "base.json", "-o", "out", "-q"], in: dir, timeout: Self.deadline)
-            #expect(bad.status == 1 && bad.stderrLines == ["error: bad.csv:2: column 'layers[3].size' names layer 3, but the scene has 2 (layers[0] to layers[1]); remove the column or give the scene that layer"], "\(bad)")
+            #expect(bad.status == 1 && bad.stderrLines == ["error: bad.csv:1: column 'layers[3].size' names layer 3, but the scene has 2 (layers[0] to layers[1]); remove the column or give the scene that layer"], "\(bad)")
+            // Past the 16 layers a scene may have, too (issue 31: ignored with a warning, exit 0), before any folder is made.
+            for index in ["16", "99", "99999999999999999999"] {
+                try Data("text,layers[\(index)].text\nBoth,Lost\n".utf8).write(to: dir.appendingPathComponent("far.csv"))
+                let far = try await CLI.run(["batch", "far.csv", "--params", "base.json", "-o", "far", "-q"], in: dir, timeout: Self.deadline)
+                #expect(far.status == 1 && far.stderrLines.count == 1, "\(far)")
+                #expect(far.stderr.contains("error: far.csv:1: column 'layers[\(index)].text' names layer"), "\(far)")
+                #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("far").path))
+            }
         }
     }
 

@@ -16,7 +16,10 @@ public struct TitleLayer: Sendable, Equatable {
     /// A key that names one layer's key, `layers[N].KEY`: N and KEY (any N; nil for any other key).
     public static func path(_ key: String) -> (index: Int, key: String)? {
         guard key.hasPrefix("layers["), let close = key.firstIndex(of: "]"), key[close...].hasPrefix("]."),
-              let index = Int(key[key.index(key.startIndex, offsetBy: 7)..<close]) else { return nil }
+              case let digits = key[key.index(key.startIndex, offsetBy: 7)..<close],
+              !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+        // An index too long for Int names a layer no scene has.
+        let index = Int(digits) ?? Int.max
         let rest = String(key[key.index(close, offsetBy: 2)...])
         return rest.isEmpty ? nil : (index, rest)
     }

@@ -163,7 +163,7 @@ public struct BatchFile: Sendable {
                 if case .text = parameter.kind { parsed = .text(value) } else { parsed = try parameter.parse(value) }
                 if let layer {
                     guard layer.index < settings.layers.count else {
-                        throw MercurialError("column '\(column.name)' names layer \(layer.index), but the scene has \(settings.layers.isEmpty ? "no \"layers\"" : "\(settings.layers.count) (layers[0] to layers[\(settings.layers.count - 1)])"); remove the column or give the scene that layer")
+                        throw MercurialError(Self.missingLayer(column.name, layer.index, settings.layers.count))
                     }
                     try settings.layers[layer.index].settings.set(parameter, to: parsed)
                 } else {
@@ -227,10 +227,21 @@ public struct BatchFile: Sendable {
         return safe + ".png"
     }
 
-    /// `layers[N].KEY`, N below the most layers a scene may have: the layer's index and
-    /// the key (nil for any other column).
-    static func layerColumn(_ name: String) -> (index: Int, key: String)? {
-        TitleLayer.path(name).flatMap { (0..<TitleLayer.maximum).contains($0.index) ? $0 : nil }
+    /// `layers[N].KEY`: the layer's index and the key (nil for any other column).
+    static func layerColumn(_ name: String) -> (index: Int, key: String)? { TitleLayer.path(name) }
+
+    /// Refuses, before any row, a `layers[N].KEY` column for a layer the scene lacks
+    /// (whatever N: a column past the 16 a scene may have was ignored with a warning).
+    public func checkLayerColumns(layers: Int) throws(MercurialError) {
+        for column in columns where column.isParameter {
+            guard let layer = Self.layerColumn(column.name), layer.index >= layers else { continue }
+            throw MercurialError("\(UserPath(checked: path)):\(headerLine): " + Self.missingLayer(column.name, layer.index, layers))
+        }
+    }
+
+    static func missingLayer(_ column: String, _ index: Int, _ layers: Int) -> String {
+        "column '\(column.escapedForTerminal)' names layer \(index), but the scene has "
+            + (layers == 0 ? "no \"layers\"" : "\(layers) (layers[0] to layers[\(layers - 1)])") + "; remove the column or give the scene that layer"
     }
 
     /// The keys a template names in braces.
