@@ -26,6 +26,7 @@ struct Shading: ParsableCommand {
         try OutputFile.validate(output)
         let settings = try materialOptions.settings(sceneFile: sceneOption.sceneFile)
         try InputFiles.checkOutput(output, against: InputFiles.of(settings, sceneFile: sceneOption.sceneFile))
+        try OutputFile.requirePNGName(output, command: "shading")
         let image = ShadingSphere.render(settings.scene, size: size, antialiasedRim: true)
         try OutputFile.write(try PNGSink().encode(image), to: output)
     }

@@ -34,8 +34,8 @@ struct Mercurial: ParsableCommand {
         guard arguments.count <= maximumArgumentCount else {
             fail("\(arguments.count) command-line arguments, over the limit of \(maximumArgumentCount); put the settings in a scene file and pass it with --params", status: 1)
         }
-        if let first = arguments.first, let near = nearSubcommand(first) {
-            fail("'\(first)' is not a command; did you mean 'mercurial \(near)'? (to render it as a title: mercurial render -- \(first))", status: 64)
+        if let first = arguments.first, let near = nearSubcommand(first, alone: arguments.count == 1) {
+            fail("'\(first)' is not a command; did you mean \(near)? (to render it as a title: mercurial render -- \(first))", status: 64)
         }
         do {
             var command = try parseAsRoot(arguments)
@@ -52,7 +52,8 @@ struct Mercurial: ParsableCommand {
                 Foundation.exit(0)
             }
             // ArgumentParser's usage errors: keep its message, on one line.
-            fail("\(oneLine(usageError: fullMessage(for: error), arguments: arguments)) (see 'mercurial help')", status: code.rawValue)
+            fail("\(oneLine(usageError: fullMessage(for: error), arguments: arguments))\(quoteHint(fullMessage(for: error), arguments)) (see 'mercurial help')",
+                 status: code.rawValue)
         }
     }
 }
@@ -90,18 +91,47 @@ func oneLine(usageError text: String, arguments: [String]) -> String {
     return message
 }
 
-/// The subcommand `word` is a slip for (at most two letters wrong, added, dropped or
-/// swapped, one for a name of five letters or fewer), when it is a lone word, no file
-/// and not itself a command: `mercurial inpsect title.png` would otherwise render
-/// "inpsect" without a word.
-func nearSubcommand(_ word: String) -> String? {
+/// What the first argument `word` is a slip for, as it goes in "did you mean …?", when
+/// it is one word of letters, no file and not itself a command: a command at most two
+/// letters off (added, dropped, wrong or swapped; one for a name of five letters or
+/// fewer) or one it begins (`anim`); and, as the only argument, a word people type for
+/// an option or a listing (`version`, `list`). `mercurial inpsect title.png` and
+/// `mercurial version` would otherwise render the word over title.png.
+func nearSubcommand(_ word: String, alone: Bool = false) -> String? {
     let names = Mercurial.configuration.subcommands.map { $0._commandName } + ["help"]
     let lower = word.lowercased()
-    guard !names.contains(word), lower.count >= 3, lower.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }),
+    guard !names.contains(word), lower.count >= 2, lower.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }),
           !FileManager.default.fileExists(atPath: word) else { return nil }
+    let habits = ["version": "'mercurial --version'", "ver": "'mercurial --version'", "usage": "'mercurial help'",
+                  "list": "'mercurial materials', 'mercurial fonts' or 'mercurial params'",
+                  "ls": "'mercurial materials', 'mercurial fonts' or 'mercurial params'"]
+    if alone, let habit = habits[lower] { return habit }
+    guard lower.count >= 3 else { return nil }
+    if lower.count >= 4, let begun = names.first(where: { $0.hasPrefix(lower) }) { return "'mercurial \(begun)'" }
     return names.map { (name: $0, distance: editDistance(lower, $0)) }
         .filter { $0.distance <= ($0.name.count <= 5 ? 1 : 2) }
-        .min { $0.distance < $1.distance }?.name
+        .min { $0.distance < $1.distance }.map { "'mercurial \($0.name)'" }
+}
+
+/// For "Unexpected argument 'world'" after a text (`mercurial Hello world`, or "2 unexpected
+/// arguments" for three words): a title of several words goes in quotes, as one argument.
+func quoteHint(_ usageError: String, _ arguments: [String]) -> String {
+    guard let start = usageError.range(of: "nexpected argument"),
+          let open = usageError[start.upperBound...].firstIndex(of: "'"),
+          let close = usageError[usageError.index(after: open)...].firstIndex(of: "'") else { return "" }
+    let extra = String(usageError[usageError.index(after: open)..<close])
+    let commands = Set(Mercurial.configuration.subcommands.map { $0._commandName })
+    /// A word of the text: not an option, not an option's value, not the command.
+    func isWord(_ i: Int) -> Bool {
+        !arguments[i].hasPrefix("-") && (i == 0 || !arguments[i - 1].hasPrefix("-")) && !(i == 0 && commands.contains(arguments[i]))
+    }
+    guard let at = arguments.firstIndex(of: extra), at > 0 else { return "" }
+    var first = at, last = at
+    while first > 0, isWord(first - 1) { first -= 1 }
+    while last + 1 < arguments.count, isWord(last + 1) { last += 1 }
+    // Only render takes a text (the default command).
+    guard last > first, !commands.contains(arguments[0]) || arguments[0] == "render" else { return "" }
+    return "; a title of several words goes in quotes: mercurial render \"\(arguments[first...last].joined(separator: " ").escapedForTerminal)\""
 }
 
 /// Optimal string alignment distance: insertions, deletions, substitutions and

@@ -58,13 +58,16 @@ struct Render: ParsableCommand {
             }
             return (path, json)
         }
-        let (text, sceneFile) = Self.textOrScene(text, sceneFile: sceneOption.sceneFile, from: from)
+        let (text, sceneFile) = try Self.textOrScene(text, sceneFile: sceneOption.sceneFile, from: from)
         let settings = try options.materialOptions.settingsAndTimeline(sceneFile: sceneFile, text: text,
                                                                        flags: [options], recipe: recipe).settings
         if let recipe { Self.checkFont(settings, recipe: recipe.json) }
         var inputs = InputFiles.of(settings, sceneFile: sceneFile)
         if let from { inputs.append((role: "title the recipe comes from", path: from)) }
-        for (_, path) in outputs { try InputFiles.checkOutput(path, against: inputs) }
+        for (_, path) in outputs {
+            try InputFiles.checkOutput(path, against: inputs)
+            try OutputFile.requirePNGName(path, command: "render")
+        }
         if emit.maps.contains(where: { $0 != .color }) { try TitleSurface.checkSize(settings) }
         var lines: [String] = []
         if let path = outputs.first(where: { $0.0 == .color })?.1 {
@@ -93,17 +96,18 @@ struct Render: ParsableCommand {
     }
 
     /// `render scene.json` means the scene, as `animate scene.json` does: a text ending in
-    /// `.json` that names a file, with no other scene given, is taken as `--params`; one
-    /// that names no file is rendered as text, with a warning (a mistyped scene's name).
-    static func textOrScene(_ text: String?, sceneFile: String?, from: String?) -> (text: String?, sceneFile: String?) {
+    /// `.json`, with no other scene given, is taken as `--params`, so one that names no file
+    /// is the scene file's error (a mistyped name rendered over title.png before). Such a
+    /// text can still be rendered with --set text=NAME.json.
+    static func textOrScene(_ text: String?, sceneFile: String?, from: String?) throws(MercurialError) -> (text: String?, sceneFile: String?) {
         guard let text, sceneFile == nil, from == nil, text.lowercased().hasSuffix(".json"),
               !text.contains("\n"), !text.contains("\\n") else { return (text, sceneFile) }
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: text, isDirectory: &isFolder), !isFolder.boolValue {
-            return (nil, text)
+        var info = stat()
+        if stat(text, &info) != 0 && (errno == ENOENT || errno == ENOTDIR) {
+            throw MercurialError("scene file '\(UserPath(checked: text))' does not exist; check its name "
+                                 + "(to render those words as a title: mercurial render --set 'text=\(text.escapedForTerminal)')")
         }
-        warn(MercurialWarning("rendering the text '\(text.escapedForTerminal)': there is no scene file of that name (a scene goes as --params SCENE.json)"))
-        return (text, sceneFile)
+        return (nil, text)
     }
 
     /// Warns when the font a recipe names is not the file it was made with.

@@ -35,6 +35,7 @@ struct Watch: ParsableCommand {
         if let settings = try? options.resolvedSettings(sceneFile: scene) {
             try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: scene))
         }
+        try OutputFile.requirePNGName(options.output, command: "watch")
         let (scene, options) = (scene, options)
         Task {
             do throws(MercurialError) {

@@ -41,6 +41,17 @@ import MercurialTestSupport
         }
     }
 
+    /// A one-letter output folder is made as any other (issue 31: `-o g` failed with "cannot
+    /// open output folder 'g'", since making folders skipped a path's first byte).
+    @Test(arguments: ["g", "g/h", "./k"]) func aShortOutputFolderIsMade(_ folder: String) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data("text\nOne\n".utf8).write(to: dir.appendingPathComponent("t.csv"))
+            let r = try await CLI.run(["batch", "t.csv", "-o", folder, "-q"], in: dir, timeout: Self.deadline)
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(r)")
+            #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(folder + "/1-One.png").path))
+        }
+    }
+
     /// Over a scene with layers (a lower third), `layers[N].KEY` sets one layer's key and a
     /// plain column every layer's, as --set does; a row used to render the scene unchanged.
     @Test func columnsSetALayeredScenesLayers() async throws {

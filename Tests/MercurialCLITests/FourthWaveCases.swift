@@ -21,7 +21,38 @@ extension CLIErrorCase {
                     {"t": 0, "value": \(from), "timing": "\(huge)"}, {"t": 1, "value": \(to)}]}}}
                 """
         }
+        func slip(_ name: String, _ arguments: [String], _ fragments: [String], status: Status = .usage,
+                  output: Output = .mustNotExist("title.png")) -> CLIErrorCase {
+            CLIErrorCase(name: "newcomer: " + name, arguments: arguments, setup: [.text("s.json", #"{"text": "Hi"}"#)],
+                         status: status, fragments: fragments, output: output)
+        }
+        let listing = "did you mean 'mercurial materials', 'mercurial fonts' or 'mercurial params'?"
         return [
+            slip("version as a word", ["version"], ["'version' is not a command", "did you mean 'mercurial --version'?",
+                                                    "mercurial render -- version"]),
+            slip("list as a word", ["list"], ["'list' is not a command", listing]),
+            slip("ls as a word", ["ls"], [listing]),
+            slip("a command cut short", ["anim", "s.json"], ["'anim' is not a command", "did you mean 'mercurial animate'?"]),
+            slip("two words unquoted", ["Hello", "world"], ["'world'", #"a title of several words goes in quotes: mercurial render "Hello world""#]),
+            slip("three words unquoted after render", ["render", "Hello", "big", "world", "-o", "t.png"],
+                 [#"goes in quotes: mercurial render "Hello big world""#], output: .mustNotExist("t.png")),
+            slip("a scene file that is not there", ["render", "scene.json"],
+                 ["scene file 'scene.json' does not exist; check its name", "mercurial render --set 'text=scene.json'"], status: .ours),
+            slip("a scene file that is not there, as the default command", ["scnee.json", "-o", "t.png"],
+                 ["scene file 'scnee.json' does not exist"], status: .ours, output: .mustNotExist("t.png")),
+            slip("render to .webm", ["render", "Hi", "-o", "out.webm"],
+                 ["output 'out.webm' ends in .webm (WebM), but render writes PNG only; name it 'out.png'", "mercurial animate SCENE.json -o out.webm"],
+                 status: .ours, output: .mustNotExist("out.webm")),
+            slip("render to .jpg", ["render", "Hi", "-o", "card.JPG"], ["output 'card.JPG' ends in .jpg (JPEG)", "name it 'card.png'"],
+                 status: .ours, output: .mustNotExist("card.JPG")),
+            slip("render --emit to .webp", ["render", "Hi", "--emit", "color,height", "-o", "t.webp"], ["'t.webp' ends in .webp (WebP)"],
+                 status: .ours, output: .mustNotExist("t.webp")),
+            slip("shading to .jpg", ["shading", "-o", "s.jpg"], ["output 's.jpg' ends in .jpg (JPEG), but shading writes PNG only"],
+                 status: .ours, output: .mustNotExist("s.jpg")),
+            slip("watch to .mp4", ["watch", "s.json", "-o", "w.mp4"], ["output 'w.mp4' ends in .mp4 (MP4), but watch writes PNG only"],
+                 status: .ours, output: .mustNotExist("w.mp4")),
+            slip("render over the scene as .json", ["render", "Hi", "-o", "s2.json"], ["'s2.json' ends in .json (JSON)"],
+                 status: .ours, output: .mustNotExist("s2.json")),
             animated("an overshooting slide", """
                 {"text": "Hello", "width": 300, "height": 200, "animation": {"duration": 1, "fps": 5},
                  "in": {"type": "slide", "side": "left", "distance": 240, "duration": 0.5, "timing": "\(huge)"}}

@@ -30,6 +30,36 @@ public enum OutputFile {
         _ = try destination(path)
     }
 
+    /// Extensions of other formats than PNG, which a PNG must not be written under
+    /// (`render -o title.webm` wrote PNG bytes there); a name with none, or with one not
+    /// listed (`title.v2`), is taken as it is.
+    static let otherFormats: [String: String] = {
+        var names: [String: String] = [:]
+        for (name, extensions) in [("JPEG", "jpg jpeg jpe jfif"), ("WebP", "webp"), ("GIF", "gif"), ("BMP", "bmp"),
+                                   ("TIFF", "tif tiff"), ("AVIF", "avif"), ("HEIF", "heic heif"), ("JPEG XL", "jxl"),
+                                   ("SVG", "svg"), ("PDF", "pdf"), ("ICO", "ico"), ("TGA", "tga"), ("EXR", "exr"),
+                                   ("Photoshop", "psd"), ("WebM", "webm"), ("MP4", "mp4 m4v"), ("QuickTime", "mov"),
+                                   ("Matroska", "mkv"), ("AVI", "avi"), ("APNG", "apng"), ("JSON", "json jsonl"),
+                                   ("CSV", "csv"), ("text", "txt"), ("HTML", "html htm")] {
+            for ext in extensions.split(separator: " ") { names[String(ext)] = name }
+        }
+        return names
+    }()
+
+    /// Refuses a `path` whose extension names another format: `command` writes PNG only.
+    /// Standard output, devices and FIFOs have no format to contradict.
+    public static func requirePNGName(_ path: String, command: String) throws(MercurialError) {
+        guard case .file(let given, _) = try destination(path) else { return }
+        let name = given.lastComponent
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return }
+        let ext = name[name.index(after: dot)...].lowercased()
+        guard let format = otherFormats[ext] else { return }
+        let png = UserPath(checked: String(given.string.dropLast(ext.count)) + "png")
+        let video = ["webm", "mp4", "m4v", "mov", "apng"].contains(ext)
+            ? "; for an animation, use mercurial animate SCENE.json -o \(shortQuote(name))" : ""
+        throw MercurialError("output '\(given)' ends in .\(ext) (\(format)), but \(command) writes PNG only; name it '\(png)'\(video)")
+    }
+
     /// Refuses `path` unless it is a file (existing or not) in a folder: not standard
     /// output, a device or a FIFO. `reason` says why a file is needed.
     public static func refuseUnlessFile(_ path: String, because reason: String) throws(MercurialError) {
@@ -422,7 +452,8 @@ public final class OutputFolder: Sendable {
     /// `mkdir -p`: each missing folder on the way to `path`.
     private static func makeFolders(_ path: UserPath) throws(MercurialError) {
         let bytes = Array(path.string.utf8)
-        for end in bytes.indices where end > 0 && (end == bytes.count - 1 || bytes[end + 1] == UInt8(ascii: "/")) {
+        // Every prefix that ends a component (a one-letter name, `g`, is one too).
+        for end in bytes.indices where end == bytes.count - 1 || bytes[end + 1] == UInt8(ascii: "/") {
             guard bytes[end] != UInt8(ascii: "/") else { continue }
             let prefix = String(decoding: bytes[...end], as: UTF8.self)
             if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
