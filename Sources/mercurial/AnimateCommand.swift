@@ -41,6 +41,7 @@ struct Animate: ParsableCommand {
     var scene: String
 
     @OptionGroup var options: RenderOptions
+    @OptionGroup var progressOption: ProgressOption
 
     @Option(help: ArgumentHelp("The QuickTime codec for .mov: prores (ProRes 4444) or qtrle (Animation).", valueName: "codec"))
     var codec: AnimationFormat.MovCodec = .prores
@@ -108,7 +109,7 @@ struct Animate: ParsableCommand {
         let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
                                    fps: renderer.fps, frameCount: frameCount, loop: renderer.loop, quality: renderer.quality,
                                    recipe: options.noMetadata ? nil : recipe)
-        let progress = Progress(frames: frameCount, enabled: !options.quiet && isatty(STDERR_FILENO) == 1)
+        let progress = Progress(frameCount, of: "frame", style: try progressOption.style(quiet: options.quiet))
         let start = ContinuousClock.now
         do {
             for index in 0..<frameCount {
@@ -140,42 +141,5 @@ struct Animate: ParsableCommand {
                               seconds, Double(frameCount) / max(seconds, 1e-9), Double(usage.ru_maxrss) / 1024)
             if OutputFile.isStandardOutput(options.output) { Console.error(line) } else { Console.output(line) }
         }
-    }
-}
-
-/// A one-line progress bar on standard error (a terminal only): frame, frames per
-/// second and time left, redrawn at most ten times a second.
-final class Progress: Sendable {
-    let frames: Int
-    let enabled: Bool
-    private let lastDraw = Mutex(ContinuousClock.now - .seconds(1))
-
-    init(frames: Int, enabled: Bool) {
-        self.frames = frames
-        self.enabled = enabled
-    }
-
-    func update(done: Int, since start: ContinuousClock.Instant) {
-        guard enabled else { return }
-        let now = ContinuousClock.now
-        let due = lastDraw.withLock { last in
-            guard done == frames || now - last >= .milliseconds(100) else { return false }
-            last = now
-            return true
-        }
-        guard due else { return }
-        let elapsed = Double((now - start).components.seconds) + Double((now - start).components.attoseconds) / 1e18
-        let rate = Double(done) / max(elapsed, 1e-9)
-        let left = Double(frames - done) / max(rate, 1e-9)
-        let width = 30, filled = width * done / max(frames, 1)
-        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-        let text = String(format: "\r%@ frame %d/%d  %.1f frames/s  %.0f s left ", bar, done, frames, rate, left)
-        _ = text.withCString { Glibc.write(STDERR_FILENO, $0, strlen($0)) }
-    }
-
-    func clear() {
-        guard enabled else { return }
-        let blank = "\r" + String(repeating: " ", count: 80) + "\r"
-        _ = blank.withCString { Glibc.write(STDERR_FILENO, $0, strlen($0)) }
     }
 }

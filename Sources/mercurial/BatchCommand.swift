@@ -54,6 +54,8 @@ struct Batch: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
+    @OptionGroup var progressOption: ProgressOption
+
     /// `--shard K/N`.
     struct Shard: Sendable {
         var k: Int, n: Int
@@ -85,7 +87,7 @@ struct Batch: ParsableCommand {
         let folder = try OutputFolder(output, create: true)
 
         let total = shard?.count(of: batch.rowCount) ?? batch.rowCount
-        let progress = Progress(frames: total, enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        let progress = Progress(total, of: "title", style: try progressOption.style(quiet: quiet))
         let run = BatchRun(batch: batch, rows: try batch.rows(), base: base, template: name, shard: shard,
                            folder: folder, place: place, progress: progress)
         let start = ContinuousClock.now

@@ -19,6 +19,9 @@ struct Shading: ParsableCommand {
     @OptionGroup var sceneOption: SceneFileOption
     @OptionGroup var materialOptions: MaterialOptions
 
+    @Flag(name: .shortAndLong, help: "Print nothing but warnings and errors.")
+    var quiet = false
+
     func run() throws {
         guard Self.sizeRange.contains(size) else {
             throw MercurialError("--size \(size) is out of range \(Self.sizeRange.lowerBound)…\(Self.sizeRange.upperBound); give a size in that range")
@@ -29,6 +32,10 @@ struct Shading: ParsableCommand {
         try OutputFile.requirePNGName(output, command: "shading")
         let image = ShadingSphere.render(settings.scene, size: size, antialiasedRim: true)
         try OutputFile.write(try PNGSink().encode(image), to: output)
+        guard !quiet else { return }
+        // As render's: with the PNG on standard output, the summary goes with the diagnostics.
+        let line = "\(output) \(size)×\(size)"
+        if OutputFile.isStandardOutput(output) { Console.error(line) } else { Console.output(line) }
     }
 }
 

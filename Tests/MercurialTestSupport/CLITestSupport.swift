@@ -126,6 +126,8 @@ package enum CLI {
         process.arguments = arguments
         process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment
+        // No progress lines among the diagnostics a test reads, unless it asks for them.
+        env["MERCURIAL_PROGRESS"] = "none"
         for (key, value) in environment { env[key] = value }
         process.environment = env
 
