@@ -10,6 +10,7 @@ import Glibc
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a title for each row of a CSV or JSON Lines file.",
+        usage: "mercurial batch <file> [-o <dir>] [--name <template>] [--shard <K/N>] [<options>]",
         discussion: """
         A CSV's header row names parameter keys (text, size, light1.hue, diffuse, …);
         each row sets them on the base scene (--params, --material, --set), an empty

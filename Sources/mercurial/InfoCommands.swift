@@ -5,6 +5,7 @@ import MercurialKit
 struct Shading: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the ray-traced shading sphere (the hemisphere the title's colours come from) to a PNG.",
+        usage: "mercurial shading [-o <file>] [--size <px>] [<options>]",
         discussion: "Example: mercurial shading --material gold --size 256 -o gold-sphere.png"
     )
 
@@ -42,6 +43,7 @@ struct Shading: ParsableCommand {
 struct Params: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List every parameter: group, key, range and value (the mercurial material's, or the one given).",
+        usage: "mercurial params [--material <name|path>] [--wide | --json | --markdown] [<options>]",
         discussion: """
         The keys of a scene file's nested blocks follow as paths (vine.branchAngle,
         pointLights[].intensity, dynamics.elasticity; [] is each element of a list).
@@ -62,6 +64,9 @@ struct Params: ParsableCommand {
     @Flag(help: "Print the table as the README's Markdown table.")
     var markdown = false
 
+    @Flag(help: "Print one row a line, as wide as it takes (over 300 columns), instead of fitting the terminal.")
+    var wide = false
+
     func validate() throws {
         if json && markdown { throw ValidationError("--json and --markdown are two formats; give one") }
     }
@@ -78,7 +83,11 @@ struct Params: ParsableCommand {
             } + SceneSchema.rows.map { row in
                 [row.block, row.path, row.rangeDescription, (SceneSchema.value(at: row.path, in: settings) ?? row.defaultValue).text(), row.help]
             }
-            printTable(header: ["group", "key", "range", "value", "meaning"], rows: rows)
+            if wide {
+                printTable(header: ["group", "key", "range", "value", "meaning"], rows: rows)
+            } else {
+                print(Self.fitted(rows, width: terminalWidth()), terminator: "")
+            }
         }
     }
 }
@@ -101,6 +110,49 @@ struct Fonts: ParsableCommand {
         }
         printTable(header: ["font", "family", "licence", "file"], rows: rows)
     }
+}
+
+extension Params {
+    /// The table in `width` columns: a heading for each group, then for each key a line
+    /// `key = value  (range)` and its meaning below, indented, each wrapped at spaces.
+    static func fitted(_ rows: [[String]], width: Int) -> String {
+        var out = "", group = ""
+        for row in rows {
+            if row[0] != group {
+                group = row[0]
+                out += (out.isEmpty ? "" : "\n") + group + "\n"
+            }
+            out += wrapped("  \(row[1]) = \(row[3])  (\(row[2]))", indent: 6, width: width)
+            out += wrapped("      " + row[4], indent: 6, width: width)
+        }
+        return out
+    }
+}
+
+/// `line` broken at spaces into lines of at most `width` characters (a word longer than
+/// that stands alone), the lines after the first indented by `indent`.
+func wrapped(_ line: String, indent: Int, width: Int) -> String {
+    let lead = line.prefix { $0 == " " }
+    var lines: [String] = [], current = String(lead)
+    for word in line.dropFirst(lead.count).split(separator: " ", omittingEmptySubsequences: false) {
+        let atStart = current.allSatisfy { $0 == " " }
+        if !atStart && current.count + 1 + word.count > width {
+            lines.append(current)
+            current = String(repeating: " ", count: indent) + word
+        } else {
+            current += (atStart ? "" : " ") + word
+        }
+    }
+    lines.append(current)
+    return lines.joined(separator: "\n") + "\n"
+}
+
+/// Standard output's terminal width; else `COLUMNS`; else 80 (a pipe, a file).
+func terminalWidth() -> Int {
+    var size = winsize()
+    if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 40 { return Int(size.ws_col) }
+    if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns >= 40 { return columns }
+    return 80
 }
 
 func printTable(header: [String], rows: [[String]]) {

@@ -25,12 +25,20 @@ extension ArgumentHelp {
         return ArgumentHelp(flagHelp(row), valueName: valueName)
     }
 
-    /// Help for the flag of the scene's nested key `key` (`--margin`): the schema's help.
-    static func nested(_ key: String, valueName: String, note: String = "") -> ArgumentHelp {
-        guard let field = SceneSchema.settings.field(key) else {
+    /// Help for the flag of the scene's nested key `key` (`--margin`): the schema's help
+    /// and its default, as a parameter's flag shows it (null is auto on the command line).
+    static func nested(_ key: String, valueName: String, note: String = "", defaultText: String? = nil) -> ArgumentHelp {
+        guard let field = SceneSchema.settings.field(key), let row = SceneSchema.rows.first(where: { $0.path == key }) else {
             preconditionFailure("the scene's schema has no key '\(key)'")
         }
-        return ArgumentHelp(field.help.prefix(1).uppercased() + field.help.dropFirst() + note + ".", valueName: valueName)
+        var value: String
+        switch row.defaultValue {
+        case .null: value = "auto"
+        case .array(let items): value = items.map { $0.value.text() }.joined(separator: ",")
+        default: value = row.defaultValue.text()
+        }
+        if let defaultText { value = defaultText }
+        return ArgumentHelp(field.help.prefix(1).uppercased() + field.help.dropFirst() + note + " (default: \(value)).", valueName: valueName)
     }
 
     static func flagHelp(_ row: Parameter) -> String {

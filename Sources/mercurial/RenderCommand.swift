@@ -24,7 +24,7 @@ struct Render: ParsableCommand {
     @OptionGroup var sceneOption: SceneFileOption
     @OptionGroup var options: RenderOptions
 
-    @Option(help: ArgumentHelp("Render the title again from the recipe a PNG written by mercurial carries (see 'mercurial inspect'); options given here override it.", valueName: "title.png"))
+    @Option(help: ArgumentHelp("Render the title again from the recipe a PNG written by mercurial carries (see 'mercurial inspect'); options given here override it. Without -o the new title goes to the first free TITLE-N.png beside it.", valueName: "title.png"))
     var from: String?
 
     @Option(help: ArgumentHelp("What to write, comma-separated: color (the title), height (a 16-bit grey height map), normal (a tangent-space normal map). With more than one, height and normal go to NAME-height.png and NAME-normal.png beside -o.", valueName: "maps"))

@@ -8,7 +8,7 @@ import MercurialKit
 /// table (see ParameterFlags.swift); `applyParameterFlags` sets them.
 struct RenderOptions: ParsableArguments {
     @Option(name: [.customShort("o"), .customLong("output")],
-            help: ArgumentHelp("The file to write, atomically (default: title.png; render --from: the first free TITLE-N.png beside the title). render writes a PNG; animate, and watch on an animated scene, write the form the name chooses (see 'mercurial animate --help').", valueName: "file"))
+            help: ArgumentHelp("The file to write, atomically (default: title.png). A still is a .png; an animation takes the form its name ends in: .webm, .mov, .mp4, .png (APNG) or a pattern such as frames/%04d.png.", valueName: "file"))
     var givenOutput: String?
 
     static let defaultOutput = "title.png"
@@ -27,7 +27,7 @@ struct RenderOptions: ParsableArguments {
     @Option(help: .parameter("anchor")) var anchor: Anchor?
     @Option(help: .nested("margin", valueName: "px|N%|safe")) var margin: String?
     @Option(help: .parameter("padding")) var padding: Int?
-    @Option(help: .nested("offset", valueName: "x,y", note: "; write negative values as --offset=-20,10")) var offset: String?
+    @Option(help: .nested("offset", valueName: "x,y", note: "; write negative values as --offset=-20,10", defaultText: "0,0")) var offset: String?
     @Option(help: .parameter("lineSpacing")) var lineSpacing: Double?
     @Option(help: .parameter("letterSpacing")) var letterSpacing: Double?
     @Flag(inversion: .prefixedNo, help: .parameter("kerning")) var kerning: Bool?

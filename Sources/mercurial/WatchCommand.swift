@@ -35,7 +35,7 @@ struct Watch: ParsableCommand {
         if let settings = try? options.resolvedSettings(sceneFile: scene) {
             try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: scene))
         }
-        try OutputFile.requirePNGName(options.output, command: "watch")
+        try OutputFile.requirePNGName(options.output, command: "watch", animations: true)
         let (scene, options) = (scene, options)
         Task {
             do throws(MercurialError) {

@@ -209,6 +209,25 @@ import MercurialTestSupport
         }
     }
 
+    /// `params` fits the terminal (issue 31: 340 columns): COLUMNS here, as standard output
+    /// is a pipe; every key still listed, with its meaning; --wide is the one-line table.
+    @Test(arguments: [nil, 60, 120]) func paramsFitsTheTerminal(_ columns: Int?) async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let r = try await CLI.run(["params"], in: dir, environment: ["COLUMNS": columns.map(String.init)])
+            expectSuccess(r)
+            let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let widest = lines.map(\.count).max() ?? 0
+            #expect(widest <= (columns ?? 80) && widest > (columns ?? 80) - 20, "\(widest) columns")
+            for p in ParameterGroup.allParameters {
+                #expect(lines.contains { $0.hasPrefix("  \(p.key) = ") }, "\(p.key)")
+            }
+            #expect(lines.contains { $0.hasPrefix("  vine.branchAngle = ") })
+            let wide = try await CLI.run(["params", "--wide"], in: dir, environment: ["COLUMNS": columns.map(String.init)])
+            #expect(wide.stdout.split(separator: "\n").count == ParameterGroup.allParameters.count + SceneSchema.rows.count + 1)
+            #expect((wide.stdout.split(separator: "\n").map(\.count).max() ?? 0) > 200)
+        }
+    }
+
     @Test func materialsAndFontsAreListed() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let materials = try await CLI.run(["materials"], in: dir)

@@ -49,8 +49,8 @@ extension CLIErrorCase {
                  status: .ours, output: .mustNotExist("t.webp")),
             slip("shading to .jpg", ["shading", "-o", "s.jpg"], ["output 's.jpg' ends in .jpg (JPEG), but shading writes PNG only"],
                  status: .ours, output: .mustNotExist("s.jpg")),
-            slip("watch to .mp4", ["watch", "s.json", "-o", "w.mp4"], ["output 'w.mp4' ends in .mp4 (MP4), but watch writes PNG only"],
-                 status: .ours, output: .mustNotExist("w.mp4")),
+            slip("watch to .jpg", ["watch", "s.json", "-o", "w.jpg"], ["output 'w.jpg' ends in .jpg (JPEG), but watch writes PNG (.webm, .mov or .mp4 for an animated scene)"],
+                 status: .ours, output: .mustNotExist("w.jpg")),
             slip("render over the scene as .json", ["render", "Hi", "-o", "s2.json"], ["'s2.json' ends in .json (JSON)"],
                  status: .ours, output: .mustNotExist("s2.json")),
             animated("an overshooting slide", """

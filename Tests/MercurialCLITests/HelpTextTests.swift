@@ -25,6 +25,22 @@ import MercurialTestSupport
         }
     }
 
+    /// Issue 31: usage lines of 248 and 161 characters; -o's help told animate and watch
+    /// about render --from; --margin and --offset showed no default.
+    @Test func usageLinesAreShortAndEachOptionSaysItsDefault() async throws {
+        for command in ["render", "watch", "edit", "animate", "batch", "inspect", "shading", "params", "materials", "fonts"] {
+            let text = try await help([command])
+            let usage = text.split(separator: "\n").first { $0.hasPrefix("USAGE:") } ?? ""
+            #expect(!usage.isEmpty && usage.count <= 100, "\(command): \(usage.count) characters: \(usage)")
+            if ["animate", "watch"].contains(command) { #expect(!text.contains("TITLE-N"), "\(command): \(text)") }
+        }
+        let render = try await help(["render"]).replacingOccurrences(of: "\n", with: " ")
+            .replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
+        #expect(render.contains("radius plus 4 px (default: auto)"), "\(render)")
+        #expect(render.contains("--offset=-20,10 (default: 0,0)"), "\(render)")
+        #expect(!render.contains("null:"), "\(render)")
+    }
+
     @Test func theTopLevelHelpSaysHowToRenderACommandsName() async throws {
         let text = try await help([])
         #expect(text.contains("mercurial render -- inpsect"), "\(text)")

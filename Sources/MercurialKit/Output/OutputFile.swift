@@ -46,18 +46,20 @@ public enum OutputFile {
         return names
     }()
 
-    /// Refuses a `path` whose extension names another format: `command` writes PNG only.
-    /// Standard output, devices and FIFOs have no format to contradict.
-    public static func requirePNGName(_ path: String, command: String) throws(MercurialError) {
+    /// Refuses a `path` whose extension names another format: `command` writes PNG only
+    /// (or, with `animations`, also what `AnimationFormat.forPath` takes: watch's animated
+    /// scenes). Standard output, devices and FIFOs have no format to contradict.
+    public static func requirePNGName(_ path: String, command: String, animations: Bool = false) throws(MercurialError) {
         guard case .file(let given, _) = try destination(path) else { return }
         let name = given.lastComponent
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return }
         let ext = name[name.index(after: dot)...].lowercased()
-        guard let format = otherFormats[ext] else { return }
+        guard let format = otherFormats[ext], !(animations && ["webm", "mov", "mp4"].contains(ext)) else { return }
         let png = UserPath(checked: String(given.string.dropLast(ext.count)) + "png")
         let video = ["webm", "mp4", "m4v", "mov", "apng"].contains(ext)
             ? "; for an animation, use mercurial animate SCENE.json -o \(shortQuote(name))" : ""
-        throw MercurialError("output '\(given)' ends in .\(ext) (\(format)), but \(command) writes PNG only; name it '\(png)'\(video)")
+        let writes = animations ? "PNG (.webm, .mov or .mp4 for an animated scene)" : "PNG only"
+        throw MercurialError("output '\(given)' ends in .\(ext) (\(format)), but \(command) writes \(writes); name it '\(png)'\(video)")
     }
 
     /// Refuses `path` unless it is a file (existing or not) in a folder: not standard

@@ -19,7 +19,7 @@ public enum SceneSchema {
         SchemaField("vine", \.vine, SchemaValue.block(vine).optional(acceptsNull: true, what: "a \"vine\""),
                     help: "a growing vine ornament, lofted and shaded with the title"),
         SchemaField("margin", \.margin, margin,
-                    help: "space between the canvas's edges and the box the ink is placed in: px, \"5%\" of the canvas, or \"safe\" (EBU R 95: 5 % a side); null: the radius plus 4"),
+                    help: "space between the canvas's edges and the box the ink is placed in: px, \"5%\" of the canvas, or \"safe\" (EBU R 95: 5 % a side); auto (null in a file): the loft's radius plus 4 px"),
         SchemaField("offset", \.offset, offset,
                     help: "pixels the placed ink is moved by, [x, y], right and down"),
         SchemaField("dropShadow", \.dropShadow, SchemaValue.block(dropShadow).optional(acceptsNull: true, what: "a \"dropShadow\""),
