@@ -118,8 +118,13 @@ struct Render: ParsableCommand {
         if let now = try? SceneRecipe.fontSHA256(settings.font), now != made {
             warn(MercurialWarning("font '\(settings.font)' is not the file this title was made with (its SHA-256 differs), so the title may look different"))
         }
-        for font in settings.fallbackFonts where (try? SceneRecipe.fileSHA256(font.file)) != font.sha256 {
-            warn(MercurialWarning("fallback font '\(font.file.escapedForTerminal)' (\(font.name.escapedForTerminal)) is missing or not the file this title was made with, so the title may look different"))
+        // One line however many a recipe lists (it may list 4,096).
+        let changed = settings.fallbackFonts.filter { (try? SceneRecipe.fileSHA256($0.file)) != $0.sha256 }
+        if let font = changed.first {
+            let which = "'\(font.file.escapedForTerminal)' (\(font.name.escapedForTerminal))"
+            warn(MercurialWarning(changed.count == 1
+                ? "fallback font \(which) is missing or not the file this title was made with, so the title may look different"
+                : "\(changed.count) of the recipe's fallback fonts are missing or not the files this title was made with (the first \(which)), so the title may look different"))
         }
     }
 

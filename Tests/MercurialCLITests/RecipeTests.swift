@@ -171,6 +171,48 @@ import MercurialTestSupport
         }
     }
 
+    /// Issue 31, item 9: a title's recipe listing one 5 MB font 150 ways (`fonts/././big.ttf`)
+    /// and a character no face has loaded it 150 times: `render --from` peaked at 784 MB
+    /// (300 ways: 1.57 GB, 11.5 s). The file is read and hashed once.
+    @Test func aRecipeSpellingOneFallbackFontManyWaysReadsItOnce() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let fonts = dir.appendingPathComponent("fonts")
+            try FileManager.default.createDirectory(at: fonts, withIntermediateDirectories: true)
+            var big = try Data(contentsOf: CLI.packageRoot.appendingPathComponent("fonts/serif-bold.ttf"))
+            big.append(Data(count: (5 << 20) - big.count))
+            try big.write(to: fonts.appendingPathComponent("big.ttf"))
+            let hash = try SceneRecipe.fileSHA256(fonts.appendingPathComponent("big.ttf").path)
+            ok(try await CLI.run(["render", "Hi", "--size", "30", "-o", "t.png", "-q"], in: dir))
+            let png = [UInt8](try Data(contentsOf: dir.appendingPathComponent("t.png")))
+            let listed = (1...150).map { #"{"name": "Big", "file": "fonts/\#(String(repeating: "./", count: $0))big.ttf", "index": 0, "sha256": "\#(hash)"}"# }
+            let recipe = Array(#"{"text": "Hi \#u{10FFFD}", "size": 30, "fontSHA256": "\#(try SceneRecipe.fontSHA256("rounded"))", "fallbackFonts": [\#(listed.joined(separator: ", "))]}"#.utf8)
+            try Data(Self.withUncompressedRecipe(recipe, in: png)).write(to: dir.appendingPathComponent("crafted.png"))
+            let r = try await CLI.shell("/usr/bin/time -f 'peak %M' \"$M\" render --from crafted.png -o again.png -q", in: dir, timeout: .seconds(60))
+            #expect(r.status == 0, "\(r)")
+            // The character's warning, then time's line.
+            #expect(r.stderrLines.count == 2 && r.stderr.contains("U+10FFFD"), "\(r)")
+            let peak = r.stderrLines.last.flatMap { $0.hasPrefix("peak ") ? Int($0.dropFirst(5)) : nil } ?? .max
+            #expect(peak < 150 * 1024, "peak \(peak) KB")
+        }
+    }
+
+    /// Issue 31: a recipe listing 300 fallback fonts that are gone warned 300 times; now once, with the count and the first.
+    @Test func manyMissingFallbackFontsAreOneWarningOfEachKind() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            ok(try await CLI.run(["render", "Hi", "--size", "30", "-o", "t.png", "-q"], in: dir))
+            let png = [UInt8](try Data(contentsOf: dir.appendingPathComponent("t.png")))
+            let listed = (1...300).map { #"{"name": "Gone", "file": "gone\#($0).ttf", "index": 0, "sha256": "00"}"# }
+            let recipe = Array(#"{"text": "Hi Привет", "size": 30, "fontSHA256": "\#(try SceneRecipe.fontSHA256("rounded"))", "fallbackFonts": [\#(listed.joined(separator: ", "))]}"#.utf8)
+            try Data(Self.withUncompressedRecipe(recipe, in: png)).write(to: dir.appendingPathComponent("crafted.png"))
+            let r = try await CLI.run(["render", "--from", "crafted.png", "-o", "again.png", "-q"], in: dir)
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stderrLines == [
+                "warning: 300 of the recipe's fallback fonts are missing or not the files this title was made with (the first 'gone1.ttf' (Gone)), so the title may look different",
+                "warning: 300 of the recipe's fallback faces (the first 'gone1.ttf') could not be read, so they draw nothing here; check them with 'fc-query'",
+            ], "\(r)")
+        }
+    }
+
     @Test func fontHashesKeptForALongRunStayBounded() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mercurial-hashes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

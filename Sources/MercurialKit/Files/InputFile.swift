@@ -237,3 +237,24 @@ public enum InputFiles {
         return (inode, final.absolute)
     }
 }
+
+/// A file as it is now: which file (device and inode, however its path is spelled) and
+/// which version of it (size and modification time). Caches keyed by it read a file once
+/// through any of its names (`dir/././f.ttf`, a link) and again once it changes.
+struct FileStamp: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int
+    var seconds: Int
+    var nanoseconds: Int
+
+    /// The file at `path` (links followed); nil when there is none.
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int(info.st_size)
+        (seconds, nanoseconds) = (info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
+    }
+}

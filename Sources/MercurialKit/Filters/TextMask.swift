@@ -169,9 +169,7 @@ public enum TextMask {
                 if width == nil && height == nil && frame.anchor != .center {
                     warnings.append(MercurialWarning("anchor \(frame.anchor.rawValue) places the ink on a canvas you size, and this one is sized to the text, so it changes nothing; give a width and height (--width, --height)"))
                 }
-                for path in font.unreadable {
-                    warnings.append(MercurialWarning("installed font '\(UserPath(checked: path))' could not be read, so it draws nothing here; check it with 'fc-query'"))
-                }
+                warnings += font.warnings
                 if !run.missing.isEmpty {
                     warnings.insert(.missing(run.missing, font: (layout.fontPath as NSString).lastPathComponent), at: 0)
                 }

@@ -67,11 +67,10 @@ public enum SceneRecipe {
 
     /// The SHA-256 of the font file at `path`, in hex.
     public static func fileSHA256(_ path: String) throws(MercurialError) -> String {
-        // A batch writes the same font's hash into every title: hash each file once
-        // for as long as its size and modification time stay the same.
-        var info = stat()
-        let stamp = stat(path, &info) == 0 ? "\(info.st_size):\(info.st_mtim.tv_sec):\(info.st_mtim.tv_nsec)" : nil
-        if let stamp, let known = hashes.withLock({ $0[path] }), known.stamp == stamp { return known.hash }
+        // A batch writes the same font's hash into every title, and a recipe may name one
+        // file many ways: hash each file once for as long as it stays the same.
+        let stamp = FileStamp(path)
+        if let stamp, let known = hashes.withLock({ $0[stamp] }) { return known }
         let bytes = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         bytes.withUnsafeBufferPointer { _ = SHA256($0.baseAddress, $0.count, &digest) }
@@ -80,7 +79,7 @@ public enum SceneRecipe {
             hashes.withLock { hashes in
                 // A long watch, edit or batch may name any number of font files: keep a few.
                 if hashes.count >= 64 { hashes.removeAll(keepingCapacity: true) }
-                hashes[path] = (stamp, hash)
+                hashes[stamp] = hash
             }
         }
         return hash
@@ -89,7 +88,7 @@ public enum SceneRecipe {
     /// How many fonts' hashes are kept (for tests: it stays bounded).
     static var keptHashCount: Int { hashes.withLock { $0.count } }
 
-    private static let hashes = Mutex<[String: (stamp: String, hash: String)]>([:])
+    private static let hashes = Mutex<[FileStamp: String]>([:])
 
     // MARK: In PNG files
 
