@@ -41,7 +41,8 @@ struct EditorRoutes: Sendable {
                 let (path, bytes) = try await session.export()
                 return Responses.json(200, ["path": path, "bytes": bytes.count])
             } catch let error as MercurialError {
-                return Responses.json(500, ["error": error.message])
+                // A link or an input in the way, a title too large: the page's to fix, as a video export's.
+                return Responses.json(422, ["error": error.message])
             }
         }
         router.get("/api/export.png") { _, _ in await download() }

@@ -14,7 +14,8 @@ import Synchronization
 /// NIO parses every request (llhttp: linear, one parser for the whole connection, a
 /// head of at most `maximumHead` bytes), closes a connection that has not sent a
 /// whole head within `headDeadline` of its last answer, holds at most
-/// `maximumConnections` open, and reads WebSocket frames of at most `maximumBody`
+/// `maximumConnections` open (`ConnectionLimit`, `IdleConnections`), and reads
+/// WebSocket frames of at most `maximumBody`
 /// bytes. Our checks are middleware (`EditorGuard`): a request whose `Host` is not
 /// `127.0.0.1:PORT` or `localhost:PORT` is refused (DNS rebinding); everything but the
 /// page itself needs the session's token (128 random bits, in the `X-Mercurial-Token`
@@ -33,7 +34,16 @@ public final class EditorServer: Sendable {
     /// A request's body must arrive within this time.
     static let bodyDeadline: Duration = .seconds(10)
     /// Connections open at once; further ones wait in the listen queue until one closes.
-    static let maximumConnections = 256
+    static let maximumConnections = 512
+    /// Of these, connections busy with a request or that have shown the token (each may hold a response).
+    static let maximumBusyConnections = 256
+    /// Of these, connections waiting for a request head without having shown the token:
+    /// when one more starts to wait, the one that has waited longest is closed (`IdleConnections`).
+    static let maximumIdleConnections = 128
+    /// The listen queue's length (Linux caps it at net.core.somaxconn, 4096 by default
+    /// since 5.4): a connection beyond it is not even queued, and its client tries again
+    /// only after 1 s, 3 s, 7 s…, so a flood of idle connections must fit in it.
+    static let listenQueue = 4096
     /// Pages' sockets open at once.
     static let maximumSockets = 4
     /// Responses of a whole frame (raw, PNG or delta) made or sent at once: each holds a frame.
@@ -76,13 +86,16 @@ public final class EditorServer: Sendable {
             ws: .init(maxFrameSize: Self.maximumBody, autoPing: .enabled(timePeriod: .seconds(30)),
                       closeTimeout: .seconds(5), validateUTF8: true))
         let upgrades = router.buildResponder()
-        let server = HTTPServerBuilder { responder in
+        let idle = IdleConnections(limit: Self.maximumIdleConnections)
+        let server = HTTPServerBuilder { [token] responder in
             EditorChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: upgrades,
-                                                              configuration: configuration))
+                                                              configuration: configuration),
+                          idle: idle, token: token)
         }
         let app = Application(router: router, server: server,
                               configuration: .init(address: .hostname("127.0.0.1", port: Int(requestedPort)), serverName: nil,
-                                                   availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
+                                                   backlog: Self.listenQueue,
+                                                   availableConnectionsDelegate: ConnectionLimit(idle: idle)),
                               onServerRunning: { [self] channel in
                                   state.withLock { $0.port = UInt16(channel.localAddress?.port ?? 0) }
                               },
@@ -157,6 +170,13 @@ struct EditorGuard: RouterMiddleware {
     let port: @Sendable () -> UInt16
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // NIO's parser takes `gzip, chunked` as chunked; no coding but plain chunked is read here.
+        let codings = request.headers[values: .transferEncoding].flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard codings.isEmpty || codings == ["chunked"] else {
+            throw Refusal(501, "Not Implemented",
+                          "Transfer-Encoding '\(codings.joined(separator: ", "))' is not supported; send the body as it is, with a Content-Length or Transfer-Encoding: chunked")
+        }
         let port = port()
         let host = request.head.authority ?? ""
         // NIO's head keeps the first Host as the authority and any other among the fields.

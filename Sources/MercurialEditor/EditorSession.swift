@@ -350,7 +350,7 @@ public actor EditorSession {
                 }
             } else if let parameter = try? ParameterGroup.parameter(forKey: member.key), parameter.key == member.key {
                 switch parameter.kind {
-                case .path: _ = try insideFolder(text, key: key)
+                case .path: _ = try inputFile(text, of: parameter, key: key)
                 case .font: _ = try allowedFont(text)
                 default: break
                 }
@@ -596,11 +596,7 @@ public actor EditorSession {
         var value = try parameter.parse(change.value, culprit: "\(parameter.key) = '\(change.value)'")
         if case .text(let text) = value {
             switch parameter.kind {
-            case .path:
-                let path = try insideFolder(text, key: parameter.key)
-                // Read now, so a file that is not a PNG is refused with the change, not after it.
-                if parameter.key == "shadingImage" { _ = try ShadingLookup.read(path) }
-                value = .text(path)
+            case .path: value = .text(try inputFile(text, of: parameter, key: parameter.key))
             case .font: value = .text(try allowedFont(text))
             default: break
             }
@@ -617,6 +613,20 @@ public actor EditorSession {
             throw MercurialError("\(key) = '\(text)' is not a file in the scene's folder '\(folder)'; the editor reads only files there")
         }
         return real
+    }
+
+    /// The file a page names for `parameter` (a mask, a shading image), as `key` (`layers[0].mask`):
+    /// inside the scene's folder (`insideFolder`), and checked now as the command line checks it,
+    /// so that the change is refused, not the render after it: a FIFO, device or folder at once
+    /// (by its `stat`, never opened: a FIFO mask held the change 11 s), a shading image that is not a PNG.
+    func inputFile(_ text: String, of parameter: Parameter, key: String) throws(MercurialError) -> String {
+        let path = try insideFolder(text, key: key)
+        if parameter.key == "shadingImage" {
+            _ = try ShadingLookup.read(path)
+        } else {
+            try InputFile.refuseIfNotRegular(path, role: parameter.key)
+        }
+        return path
     }
 
     /// A bundled font, an installed family (with an optional `:style`), or a font file in the scene's folder.
@@ -855,7 +865,7 @@ public actor EditorSession {
         let name = UserPath(checked: scenePath).lastComponent
         let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
         let path = folder + "/" + (stem.isEmpty ? "title" : stem) + ".png"
-        try Self.refuseLink(path)
+        try Self.refuseLink(path, by: "Export PNG")
         let settings = self.settings
         try InputFiles.checkOutput(path, against: InputFiles.of(settings, sceneFile: scenePath))
         let result = await Task.detached { () -> Result<[UInt8], MercurialError> in
@@ -867,7 +877,7 @@ public actor EditorSession {
         }.value
         let bytes = try result.get()
         // Checked again: a link planted while the title rendered is not followed either.
-        try Self.refuseLink(path)
+        try Self.refuseLink(path, by: "Export PNG")
         try OutputFile.write(bytes, to: path)
         exported = bytes
         return (path, bytes)
@@ -891,7 +901,7 @@ public actor EditorSession {
         let file = UserPath(checked: scenePath).lastComponent
         let stem = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
         let path = folder + "/" + (stem.isEmpty ? "title" : stem) + "." + ext
-        try Self.refuseLink(path)
+        try Self.refuseLink(path, by: "Export video")
         try OutputFile.validate(path)
         try InputFiles.checkOutput(path, against: inputFiles)
         let format = try AnimationFormat.forPath(path)
@@ -943,11 +953,12 @@ public actor EditorSession {
     }
 
     /// The export's name is derived, not given: it is never a link to follow out of the folder.
-    static func refuseLink(_ path: String) throws(MercurialError) {
+    /// `export` is the page's button that would write it ("Export PNG", "Export video").
+    static func refuseLink(_ path: String, by export: String) throws(MercurialError) {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return }
         let kind = info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a regular file"
-        throw MercurialError("'\(UserPath(checked: path))' is \(kind); Export PNG writes only a plain file beside the scene: remove it or move it away")
+        throw MercurialError("'\(UserPath(checked: path))' is \(kind); \(export) writes only a plain file beside the scene: remove it or move it away")
     }
 
     // MARK: Event stream

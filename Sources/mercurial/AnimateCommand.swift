@@ -52,7 +52,7 @@ struct Animate: ParsableCommand {
     @Option(name: .customLong("out"), help: ArgumentHelp("Take the title out at the end: the same presets, played backwards; replaces the scene's \"out\".", valueName: "preset"))
     var exit: Entrance.Kind?
 
-    @Option(help: .nested("animation.quality"))
+    @Option(help: .nested("animation.quality"), transform: decimalFlag)
     var quality: Double?
 
     func run() throws {

@@ -13,7 +13,7 @@ struct MaterialOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A bundled material or a material JSON file (default: \(RenderSettings().material); see 'mercurial materials').", valueName: "name|path"))
     var material: String?
 
-    @Option(help: .parameter("shininess"))
+    @Option(help: .parameter("shininess"), transform: decimalFlag)
     var shininess: Double?
 
     @Option(name: .customLong("set"), help: ArgumentHelp("Set any parameter, repeatable, e.g. --set light1.hue=0.6 or --set align=left (see 'mercurial params').", valueName: "key=value"))

@@ -6,7 +6,7 @@ import MercurialKit
 // swift-argument-parser needs each flag declared as a stored property, so a
 // parameter's flag is one line, named as the row's key:
 //
-//     @Option(help: .parameter("size")) var size: Double?
+//     @Option(help: .parameter("size"), transform: decimalFlag) var size: Double?
 //
 // Everything else comes from the row: the help text with the default and range
 // (`ArgumentHelp.parameter`), the value name, the validation and its messages.
@@ -80,6 +80,16 @@ extension ArgumentHelp {
 func nestedFlagNumber(_ value: Double, flag: String, path: String) throws(MercurialError) -> Double {
     guard let range = SceneSchema.rows.first(where: { $0.path == path })?.range, !range.contains(value) else { return value }
     throw MercurialError("\(flag) \(String(format: "%g", value)) is out of range \(String(format: "%g", range.lowerBound))…\(String(format: "%g", range.upperBound)); give a number in that range")
+}
+
+/// A number flag's value, for every `Double` flag (`@Option(..., transform: decimalFlag)`):
+/// swift-argument-parser reads a `Double` with Swift's `Double(_:)`, which took `--quality 0x10`
+/// as 16 (issue 31).
+func decimalFlag(_ text: String) throws(MercurialError) -> Double {
+    guard let value = Double(decimal: text) else {
+        throw MercurialError("give a decimal number, e.g. 16 or 0.5" + (Double(text) == nil ? "" : ", not a hexadecimal one"))
+    }
+    return value
 }
 
 /// A flag's value, turned into the value its row takes.

@@ -19,7 +19,7 @@ struct RenderOptions: ParsableArguments {
     @OptionGroup var materialOptions: MaterialOptions
 
     @Option(help: .parameter("font")) var font: String?
-    @Option(help: .parameter("size")) var size: Double?
+    @Option(help: .parameter("size"), transform: decimalFlag) var size: Double?
     @Option(help: .parameter("width")) var width: Int?
     @Option(help: .parameter("height")) var height: Int?
     @Option(help: .parameter("maxLines")) var maxLines: Int?
@@ -28,18 +28,18 @@ struct RenderOptions: ParsableArguments {
     @Option(help: .nested("margin", valueName: "px|N%|safe")) var margin: String?
     @Option(help: .parameter("padding")) var padding: Int?
     @Option(help: .nested("offset", valueName: "x,y", note: "; write negative values as --offset=-20,10", defaultText: "0,0")) var offset: String?
-    @Option(help: .parameter("lineSpacing")) var lineSpacing: Double?
-    @Option(help: .parameter("letterSpacing")) var letterSpacing: Double?
+    @Option(help: .parameter("lineSpacing"), transform: decimalFlag) var lineSpacing: Double?
+    @Option(help: .parameter("letterSpacing"), transform: decimalFlag) var letterSpacing: Double?
     @Flag(inversion: .prefixedNo, help: .parameter("kerning")) var kerning: Bool?
     @Flag(inversion: .prefixedNo, help: .parameter("fallback")) var fallback: Bool?
-    @Option(help: .parameter("radius")) var radius: Double?
+    @Option(help: .parameter("radius"), transform: decimalFlag) var radius: Double?
     @Option(help: .parameter("profile")) var profile: LoftProfile?
     @Option(help: .parameter("bevel")) var bevel: BevelDirection?
-    @Option(help: .parameter("scale")) var scale: Double?
+    @Option(help: .parameter("scale"), transform: decimalFlag) var scale: Double?
     @Option(help: .parameter("background")) var background: String?
     @Option(help: .parameter("shadingImage")) var shadingImage: String?
     @Option(help: .parameter("mask")) var mask: String?
-    @Option(help: .parameter("opacity")) var opacity: Double?
+    @Option(help: .parameter("opacity"), transform: decimalFlag) var opacity: Double?
 
     @Option(help: ArgumentHelp("A PNG title's compression: fast (zlib level 1 on every core; the default), small (adaptive row filters, zlib level 7, on every core) or none (stored, 4 bytes a pixel). Not animate's: its formats set their own.", valueName: "level"))
     var compression: PNGFile.Compression?

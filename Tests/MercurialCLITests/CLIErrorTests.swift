@@ -252,6 +252,11 @@ extension CLIErrorCase {
                      fragments: ["diffuse = 'notacolour' is not a colour"]),
         CLIErrorCase(name: "--set light1.hue=abc", arguments: ["render", "Hi", "--set", "light1.hue=abc"],
                      fragments: ["light1.hue = 'abc' is not a number"]),
+        // Numbers are decimal: Swift's Double(_:) took 0x10 as 16 and 0x1p3 as 8 (issue 31).
+        CLIErrorCase(name: "--radius 0x10", arguments: ["render", "Hi", "--radius", "0x10"], status: .usage,
+                     fragments: ["'0x10'", "--radius", "a decimal number"]),
+        CLIErrorCase(name: "--set radius=0x1p3", arguments: ["render", "Hi", "--set", "radius=0x1p3"],
+                     fragments: ["radius = '0x1p3' is not a decimal number"]),
         CLIErrorCase(name: "--set size=0", arguments: ["render", "Hi", "--set", "size=0"], fragments: ["size is 0, out of range 1…8192"]),
         CLIErrorCase(name: "--set align=justify", arguments: ["render", "Hi", "--set", "align=justify"],
                      fragments: ["align = 'justify' is not known; use left, center or right"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import MercurialEditor
 @testable import MercurialKit
@@ -174,6 +175,96 @@ import MercurialTestSupport
         #expect(good.status == 200)
     }
 
+    /// A connection to 127.0.0.1:`port` begun without waiting for it (non-blocking); -1 if no descriptor was left.
+    static func startConnecting(port: UInt16) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return fd
+    }
+
+    /// Issue 31, item 10: 2,000 idle connections without a token, each opened again as soon
+    /// as the server closes it, leave room for a good client: a request with the token is
+    /// answered within 8 s, as docs/security.md promises (it waited 10 to 17 s, over 20 s in
+    /// the hostile wave, when the server held 256 of them for their 10 s head deadline and
+    /// the rest filled its listen queue).
+    /// The flood runs on a thread of its own for at most 40 s and 10 million loop turns,
+    /// and closes every socket it opened.
+    @Test(.timeLimit(.minutes(2))) func aFloodOfIdleConnectionsLeavesRoomForAGoodClient() async throws {
+        // The open-file limit (ulimit -n) must allow the flood's 2,000 sockets and the test's
+        // own; the server, started after, inherits it for its ends of them.
+        let flood = 2_000
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if limit.rlim_cur < rlim_t(flood + 500) {
+            limit.rlim_cur = min(limit.rlim_max, rlim_t(flood + 500))
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        try #require(limit.rlim_cur >= rlim_t(flood + 500), "ulimit -n is \(limit.rlim_cur); this test needs \(flood + 500) open files")
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        final class Flood: @unchecked Sendable {
+            let stop = Mutex(false)
+            let stats = Mutex((reopened: 0, open: 0))
+        }
+        let state = Flood()
+        let flooder = Thread {
+            var fds = (0..<flood).map { _ in Self.startConnecting(port: port) }
+            defer { fds.forEach { if $0 >= 0 { close($0) } } }
+            let deadline = ContinuousClock.now + .seconds(40)
+            var turns = 0
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while !state.stop.withLock({ $0 }), ContinuousClock.now < deadline, turns < 10_000_000 {
+                turns += 1
+                var pollers = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                guard poll(&pollers, nfds_t(pollers.count), 50) > 0 else { continue }
+                var reopened = 0
+                for (i, poller) in pollers.enumerated() where poller.revents != 0 {
+                    let n = chunk.withUnsafeMutableBytes { recv(poller.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                    // Closed (or refused) by the server: open it again at once.
+                    if n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN) || poller.revents & Int16(POLLHUP | POLLERR) != 0 {
+                        close(poller.fd)
+                        fds[i] = Self.startConnecting(port: port)
+                        reopened += 1
+                    }
+                }
+                let open = fds.filter { $0 >= 0 }.count
+                state.stats.withLock { $0 = ($0.reopened + reopened, open) }
+            }
+        }
+        flooder.start()
+        defer {
+            state.stop.withLock { $0 = true }
+            while !flooder.isFinished { usleep(10_000) }
+        }
+        // The flood is under way: its connections fill the server's places and its queue.
+        try await Task.sleep(for: .seconds(3))
+        let probe = RawHTTP.request("GET", "/api/state", port: port, token: token)
+        var waits: [Duration] = []
+        for _ in 0..<3 {
+            let start = ContinuousClock.now
+            // A connection not made within the time-out throws: no answer either.
+            let answer = try? await offPool { try RawHTTP.exchange(port: port, probe, timeout: 12) }
+            waits.append(start.duration(to: .now))
+            #expect(answer?.status == 200, "a good request got \(answer?.status.map(String.init) ?? "no answer") under the flood")
+        }
+        let stats = state.stats.withLock { $0 }
+        let peak = Self.usage(editor.process.processIdentifier).peakMB
+        print("flood of \(flood) idle connections (ulimit -n \(limit.rlim_cur)): \(stats.reopened) reopened; good requests waited \(waits); server's peak \(peak) MB")
+        #expect(stats.open == flood, "the flood could not keep its \(flood) connections open")
+        #expect(stats.reopened > flood, "the server closed only \(stats.reopened) idle connections")
+        for wait in waits {
+            #expect(wait < .seconds(8), "a good request waited \(wait) under the flood")
+        }
+    }
+
     /// Drains a socket on a thread of its own until it closes (the server's answers must
     /// not back up while a test floods it).
     final class Drain: @unchecked Sendable {
@@ -248,17 +339,7 @@ import MercurialTestSupport
         try await offPool {
             var fds: [Int32] = []
             defer { fds.forEach { close($0) } }
-            for _ in 0..<1_000 {
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = port.bigEndian
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                _ = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
-                fds.append(fd)
-            }
+            for _ in 0..<1_000 { fds.append(Self.startConnecting(port: port)) }
             // Each sends its request once connected, and reads nothing.
             var waiting = Set(fds)
             let deadline = ContinuousClock.now + .seconds(10)

@@ -295,6 +295,61 @@ final class EditorProcess: @unchecked Sendable {
         #expect(state.status == 200)
     }
 
+    /// Issue 31: a change refused on its head (403 without the token, 413 for a declared
+    /// 100 MB body) ends its connection at once: the server read the whole 100 MB before.
+    @Test func aRefusedBodyIsNotRead() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let size = 100 << 20
+        for (expected, key) in [(403, "0123"), (413, token)] {
+            let head = "POST /api/set HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Mercurial-Token: \(key)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(size)\r\n\r\n"
+            let (response, closed, sent) = try await offPool { () throws -> (RawHTTP.Response?, Bool, Int) in
+                let fd = try RawHTTP.connect(port: port, timeout: 2)
+                defer { close(fd) }
+                RawHTTP.sendAll(fd, Array(head.utf8))
+                // The answer comes on the head; then the connection is closed, not read on.
+                let (bytes, closed) = EditorLimitTests.readToClose(fd, timeout: 3)
+                // What of the body still goes in (the socket's buffers at most, once it is closed).
+                var sent = 0
+                let chunk = [UInt8](repeating: 0x20, count: 1 << 16)
+                while sent < size {
+                    let n = chunk.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { break }
+                    sent += n
+                }
+                return (RawHTTP.parse(bytes), closed, sent)
+            }
+            #expect(response?.status == expected, "\(response?.headers ?? "no answer")")
+            #expect(response?.headers.lowercased().contains("connection: close") == true, "\(response?.headers ?? "")")
+            #expect(closed, "the connection stayed open after the \(expected)")
+            #expect(sent < size / 4, "the server read \(sent) bytes of the body after its \(expected)")
+        }
+        #expect(try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: token)).status == 200)
+    }
+
+    /// Issue 31: a body in a transfer coding other than plain `chunked` is refused with a 501
+    /// (`gzip, chunked` was read as plain chunked).
+    @Test func onlyPlainChunkedBodiesAreTaken() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let change = #"{"key": "radius", "value": "9"}"#
+        let chunked = String(change.utf8.count, radix: 16) + "\r\n\(change)\r\n0\r\n\r\n"
+        for coding in ["gzip, chunked", "deflate,chunked", "x-custom , chunked"] {
+            let request = RawHTTP.request("POST", "/api/set", port: port, token: token, extra: [
+                "Content-Type: application/json", "Transfer-Encoding: \(coding)"]) + Array(chunked.utf8)
+            let response = try RawHTTP.exchange(port: port, request)
+            #expect(response.status == 501, "\(coding): \(response.status as Any) \(response.text)")
+            #expect(response.text.contains("chunked"), "\(response.text)")
+        }
+        let request = RawHTTP.request("POST", "/api/set", port: port, token: token, extra: [
+            "Content-Type: application/json", "Transfer-Encoding: chunked"]) + Array(chunked.utf8)
+        #expect(try RawHTTP.exchange(port: port, request).status == 200)
+    }
+
     @Test func itListensOnLoopbackOnly() async throws {
         let editor = try EditorProcess()
         defer { editor.stop() }

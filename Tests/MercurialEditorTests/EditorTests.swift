@@ -572,9 +572,57 @@ struct EditorFixture {
             defer { try? FileManager.default.removeItem(at: outside) }
             #expect(symlink(outside.path, editor.folder.appendingPathComponent("scene.png").path) == 0)
             let response = try await editor.post("/api/export", "{}")
-            #expect(response.status == 500)
-            #expect(response.text.contains("symbolic link"), "\(response.text)")
+            // The page's mistake to fix, not the server's failure (it was a 500).
+            #expect(response.status == 422)
+            #expect(response.text.contains("symbolic link") && response.text.contains("Export PNG"), "\(response.text)")
             #expect(try String(contentsOf: outside, encoding: .utf8) == "precious")
+        }
+    }
+
+    /// A video export refused over a planted link says it is the video export's file (it said "Export PNG writes only…").
+    @Test func aVideoExportsRefusalNamesTheVideoExport() async throws {
+        try await EditorFixture.with(sceneJSON: #"{"text": "Hi", "size": 40, "animation": {"duration": 1}}"#) { editor in
+            let outside = FileManager.default.temporaryDirectory.appendingPathComponent("outside-\(UUID().uuidString)")
+            try Data("precious".utf8).write(to: outside)
+            defer { try? FileManager.default.removeItem(at: outside) }
+            #expect(symlink(outside.path, editor.folder.appendingPathComponent("scene.webm").path) == 0)
+            let response = try await editor.post("/api/export-video", #"{"format": "webm"}"#)
+            #expect(response.status == 422)
+            #expect(response.text.contains("symbolic link") && response.text.contains("Export video"), "\(response.text)")
+            #expect(!response.text.contains("PNG"), "\(response.text)")
+            #expect(try String(contentsOf: outside, encoding: .utf8) == "precious")
+        }
+    }
+
+    /// A FIFO (or a device, a folder) named as a mask or shading image is refused at once,
+    /// with the command line's message: a FIFO mask was refused only after 11 s. A layer's
+    /// shading image that is not a PNG is refused as the top level's is (it was taken
+    /// silently, and the page showed no error).
+    @Test func aFileThatIsNotRegularIsRefusedAtOnce() async throws {
+        try await EditorFixture.with { editor in
+            let fifo = editor.folder.appendingPathComponent("pipe.png")
+            #expect(mkfifo(fifo.path, 0o600) == 0)
+            try FileManager.default.createDirectory(at: editor.folder.appendingPathComponent("folder.png"), withIntermediateDirectories: false)
+            let (port, token) = (editor.port, editor.server.token)
+            #expect(try await editor.post("/api/set", #"{"key": "layers", "value": "[{\"text\": \"A\"}]"}"#).status == 200)
+            for key in ["mask", "shadingImage", "layers[0].mask", "layers[0].shadingImage"] {
+                for name in ["pipe.png", "folder.png"] {
+                    let body = "{\"key\": \"\(key)\", \"value\": \"\(name)\"}"
+                    // Answered within 5 s, or not at all.
+                    let response = try? await offPool {
+                        try RawHTTP.exchange(port: port, RawHTTP.request("POST", "/api/set", port: port, token: token, body: body), timeout: 5)
+                    }
+                    #expect(response?.status == 422, "\(key) = \(name): \(response?.status as Any)")
+                    let expected = name == "pipe.png" ? "is a named pipe (FIFO)" : "is a directory"
+                    #expect(response?.text.contains(expected) == true, "\(key) = \(name): \(response?.text ?? "no answer")")
+                }
+            }
+            try Data("not a picture".utf8).write(to: editor.folder.appendingPathComponent("fake.png"))
+            for key in ["shadingImage", "layers[0].shadingImage"] {
+                let fake = try await editor.set(key, "fake.png")
+                #expect(fake.status == 422 && fake.text.contains("is not a PNG"), "\(key): \(fake.text)")
+            }
+            #expect(try await editor.get("/api/state").status == 200)
         }
     }
 }

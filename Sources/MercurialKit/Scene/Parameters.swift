@@ -237,8 +237,10 @@ public struct Parameter: Sendable {
         let orUnset = unset.map { " or \($0)" } ?? ""
         switch kind {
         case .number(let range):
-            guard let v = Double(trimmed) else {
-                throw MercurialError("\(culprit) is not a number; give a number in \(rangeText(range))\(orUnset)")
+            guard let v = Double(decimal: trimmed) else {
+                // Swift's Double(_:) takes 0x10 as 16: a number, but not one written in decimal.
+                let what = Double(trimmed) == nil ? "a number" : "a decimal number"
+                throw MercurialError("\(culprit) is not \(what); give a number in \(rangeText(range))\(orUnset)")
             }
             return .number(v)
         case .integer:
