@@ -8,6 +8,9 @@
 #                           share/mercurial/ (fonts, materials), completions for bash,
 #                           zsh and fish, share/man/man1/mercurial.1
 #   make uninstall          removes exactly what install wrote (it keeps a list)
+#   make deb                the stage as a Debian package, $(DEB_PACKAGE)_VERSION_ARCH.deb
+#                           (apt install ./that.deb; it needs no Swift toolchain), Depends
+#                           from dpkg-shlibdeps (dpkg-dev); scripts/deb-test.sh tests it
 #   make clean              removes .build
 #
 #   make install PREFIX=/usr DESTDIR=/tmp/pkg   (PREFIX defaults to /usr/local)
@@ -30,6 +33,10 @@ SWIFT_BUILD_FLAGS ?=
 # A binary to install instead of building one (its mercurial-edit-server beside it).
 BIN ?=
 STAGE ?= .build/install-stage
+# The Debian package's name: not `mercurial`, which is the Mercurial VCS's in Debian
+# (a newer version of it would replace this one on upgrade).
+DEB_PACKAGE ?= mercurial-text
+DEB_MAINTAINER ?= $(or $(shell git log -1 --format='%an <%ae>' 2>/dev/null),MercurialText maintainers <root@localhost>)
 
 SHELL := /bin/bash
 BUILD = $(SWIFT) build -c $(CONFIGURATION) $(STATIC) $(SWIFT_BUILD_FLAGS)
@@ -41,7 +48,7 @@ STAGE_INPUTS := Package.swift Makefile $(BIN) $(STAGE)/settings \
         -type f -not -path 'materials/previews/*' 2>/dev/null | sed 's/ /\\ /g')
 STAGE_SETTINGS := $(BIN) $(CONFIGURATION) $(STATIC) $(SWIFT_BUILD_FLAGS)
 
-.PHONY: all build test install uninstall clean version FORCE
+.PHONY: all build test install uninstall deb clean version FORCE
 all: build
 
 # Always asks swift (a no-op when nothing changed), then stages again.
@@ -67,6 +74,11 @@ endef
 
 install: $(STAGE)/staged
 	bash scripts/install.sh install '$(STAGE)/tree' '$(DESTDIR)' '$(PREFIX)'
+
+# In the source folder, named as Debian names it: PACKAGE_VERSION_ARCH.deb.
+deb: $(STAGE)/staged
+	bash scripts/install.sh deb '$(STAGE)/tree' '$(DEB_PACKAGE)' '$(DEB_MAINTAINER)' \
+	    "$(DEB_PACKAGE)_$(VERSION)_$$(dpkg --print-architecture).deb"
 
 uninstall:
 	bash scripts/install.sh uninstall '$(DESTDIR)' '$(PREFIX)'

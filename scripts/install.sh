@@ -18,6 +18,14 @@
 #   install.sh uninstall DESTDIR PREFIX
 #       Removes exactly what that list names: the files, then the folders the
 #       install created, if they are empty.
+#   install.sh deb STAGE PACKAGE MAINTAINER OUTPUT
+#       Packs STAGE as a Debian package (make deb): the tree under /usr, the zsh
+#       completion under Debian's vendor-completions (as _mercurial_text: the
+#       Mercurial VCS's package ships a _mercurial there), the binaries stripped,
+#       the man page gzipped, a
+#       control file whose Depends dpkg-shlibdeps reads from the binaries, ffmpeg as
+#       Recommends. Refuses binaries that load the Swift runtime from the toolchain
+#       (built without --static-swift-stdlib): the package must run without Swift.
 #
 # Every failure is one line on stderr that starts with `error:`, and exit status 1.
 set -euo pipefail
@@ -174,12 +182,84 @@ install_stage() {
     echo "installed mercurial $(source_version) under $destdir$prefix (list: $destdir$prefix/$manifest_name)"
 }
 
+# The Swift runtime's libraries, which a binary built with --static-swift-stdlib
+# does not load (the deb must run where no toolchain is installed).
+swift_runtime_pattern='libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime|libXCTest|libTesting'
+
+deb() {
+    local stage="$1" package="$2" maintainer="$3" output="$4"
+    [ -x "$stage/bin/mercurial" ] && [ -x "$stage/bin/mercurial-edit-server" ] \
+        || fail "nothing staged in '$stage'; run 'make' first"
+    local tool
+    for tool in dpkg-deb dpkg-shlibdeps strip; do
+        command -v "$tool" >/dev/null || fail "'$tool' is not installed; apt-get install dpkg-dev (scripts/install-deps.sh --test does)"
+    done
+    local binary runtime
+    for binary in mercurial mercurial-edit-server; do
+        runtime="$(ldd "$stage/bin/$binary" | grep -E "$swift_runtime_pattern" | awk '{print $1}' | tr '\n' ' ')" || true
+        [ -z "$runtime" ] || fail "'$stage/bin/$binary' loads the Swift runtime ($runtime) from the toolchain; build it with --static-swift-stdlib (make deb does unless STATIC= is given)"
+    done
+
+    local root
+    # Not local: the EXIT trap runs after this function has returned or failed.
+    work="$(mktemp -d)"
+    trap 'rm -rf "$work"' EXIT
+    root="$work/debian/$package"
+    mkdir -p "$root/usr" "$root/DEBIAN"
+    cp -R "$stage/." "$root/usr/"
+    mkdir -p "$root/usr/share/zsh/vendor-completions"
+    mv "$root/usr/share/zsh/site-functions/_mercurial" "$root/usr/share/zsh/vendor-completions/_mercurial_text"
+    rmdir "$root/usr/share/zsh/site-functions"
+    gzip -9n "$root/usr/share/man/man1/mercurial.1"
+    mkdir -p "$root/usr/share/doc/$package"
+    printf 'MercurialText %s: see mercurial(1) and mercurial --help.\n' "$(source_version)" \
+        >"$root/usr/share/doc/$package/README"
+    find "$root" -type d -exec chmod 755 {} +
+    find "$root/usr" -type f -exec chmod 644 {} +
+    chmod 755 "$root/usr/bin/"*
+    # Their symbol tables and debug information are three quarters of their size.
+    strip --strip-unneeded "$root/usr/bin/mercurial" "$root/usr/bin/mercurial-edit-server" \
+        || fail "cannot strip the binaries; apt-get install binutils"
+
+    # dpkg-shlibdeps reads debian/control (any) and the binaries in the package's tree.
+    printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$package" "$package" >"$work/debian/control"
+    local depends
+    depends="$(cd "$work" && dpkg-shlibdeps -O "debian/$package/usr/bin/mercurial" \
+        "debian/$package/usr/bin/mercurial-edit-server" 2>"$work/shlibdeps.log")" \
+        || fail "dpkg-shlibdeps failed: $(tr '\n' ' ' <"$work/shlibdeps.log")"
+    depends="${depends#shlibs:Depends=}"
+    [ -n "$depends" ] || fail "dpkg-shlibdeps found no libraries the binaries need"
+
+    cat >"$root/DEBIAN/control" <<CONTROL
+Package: $package
+Version: $(source_version)
+Architecture: $(dpkg --print-architecture)
+Maintainer: $maintainer
+Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
+Depends: $depends
+Recommends: ffmpeg
+Suggests: xdg-utils
+Section: graphics
+Priority: optional
+Description: renders text as embossed liquid-metal titles
+ The mercurial command turns a line of text into a PNG title that looks like
+ embossed liquid metal lit by four coloured lights, animates it into video
+ with alpha (with ffmpeg), renders batches, and edits a scene live in the
+ browser (mercurial edit).
+CONTROL
+    mkdir -p "$(dirname "$output")"
+    dpkg-deb --root-owner-group -Zxz --build "$root" "$output" >/dev/null \
+        || fail "dpkg-deb could not build '$output'"
+    echo "built $output ($(du -h "$output" | cut -f1); Depends: $depends)"
+}
+
 command="${1:-}"
 shift || true
 case "$command" in
     stage)     [ $# -eq 3 ] || fail "usage: $0 stage BIN GENERATE_MANUAL STAGE"; stage "$@" ;;
     install)   [ $# -eq 3 ] || fail "usage: $0 install STAGE DESTDIR PREFIX"; install_stage "$@" ;;
     uninstall) [ $# -eq 2 ] || fail "usage: $0 uninstall DESTDIR PREFIX"; uninstall "$@" ;;
+    deb)       [ $# -eq 4 ] || fail "usage: $0 deb STAGE PACKAGE MAINTAINER OUTPUT"; deb "$@" ;;
     version)   source_version ;;
-    *)         fail "usage: $0 stage|install|uninstall|version …" ;;
+    *)         fail "usage: $0 stage|install|uninstall|deb|version …" ;;
 esac

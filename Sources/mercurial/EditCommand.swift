@@ -35,24 +35,58 @@ struct Edit: ParsableCommand {
         guard (0...65535).contains(port) else {
             throw MercurialError("--port \(port) is out of range 0…65535; give a port in that range, or 0 for a free one")
         }
-        // The server is a program of its own (see Sources/mercurial-edit-server), beside this one.
-        let server = Self.serverPath()
-        guard access(server, X_OK) == 0 else {
-            throw MercurialError("the editor's server '\(UserPath(checked: server))' is missing; install mercurial again (make install), or build it with swift build")
-        }
+        // The server is a program of its own (see Sources/mercurial-edit-server).
+        let server = try Self.server(besideBinaryIn: Self.binaryFolder())
         let arguments = [server, scene ?? Self.freeSceneName(), String(port), open ? "1" : "0"]
         var argv = arguments.map { strdup($0) } + [nil]
         execv(server, &argv)
         throw MercurialError("cannot start the editor's server '\(UserPath(checked: server))' (\(String(cString: strerror(errno)))); install mercurial again")
     }
 
-    /// mercurial-edit-server in this program's folder.
-    static func serverPath() -> String {
+    /// The folder this program runs from (/proc/self/exe, its symbolic links resolved).
+    static func binaryFolder() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         let me = n > 0 ? String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
-        let folder = me.contains("/") ? String(me[..<me.lastIndex(of: "/")!]) : "."
-        return folder + "/mercurial-edit-server"
+        return UserPath(checked: me).directory
+    }
+
+    static let serverName = "mercurial-edit-server"
+
+    /// The configurations of a SwiftPM build folder (<scratch>/<triple>/release or debug).
+    static let configurations = ["release", "debug"]
+
+    /// Where `edit` looks for its server, in order: beside this program (an install, or
+    /// a build that made both), then, when this program is in a SwiftPM build folder, the
+    /// other configuration's folder beside it (`swift run -c release mercurial` builds
+    /// only `mercurial`; a plain `swift build` makes a debug server).
+    static func serverCandidates(besideBinaryIn folder: String) -> [String] {
+        let path = UserPath(checked: folder)
+        var candidates = [folder + "/" + serverName]
+        if configurations.contains(path.lastComponent) {
+            for other in configurations where other != path.lastComponent {
+                candidates.append(path.directory + "/" + other + "/" + serverName)
+            }
+        }
+        return candidates
+    }
+
+    /// The first candidate that is executable; else an error that says how to get one:
+    /// in a build folder, the exact `swift build` that makes it; installed, install again.
+    static func server(besideBinaryIn folder: String,
+                       isExecutable: (String) -> Bool = { access($0, X_OK) == 0 }) throws(MercurialError) -> String {
+        let candidates = serverCandidates(besideBinaryIn: folder)
+        if let found = candidates.first(where: isExecutable) { return found }
+        let path = UserPath(checked: folder)
+        guard configurations.contains(path.lastComponent) else {
+            throw MercurialError("the editor's server '\(UserPath(checked: candidates[0]))' is missing; install mercurial again (make install, or its .deb)")
+        }
+        let folders = candidates.map { "'\(UserPath(checked: UserPath(checked: $0).directory))'" }
+        // <root>/.build/<triple>/<configuration>: the build runs in <root>.
+        let scratch = UserPath(checked: UserPath(checked: path.directory).directory)
+        let place = scratch.lastComponent == ".build" ? "in '\(UserPath(checked: scratch.directory))'" : "in the source tree"
+        throw MercurialError("the editor's server \(serverName) is not built (not in \(folders.joined(separator: " nor "))); "
+            + "build it with 'swift build -c \(path.lastComponent) --product \(serverName)' \(place)")
     }
 
     /// scene.json, or scene-2.json, … : the first that does not exist.

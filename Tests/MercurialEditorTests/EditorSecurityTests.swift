@@ -410,7 +410,7 @@ final class EditorProcess: @unchecked Sendable {
         let binary = try CLI.binary()
         let script = CLI.packageRoot.appendingPathComponent("scripts/" + name)
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
-            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing; run scripts/install-deps.sh")
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing; run scripts/install-deps.sh --test")
         }
         let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("editor-browser-\(UUID().uuidString).pid")
         defer {

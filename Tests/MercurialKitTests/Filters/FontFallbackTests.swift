@@ -20,7 +20,7 @@ import MercurialTestSupport
 
     @Test func mixedScriptTitleHasNoHole() throws {
         let words = Self.mixedWords()
-        #expect(words.count >= 4, "fonts-noto-core and fonts-lohit-deva are installed by scripts/install-deps.sh")
+        #expect(words.count >= 4, "fonts-noto-core and fonts-lohit-deva are installed by scripts/install-deps.sh --test")
         let placement = try TextMask.place(try layout(words.joined(separator: " "), size: 80), margin: 4)
         #expect(placement.run.missing.isEmpty, "blank: \(placement.run.missing)")
         #expect(placement.warnings.isEmpty, "\(placement.warnings)")
