@@ -39,14 +39,19 @@ DEB_PACKAGE ?= mercurial-text
 DEB_MAINTAINER ?= $(or $(shell git log -1 --format='%an <%ae>' 2>/dev/null),MercurialText maintainers <root@localhost>)
 
 SHELL := /bin/bash
-BUILD = $(SWIFT) build -c $(CONFIGURATION) $(STATIC) $(SWIFT_BUILD_FLAGS)
+# The static release build has a folder of its own, so that it and the quick start's
+# `swift build -c release` do not rebuild each other's MercurialKit in turn (~100 s each).
+ifeq ($(CONFIGURATION)$(STATIC),release--static-swift-stdlib)
+SCRATCH ?= --scratch-path .build-static
+endif
+BUILD = $(SWIFT) build -c $(CONFIGURATION) $(STATIC) $(SCRATCH) $(SWIFT_BUILD_FLAGS)
 VERSION := $(shell bash scripts/install.sh version)
 # What the stage is made of: when nothing here is newer than the stage and the
 # settings are the same, install builds nothing.
 STAGE_INPUTS := Package.swift Makefile $(BIN) $(STAGE)/settings \
     $(shell find Sources fonts materials scripts/install.sh scripts/manual-help-ascii.sh \
         -type f -not -path 'materials/previews/*' 2>/dev/null | sed 's/ /\\ /g')
-STAGE_SETTINGS := $(BIN) $(CONFIGURATION) $(STATIC) $(SWIFT_BUILD_FLAGS)
+STAGE_SETTINGS := $(BIN) $(CONFIGURATION) $(STATIC) $(SCRATCH) $(SWIFT_BUILD_FLAGS)
 
 .PHONY: all build test install uninstall deb clean version FORCE
 all: build
