@@ -49,7 +49,7 @@ struct Params: ParsableCommand {
         pointLights[].intensity, dynamics.elasticity; [] is each element of a list).
         --json prints the whole table for programs: every key with its group, kind,
         range or cases, default, value and help ("parameters", then "nested").
-        --markdown prints the README's tables.
+        --markdown prints the two tables of docs/parameters.md.
 
         Example: mercurial params --material chrome
         """
@@ -61,7 +61,7 @@ struct Params: ParsableCommand {
     @Flag(help: "Print the table as JSON.")
     var json = false
 
-    @Flag(help: "Print the table as the README's Markdown table.")
+    @Flag(help: "Print the tables as docs/parameters.md's Markdown.")
     var markdown = false
 
     @Flag(help: "Print one row a line, as wide as it takes (over 300 columns), instead of fitting the terminal.")

@@ -35,7 +35,7 @@ extension Vine {
 
     @Test func aKeyAddedToANestedBlockReachesParamsReaderWriterTracksAndTheEditor() async throws {
         try await SceneSchema.$settings.withValue(Self.extended) {
-            // params, --json and the README's table.
+            // params, --json and docs/parameters.md's table.
             let row = try #require(SceneSchema.rows.first { $0.path == "vine.leafRadius" })
             #expect(row.kind == "number" && row.range == 0...50 && row.defaultValue.text() == "10" && row.help == "half a leaf's length")
             #expect(ParameterGroup.markdownNested.contains("| `vine.leafRadius` | number | 0…50 | 10 | half a leaf's length |"))

@@ -1,5 +1,5 @@
 /// The parameter table for programs (`mercurial params --json`, which a browser
-/// editor builds its controls from) and for the README (`--markdown`, spliced in by
+/// editor builds its controls from) and for docs/parameters.md (`--markdown`, spliced in by
 /// `scripts/readme-parameters.sh`).
 extension ParameterGroup {
     /// Every parameter as JSON: key, group, name, kind, range or cases, unset word,
@@ -32,10 +32,10 @@ extension ParameterGroup {
         return JSONValue.members([("parameters", .list(rows)), ("nested", .list(nested))]).text(lines: 2)
     }
 
-    /// Both generated tables: the top-level parameters (README.md) and the nested keys (docs/parameters.md).
+    /// Both generated tables of docs/parameters.md: the top-level parameters and the nested keys.
     public static var markdown: String { markdownTopLevel + "\n" + markdownNested }
 
-    /// The README's table: one row per parameter, with its flag, range, default and meaning.
+    /// docs/parameters.md's first table: one row per parameter, with its flag, range, default and meaning.
     public static var markdownTopLevel: String {
         var lines = ["| group | key | flag | range / values | default | meaning |", "| --- | --- | --- | --- | --- | --- |"]
         for p in allParameters {

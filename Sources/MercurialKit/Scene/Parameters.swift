@@ -7,7 +7,7 @@
 /// writes `RenderSettings`. The original app's `ParameterFunction` names what each
 /// one does. Everything else is derived from the table: `--set KEY=VALUE`, the
 /// dedicated flags' help, scene-file and material keys and their errors,
-/// `mercurial params` (and `--json`), validation, and the README's table
+/// `mercurial params` (and `--json`), validation, and docs/parameters.md's table
 /// (`scripts/readme-parameters.sh`).
 ///
 /// A row's default is the value `RenderSettings()` holds, read through the row's
