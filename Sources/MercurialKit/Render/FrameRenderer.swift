@@ -236,6 +236,8 @@ public final class FrameRenderer {
             planTooLarge = false
         }
         let compositing = Compositing(settings)
+        try compositing.checkStyles(region: (geometry.shape.mask.width, geometry.shape.mask.height),
+                                    at: geometry.shape.origin, canvas: (width, height))
         let shading = shadingImage ?? ShadingSphere.lookup(settings.scene)
         shade(shading: shading, compositing: compositing)
         if let reveal = settings.look.reveal, let letters {
