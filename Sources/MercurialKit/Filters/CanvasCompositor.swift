@@ -129,7 +129,7 @@ public struct Compositing: Sendable, Equatable {
         drawLit(title, at: origin, into: &canvas)
     }
 
-    /// Layer styles drawn whole (a frame's, as an animation and the live editor make them)
+    /// Layer styles drawn whole (a layer's, a frame's, as an animation and the live editor make them)
     /// are held to the streamed title's cap (`StyledBands.checkCap`): the title's region at
     /// `origin` (moved or zoomed as drawn), the region the styles draw and each style's
     /// plane (a stroke in the title's metal twice: its plane and its outline) at most 64 M values.
@@ -147,7 +147,7 @@ public struct Compositing: Sendable, Equatable {
             } ?? 0
         }
         try StyledBands.checkCap(total: drawn.width * drawn.height + box.width * box.height + shares.reduce(0, +),
-                                 shares: shares, how: "in a whole frame (an animation's, the live editor's): its styles' masks cover the region they reach")
+                                 shares: shares, how: "in memory (a layer, an animation's frame, the live editor's): its styles' masks cover the region they reach, whole")
     }
 
     /// A stroke in the title's metal, shaded by `shading` and lit by the point lights; nil for a colour stroke.

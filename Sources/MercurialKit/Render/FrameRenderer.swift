@@ -129,9 +129,10 @@ public final class FrameRenderer {
             case .heights: timings.heightField = lap()
             }
         }
+        let compositing = Compositing(settings)
+        try compositing.checkStyles(region: (shape.mask.width, shape.mask.height), at: shape.origin, canvas: shape.canvas)
         let shading = try ShadingLookup.of(settings)
         timings.shading = lap()
-        let compositing = Compositing(settings)
         var made = (content: Image<RGBA8>(width: 0, height: 0, repeating: .clear), origin: shape.origin)
         try render(shape, shading: shading, compositing: compositing) { shape, title throws(MercurialError) in
             made = compositing.composed(&title, at: shape.origin, canvas: shape.canvas, shading: shading)
