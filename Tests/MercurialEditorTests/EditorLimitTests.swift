@@ -360,4 +360,32 @@ import MercurialTestSupport
         print("8K canvas: peak \(afterRenders) MB after 5 renders, \(peak) MB after 1,000 raw-pixel requests")
         #expect(peak < 560, "the server's peak resident size was \(peak) MB")
     }
+
+    /// One message setting an 8K canvas, every style at its largest, zoom 16 and a move:
+    /// the frame's styles are held to the streamed title's cap (`Compositing.checkStyles`),
+    /// so the page is told why and the server stays small (it drew them whole, in memory:
+    /// 1,808 MB in the audit, with 64 point lights).
+    @Test(.timeLimit(.minutes(3))) func aFrameOverTheStylesCapIsRefusedNotDrawn() async throws {
+        let editor = try EditorProcess()
+        defer { editor.stop() }
+        let (port, token) = (editor.port, editor.token)
+        let events = try EventListener(port: port, token: token)
+        defer { events.stop() }
+        let values = [("width", "7680"), ("height", "4320"), ("size", "1200"), ("zoom", "16"), ("shiftX", "100"),
+                      ("dropShadow.distance", "4096"), ("dropShadow.size", "250"), ("dropShadow.spread", "100"),
+                      ("outerGlow.size", "250"), ("outerGlow.spread", "100"), ("stroke.width", "250"),
+                      ("innerShadow.distance", "4096"), ("innerShadow.size", "250"), ("innerShadow.choke", "100")]
+        let body = "{\"changes\": [" + values.map { #"{"key": "\#($0.0)", "value": "\#($0.1)"}"# }.joined(separator: ", ") + "]}"
+        let set = try RawHTTP.exchange(port: port, RawHTTP.request("POST", "/api/set", port: port, token: token, body: body),
+                                       timeout: 120)
+        #expect(set.status == 200, "\(set)")
+        try await eventually("the render error", seconds: 150) {
+            events.events("render-error").contains { ($0["message"] as? String)?.contains("reaches too far to draw") == true }
+        }
+        let message = events.events("render-error").compactMap { $0["message"] as? String }.last ?? ""
+        #expect(message.contains("at most 64 M values"), "\(message)")
+        let peak = Self.usage(editor.process.processIdentifier).peakMB
+        print("8K canvas with every style at its largest, zoomed: refused at a peak of \(peak) MB")
+        #expect(peak < 474, "the server's peak resident size was \(peak) MB")
+    }
 }

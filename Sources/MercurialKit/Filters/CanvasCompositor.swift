@@ -129,6 +129,27 @@ public struct Compositing: Sendable, Equatable {
         drawLit(title, at: origin, into: &canvas)
     }
 
+    /// Layer styles drawn whole (a layer's, a frame's, as an animation and the live editor make them)
+    /// are held to the streamed title's cap (`StyledBands.checkCap`): the title's region at
+    /// `origin` (moved or zoomed as drawn), the region the styles draw and each style's
+    /// plane (a stroke in the title's metal twice: its plane and its outline) at most 64 M values.
+    func checkStyles(region size: (width: Int, height: Int), at origin: (x: Int, y: Int),
+                     canvas: (width: Int, height: Int)) throws(MercurialError) {
+        guard !styles.isEmpty, size.width > 0, size.height > 0 else { return }
+        let drawn = placement.map { $0.mapping(size: size, at: origin, canvas: canvas)?.bounds }
+            ?? PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + size.width - 1, maxY: origin.y + size.height - 1)
+        guard let drawn, let box = styles.drawnBox(drawn, canvas: canvas) else { return }
+        let metal = styles.stroke?.material == true ? 2 : 1
+        let shares = styles.recipes.enumerated().map { kind, recipe in
+            recipe.map { r in
+                let b = r.bounds(drawn)
+                return b.width * b.height * (kind == LayerStylePlanes.Kind.stroke.rawValue ? metal : 1)
+            } ?? 0
+        }
+        try StyledBands.checkCap(total: drawn.width * drawn.height + box.width * box.height + shares.reduce(0, +),
+                                 shares: shares, how: "in memory (a layer, an animation's frame, the live editor's): its styles' masks cover the region they reach, whole")
+    }
+
     /// A stroke in the title's metal, shaded by `shading` and lit by the point lights; nil for a colour stroke.
     func strokeMetal(_ shading: ShadingLookup?) -> StrokeMetal? {
         guard let strokeLoft, let shading else { return nil }
@@ -315,50 +336,91 @@ public struct RegionPlacement: Sendable, Equatable {
     /// canvas and where it sits, or nil when nothing of it is.
     func placed(_ title: Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int))
         -> (image: Image<RGBA8>, origin: (x: Int, y: Int))? {
-        let (w, h) = (Double(title.width), Double(title.height))
-        let centre = SIMD2(Double(origin.x) + w / 2, Double(origin.y) + h / 2) + shift
-        let halfW = w * zoom / 2, halfH = h * zoom / 2
-        let x0 = max(Int(pixel: centre.x - halfW, .down), 0), x1 = min(Int(pixel: centre.x + halfW, .up), canvas.width)
-        let y0 = max(Int(pixel: centre.y - halfH, .down), 0), y1 = min(Int(pixel: centre.y + halfH, .up), canvas.height)
-        guard zoom > 0, title.count > 0, x0 < x1, y0 < y1 else { return nil }
-        if zoom == 1, shift.x == shift.x.rounded(), shift.y == shift.y.rounded() {
-            let ox = origin.x + Int(pixel: shift.x), oy = origin.y + Int(pixel: shift.y)
-            if x0 == ox && y0 == oy && x1 - x0 == title.width && y1 - y0 == title.height { return (title, (ox, oy)) }
-            return (title.cropped(x: x0 - ox, y: y0 - oy, width: x1 - x0, height: y1 - y0), (x0, y0))
+        guard title.count > 0, let m = mapping(size: (title.width, title.height), at: origin, canvas: canvas) else { return nil }
+        let b = m.bounds
+        if m.copies, b.minX == m.copyOrigin.x, b.minY == m.copyOrigin.y, b.width == title.width, b.height == title.height {
+            return (title, (b.minX, b.minY))
         }
-        // Each canvas pixel's centre, back in the region's pixels.
-        let scale = 1 / zoom
-        let u0 = (Double(x0) + 0.5 - centre.x) * scale + w / 2 - 0.5
-        let v0 = (Double(y0) + 0.5 - centre.y) * scale + h / 2 - 0.5
-        let sw = title.width, sh = title.height, ow = x1 - x0
-        var out = Image<RGBA8>(width: ow, height: y1 - y0, repeating: .clear)
+        var out = Image<RGBA8>(width: b.width, height: b.height, repeating: .clear)
         title.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                parallelBands(y1 - y0, minimumBand: 8) { rows in
+                parallelBands(b.height, minimumBand: 8) { rows in
                     for y in rows {
-                        let v = v0 + Double(y) * scale
-                        let j = Int(v.rounded(.down)), ty = Float(v - Double(j))
-                        guard j >= -1 && j < sh else { continue }
-                        for x in 0..<ow {
-                            let u = u0 + Double(x) * scale
-                            let i = Int(u.rounded(.down)), tx = Float(u - Double(i))
-                            guard i >= -1 && i < sw else { continue }
-                            var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
-                            @inline(__always) func tap(_ si: Int, _ sj: Int, _ weight: Float) {
-                                guard weight > 0, si >= 0, sj >= 0, si < sw, sj < sh else { return }
-                                let p = src[sj * sw + si], wa = weight * Float(p.a)
-                                r += wa * Float(p.r); g += wa * Float(p.g); b += wa * Float(p.b); a += wa
-                            }
-                            tap(i, j, (1 - tx) * (1 - ty)); tap(i + 1, j, tx * (1 - ty))
-                            tap(i, j + 1, (1 - tx) * ty); tap(i + 1, j + 1, tx * ty)
-                            guard a >= 0.5 else { continue }
-                            dst[y * ow + x] = RGBA8(r: UInt8(min(r / a + 0.5, 255)), g: UInt8(min(g / a + 0.5, 255)),
-                                                    b: UInt8(min(b / a + 0.5, 255)), a: UInt8(min(a + 0.5, 255)))
-                        }
+                        let j = m.sourceRow(y).j
+                        func row(_ j: Int) -> UnsafePointer<RGBA8>? { j >= 0 && j < title.height ? src.baseAddress! + j * title.width : nil }
+                        m.draw(row: y, top: row(j), bottom: row(j + 1), into: dst.baseAddress! + y * b.width)
                     }
                 }
             }
         }
-        return (out, (x0, y0))
+        return (out, (b.minX, b.minY))
+    }
+
+    /// How a `size` region at `origin` is placed on a `canvas`-sized canvas (nil: none of it is on the canvas).
+    func mapping(size: (width: Int, height: Int), at origin: (x: Int, y: Int), canvas: (width: Int, height: Int)) -> Mapping? {
+        let (w, h) = (Double(size.width), Double(size.height))
+        let centre = SIMD2(Double(origin.x) + w / 2, Double(origin.y) + h / 2) + shift
+        let halfW = w * zoom / 2, halfH = h * zoom / 2
+        let x0 = max(Int(pixel: centre.x - halfW, .down), 0), x1 = min(Int(pixel: centre.x + halfW, .up), canvas.width)
+        let y0 = max(Int(pixel: centre.y - halfH, .down), 0), y1 = min(Int(pixel: centre.y + halfH, .up), canvas.height)
+        guard zoom > 0, size.width > 0, size.height > 0, x0 < x1, y0 < y1 else { return nil }
+        let copies = zoom == 1 && shift.x == shift.x.rounded() && shift.y == shift.y.rounded()
+        // Each canvas pixel's centre, back in the region's pixels.
+        let scale = 1 / zoom
+        return Mapping(bounds: PixelBounds(minX: x0, minY: y0, maxX: x1 - 1, maxY: y1 - 1), source: size,
+                       copies: copies, copyOrigin: copies ? (origin.x + Int(pixel: shift.x), origin.y + Int(pixel: shift.y)) : (0, 0),
+                       u0: (Double(x0) + 0.5 - centre.x) * scale + w / 2 - 0.5,
+                       v0: (Double(y0) + 0.5 - centre.y) * scale + h / 2 - 0.5, scale: scale)
+    }
+
+    /// A placed region's rows, each drawn from the two source rows it falls between
+    /// (the whole region's, `placed`; or a window of them, `PlacedBands`).
+    struct Mapping {
+        /// The canvas pixels the placed region covers.
+        let bounds: PixelBounds
+        /// The region's size.
+        let source: (width: Int, height: Int)
+        /// A whole-pixel move at the region's size: rows are copied, from the region at `copyOrigin`.
+        let copies: Bool
+        let copyOrigin: (x: Int, y: Int)
+        let u0: Double, v0: Double, scale: Double
+
+        /// The source row that row `y` of `bounds` (from 0) reads, with the one below it, and its weight.
+        func sourceRow(_ y: Int) -> (j: Int, ty: Float) {
+            if copies { return (bounds.minY + y - copyOrigin.y, 0) }
+            let v = v0 + Double(y) * scale
+            let j = Int(v.rounded(.down))
+            return (j, Float(v - Double(j)))
+        }
+
+        /// Row `y` of `bounds` (from 0) into `out`, from source rows `j` (`top`) and `j + 1`
+        /// (`bottom`) of `sourceRow(y)`, nil where outside the region: copied, or
+        /// resampled bilinearly in premultiplied alpha.
+        func draw(row y: Int, top: UnsafePointer<RGBA8>?, bottom: UnsafePointer<RGBA8>?, into out: UnsafeMutablePointer<RGBA8>) {
+            let ow = bounds.width, sw = source.width
+            if copies {
+                guard let top else { return }
+                out.update(from: top + (bounds.minX - copyOrigin.x), count: ow)
+                return
+            }
+            let ty = sourceRow(y).ty
+            guard top != nil || bottom != nil else { return }
+            for x in 0..<ow {
+                let u = u0 + Double(x) * scale
+                let i = Int(u.rounded(.down)), tx = Float(u - Double(i))
+                guard i >= -1 && i < sw else { continue }
+                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                @inline(__always) func tap(_ row: UnsafePointer<RGBA8>?, _ si: Int, _ weight: Float) {
+                    guard weight > 0, let row, si >= 0, si < sw else { return }
+                    let p = row[si], wa = weight * Float(p.a)
+                    r += wa * Float(p.r); g += wa * Float(p.g); b += wa * Float(p.b); a += wa
+                }
+                tap(top, i, (1 - tx) * (1 - ty)); tap(top, i + 1, tx * (1 - ty))
+                tap(bottom, i, (1 - tx) * ty); tap(bottom, i + 1, tx * ty)
+                guard a >= 0.5 else { continue }
+                out[x] = RGBA8(r: UInt8(min(r / a + 0.5, 255)), g: UInt8(min(g / a + 0.5, 255)),
+                               b: UInt8(min(b / a + 0.5, 255)), a: UInt8(min(a + 0.5, 255)))
+            }
+        }
     }
 }

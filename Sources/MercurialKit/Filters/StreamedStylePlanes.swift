@@ -31,6 +31,13 @@ struct RowWindow<Value> {
     func withRow<R>(_ y: Int, _ body: (UnsafePointer<Value>) -> R) -> R {
         storage.withUnsafeBufferPointer { body($0.baseAddress! + (y - first) * width) }
     }
+
+    /// Every held row: `row(y)` is held row `y`, or nil when it is not held.
+    func withRows<R>(_ body: (_ row: (Int) -> UnsafePointer<Value>?) -> R) -> R {
+        storage.withUnsafeBufferPointer { held in
+            body { y in y >= first && y < end ? held.baseAddress.map { $0 + (y - first) * width } : nil }
+        }
+    }
 }
 
 /// A step of a style plane made a row at a time, top to bottom: it is given the rows

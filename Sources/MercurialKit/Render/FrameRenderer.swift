@@ -129,9 +129,10 @@ public final class FrameRenderer {
             case .heights: timings.heightField = lap()
             }
         }
+        let compositing = Compositing(settings)
+        try compositing.checkStyles(region: (shape.mask.width, shape.mask.height), at: shape.origin, canvas: shape.canvas)
         let shading = try ShadingLookup.of(settings)
         timings.shading = lap()
-        let compositing = Compositing(settings)
         var made = (content: Image<RGBA8>(width: 0, height: 0, repeating: .clear), origin: shape.origin)
         try render(shape, shading: shading, compositing: compositing) { shape, title throws(MercurialError) in
             made = compositing.composed(&title, at: shape.origin, canvas: shape.canvas, shading: shading)
@@ -236,6 +237,8 @@ public final class FrameRenderer {
             planTooLarge = false
         }
         let compositing = Compositing(settings)
+        try compositing.checkStyles(region: (geometry.shape.mask.width, geometry.shape.mask.height),
+                                    at: geometry.shape.origin, canvas: (width, height))
         let shading = shadingImage ?? ShadingSphere.lookup(settings.scene)
         shade(shading: shading, compositing: compositing)
         if let reveal = settings.look.reveal, let letters {

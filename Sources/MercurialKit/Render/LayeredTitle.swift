@@ -107,6 +107,8 @@ enum LayeredTitle {
             }
             var scale = 1.0
             var measured: [TextPlacement] = [], y: [Int] = []
+            // The stack's box reaches from its top layer's top to the lowest ink (with overlaps, not the last layer's).
+            func boxHeight() -> Int { zip(y, measured).map { $0 + $1.inkSize.height }.max()! }
             for attempt in 0..<8 {
                 measured = []
                 for index in stack {
@@ -121,13 +123,17 @@ enum LayeredTitle {
                 }
                 y = [0]
                 for i in stack.indices.dropFirst() {
-                    y.append(y[i - 1] + measured[i - 1].inkSize.height + Int(pixel: layers[stack[i]].gap * scale))
+                    let gap = layers[stack[i]].gap, over = measured[i - 1].inkSize.height
+                    // A negative gap overlaps a layer with the one it is below, up to the top of that layer's ink.
+                    guard gap >= 0 || (gap * scale).rounded() >= -Double(over) else {
+                        throw MercurialError("layer \(label(stack[i])): \"gap\" \(formatNumber(gap)) lifts it above the top of layer \(label(stack[i - 1])), whose ink is \(over) px tall\(scale < 1 ? " as shrunk to fit" : ""); give a \"gap\" from -\(over) (the layers overlap wholly) up")
+                    }
+                    y.append(y[i - 1] + over + Int(pixel: gap * scale))
                 }
-                let boxHeight = y.last! + measured.last!.inkSize.height
-                guard boxHeight > room.height, attempt < 7 else { break }
-                scale *= Double(room.height) / Double(boxHeight) * 0.995
+                guard boxHeight() > room.height, attempt < 7 else { break }
+                scale *= Double(room.height) / Double(boxHeight()) * 0.995
             }
-            let box = (width: measured.map(\.inkSize.width).max()!, height: y.last! + measured.last!.inkSize.height)
+            let box = (width: measured.map(\.inkSize.width).max()!, height: boxHeight())
             if scale < 1 {
                 let names = stack.count == 1 ? "layer \(label(top))" : "the stack of layers \(stack.map(label).joined(separator: ", "))"
                 let fits = box.height <= room.height ? "" : " and still does not fit"

@@ -53,25 +53,39 @@ extension TitleRenderer {
                                   writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
         try validate(settings)
         let compositing = Compositing(settings)
-        // A vine is drawn into the title's mask in memory, layers are painted there, and a
-        // moved or zoomed region is placed there.
-        guard settings.vine == nil, settings.layers.isEmpty, compositing.placement == nil else {
+        // A vine is drawn into the title's mask in memory, and layers are painted there.
+        guard settings.vine == nil, settings.layers.isEmpty else {
             return .inMemory(try render(settings))
         }
         let band = max(bandHeight, 1)
         let styles = settings.look.styles
-        /// Layer styles drawn band by band around the title's region (`StyledBands`), or none;
+        /// Where the title's region (`crop`) is drawn: moved or zoomed (`PlacedBands`), or where it is.
+        func placed(_ crop: PixelBounds, canvas: (width: Int, height: Int)) -> (bands: PlacedBands?, drawn: PixelBounds?) {
+            guard let placement = compositing.placement else { return (nil, crop) }
+            let mapping = placement.mapping(size: (crop.width, crop.height), at: (crop.minX, crop.minY), canvas: canvas)
+            return (mapping.map { PlacedBands($0, bandHeight: band) }, mapping?.bounds)
+        }
+        /// Layer styles drawn band by band around the title's drawn region (`StyledBands`), or none;
         /// a stroke in the title's metal lofted, shaded and lit band by band too.
-        func styled(_ region: PixelBounds, canvas: (width: Int, height: Int), sized: Bool) throws(MercurialError) -> StyledBands? {
-            guard !styles.isEmpty else { return nil }
+        func styled(_ region: PixelBounds?, canvas: (width: Int, height: Int), sized: Bool) throws(MercurialError) -> StyledBands? {
+            guard !styles.isEmpty, let region else { return nil }
             let metal = styles.stroke?.material == true ? compositing.strokeMetal(try ShadingLookup.of(settings)) : nil
             return try StyledBands(styles, region: region, canvas: canvas, sized: sized, bandHeight: band, metal: metal)
+        }
+        /// Whether a title whose region is `crop` is rendered in bands: its region, or the
+        /// pixels it is drawn over (moved, zoomed, with its styles), has more than `streamingThreshold` pixels.
+        func streams(_ crop: PixelBounds?, canvas: (width: Int, height: Int)) -> Bool {
+            guard !force, let crop else { return true }
+            var drawn = placed(crop, canvas: canvas).drawn
+            if !styles.isEmpty { drawn = drawn.flatMap { styles.drawnBox($0, canvas: canvas) } }
+            return max(crop.width * crop.height, drawn.map { $0.width * $0.height } ?? 0) > streamingThreshold
         }
         if let maskPath = settings.mask {
             let bytes = try PNGRowReader.screenedBytes(maskPath, role: "mask")
             // Pass 1: the ink, under both readings of the mask (alpha, or luminance).
             let scan: MaskScan? = try PNGRowReader.with(bytes, name: maskPath, role: "mask") { reader throws(MercurialError) in
-                guard let reader, force || reader.width * reader.height > streamingThreshold else { return nil }
+                guard let reader, force || reader.width * reader.height > streamingThreshold || !styles.isEmpty
+                        || compositing.placement != nil else { return nil }
                 return try MaskScan(reader)
             }
             guard let scan else { return .inMemory(try render(settings)) }
@@ -81,8 +95,12 @@ extension TitleRenderer {
                 PixelBounds(minX: max(ink.minX - m, 0), minY: max(ink.minY - m, 0),
                             maxX: min(ink.maxX + m, scan.width - 1), maxY: min(ink.maxY + m, scan.height - 1))
             }
-            let styledBands = try crop.flatMap { crop throws(MercurialError) in
-                try styled(crop, canvas: (scan.width, scan.height), sized: true)
+            guard force || scan.width * scan.height > streamingThreshold || streams(crop, canvas: (scan.width, scan.height)) else {
+                return .inMemory(try render(settings))
+            }
+            let place = crop.map { placed($0, canvas: (scan.width, scan.height)) }
+            let styledBands = try place.flatMap { place throws(MercurialError) in
+                try styled(place.drawn, canvas: (scan.width, scan.height), sized: true)
             }
             let writer = StreamedPNGSink(width: scan.width, height: scan.height, compression: compression,
                                          ancillary: ancillary, path: path)
@@ -101,7 +119,7 @@ extension TitleRenderer {
                 guard let reader else { throw MercurialError("mask '\(maskPath)' changed while it was read; try again") }
                 try streamRegion(settings, source: MaskRowSource(reader: reader, crop: crop, alpha: scan.hasAlpha),
                                  crop: crop, ink: inkInCrop, canvasHeight: scan.height, canvas: canvas, bandHeight: band,
-                                 styled: styledBands)
+                                 placed: place?.bands, moved: compositing.placement != nil, styled: styledBands)
             }
             try writer.endFrame()
             return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: []))
@@ -109,17 +127,18 @@ extension TitleRenderer {
         guard let text = settings.text else { return .inMemory(try render(settings)) }
         let placement = try TextMask.place(textLayout(settings, text: text), frame: settings.textFrame)
         let p = placement
-        guard force || p.regionWidth * p.regionHeight > streamingThreshold else {
-            let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
-            return .inMemory(try FrameRenderer.still(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
-                                                            p.warnings)))
-        }
         // A canvas sized to the text grows to hold the styles, as `TitleShape.build` grows it.
         let (size, origin) = styles.grown(canvas: (p.canvasWidth, p.canvasHeight), origin: (p.originX, p.originY),
                                           growWidth: settings.width == nil, growHeight: settings.height == nil)
         let crop = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + p.regionWidth - 1,
                                maxY: origin.y + p.regionHeight - 1)
-        let styledBands = try styled(crop, canvas: size, sized: settings.width != nil || settings.height != nil)
+        guard streams(crop, canvas: size) else {
+            let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
+            return .inMemory(try FrameRenderer.still(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
+                                                            p.warnings)))
+        }
+        let place = placed(crop, canvas: size)
+        let styledBands = try styled(place.drawn, canvas: size, sized: settings.width != nil || settings.height != nil)
         let writer = StreamedPNGSink(width: size.width, height: size.height, compression: compression,
                                      ancillary: ancillary, path: path)
         sink = writer
@@ -127,7 +146,8 @@ extension TitleRenderer {
                                  bandHeight: band)
         if let ink = p.run.drawnInkBounds(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY) {
             try streamRegion(settings, source: GlyphRowSource(placement), crop: crop, ink: ink,
-                             canvasHeight: size.height, canvas: canvas, bandHeight: band, styled: styledBands)
+                             canvasHeight: size.height, canvas: canvas, bandHeight: band,
+                             placed: place.bands, moved: compositing.placement != nil, styled: styledBands)
         } else {
             try canvas.appendFill(rows: size.height)
         }
@@ -138,23 +158,100 @@ extension TitleRenderer {
     /// The canvas: fill above `crop` (above the styles' region, when `styled`), its rows
     /// rendered band by band (the renderer over the bands of `BandLoft`, and the styles
     /// drawn around them), fill below.
+    /// A moved or zoomed title (`moved`) is drawn where `placed` puts its bands (nowhere: when none of it is on the canvas).
     private static func streamRegion(_ settings: RenderSettings, source: some CoverageRowSource, crop: PixelBounds,
-                                     ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands,
-                                     bandHeight: Int, styled: StyledBands?) throws(MercurialError) {
+                                     ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands, bandHeight: Int,
+                                     placed: PlacedBands?, moved: Bool, styled: StyledBands?) throws(MercurialError) {
+        guard !moved || placed != nil else {
+            try canvas.appendFill(rows: canvasHeight)
+            return
+        }
         let shading = try ShadingLookup.of(settings)
-        let rows = styled?.drawnRows ?? crop.minY..<(crop.maxY + 1)
+        let drawn = placed?.bounds ?? crop
+        let rows = styled?.drawnRows ?? drawn.minY..<(drawn.maxY + 1)
         try canvas.appendFill(rows: rows.lowerBound)
         let loft = BandLoft(settings: settings.shape, source: source, crop: crop, ink: ink,
                             canvas: (canvas.width, canvasHeight), bandHeight: bandHeight)
-        try FrameRenderer.render(loft, shading: shading, compositing: canvas.compositing) { band, title throws(MercurialError) in
+        func emit(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError) {
             if let styled {
-                try styled.append(&title, at: band.origin, to: canvas)
+                try styled.append(&title, at: origin, to: canvas)
             } else {
-                try canvas.append(&title, at: band.origin)
+                try canvas.append(&title, at: origin)
             }
         }
+        try FrameRenderer.render(loft, shading: shading, compositing: canvas.compositing) { band, title throws(MercurialError) in
+            if let placed {
+                try placed.append(title, emit: emit)
+            } else {
+                try emit(&title, at: band.origin)
+            }
+        }
+        try placed?.finish(emit: emit)
         try styled?.finish(to: canvas)
         try canvas.appendFill(rows: canvasHeight - rows.upperBound)
+    }
+}
+
+/// A moved or zoomed title's rows (`RegionPlacement`), placed band by band as the
+/// region's shaded bands come, pixel for pixel as `RegionPlacement.placed` places the
+/// whole region: it keeps the region's rows from the first that a placed row not yet
+/// drawn reads, so memory grows with the region's width, not its area.
+final class PlacedBands {
+    let mapping: RegionPlacement.Mapping
+    let bandHeight: Int
+    private var rows: RowWindow<RGBA8>
+    private var done = false
+    /// The next placed row to draw (from 0, in `bounds`).
+    private var next = 0
+
+    init(_ mapping: RegionPlacement.Mapping, bandHeight: Int) {
+        self.mapping = mapping
+        self.bandHeight = max(bandHeight, 1)
+        rows = RowWindow(width: mapping.source.width)
+    }
+
+    /// The canvas pixels the placed region covers.
+    var bounds: PixelBounds { mapping.bounds }
+
+    /// The region's next shaded rows, and the placed bands (at most `bandHeight` rows) they complete, handed to `emit`.
+    func append(_ band: Image<RGBA8>, emit: (inout Image<RGBA8>, (x: Int, y: Int)) throws(MercurialError) -> Void)
+        throws(MercurialError) {
+        precondition(band.width == mapping.source.width, "a band of the region of another width")
+        band.withUnsafeBufferPointer { b in
+            for r in 0..<band.height { rows.append(b.baseAddress! + r * band.width) }
+        }
+        try drawReady(emit)
+    }
+
+    /// The region has no more rows: the rest is drawn.
+    func finish(emit: (inout Image<RGBA8>, (x: Int, y: Int)) throws(MercurialError) -> Void) throws(MercurialError) {
+        done = true
+        try drawReady(emit)
+    }
+
+    private func drawReady(_ emit: (inout Image<RGBA8>, (x: Int, y: Int)) throws(MercurialError) -> Void)
+        throws(MercurialError) {
+        let b = bounds, last = mapping.source.height - 1
+        while next < b.height {
+            // Rows no placed row still to draw reads.
+            rows.drop(below: max(mapping.sourceRow(next).j, 0))
+            var end = next
+            while end < min(next + bandHeight, b.height)
+                    && (done || min(mapping.sourceRow(end).j + 1, last) < rows.end) { end += 1 }
+            guard end > next else { return }
+            var out = Image<RGBA8>(width: b.width, height: end - next, repeating: .clear)
+            let first = next
+            out.withUnsafeMutableBufferPointer { dst in
+                rows.withRows { row in
+                    for y in first..<end {
+                        let j = mapping.sourceRow(y).j
+                        mapping.draw(row: y, top: row(j), bottom: row(j + 1), into: dst.baseAddress! + (y - first) * b.width)
+                    }
+                }
+            }
+            try emit(&out, (b.minX, b.minY + next))
+            next = end
+        }
     }
 }
 

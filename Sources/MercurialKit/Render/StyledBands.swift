@@ -71,15 +71,21 @@ final class StyledBands {
                 + (outline.map { finished + $0.stepRows } ?? 0)
             return r.bounds(region).width * rows
         }
-        let total = region.width * held + shares.reduce(0, +)
-        if total > Self.maximumWindowPixels, let worst = shares.indices.max(by: { shares[$0] < shares[$1] }) {
-            let (name, fix) = [("dropShadow", "a smaller distance or size"), ("outerGlow", "a smaller size"),
-                               ("stroke", "a smaller width"), ("innerShadow", "a smaller distance or size")][worst]
-            throw MercurialError("\"\(name)\" reaches too far to draw in bands: a streamed title's styles keep its width (\(region.width) px) times the rows they reach, at most \(Self.maximumWindowPixels / 1_048_576) M values, and these need \(total / 1_048_576) M; use \(fix), or a smaller --size")
-        }
+        try Self.checkCap(total: region.width * held + shares.reduce(0, +), shares: shares,
+                          how: "in bands: a streamed title's styles keep its width (\(region.width) px) times the rows they reach")
         planes = zip(recipes, outlines).map { r, o in r.map { StreamedStylePlane($0, region: region, chunk: chunk($0), metal: o) } }
         title = RowWindow(width: region.width, first: region.minY)
         next = box?.minY ?? 0
+    }
+
+    /// The one cap on what a title's styles hold, drawn in bands or whole (`Compositing.checkStyles`):
+    /// `total` values, of which each style's planes hold its share (`LayerStylePlanes.Kind` order);
+    /// over `maximumWindowPixels`, an error naming the style with the largest share and its fix.
+    static func checkCap(total: Int, shares: [Int], how: String) throws(MercurialError) {
+        guard total > maximumWindowPixels, let worst = shares.indices.max(by: { shares[$0] < shares[$1] }) else { return }
+        let (name, fix) = [("dropShadow", "a smaller distance or size"), ("outerGlow", "a smaller size"),
+                           ("stroke", "a smaller width"), ("innerShadow", "a smaller distance or size")][worst]
+        throw MercurialError("\"\(name)\" reaches too far to draw \(how), at most \(maximumWindowPixels / 1_048_576) M values, and these need \(total / 1_048_576) M; use \(fix), or a smaller --size")
     }
 
     /// The canvas rows the styles draw (the rest are the backdrop's).

@@ -84,6 +84,30 @@ import MercurialTestSupport
         #expect(ink.bottom - ink.top > 972 * 9 / 10, "and fills most of its height: \(ink)")
     }
 
+    /// A negative gap overlaps a layer with the one it is below, and the stack's box still
+    /// holds both (it was the last layer's bottom: a role overlapping a taller name made the
+    /// box shorter than the name, and the name's bottom passed the safe area's edge); a gap
+    /// lifting the layer above the top of the one it is below is an error naming the gap
+    /// and the layers (gap -10000, inside its range, gave a blank title at exit 0, its
+    /// warning blaming an offset the user never set).
+    @Test func aNegativeGapOverlapsTheLayersWithinTheStacksBox() throws {
+        let overlapping = Self.lowerThird.replacingOccurrences(of: "\"gap\": 16", with: "\"gap\": -50")
+        let title = try TitleRenderer.render(try Self.scene(overlapping))
+        let ink = try #require(PlacementTests.inkEdges(title.image))
+        #expect(abs(ink.bottom - 1026) <= 2 && ink.top >= 54, "the overlapping stack sits on the safe area's edge: \(ink)")
+        #expect(Self.inkedRowRuns(title.image).count == 1, "the layers overlap")
+        for gap in ["-10000", "-200"] {
+            let lifted = Self.lowerThird.replacingOccurrences(of: "\"gap\": 16", with: "\"gap\": \(gap)")
+            #expect {
+                try TitleRenderer.render(try Self.scene(lifted))
+            } throws: { error in
+                let message = (error as? MercurialError)?.message ?? ""
+                return message.contains("layer \"role\": \"gap\" \(gap) lifts it above the top of layer \"name\"")
+                    && message.contains("give a \"gap\" from -")
+            }
+        }
+    }
+
     @Test func overIsPorterDuffInStraightAlpha() {
         let p = RGBA8(r: 200, g: 100, b: 0, a: 128), b = RGBA8(r: 0, g: 50, b: 250, a: 100)
         #expect(LayeredTitle.over(p, .clear) == p)

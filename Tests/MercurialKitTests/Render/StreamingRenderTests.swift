@@ -130,6 +130,20 @@ import MercurialTestSupport
         #expect(try Self.streamed(settings, bandHeight: 13).0.pixels != image.pixels, "the engraved bevel shades otherwise")
     }
 
+    /// A title of the mask at `url`, and a text title on a 200×150 canvas.
+    static func maskAndText(_ url: URL) -> [RenderSettings] {
+        var mask = RenderSettings()
+        mask.mask = url.path
+        mask.radius = 6
+        var text = RenderSettings()
+        text.text = "Hg"
+        text.size = 48
+        text.radius = 5
+        text.width = 200
+        text.height = 150
+        return [mask, text]
+    }
+
     /// Point lights and a gradient backdrop are applied band by band: the streamed
     /// title is the whole render's, pixel for pixel, for a mask and for text.
     @Test func pointLightsAndGradientsStreamToTheSamePixels() throws {
@@ -146,16 +160,7 @@ import MercurialTestSupport
         for (name, lit, graded, background) in [("lights", true, false, nil), ("lights on black", true, false, RGBColor.black),
                                                  ("gradient", false, true, nil), ("both", true, true, nil)]
             as [(String, Bool, Bool, RGBColor?)] {
-            var mask = RenderSettings()
-            mask.mask = url.path
-            mask.radius = 6
-            var text = RenderSettings()
-            text.text = "Hg"
-            text.size = 48
-            text.radius = 5
-            text.width = 200
-            text.height = 150
-            for var settings in [mask, text] {
+            for var settings in Self.maskAndText(url) {
                 settings.pointLights = lit ? lights : []
                 settings.backgroundGradient = graded ? gradient : nil
                 settings.background = background
@@ -170,6 +175,37 @@ import MercurialTestSupport
                 let differing = zip(image.pixels, whole.pixels).indices(where: { $0 != $1 })
                 #expect(image.pixels.count == whole.pixels.count && differing.isEmpty,
                         "\(name), band \(band): \(differing.count) pixels differ")
+            }
+        }
+    }
+
+    /// A moved or zoomed title streams (it was rendered whole, in memory, at any size): its
+    /// region placed band by band (`PlacedBands`) is the whole render's, pixel for pixel,
+    /// shrunk, enlarged, moved by whole and by part pixels, cut at the canvas's edge and
+    /// wholly off it, lit, with a shadow, for a mask and for text.
+    @Test func movedAndZoomedTitlesStreamToTheSamePixels() throws {
+        let dir = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("m.png")
+        try Self.write(Self.maskImage(width: 151, height: 113, alpha: true), to: url)
+        let placements: [(shiftX: Double, shiftY: Double, zoom: Double)] = [
+            (0, 0, 0.6), (0, 0, 2.7), (3, -4, 1), (2.5, 1.25, 1), (-60, 30, 1.4), (500, 0, 1), (7, 3, 16),
+        ]
+        for var settings in Self.maskAndText(url) {
+            for (i, p) in placements.enumerated() {
+                (settings.shiftX, settings.shiftY, settings.zoom) = (p.shiftX, p.shiftY, p.zoom)
+                settings.pointLights = i % 2 == 0 ? [PointLight(x: 40, y: 30, color: RGBColor(r: 1, g: 0.2, b: 0.1),
+                                                                intensity: 0.9, range: 90)] : []
+                var shadow = DropShadow()
+                (shadow.distance, shadow.size) = (5, 4)
+                settings.look.styles.dropShadow = i % 3 == 0 ? shadow : nil
+                let whole = try TitleRenderer.render(settings).image
+                for band in [1, 7, 1000] {
+                    let (image, title) = try Self.streamed(settings, bandHeight: band)
+                    let differing = zip(image.pixels, whole.pixels).indices(where: { $0 != $1 })
+                    #expect(title.width == whole.width && title.height == whole.height && differing.isEmpty,
+                            "\(settings.mask == nil ? "text" : "mask") \(p), band \(band): \(differing.count) pixels differ")
+                }
             }
         }
     }

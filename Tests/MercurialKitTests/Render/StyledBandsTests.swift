@@ -103,20 +103,42 @@ import MercurialTestSupport
         }
     }
 
-    /// A shadow's halo too large for the windows is an error naming the style and the fix.
-    @Test func tooLargeAHaloIsAnError() throws {
+    /// A title whose shadow reaches too far for the windows.
+    static let farTooWide = {
         var settings = RenderSettings()
         settings.text = "Far too wide"
         settings.size = 2700
         var shadow = DropShadow()
         (shadow.distance, shadow.angle, shadow.size) = (4096, 90, 10)
         settings.look.styles.dropShadow = shadow
+        return settings
+    }()
+
+    /// A shadow's halo too large for the windows is an error naming the style and the fix.
+    @Test func tooLargeAHaloIsAnError() throws {
+        let settings = Self.farTooWide
         #expect(throws: MercurialError.self) { try TitleRenderer.renderPNG(settings, compression: .fast, path: nil) }
         do {
             _ = try TitleRenderer.renderPNG(settings, compression: .fast, path: nil)
         } catch {
             #expect(error.message.contains("\"dropShadow\" reaches too far to draw in bands"), "\(error.message)")
             #expect(error.message.contains("smaller distance or size"))
+        }
+    }
+
+    /// Moved or zoomed, the same title is held to the same cap with the same error (it was
+    /// rendered whole, in memory, past the cap: an 8K title with every style at its
+    /// largest took 1.25 GB zoomed, 367 MB moved by 1 px, where unmoved it is refused).
+    @Test(arguments: [(1.0, 0.0, 1.0), (0.0, 0.0, 16.0), (100.0, 7.5, 16.0), (-40.5, 3.0, 1.25)])
+    func aMovedOrZoomedTitleIsHeldToTheSameCap(_ shiftX: Double, _ shiftY: Double, _ zoom: Double) throws {
+        var settings = Self.farTooWide
+        (settings.shiftX, settings.shiftY, settings.zoom) = (shiftX, shiftY, zoom)
+        do {
+            _ = try TitleRenderer.renderPNG(settings, compression: .fast, path: nil)
+            Issue.record("a moved or zoomed title past the cap rendered")
+        } catch {
+            #expect(error.message.contains("\"dropShadow\" reaches too far to draw in bands"), "\(error.message)")
+            #expect(error.message.contains("at most 64 M values"), "\(error.message)")
         }
     }
 
