@@ -159,6 +159,9 @@ extension TitleRenderer {
     /// rendered band by band (the renderer over the bands of `BandLoft`, and the styles
     /// drawn around them), fill below.
     /// A moved or zoomed title (`moved`) is drawn where `placed` puts its bands (nowhere: when none of it is on the canvas).
+    // Not inlined: Swift 6.3.1's optimizer (CopyPropagation's ownership verifier) aborts
+    // on this function inlined into renderPNG, with `emit` handed to PlacedBands.
+    @inline(never)
     private static func streamRegion(_ settings: RenderSettings, source: some CoverageRowSource, crop: PixelBounds,
                                      ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands, bandHeight: Int,
                                      placed: PlacedBands?, moved: Bool, styled: StyledBands?) throws(MercurialError) {
