@@ -155,6 +155,21 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
     }
 }
 
+/// The in-process servers' executor: one Dispatch queue of their own, so that a fixture's
+/// server binds, accepts and answers while the whole suite's synchronous work holds the
+/// cooperative pool's two threads (five fixtures started with the suite waited over 90 s
+/// for a pool thread to bind on, in a CI run). Tasks started with this preference run
+/// their jobs here, and so do the default actors they call.
+final class ServerExecutor: TaskExecutor {
+    static let shared = ServerExecutor()
+    private let queue = DispatchQueue(label: "editor-test-servers", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
 /// Waits (up to `seconds`) until `condition` holds.
 func eventually(_ what: String, seconds: Int = 30, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(seconds)
@@ -183,7 +198,7 @@ struct EditorFixture {
         session = try EditorSession(scenePath: scene.path)
         server = try EditorServer(session: session, port: 0)
         let server = self.server
-        task = Task { try? await server.run() }
+        task = Task(executorPreference: ServerExecutor.shared) { try? await server.run() }
         try await session.start()
         // The whole suite starts at once on two cores: other tests' work can hold the
         // threads the server's accept loop needs for many seconds.
