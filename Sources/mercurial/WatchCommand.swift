@@ -57,6 +57,8 @@ actor WatchSession {
     private var pipeline: RenderPipeline<String>?
     /// Files of the last scene that loaded, kept when a bad save cannot be read.
     private var lastGoodFiles: [String] = []
+    /// What the last render's watch covered (nil before the first).
+    private var watchedChains: Set<String>?
     /// The folder the output is written in (nil for a stream such as `-`).
     nonisolated let outputFolder: String?
 
@@ -97,6 +99,7 @@ actor WatchSession {
         var started = timespec()
         clock_gettime(CLOCK_REALTIME, &started)
         var files = [scene]
+        var rendered = false
         do {
             let summary: String
             if let sequence = try options.materialOptions.sequence(sceneFile: scene, flags: [options], finish: opaqueForMP4) {
@@ -127,6 +130,7 @@ actor WatchSession {
                 }
             }
             report(reason, summary, since: clock)
+            rendered = true
         } catch let error as MercurialError {
             let lastGood = await lastGoodFiles
             if !lastGood.isEmpty { files = lastGood }
@@ -134,7 +138,7 @@ actor WatchSession {
         } catch {
             Console.error("error: \(error) (\(Self.timestamp()), still watching)")
         }
-        await watchAgain(files, since: started)
+        await watchAgain(files, since: started, rendered: rendered)
     }
 
     /// The line for one render: the time, what changed, the output, what was written and how long it took.
@@ -156,11 +160,20 @@ actor WatchSession {
 
     /// Watches `files` (and what their links lead to) again, and renders again if
     /// one changed after `started`.
-    private func watchAgain(_ files: [String], since started: timespec) async {
+    private func watchAgain(_ files: [String], since started: timespec, rendered: Bool) async {
         // A symbolic link is watched with every file it leads to, so that editing
         // its target and pointing it elsewhere are both seen.
         let chains = files.flatMap { UserPath(checked: $0).symlinkChain() }
         watcher?.watch(chains, folders: outputFolder.map { [$0] } ?? [])
+        // After a render, a file watched now that the last watch did not cover (a link pointed
+        // at it, or back after a failed load) may have been saved after the render read it and
+        // before it was watched, within the tick its mtime cannot tell apart: render once more.
+        let before = watchedChains
+        watchedChains = Set(chains)
+        if rendered, let before, let fresh = chains.first(where: { !before.contains($0) }), FileManager.default.fileExists(atPath: fresh) {
+            await update("\(UserPath(checked: fresh).lastComponent) changed")
+            return
+        }
         // A file that changed after this render began, while it may not yet have been
         // watched (a link pointed elsewhere mid-render), is rendered again.
         for path in chains {
