@@ -102,9 +102,9 @@ func nearSubcommand(_ word: String, alone: Bool = false) -> String? {
     let lower = word.lowercased()
     guard !names.contains(word), lower.count >= 2, lower.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }),
           !FileManager.default.fileExists(atPath: word) else { return nil }
+    let listings = "'mercurial materials', 'mercurial fonts' or 'mercurial params'"
     let habits = ["version": "'mercurial --version'", "ver": "'mercurial --version'", "usage": "'mercurial help'",
-                  "list": "'mercurial materials', 'mercurial fonts' or 'mercurial params'",
-                  "ls": "'mercurial materials', 'mercurial fonts' or 'mercurial params'"]
+                  "list": listings, "ls": listings]
     if alone, let habit = habits[lower] { return habit }
     guard lower.count >= 3 else { return nil }
     if lower.count >= 4, let begun = names.first(where: { $0.hasPrefix(lower) }) { return "'mercurial \(begun)'" }

@@ -59,7 +59,7 @@ final class Progress: Sendable {
         let due = lastDraw.withLock { last in
             // A plain log gets its first line at once, then one every few seconds, and the last.
             let wait: Duration = bar ? .milliseconds(100) : Self.plainInterval
-            guard last == nil || done == total || now - last! >= wait else { return false }
+            guard done == total || last.map({ now - $0 >= wait }) ?? true else { return false }
             last = now
             return true
         }
