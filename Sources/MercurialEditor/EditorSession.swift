@@ -680,18 +680,25 @@ public actor EditorSession {
         // The file as the editor last read or saved it (the watcher reporting the editor's own
         // save): reading it again would put the saved scene back over the changes made since.
         if sceneFile, let onDisk, DiskState(scenePath) == onDisk { return }
-        if sequence != nil || sceneFile {
-            do {
+        do {
+            if sceneFile {
                 let (loaded, read, before) = try Self.read(scenePath)
                 (document, onDisk, sceneReads) = (read, before, sceneReads + 1)
                 (settings, timeline, sequence) = (loaded.settings, loaded.timeline, loaded.sequence)
-                // A track or the animation taken away on disk: the playhead stays within what is left.
-                playhead = Self.playhead(playhead, in: timeline, sequence: sequence)
-            } catch {
-                lastError = error.message
-                broadcast(event: "render-error", json: ["message": error.message, "revision": revision, "tag": NSNull()])
-                return
+            } else if sequence != nil {
+                // A title's own scene file: the sequence is read again from the scene as edited,
+                // so its unsaved changes stay; only the titles' files come from disk. Nothing
+                // changed (a save that wrote the same bytes): no new revision.
+                let loaded = try document.load(as: scenePath)
+                guard loaded.sequence != sequence || loaded.settings != settings else { return }
+                (settings, timeline, sequence, sceneReads) = (loaded.settings, loaded.timeline, loaded.sequence, sceneReads + 1)
             }
+            // A track or the animation taken away on disk: the playhead stays within what is left.
+            playhead = Self.playhead(playhead, in: timeline, sequence: sequence)
+        } catch {
+            lastError = error.message
+            broadcast(event: "render-error", json: ["message": error.message, "revision": revision, "tag": NSNull()])
+            return
         }
         changed(tag: "file")
     }

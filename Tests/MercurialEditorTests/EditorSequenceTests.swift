@@ -86,6 +86,26 @@ import MercurialTestSupport
         }
     }
 
+    /// A title's own scene file changed on disk while the sequence has unsaved edits: the title
+    /// shows the change and the edits stay (the whole scene was read again from disk, and a
+    /// changed hold or a moved step was lost).
+    @Test func aTitlesFileChangedOnDiskKeepsTheSequencesUnsavedEdits() async throws {
+        let scene = ##"{"width": 200, "height": 80, "size": 40, "background": "#101018", "animation": {"fps": 10}, "sequence": [{"scene": "title.json", "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": {"text": "B"}, "hold": 0.5}]}"##
+        try await EditorFixture.with(sceneJSON: nil) { (editor: EditorFixture) async throws in
+            let title = editor.folder.appendingPathComponent("title.json")
+            try Data(#"{"text": "A"}"#.utf8).write(to: title)
+            try Data(scene.utf8).write(to: editor.scene)
+            #expect(try await editor.post("/api/reload", "{}").status == 200)
+            #expect(try await editor.set("sequence[0].hold", "1").status == 200)
+            #expect(try await editor.post("/api/set", #"{"key": "sequence[1].scene.text", "value": "C"}"#).status == 200)
+            try Data(#"{"text": "Z"}"#.utf8).write(to: title)
+            try await eventually("the title's change read") { await editor.session.titleSequence?.steps.first?.settings.text == "Z" }
+            let steps = await editor.session.titleSequence?.steps
+            #expect(steps?.map(\.hold) == [1, 0.5] && steps?.last?.settings.text == "C", "the unsaved edits")
+            #expect(await editor.session.animation?.frameCount == 20)
+        }
+    }
+
     /// A step's own keys are set by their paths (no control on the page): its hold, its
     /// transition, its inline scene's keys; checked as the file's are.
     @Test func aStepsOwnKeysAreSetByTheirPaths() async throws {

@@ -53,6 +53,10 @@ public final class FileWatcher: @unchecked Sendable {
     /// Watches exactly these files, and these folders for existence, from now on.
     public func watch(_ paths: [String], folders: [String] = []) {
         queue.sync {
+            // Events already queued happened before this call: they are read against the files
+            // watched until now (read after, a file written just before it was watched would be
+            // reported as changed, and the editor read its scene again over unsaved edits).
+            readEvents()
             files = Set(paths.map(Self.absolute))
             self.folders = Set(folders.map(Self.absolute))
             addMissingWatches()

@@ -4,8 +4,8 @@ import Foundation
 /// joined by transitions. Every title shares one canvas, and each may have its own
 /// `animation`, whose time starts when the title first appears (at the start of the
 /// transition that brings it in).
-public struct TitleSequence: Sendable {
-    public struct Step: Sendable {
+public struct TitleSequence: Sendable, Equatable {
+    public struct Step: Sendable, Equatable {
         /// The title's settings, on the sequence's canvas.
         public var settings: RenderSettings
         public var timeline: Timeline?

@@ -67,4 +67,36 @@ import MercurialTestSupport
         while seen.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(seen.withLock { $0 }.contains(file.path), "a watcher made afterwards reports the change")
     }
+
+    /// A file written just before it is watched is not reported as changed: the events queued
+    /// before `watch` are read against the files watched until then. Read after (as they were),
+    /// the editor took a sequence title's file, written before the page's reload, for a change
+    /// on disk and read the scene again over the edits made since (EditorSequenceTests'
+    /// stepsAreAddedMovedAndTakenOutButNameNoNewFile failed so once in a full run).
+    @Test func aFileWrittenBeforeItIsWatchedIsNotReported() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let marker = folder.appendingPathComponent("marker.json")
+        try Data("{}".utf8).write(to: marker)
+        let seen = Mutex<[String]>([])
+        let watcher = try FileWatcher { path in seen.withLock { $0.append(path) } }
+        watcher.watch([marker.path])
+        var watched = [marker.path]
+        for round in 0..<30 {
+            let file = folder.appendingPathComponent("title\(round).json")
+            try Data("{\"text\": \"A\"}".utf8).write(to: file)
+            watched.append(file.path)
+            watcher.watch(watched)
+            // A change after the watch is reported: once the marker's is, the file's would have been.
+            try Data("{\"round\": \(round)}".utf8).write(to: marker)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !seen.withLock({ $0.contains(marker.path) }) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            let reported = seen.withLock { paths in defer { paths.removeAll() }; return paths }
+            #expect(reported.contains(marker.path), "round \(round): the marker's change")
+            #expect(!reported.contains(file.path), "round \(round): \(file.lastPathComponent) was written before it was watched")
+        }
+    }
 }
