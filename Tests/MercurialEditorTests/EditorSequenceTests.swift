@@ -67,14 +67,21 @@ import MercurialTestSupport
         }
     }
 
+    /// Writes a sequence of two titles at 10 frames/s, the first from the file title.json ("A"),
+    /// the second inline ("B"), and has the editor read it; returns title.json.
+    static func openTwoTitles(_ editor: EditorFixture) async throws -> URL {
+        let scene = ##"{"width": 200, "height": 80, "size": 40, "background": "#101018", "animation": {"fps": 10}, "sequence": [{"scene": "title.json", "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": {"text": "B"}, "hold": 0.5}]}"##
+        let title = editor.folder.appendingPathComponent("title.json")
+        try Data(#"{"text": "A"}"#.utf8).write(to: title)
+        try Data(scene.utf8).write(to: editor.scene)
+        #expect(try await editor.post("/api/reload", "{}").status == 200)
+        return title
+    }
+
     /// A title's own scene file changed on disk: the sequence is read again and shows it.
     @Test func aTitlesSceneFileChangedOnDiskShows() async throws {
-        let scene = ##"{"width": 200, "height": 80, "size": 40, "background": "#101018", "animation": {"fps": 10}, "sequence": [{"scene": "title.json", "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": {"text": "B"}, "hold": 0.5}]}"##
         try await EditorFixture.with(sceneJSON: nil) { (editor: EditorFixture) async throws in
-            let title = editor.folder.appendingPathComponent("title.json")
-            try Data(#"{"text": "A"}"#.utf8).write(to: title)
-            try Data(scene.utf8).write(to: editor.scene)
-            #expect(try await editor.post("/api/reload", "{}").status == 200)
+            let title = try await Self.openTwoTitles(editor)
             let first = try await Self.show(2, editor)
             try Data(#"{"text": "Z"}"#.utf8).write(to: title)
             let expected = try #require(try TitleSequence.load(editor.scene.path)).steps.first?.settings.text
@@ -90,12 +97,8 @@ import MercurialTestSupport
     /// shows the change and the edits stay (the whole scene was read again from disk, and a
     /// changed hold or a moved step was lost).
     @Test func aTitlesFileChangedOnDiskKeepsTheSequencesUnsavedEdits() async throws {
-        let scene = ##"{"width": 200, "height": 80, "size": 40, "background": "#101018", "animation": {"fps": 10}, "sequence": [{"scene": "title.json", "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": {"text": "B"}, "hold": 0.5}]}"##
         try await EditorFixture.with(sceneJSON: nil) { (editor: EditorFixture) async throws in
-            let title = editor.folder.appendingPathComponent("title.json")
-            try Data(#"{"text": "A"}"#.utf8).write(to: title)
-            try Data(scene.utf8).write(to: editor.scene)
-            #expect(try await editor.post("/api/reload", "{}").status == 200)
+            let title = try await Self.openTwoTitles(editor)
             #expect(try await editor.set("sequence[0].hold", "1").status == 200)
             #expect(try await editor.post("/api/set", #"{"key": "sequence[1].scene.text", "value": "C"}"#).status == 200)
             try Data(#"{"text": "Z"}"#.utf8).write(to: title)
@@ -139,11 +142,8 @@ import MercurialTestSupport
     /// step). A step's scene FILE the file already named may move; a new step's scene is inline,
     /// names no file and takes only a bundled material.
     @Test func stepsAreAddedMovedAndTakenOutButNameNoNewFile() async throws {
-        let scene = ##"{"width": 200, "height": 80, "size": 40, "background": "#101018", "animation": {"fps": 10}, "sequence": [{"scene": "title.json", "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": {"text": "B"}, "hold": 0.5}]}"##
         try await EditorFixture.with(sceneJSON: nil) { (editor: EditorFixture) async throws in
-            try Data(#"{"text": "A"}"#.utf8).write(to: editor.folder.appendingPathComponent("title.json"))
-            try Data(scene.utf8).write(to: editor.scene)
-            #expect(try await editor.post("/api/reload", "{}").status == 200)
+            _ = try await Self.openTwoTitles(editor)
             let texts = { () async -> [String] in await editor.session.titleSequence?.steps.map { $0.settings.text ?? "" } ?? [] }
             let moved = ##"[{"scene": {"text": "B"}, "hold": 0.5, "transition": {"type": "dissolve", "duration": 0.5}}, {"scene": "title.json", "hold": 0.5}]"##
             #expect(try await EditorListTests.set(editor, "sequence", moved).status == 200)
