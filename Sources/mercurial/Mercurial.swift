@@ -32,7 +32,7 @@ struct Mercurial: ParsableCommand {
         SignalCleanup.install()
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard arguments.count <= maximumArgumentCount else {
-            fail("\(arguments.count) command-line arguments, over the limit of \(maximumArgumentCount); put the settings in a scene file and pass it with --params", status: 1)
+            fail("\(arguments.count) command-line arguments, over the limit of \(maximumArgumentCount); put the settings in a scene file and pass it with --params", status: MercurialError.Kind.limit.exitStatus)
         }
         if let first = arguments.first, let near = nearSubcommand(first, alone: arguments.count == 1) {
             fail("'\(first)' is not a command; did you mean \(near)? (to render it as a title: mercurial render -- \(first))", status: 64)
@@ -41,7 +41,7 @@ struct Mercurial: ParsableCommand {
             var command = try parseAsRoot(arguments)
             try command.run()
         } catch let error as MercurialError {
-            fail(error.message, status: 1)
+            fail(error.message, status: error.kind.exitStatus)
         } catch let code as ExitCode {
             // The command has said what went wrong itself (batch: one line per failed row).
             Foundation.exit(code.rawValue)

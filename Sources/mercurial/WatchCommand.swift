@@ -41,7 +41,7 @@ struct Watch: ParsableCommand {
             do throws(MercurialError) {
                 try await WatchSession(scene: scene, options: options).start()
             } catch {
-                fail(error.message, status: 1)
+                fail(error.message, status: error.kind.exitStatus)
             }
         }
         dispatchMain()

@@ -9,8 +9,12 @@ import MercurialTestSupport
 /// One bad input to the `mercurial` binary and what it must answer.
 struct CLIErrorCase: Sendable, CustomTestStringConvertible {
     enum Status: Sendable {
-        /// A `MercurialError`: exit status 1.
+        /// A `MercurialError` of the user's input: exit status 1.
         case ours
+        /// A `MercurialError` over a documented limit: exit status 3.
+        case limit
+        /// A `MercurialError` of the system (no space, a failed write): exit status 4.
+        case resource
         /// An ArgumentParser usage error: whatever status it picks, as long as it is not 0.
         case usage
     }
@@ -185,7 +189,7 @@ extension CLIErrorCase {
         CLIErrorCase(name: "bitmap-only font (BDF, no scalable outlines)", arguments: ["render", "H", "--font", "tiny.bdf"],
                      setup: [.text("tiny.bdf", tinyBDF)], fragments: ["font 'tiny.bdf' has no scalable outlines"]),
         CLIErrorCase(name: "font file over 64 MB", arguments: ["render", "Hi", "--font", "huge.ttf"],
-                     setup: [.sparse("huge.ttf", size: 65 * 1024 * 1024)], fragments: ["font 'huge.ttf' is larger than 64 MB"]),
+                     setup: [.sparse("huge.ttf", size: 65 * 1024 * 1024)], status: .limit, fragments: ["font 'huge.ttf' is larger than 64 MB"]),
         CLIErrorCase(name: "empty font name", arguments: ["render", "Hi", "--font", " "],
                      fragments: ["the font name is empty"]),
         CLIErrorCase(name: "unknown installed font family", arguments: ["render", "Hi", "--font", "No Such Family"],
@@ -284,7 +288,7 @@ extension CLIErrorCase {
                      output: .mustNotExist("out.apng")),
         CLIErrorCase(name: "layers: a canvas too large to paint in memory", arguments: ["render", "--params", "s.json"],
                      setup: [.text("s.json", #"{"width": 16384, "height": 16384, "layers": [{"text": "A"}, {"text": "B"}]}"#)],
-                     fragments: ["at most 33 M pixels (7680×4320)", "16384×16384", "smaller \"width\" and \"height\""]),
+                     status: .limit, fragments: ["at most 33 M pixels (7680×4320)", "16384×16384", "smaller \"width\" and \"height\""]),
         CLIErrorCase(name: "layers: a layer's shadow further than the canvas", arguments: ["render", "s.json", "-o", "out.png"],
                      setup: [.text("s.json", #"{"width": 1280, "height": 720, "layers": [{"text": "A"}, {"text": "Jane", "anchor": "bottom", "dropShadow": {"distance": 2000}}]}"#)],
                      fragments: [#"layer 2: "dropShadow" reaches 2005 px"#, "1280×720 canvas", "smaller distance or size"],
@@ -363,10 +367,10 @@ extension CLIErrorCase {
                      setup: [.bytes("zero.png", pngHeader(width: 0, height: 0))], fragments: ["mask 'zero.png'"]),
         CLIErrorCase(name: "mask PNG claiming 100000×100000", arguments: ["render", "--mask", "big.png"],
                      setup: [.bytes("big.png", pngHeader(width: 100_000, height: 100_000))],
-                     fragments: ["mask 'big.png' is 100000×100000 pixels, over the limit"]),
+                     status: .limit, fragments: ["mask 'big.png' is 100000×100000 pixels, over the limit"]),
         CLIErrorCase(name: "shading image claiming 1000000×1", arguments: ["render", "Hi", "--shading-image", "long.png"],
                      setup: [.bytes("long.png", pngHeader(width: 1_000_000, height: 1))],
-                     fragments: ["shading image 'long.png' is 1000000×1 pixels, over the limit"]),
+                     status: .limit, fragments: ["shading image 'long.png' is 1000000×1 pixels, over the limit"]),
         CLIErrorCase(name: "canvas 10⁹ wide", arguments: ["render", "Hi", "--width", "1000000000", "--height", "100"],
                      fragments: ["width is 1000000000, out of range 1…16384"]),
         CLIErrorCase(name: "canvas whose area overflows Int", arguments: ["render", "Hi", "--width", "9223372036854775807",
@@ -456,7 +460,9 @@ extension CLIErrorCase {
             #expect(r.termination == .exit, "terminated by signal \(r.status): \(r)")
             #expect(r.status != 0, "succeeded: \(r)")
             switch c.status {
-            case .ours: #expect(r.status == 1, "\(r)")
+            case .ours: #expect(r.status == MercurialError.Kind.input.exitStatus, "\(r)")
+            case .limit: #expect(r.status == MercurialError.Kind.limit.exitStatus, "\(r)")
+            case .resource: #expect(r.status == MercurialError.Kind.resource.exitStatus, "\(r)")
             case .usage: #expect(r.termination == .exit && r.status != 0, "\(r)")
             }
 

@@ -65,10 +65,10 @@ extension CLIErrorCase {
         // An interlaced PNG is decoded whole: a 13 KB 1-bit 4096² one would take 64 MB, a 16384² one 1 GB and more.
         CLIErrorCase(name: "a large interlaced mask", arguments: ["render", "--mask", "i.png"],
                      setup: [.copy("i.png", from: CLI.fixturePath("interlaced-4096.png"))],
-                     fragments: ["mask 'i.png' is an interlaced PNG of 4096×4096 pixels", "at most 8 M pixels", "-interlace none"]),
+                     status: .limit, fragments: ["mask 'i.png' is an interlaced PNG of 4096×4096 pixels", "at most 8 M pixels", "-interlace none"]),
         CLIErrorCase(name: "a large interlaced shading image", arguments: ["render", "Hi", "--shading-image", "i.png"],
                      setup: [.copy("i.png", from: CLI.fixturePath("interlaced-4096.png"))],
-                     fragments: ["shading image 'i.png' is an interlaced PNG of 4096×4096 pixels"]),
+                     status: .limit, fragments: ["shading image 'i.png' is an interlaced PNG of 4096×4096 pixels"]),
         CLIErrorCase(name: "shading image whose zTXt claims 2 GB", arguments: ["render", "Hi", "--shading-image", "bomb.png"],
                      setup: [.bytes("bomb.png", pngClaiming("zTXt", length: 0x7FFF_FFF0))],
                      fragments: ["shading image 'bomb.png' is truncated or damaged"]),
@@ -80,9 +80,9 @@ extension CLIErrorCase {
     /// Class 3: outputs that cannot take a PNG.
     static let badOutputs: [CLIErrorCase] = [
         CLIErrorCase(name: "-o /dev/full", arguments: ["render", "Hi", "-o", "/dev/full"],
-                     fragments: ["cannot write '/dev/full': no space left"], output: .none),
+                     status: .resource, fragments: ["cannot write '/dev/full': no space left"], output: .none),
         CLIErrorCase(name: "shading -o /dev/full", arguments: ["shading", "--size", "8", "-o", "/dev/full"],
-                     fragments: ["no space left"], output: .none),
+                     status: .resource, fragments: ["no space left"], output: .none),
         CLIErrorCase(name: "-o a FIFO nobody reads", arguments: ["render", "Hi", "-o", "p"],
                      setup: [.fifo("p")], fragments: ["output 'p' is a named pipe (FIFO) that nobody reads"], output: .none),
         CLIErrorCase(name: "-o a symlink loop", arguments: ["render", "Hi", "-o", "l1"],
@@ -143,10 +143,10 @@ extension CLIErrorCase {
     static let argumentFloods: [CLIErrorCase] = [
         CLIErrorCase(name: "16000 --set options",
                      arguments: ["render", "Hi"] + Array(repeating: ["--set", "light1.hue=0.5"], count: 16_000).flatMap { $0 },
-                     fragments: ["command-line arguments, over the limit of 512", "--params"]),
+                     status: .limit, fragments: ["command-line arguments, over the limit of 512", "--params"]),
         CLIErrorCase(name: "8000 --radius options",
                      arguments: ["render", "Hi"] + Array(repeating: ["--radius", "5"], count: 8000).flatMap { $0 },
-                     fragments: ["over the limit of 512"]),
+                     status: .limit, fragments: ["over the limit of 512"]),
     ]
 
     /// Class 13: what is echoed from input cannot steer the terminal (every row also
@@ -176,7 +176,7 @@ extension CLIErrorCase {
             CLIErrorCase(name: "an hour of physics for 36 glyphs at 2000 steps a second (issue 19, item 16)",
                          arguments: ["animate", "s.json", "-o", "out.png"],
                          setup: [.text("s.json", "{\"text\": \"Mercurial Mercurial Mercurial Mercurial\", \"animation\": {\"duration\": 3600, \"fps\": 1}, \"dynamics\": {\"stepsPerSecond\": 2000}}")],
-                         fragments: ["\"dynamics\" would take at least 259200000 body-steps", "over the physics budget of 100000000",
+                         status: .limit, fragments: ["\"dynamics\" would take at least 259200000 body-steps", "over the physics budget of 100000000",
                                      "a lower \"stepsPerSecond\" or a shorter \"duration\""]),
             CLIErrorCase(name: "3000 emoji ZWJ sequences (a byte limit, named as such)",
                          arguments: ["render", String(repeating: family, count: 3000)],
@@ -193,10 +193,10 @@ extension CLIErrorCase {
             CLIErrorCase(name: "maps of a region over 16 M pixels",
                          arguments: ["render", "WW", "--size", "6000", "--width", "16384", "--height", "16384",
                                      "--emit", "color,normal"],
-                         fragments: ["maps are made in memory", "region (the ink and its margin) is 11152×4246"]),
+                         status: .limit, fragments: ["maps are made in memory", "region (the ink and its margin) is 11152×4246"]),
             CLIErrorCase(name: "maps of a 5000×4000 mask", arguments: ["render", "--mask", "w.png", "--emit", "height"],
                          setup: [.copy("w.png", from: CLI.fixturePath("white-5000x4000.png"))],
-                         fragments: ["at most 16 M pixels", "mask 'w.png' is 5000×4000"]),
+                         status: .limit, fragments: ["at most 16 M pixels", "mask 'w.png' is 5000×4000"]),
             // Class 5: one 10900-unit glyph at unitsPerEm 16 (16350 px at 24 px) took 31 s and 4.3 GB.
             CLIErrorCase(name: "a font whose glyph is 681 em tall", arguments: ["render", "A", "--size", "24", "--font", "big.ttf"],
                          setup: [.copy("big.ttf", from: CLI.fixturePath("huge-glyph.ttf"))],

@@ -24,7 +24,6 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
 
     func expectSuccess(_ r: CLI.Result, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(r.termination == .exit && r.status == 0, "\(r)", sourceLocation: sourceLocation)
-        #expect(r.elapsed < .seconds(10), "took \(r.elapsed)", sourceLocation: sourceLocation)
     }
 
     // MARK: - Class 1: paths of any length
@@ -75,7 +74,7 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
             expectSuccess(try await CLI.run(["render", "Hi", "-o", "/dev/null"], in: dir))
             #expect(kind("/dev/null") == S_IFCHR, "/dev/null is still a device")
             let full = try await CLI.run(["render", "Hi", "-o", "/dev/full"], in: dir)
-            #expect(full.termination == .exit && full.status == 1, "\(full)")
+            #expect(full.termination == .exit && full.status == MercurialError.Kind.resource.exitStatus, "\(full)")
             #expect(kind("/dev/full") == S_IFCHR)
         }
     }
@@ -162,7 +161,7 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
 
             // A reader that has gone: an error, not SIGPIPE.
             let broken = try await CLI.shell(#"("$M" render Hi -o -; echo "status $?" >&2) | true"#, in: dir)
-            #expect(broken.stderrLines.last == "status 1" || broken.stderrLines.last == "status 0", "\(broken)")
+            #expect(broken.stderrLines.last == "status \(MercurialError.Kind.resource.exitStatus)" || broken.stderrLines.last == "status 0", "\(broken)")
             #expect(!broken.stderr.contains("status 141"), "killed by SIGPIPE: \(broken)")
             #expect(CLI.temporaryFiles(in: dir).isEmpty)
         }
@@ -182,7 +181,7 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
             try Data(AnimateCommandTests.sweep.utf8).write(to: dir.appendingPathComponent("s.json"))
             // One block (dash's are 512 bytes, bash's 1024): less than any of these outputs.
             let r = try await CLI.shell("ulimit -f 1; \"$M\" \(command)", in: dir, timeout: .seconds(120))
-            #expect(r.termination == .exit && r.status == 1, "\(r)")
+            #expect(r.termination == .exit && r.status == MercurialError.Kind.resource.exitStatus, "\(r)")
             let culprit = command.contains("metadata") || !command.contains("webm") ? "'out." : "the video's metadata"
             #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("error: cannot write \(culprit)")
                     && r.stderr.contains("file too large for the limit of ") && r.stderr.contains(" bytes set by ulimit -f;"), "\(r)")
@@ -200,7 +199,7 @@ extension CLIErrorTests { @Suite struct HostileOutputTests {
             // 4 blocks (2 or 4 KB): the header fits, the image data does not.
             let r = try await CLI.shell("ulimit -f 4; \"$M\" render --mask big.png -o out.png", in: dir,
                                         timeout: .seconds(120))
-            #expect(r.termination == .exit && r.status == 1, "\(r)")
+            #expect(r.termination == .exit && r.status == MercurialError.Kind.resource.exitStatus, "\(r)")
             #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("error: cannot write 'out.png'")
                     && r.stderr.contains("set by ulimit -f;"), "\(r)")
             let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)

@@ -35,7 +35,7 @@ extension CLIErrorCase {
             CLIErrorCase(name: "styles: a shadow too far to draw in bands",
                          arguments: ["render", "Far too wide", "--size", "2700", "--set", "dropShadow.distance=4096",
                                      "--set", "dropShadow.angle=90"],
-                         fragments: ["\"dropShadow\" reaches too far to draw in bands", "at most 64 M values",
+                         status: .limit, fragments: ["\"dropShadow\" reaches too far to draw in bands", "at most 64 M values",
                                      "use a smaller distance or size"]),
         ]
     }()

@@ -154,7 +154,7 @@ public enum InputFile {
     }
 
     private static func tooLarge(_ path: UserPath, _ role: String, _ limit: Int) -> MercurialError {
-        MercurialError("\(role) '\(path)' is larger than \(limit / 1_048_576) MB; use a smaller file")
+        MercurialError.limit("\(role) '\(path)' is larger than \(limit / 1_048_576) MB; use a smaller file")
     }
 }
 

@@ -48,7 +48,7 @@ public struct TitleSurface: Sendable {
         }
         let planned = try TitleRenderer.plannedSize(settings)
         guard planned.region.width * planned.region.height <= maximumRegionPixels else {
-            throw MercurialError("height and normal maps are made in memory, from at most \(maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask")
+            throw MercurialError.limit("height and normal maps are made in memory, from at most \(maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask")
         }
     }
 

@@ -513,7 +513,7 @@ struct GlyphRun {
             // bitmap first and then copied (which would hold it twice).
             coverageBytes += boxWidth * boxHeight
             guard coverageBytes <= PNGFile.maximumPixels else {
-                throw MercurialError("the text's glyphs need more than \(PNGFile.maximumPixels / 1_048_576) M pixels at this size; use a smaller --size or shorter text")
+                throw MercurialError.limit("the text's glyphs need more than \(PNGFile.maximumPixels / 1_048_576) M pixels at this size; use a smaller --size or shorter text")
             }
             var coverage = [UInt8](repeating: 0, count: boxWidth * boxHeight)
             FT_Outline_Translate(&slot.pointee.outline, -FT_Pos(boxLeft * 64), -FT_Pos(boxBottom * 64))
@@ -543,7 +543,7 @@ struct GlyphRun {
         guard w > 0, h > 0, let buffer = bitmap.buffer else { return }
         coverageBytes += w * h
         guard coverageBytes <= PNGFile.maximumPixels else {
-            throw MercurialError("the text's glyphs need more than \(PNGFile.maximumPixels / 1_048_576) M pixels at this size; use a smaller --size or shorter text")
+            throw MercurialError.limit("the text's glyphs need more than \(PNGFile.maximumPixels / 1_048_576) M pixels at this size; use a smaller --size or shorter text")
         }
         var coverage = [UInt8](repeating: 0, count: w * h)
         for row in 0..<h {

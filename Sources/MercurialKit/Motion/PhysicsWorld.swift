@@ -357,7 +357,7 @@ final class PhysicsWorld {
             work += bodyCount + Self.contactWeight * touching
             if work > budget {
                 let at = formatNumber((Double(steps) * dt * 100).rounded() / 100)
-                overBudget = MercurialError("the physics ran over its budget of \(budget) at \(at) s of the animation (\(bodyCount) bodies, \(touching) pairs touching, \(formatNumber(dynamics.stepsPerSecond)) steps a second); \(Self.budgetAdvice)")
+                overBudget = MercurialError.limit("the physics ran over its budget of \(budget) at \(at) s of the animation (\(bodyCount) bodies, \(touching) pairs touching, \(formatNumber(dynamics.stepsPerSecond)) steps a second); \(Self.budgetAdvice)")
                 return
             }
             if dynamics.spin != 0 {

@@ -159,7 +159,7 @@ public final class SequenceRenderer: AnimationFrames {
         do {
             return try FrameRenderer(base: step.settings, timeline: step.timeline ?? Timeline(duration: 1))
         } catch {
-            throw MercurialError("title \(i + 1) of the sequence: \(error.message)")
+            throw error.within("title \(i + 1) of the sequence")
         }
     }
 
@@ -306,7 +306,7 @@ extension TitleSequence {
                 do {
                     stepRoot = try SceneFile.parse(resolved, role: "scene file")
                 } catch {
-                    throw MercurialError("\(path):\(sceneField.value.location): \"\(name).scene\": \(error.message)")
+                    throw error.within("\(path):\(sceneField.value.location): \"\(name).scene\"")
                 }
                 if case .object(let m) = stepRoot.value, let nested = m.first(where: { $0.key == "sequence" }) {
                     throw MercurialError("\(resolved):\(nested.keyLocation): this scene, step \(i + 1) of \(path), holds a \"sequence\" itself; sequences do not nest, so list its titles in \(path)")
@@ -360,7 +360,7 @@ extension TitleSequence {
                 natural.append(size)
                 warnings += found.map { MercurialWarning("title \(i + 1) of the sequence: \($0.message)") }
             } catch {
-                throw MercurialError("\(file): title \(i + 1) of the sequence: \(error.message)")
+                throw error.within("\(file): title \(i + 1) of the sequence")
             }
         }
         let width = natural.map(\.width).max() ?? 1, height = natural.map(\.height).max() ?? 1

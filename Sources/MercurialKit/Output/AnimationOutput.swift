@@ -319,7 +319,7 @@ final class FFmpegSink: RowSink {
         guard let limit = maximumPixels(format), width * height > limit.pixels else { return }
         let gigabytes = Double(width * height * limit.bytesPerPixel) / 1e9
         let other = format == .webm ? ".mov (ProRes 4444, up to 20 M pixels)" : ".mov with --codec qtrle (any frame size)"
-        throw MercurialError("\(format) at \(width)×\(height) would take ffmpeg about \(String(format: "%.1f", gigabytes)) GB; it may have at most \(limit.pixels / 1_000_000) M pixels (e.g. \(limit.example)) to stay near 1 GB: use a smaller canvas, \(other) or .png (APNG)")
+        throw MercurialError.limit("\(format) at \(width)×\(height) would take ffmpeg about \(String(format: "%.1f", gigabytes)) GB; it may have at most \(limit.pixels / 1_000_000) M pixels (e.g. \(limit.example)) to stay near 1 GB: use a smaller canvas, \(other) or .png (APNG)")
     }
 
     /// Refuses an odd width or height for H.264, whose 4:2:0 colour is stored per 2×2 block
@@ -346,7 +346,7 @@ final class FFmpegSink: RowSink {
          quality: Double = Timeline.defaultQuality, recipe: String?) throws(MercurialError) {
         try Self.checkMemory(format, width: width, height: height)
         guard let ffmpeg = Self.ffmpegPath() else {
-            throw MercurialError("ffmpeg is not installed, and \(format) needs it; install Debian's package: apt-get install ffmpeg (or write .png for an APNG)")
+            throw MercurialError.resource("ffmpeg is not installed, and \(format) needs it; install Debian's package: apt-get install ffmpeg (or write .png for an APNG)")
         }
         self.ffmpeg = ffmpeg
         self.format = format
@@ -394,7 +394,7 @@ final class FFmpegSink: RowSink {
             try process.run()
         } catch {
             removeFiles()
-            throw MercurialError("cannot start ffmpeg at \(ffmpeg) (\(error.localizedDescription)); check the installation")
+            throw MercurialError.resource("cannot start ffmpeg at \(ffmpeg) (\(error.localizedDescription)); check the installation")
         }
     }
 
@@ -470,7 +470,7 @@ final class FFmpegSink: RowSink {
         }
         if let temporary = file.temporaryPath, let problem = Self.containerProblem(at: temporary, format: format) {
             discard()
-            throw MercurialError("ffmpeg at '\(UserPath(checked: ffmpeg))' reported success but \(problem); check that it is Debian's ffmpeg (apt-get install --reinstall ffmpeg)")
+            throw MercurialError.resource("ffmpeg at '\(UserPath(checked: ffmpeg))' reported success but \(problem); check that it is Debian's ffmpeg (apt-get install --reinstall ffmpeg)")
         }
         removeFiles(keepingOutput: true)
         try file.commit()
@@ -515,9 +515,9 @@ final class FFmpegSink: RowSink {
         if tooLarge { return OutputFile.writeError(EFBIG, "'\(UserPath(checked: path))'") }
         if line?.contains("No space left") == true { return OutputFile.writeError(ENOSPC, "'\(UserPath(checked: path))'") }
         if process.terminationReason == .uncaughtSignal {
-            return MercurialError("ffmpeg failed: it was killed by signal \(process.terminationStatus)\(line.map { " (\($0))" } ?? "")")
+            return MercurialError.resource("ffmpeg failed: it was killed by signal \(process.terminationStatus)\(line.map { " (\($0))" } ?? "")")
         }
-        return MercurialError("ffmpeg failed: \(line ?? "it stopped reading frames (exit status \(process.terminationStatus))")")
+        return MercurialError.resource("ffmpeg failed: \(line ?? "it stopped reading frames (exit status \(process.terminationStatus))")")
     }
 
     /// Whether ffmpeg's error line says the output could not be written whole.
@@ -582,7 +582,7 @@ final class ScratchFile {
             path = folder + "/" + name
             fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else {
-                throw MercurialError("cannot create a temporary file in '\(UserPath(checked: folder))' (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder")
+                throw MercurialError.resource("cannot create a temporary file in '\(UserPath(checked: folder))' (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder")
             }
             named = true
         }

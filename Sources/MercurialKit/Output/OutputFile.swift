@@ -172,16 +172,16 @@ public enum OutputFile {
         let reason = String(cString: strerror(code))
         switch code {
         case ENOSPC, EDQUOT:
-            return MercurialError("cannot write \(what): no space left (\(reason)); free some space or choose another output")
+            return MercurialError.resource("cannot write \(what): no space left (\(reason)); free some space or choose another output")
         case EPIPE:
-            return MercurialError("cannot write \(what): its reader has gone (\(reason))")
+            return MercurialError.resource("cannot write \(what): its reader has gone (\(reason))")
         case EFBIG:
             var limit = rlimit()
             let size = getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0 && limit.rlim_cur != rlim_t.max
                 ? " of \(limit.rlim_cur) bytes" : ""
-            return MercurialError("cannot write \(what): file too large for the limit\(size) set by ulimit -f; raise it (ulimit -f unlimited) or write a smaller output")
+            return MercurialError.resource("cannot write \(what): file too large for the limit\(size) set by ulimit -f; raise it (ulimit -f unlimited) or write a smaller output")
         default:
-            return MercurialError("cannot write \(what) (\(reason)); check free space and permissions")
+            return MercurialError("cannot write \(what) (\(reason)); check free space and permissions", errno: code)
         }
     }
 
@@ -194,7 +194,8 @@ public enum OutputFile {
     static func openFolder(_ path: String) throws(MercurialError) -> Int32 {
         let fd = open(path, oPath | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw MercurialError("cannot open output folder '\(UserPath(checked: path))' (\(String(cString: strerror(errno)))); choose another path")
+            let code = errno
+            throw MercurialError("cannot open output folder '\(UserPath(checked: path))' (\(String(cString: strerror(code)))); choose another path", errno: code)
         }
         return fd
     }
@@ -230,7 +231,8 @@ extension OutputFile {
                     if errno == ENXIO {
                         throw MercurialError("output '\(stream)' is a named pipe (FIFO) that nobody reads; start its reader first or choose a file")
                     }
-                    throw MercurialError("cannot open output '\(stream)' (\(String(cString: strerror(errno)))); choose another path")
+                    let code = errno
+                    throw MercurialError("cannot open output '\(stream)' (\(String(cString: strerror(code)))); choose another path", errno: code)
                 }
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
                 kind = .device
@@ -244,7 +246,7 @@ extension OutputFile {
                     pending = try PendingFile(in: folder, at: directory, for: file.lastComponent, named: namedTemporary)
                 } catch {
                     close(folder)
-                    throw MercurialError("cannot create a file in '\(UserPath(checked: directory))' (\(String(cString: strerror(error.code)))); choose another path")
+                    throw MercurialError("cannot create a file in '\(UserPath(checked: directory))' (\(String(cString: strerror(error.code)))); choose another path", errno: error.code)
                 }
                 fd = pending.fd
                 kind = .file(folder: folder, name: file.lastComponent, pending: pending)
@@ -437,7 +439,7 @@ public final class OutputFolder: Sendable {
         do {
             pending = try PendingFile(in: fd, at: path, for: name, named: false)
         } catch {
-            throw MercurialError("cannot create a file in '\(UserPath(checked: path))' (\(String(cString: strerror(error.code)))); choose another path")
+            throw MercurialError("cannot create a file in '\(UserPath(checked: path))' (\(String(cString: strerror(error.code)))); choose another path", errno: error.code)
         }
         let written = bytes.withUnsafeBytes { raw in
             Result { () throws(MercurialError) in try OutputFile.writeAll(raw, to: pending.fd, what: what) }
@@ -459,7 +461,8 @@ public final class OutputFolder: Sendable {
             guard bytes[end] != UInt8(ascii: "/") else { continue }
             let prefix = String(decoding: bytes[...end], as: UTF8.self)
             if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
-                throw MercurialError("cannot create output folder '\(UserPath(checked: prefix))' (\(String(cString: strerror(errno)))); create it yourself or give another with -o")
+                let code = errno
+                throw MercurialError("cannot create output folder '\(UserPath(checked: prefix))' (\(String(cString: strerror(code)))); create it yourself or give another with -o", errno: code)
             }
         }
     }

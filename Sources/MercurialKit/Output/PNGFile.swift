@@ -117,7 +117,7 @@ public enum PNGFile {
         }
         guard ok != 0, let output else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw MercurialError("cannot encode the PNG (\(reason.isEmpty ? "unknown libpng error" : reason))")
+            throw MercurialError.internal("cannot encode the PNG (\(reason.isEmpty ? "unknown libpng error" : reason))")
         }
         defer { mercurial_png_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: size))
@@ -137,7 +137,7 @@ public enum PNGFile {
         defer { bands.forEach { mercurial_png_free($0.bytes) } }
         let zlibCount = bands.reduce(6) { $0 + $1.count }
         guard zlibCount <= Int(Int32.max) else {
-            throw MercurialError("cannot encode the PNG: its image data would be \(zlibCount) bytes, over PNG's chunk limit; use --compression fast")
+            throw MercurialError.limit("cannot encode the PNG: its image data would be \(zlibCount) bytes, over PNG's chunk limit; use --compression fast")
         }
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         png.reserveCapacity(8 + 25 + ancillary.reduce(0) { $0 + 12 + $1.data.count } + 12 + zlibCount + 12)
@@ -245,7 +245,7 @@ public enum PNGFile {
         }
         guard bands.allSatisfy({ $0.bytes != nil }) else {
             bands.forEach { mercurial_png_free($0.bytes) }
-            throw MercurialError("cannot encode the PNG (zlib ran out of memory)")
+            throw MercurialError.resource("cannot encode the PNG (zlib ran out of memory)")
         }
         return bands
     }
@@ -270,7 +270,7 @@ public enum PNGFile {
         }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         guard width <= maximumSide, height <= maximumSide, !overflow, pixels <= maximumPixels else {
-            throw MercurialError("\(what) is \(width)×\(height) pixels, over the limit of \(maximumSide) px a side and \(maximumPixels / 1_048_576) M pixels; use a smaller size")
+            throw MercurialError.limit("\(what) is \(width)×\(height) pixels, over the limit of \(maximumSide) px a side and \(maximumPixels / 1_048_576) M pixels; use a smaller size")
         }
     }
 

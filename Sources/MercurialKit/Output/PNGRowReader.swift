@@ -26,7 +26,7 @@ final class PNGRowReader {
                 // Adam7 delivers a row's pixels over seven passes, so the file is decoded whole:
                 // only as large as an in-memory render takes.
                 guard Int(w) * Int(h) <= Self.interlacedPixelLimit else {
-                    throw MercurialError("\(role) '\(name)' is an interlaced PNG of \(w)×\(h) pixels; interlaced PNGs are decoded whole, so they may have at most \(Self.interlacedPixelLimit / 1_048_576) M pixels; save it without interlacing (e.g. convert IN.png -interlace none OUT.png)")
+                    throw MercurialError.limit("\(role) '\(name)' is an interlaced PNG of \(w)×\(h) pixels; interlaced PNGs are decoded whole, so they may have at most \(Self.interlacedPixelLimit / 1_048_576) M pixels; save it without interlacing (e.g. convert IN.png -interlace none OUT.png)")
                 }
                 return nil
             }

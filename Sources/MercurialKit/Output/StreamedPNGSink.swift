@@ -89,7 +89,7 @@ final class StreamedPNGSink: RowSink {
             }
         }
         guard pieces.allSatisfy({ $0.bytes != nil }) else {
-            throw MercurialError("cannot encode the PNG (zlib ran out of memory)")
+            throw MercurialError.resource("cannot encode the PNG (zlib ran out of memory)")
         }
         var data: [UInt8] = []
         data.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
@@ -112,7 +112,7 @@ final class StreamedPNGSink: RowSink {
         let ok = mercurial_deflate_filtered_rows(nil, UInt32(width), 0, 0, 1, 1, 0,
                                                  &piece.bytes, &piece.count, &piece.adler, &piece.rawCount)
         defer { mercurial_png_free(piece.bytes) }
-        guard ok != 0 else { throw MercurialError("cannot encode the PNG (zlib ran out of memory)") }
+        guard ok != 0 else { throw MercurialError.resource("cannot encode the PNG (zlib ran out of memory)") }
         var data = Array(UnsafeBufferPointer(start: piece.bytes, count: piece.count))
         data += [UInt8(adler >> 24), UInt8((adler >> 16) & 0xff), UInt8((adler >> 8) & 0xff), UInt8(adler & 0xff)]
         try chunk("IDAT", data)

@@ -48,13 +48,13 @@ final class DynamicTitle {
         }
         let groups = Self.group(placement.run.bitmaps, into: dynamics.bodies)
         guard groups.count <= Self.maximumBodies else {
-            throw MercurialError("the title has \(groups.count) glyphs, over the limit of \(Self.maximumBodies) bodies for \"dynamics\"; use shorter text or \"bodies\": \"words\"")
+            throw MercurialError.limit("the title has \(groups.count) glyphs, over the limit of \(Self.maximumBodies) bodies for \"dynamics\"; use shorter text or \"bodies\": \"words\"")
         }
         let bodies = groups.count + dynamics.ropes.reduce(0) { $0 + $1.segments }
         let least = PhysicsWorld.leastWork(bodies: bodies, seconds: seconds, dynamics: dynamics)
         guard least <= Double(budget) else {
             let steps = Int(least) / max(bodies, 1)
-            throw MercurialError("\"dynamics\" would take at least \(Int(least)) body-steps (\(bodies) bodies\(dynamics.ropes.isEmpty ? "" : ", rope links included") × \(steps) steps: \(formatNumber(seconds)) s at \(formatNumber(dynamics.stepsPerSecond)) steps a second), over the physics budget of \(budget); \(PhysicsWorld.budgetAdvice)")
+            throw MercurialError.limit("\"dynamics\" would take at least \(Int(least)) body-steps (\(bodies) bodies\(dynamics.ropes.isEmpty ? "" : ", rope links included") × \(steps) steps: \(formatNumber(seconds)) s at \(formatNumber(dynamics.stepsPerSecond)) steps a second), over the physics budget of \(budget); \(PhysicsWorld.budgetAdvice)")
         }
         let margin = settings.loftMargin
         var pieces: [Piece] = []

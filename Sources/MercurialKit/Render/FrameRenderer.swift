@@ -70,10 +70,10 @@ public final class FrameRenderer {
         layered = nil
         let planned = try TitleRenderer.plannedSize(first)
         guard planned.canvas.width * planned.canvas.height <= Self.maximumFramePixels else {
-            throw MercurialError("an animation's frames are made whole, in memory, so they may have at most \(Self.maximumFramePixels / 1_000_000) M pixels (7680×4320); this one is \(planned.canvas.width)×\(planned.canvas.height); use a smaller canvas")
+            throw MercurialError.limit("an animation's frames are made whole, in memory, so they may have at most \(Self.maximumFramePixels / 1_000_000) M pixels (7680×4320); this one is \(planned.canvas.width)×\(planned.canvas.height); use a smaller canvas")
         }
         guard planned.region.width * planned.region.height <= Self.maximumRegionPixels else {
-            throw MercurialError("an animated title is lofted in memory, from at most \(Self.maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask")
+            throw MercurialError.limit("an animated title is lofted in memory, from at most \(Self.maximumRegionPixels / 1_048_576) M pixels (4096×4096); \(planned.what) is \(planned.region.width)×\(planned.region.height); use a smaller --size or mask")
         }
         self.base = base
         self.timeline = timeline

@@ -42,7 +42,7 @@ enum LayeredTitle {
         }
         // Painted whole, as an animation's frame is: 16384×16384 took 2.2 GB.
         guard width * height <= FrameRenderer.maximumFramePixels else {
-            throw MercurialError("layers are painted on their canvas in memory, so it may have at most \(FrameRenderer.maximumFramePixels / 1_000_000) M pixels (7680×4320), as an animation's frame; this one is \(width)×\(height); use a smaller \"width\" and \"height\"")
+            throw MercurialError.limit("layers are painted on their canvas in memory, so it may have at most \(FrameRenderer.maximumFramePixels / 1_000_000) M pixels (7680×4320), as an animation's frame; this one is \(width)×\(height); use a smaller \"width\" and \"height\"")
         }
         let (placed, placing) = try place(layers, width: width, height: height)
         var canvas: Image<RGBA8>? = nil
@@ -55,7 +55,7 @@ enum LayeredTitle {
             do throws(MercurialError) {
                 title = try FrameRenderer.still(s, premade: nil)
             } catch {
-                throw MercurialError("layer \(index + 1): \(error.message)")
+                throw error.within("layer \(index + 1)")
             }
             warnings += title.warnings.map { MercurialWarning("layer \(index + 1): \($0.message)") }
             timings.mask += title.timings.mask
@@ -118,7 +118,7 @@ enum LayeredTitle {
                     do throws(MercurialError) {
                         measured.append(try TextMask.place(try TitleRenderer.textLayout(s, text: s.text ?? ""), frame: s.textFrame))
                     } catch {
-                        throw MercurialError("layer \(label(index)): \(error.message)")
+                        throw error.within("layer \(label(index))")
                     }
                 }
                 y = [0]
@@ -281,7 +281,7 @@ final class LayeredFrames {
             let planned = try TitleRenderer.plannedSize(layer)
             total += planned.region.width * planned.region.height
             guard total <= Self.maximumTotalRegionPixels else {
-                throw MercurialError("an animation's layers are lofted in memory, from at most \(Self.maximumTotalRegionPixels / 1_048_576) M pixels together; layers 1 to \(index + 1) have \(total / 1_048_576) M; use fewer layers or smaller sizes")
+                throw MercurialError.limit("an animation's layers are lofted in memory, from at most \(Self.maximumTotalRegionPixels / 1_048_576) M pixels together; layers 1 to \(index + 1) have \(total / 1_048_576) M; use fewer layers or smaller sizes")
             }
         }
         for (index, layer) in placed.enumerated() {
@@ -292,7 +292,7 @@ final class LayeredFrames {
                 warnings += renderer.warnings.map { MercurialWarning("layer \(index + 1): \($0.message)") }
                 renderers.append(renderer)
             } catch {
-                throw MercurialError("layer \(index + 1): \(error.message)")
+                throw error.within("layer \(index + 1)")
             }
         }
         canvas = Image(width: width, height: height, repeating: .clear)
@@ -328,7 +328,7 @@ final class LayeredFrames {
                 (s.background, s.backgroundGradient) = (nil, nil)
                 try renderers[index].render(s, into: &scratch, showing: nil)
             } catch {
-                throw MercurialError("layer \(index + 1): \(error.message)")
+                throw error.within("layer \(index + 1)")
             }
             // A layer drawn only inside its title's region is painted from there; one with
             // styles, moved, scaled or revealed letter by letter reaches past it: all of it.

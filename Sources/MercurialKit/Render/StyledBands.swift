@@ -85,7 +85,7 @@ final class StyledBands {
         guard total > maximumWindowPixels, let worst = shares.indices.max(by: { shares[$0] < shares[$1] }) else { return }
         let (name, fix) = [("dropShadow", "a smaller distance or size"), ("outerGlow", "a smaller size"),
                            ("stroke", "a smaller width"), ("innerShadow", "a smaller distance or size")][worst]
-        throw MercurialError("\"\(name)\" reaches too far to draw \(how), at most \(maximumWindowPixels / 1_048_576) M values, and these need \(total / 1_048_576) M; use \(fix), or a smaller --size")
+        throw MercurialError.limit("\"\(name)\" reaches too far to draw \(how), at most \(maximumWindowPixels / 1_048_576) M values, and these need \(total / 1_048_576) M; use \(fix), or a smaller --size")
     }
 
     /// The canvas rows the styles draw (the rest are the backdrop's).

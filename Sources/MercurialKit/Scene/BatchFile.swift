@@ -91,7 +91,7 @@ public struct BatchFile: Sendable {
         while try records.next(collect: false) != nil {
             count += 1
             guard count <= Self.maximumRows else {
-                throw MercurialError("batch file '\(UserPath(checked: path))' has over \(Self.maximumRows) rows, the limit; split it (or use --shard)")
+                throw MercurialError.limit("batch file '\(UserPath(checked: path))' has over \(Self.maximumRows) rows, the limit; split it (or use --shard)")
             }
         }
         rowCount = count
@@ -303,7 +303,7 @@ final class Records {
     }
 
     private func tooLong(_ line: Int) -> MercurialError {
-        MercurialError("\(UserPath(checked: path)):\(line): the row is over \(BatchFile.maximumRowBytes / 1_048_576) MB; is a quote left open?")
+        MercurialError.limit("\(UserPath(checked: path)):\(line): the row is over \(BatchFile.maximumRowBytes / 1_048_576) MB; is a quote left open?")
     }
 
     /// The next record (blank ones skipped): the line it starts on and its fields

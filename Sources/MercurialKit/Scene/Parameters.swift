@@ -219,7 +219,7 @@ public struct Parameter: Sendable {
             }
         case (.text, .text(let s)), (.font, .text(let s)), (.path, .text(let s)):
             guard s.utf8.count <= RenderSettings.maximumTextLength * 4, s.count <= RenderSettings.maximumTextLength else {
-                throw MercurialError("\(key) is \(s.count) characters long, over the limit of \(RenderSettings.maximumTextLength); shorten it")
+                throw MercurialError.limit("\(key) is \(s.count) characters long, over the limit of \(RenderSettings.maximumTextLength); shorten it")
             }
         case (.color, .color), (.bool, .bool):
             return

@@ -86,7 +86,7 @@ public enum SceneFile {
                 timeline.inOut = try InOut(entrance: presets["in"], exit: presets["out"], duration: timeline.duration,
                                            lastFrame: timeline.lastFrameTime)
             } catch {
-                throw MercurialError("\(path):\(inOut[inOut.count - 1].keyLocation): \(error.message)")
+                throw error.within("\(path):\(inOut[inOut.count - 1].keyLocation)")
             }
         }
         return timeline
@@ -185,7 +185,7 @@ public enum SceneFile {
             layers.append(layer)
         }
         do throws(MercurialError) { _ = try LayeredTitle.stacking(layers) } catch {
-            throw MercurialError("\(file):\(member.value.location): \(error.message)")
+            throw error.within("\(file):\(member.value.location)")
         }
         return layers
     }
@@ -244,7 +244,7 @@ public enum SceneFile {
             do {
                 value = try parameter.parse(s, culprit: "\"\(key)\" is \"\(s)\", which")
             } catch {
-                throw MercurialError("\(at): \(error.message)")
+                throw error.within(at)
             }
         case (.text, .string), (.font, .string), (.path, .string):
             let s = try string(node, file, key)
@@ -259,7 +259,7 @@ public enum SceneFile {
         do {
             try settings.set(parameter, to: value)
         } catch {
-            throw MercurialError("\(at): \(error.message)")
+            throw error.within(at)
         }
     }
 
@@ -290,7 +290,7 @@ public enum SceneFile {
         do {
             path = try UserPath(value, role: "\"\(key)\"")
         } catch {
-            throw MercurialError("\(file):\(location): \(error.message)")
+            throw error.within("\(file):\(location)")
         }
         if onlyIfPathLike && !UserPath.looksLikePath(value) { return value }
         return path.relative(to: file).string

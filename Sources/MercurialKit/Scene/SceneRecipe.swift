@@ -156,7 +156,7 @@ public enum SceneRecipe {
                 // A compressed recipe of at most `maximumBytes` deflates to no more than
                 // that plus zlib's few bytes of overhead; an uncompressed one is the text.
                 guard length <= maximumBytes + 1024 else {
-                    throw MercurialError("'\(name)' carries a recipe of \(length / 1024) KB, over the limit of \(maximumBytes / 1024) KB; render it without --from")
+                    throw MercurialError.limit("'\(name)' carries a recipe of \(length / 1024) KB, over the limit of \(maximumBytes / 1024) KB; render it without --from")
                 }
                 return try recipe(inChunk: Array(try bytes(offset + 8, length)), name: name)
             }
