@@ -50,12 +50,21 @@ public struct HeightFieldFromMask: Sendable {
         self.inputProfile = inputProfile
     }
 
+    /// The loft of a whole mask: one run of `LoftRows`, the mask's rows read where they lie.
     public func outputImage(_ mask: Mask) -> HeightField {
         precondition(inputRadius > 0, "inputRadius must be positive, got \(inputRadius)")
-        switch inputProfile {
-        case .liquid: return liquidLoft(mask)
-        case .chisel, .round: return distanceLoft(mask)
+        var heights = Image<Float>(width: mask.width, height: mask.height, repeating: 0)
+        guard let ink = mask.inkBounds(threshold: 0) else { return heights }   // no ink: flat
+        let loft = LoftRows(radius: inputRadius, profile: inputProfile, width: mask.width, height: mask.height,
+                            ink: ink, rowsHeld: mask.height, runRows: mask.height)
+        mask.withUnsafeBufferPointer { coverage in
+            heights.withUnsafeMutableBufferPointer { out in
+                let rows = LoftRows.MaskRows(base: coverage.baseAddress!, capacity: mask.height, width: mask.width)
+                loft.arrived(0..<mask.height, rows)
+                loft.heights(0..<mask.height, rows, loaded: mask.height, whole: mask, into: out, cleared: true)
+            }
         }
+        return heights
     }
 
     // MARK: Profiles of the distance-field lofts
@@ -81,59 +90,199 @@ public struct HeightFieldFromMask: Sendable {
         let h0 = (1 - (1 - t0) * (1 - t0)).squareRoot(), slope = (1 - t0) / h0
         return h0 + (max(d, -skirtWidth) / radius - t0) * slope
     }
+}
 
-    private func distanceLoft(_ mask: Mask) -> HeightField {
-        let distances = SignedDistanceField(mask: mask, reachInside: inputRadius + 1, reachOutside: Self.skirtWidth + 1)
-        let radius = inputRadius, round = inputProfile == .round
-        var heights = Image<Float>(width: mask.width, height: mask.height, repeating: 0)
-        guard let region = distances.region else { return heights }   // no ink: flat
-        let width = mask.width
-        heights.withUnsafeMutableBufferPointer { out in
-            distances.values.withUnsafeBufferPointer { dist in
-                parallelBands(region.height) { rows in
-                    for row in rows {
-                        let source = row * region.width, target = (row + region.minY) * width + region.minX
-                        for i in 0..<region.width {
-                            let d = dist[source + i]
-                            out[target + i] = round ? Self.roundHeight(signedDistance: d, radius: radius)
-                                : Self.chiselHeight(signedDistance: d, radius: radius)
-                        }
-                    }
-                }
-            }
-        }
-        return heights
+/// The loft, written once: the heights of a run of a mask's rows, from its rows within
+/// the profile's reach (`halo` either side). A whole mask is one run, its rows read
+/// where they lie (`HeightFieldFromMask.outputImage`); a title too large to hold is a
+/// run a band at a time, its rows in a ring (`BandLoft`).
+/// - liquid: mask rows are blurred across once, as they arrive (`arrived`), into a
+///   ring of rows; each height row gathers the rows within the blur's 4σ.
+/// - chisel and round: the signed distance field reaches radius + 1 inside and a few
+///   pixels outside; it is computed over a window of the run's rows plus `halo` rows
+///   either side, beyond which no row can change a distance.
+final class LoftRows {
+    let width: Int, height: Int
+    /// The mask's ink: every pixel outside it is 0.
+    let ink: PixelBounds
+    let radius: Float
+    let profile: LoftProfile
+    /// Rows either side of a run that its heights depend on.
+    let halo: Int
+    /// The liquid loft's region: the ink and the pixel around it (the material reads
+    /// each ink pixel's eight neighbours); heights outside it are 0.
+    private let region: PixelBounds
+    private let blur: GaussianBlur?
+    private let curve: LiquidCurve?
+    /// Liquid: the ink rows blurred across, ink row y at (y − ink.minY) % acrossRows.
+    private let across: UnsafeMutableBufferPointer<Float>
+    private let acrossRows: Int
+    /// Liquid: a run's region rows blurred both ways.
+    private let blurred: UnsafeMutableBufferPointer<Float>
+
+    /// Rows either side of a run that its heights depend on: the blur's reach
+    /// (liquid), the rows that can change a distance (chisel, round).
+    static func halo(radius: Float, profile: LoftProfile) -> Int {
+        profile == .liquid ? GaussianBlur.reach(sigma: HeightFieldFromMask.liquidSigma * radius)
+            : SignedDistanceField.rowsReached(reach: radius + 1)
     }
 
-    // MARK: The liquid loft
+    /// Where the caller holds the mask's rows: row y at `base + (y % capacity) * width`.
+    struct MaskRows {
+        let base: UnsafePointer<Float>
+        let capacity: Int
+        let width: Int
+        @inline(__always) func row(_ y: Int) -> UnsafePointer<Float> { base + (y % capacity) * width }
+    }
 
-    private func liquidLoft(_ mask: Mask) -> HeightField {
-        var heights = Image<Float>(width: mask.width, height: mask.height, repeating: 0)
-        guard let ink = mask.inkBounds(threshold: 0) else { return heights }   // no ink: flat
-        // The material reads each ink pixel's eight neighbours.
-        let region = PixelBounds(minX: max(ink.minX - 1, 0), minY: max(ink.minY - 1, 0),
-                                 maxX: min(ink.maxX + 1, mask.width - 1), maxY: min(ink.maxY + 1, mask.height - 1))
-        let blur = GaussianBlur(sigma: Self.liquidSigma * inputRadius)
-        let blurred = blur.blurred(mask, region: region, ink: ink)
-        let curve = LiquidCurve(radius: inputRadius)
-        let width = mask.width
-        heights.withUnsafeMutableBufferPointer { out in
-            blurred.withUnsafeBufferPointer { b in
-                curve.table.withUnsafeBufferPointer { table in
-                    curve.tail.withUnsafeBufferPointer { tail in
-                        parallelBands(region.height) { rows in
-                            for row in rows {
-                                let source = row * region.width, target = (row + region.minY) * width + region.minX
-                                for i in 0..<region.width {
-                                    out[target + i] = curve.height(table, tail, blurred: b[source + i])
-                                }
-                            }
+    /// The loft of a `width` × `height` mask whose ink is `ink`; the caller holds at
+    /// most `rowsHeld` mask rows at once and asks for runs of at most `runRows` rows.
+    init(radius: Float, profile: LoftProfile, width: Int, height: Int, ink: PixelBounds, rowsHeld: Int, runRows: Int) {
+        self.width = width
+        self.height = height
+        self.ink = ink
+        self.radius = radius
+        self.profile = profile
+        region = PixelBounds(minX: max(ink.minX - 1, 0), minY: max(ink.minY - 1, 0),
+                             maxX: min(ink.maxX + 1, width - 1), maxY: min(ink.maxY + 1, height - 1))
+        let liquid = profile == .liquid
+        let blur = liquid ? GaussianBlur(sigma: HeightFieldFromMask.liquidSigma * radius) : nil
+        self.blur = blur
+        curve = liquid ? LiquidCurve(radius: radius) : nil
+        halo = Self.halo(radius: radius, profile: profile)
+        acrossRows = liquid ? min(rowsHeld, ink.height) : 0
+        across = .allocate(capacity: acrossRows * region.width)
+        blurred = .allocate(capacity: liquid ? min(runRows, region.height) * region.width : 0)
+    }
+
+    deinit {
+        across.deallocate()
+        blurred.deallocate()
+    }
+
+    /// Mask rows `rows` have arrived in `mask`: for liquid, their horizontal pass (those in the ink).
+    func arrived(_ rows: Range<Int>, _ mask: MaskRows) {
+        guard let blur else { return }
+        let lower = max(rows.lowerBound, ink.minY), upper = min(rows.upperBound, ink.maxY + 1)
+        guard lower < upper else { return }
+        let rw = region.width, region = self.region, ink = self.ink, across = self.across, acrossRows = self.acrossRows
+        blur.weights.withUnsafeBufferPointer { w in
+            parallelBands(upper - lower, minimumBand: 8) { band in
+                var line = [Float](repeating: 0, count: rw + 2 * blur.reach)
+                line.withUnsafeMutableBufferPointer { line in
+                    for r in band {
+                        let y = r + lower
+                        blur.blurRow(mask.row(y), into: across.baseAddress! + ((y - ink.minY) % acrossRows) * rw,
+                                     region: region, ink: ink, line: line, weights: w)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The heights of rows `rows` into `heights` (`rows.count` rows of `width`), from
+    /// the mask rows up to `loaded` (all within `halo` of `rows` that the mask has).
+    /// `whole`: the whole mask, when the caller holds it; `cleared`: `heights` is 0.
+    func heights(_ rows: Range<Int>, _ mask: MaskRows, loaded: Int, whole: Mask? = nil,
+                 into heights: UnsafeMutableBufferPointer<Float>, cleared: Bool = false) {
+        if !cleared { heights.baseAddress!.update(repeating: 0, count: rows.count * width) }
+        if let blur, let curve {
+            liquidHeights(rows, blur: blur, curve: curve, heights: heights)
+        } else {
+            distanceHeights(rows, mask, loaded: loaded, whole: whole, heights: heights)
+        }
+    }
+
+    /// Columns in a tile of the vertical pass.
+    static let verticalTile = 256
+    /// Rows a tile of the vertical pass runs through in one piece of work.
+    static let verticalRun = 32
+
+    /// The vertical pass and the liquid curve for height rows `rows`.
+    ///
+    /// The pass runs over tiles of `verticalTile` columns, each tile down a run of
+    /// rows: the rows within reach (2·reach + 1 of them, 801 at radius 200) are then
+    /// read from cache, not from memory once for every output row. Each pixel's sum is
+    /// taken in the same order whatever the runs: down the mask from the first row in reach.
+    private func liquidHeights(_ rows: Range<Int>, blur: GaussianBlur, curve: LiquidCurve,
+                               heights: UnsafeMutableBufferPointer<Float>) {
+        let first = max(rows.lowerBound, region.minY), last = min(rows.upperBound, region.maxY + 1)
+        guard first < last else { return }
+        let rw = region.width, reach = blur.reach, width = self.width, ink = self.ink, region = self.region
+        let across = self.across, acrossRows = self.acrossRows, blurred = self.blurred
+        let tiles = (rw + Self.verticalTile - 1) / Self.verticalTile
+        let runs = (last - first + Self.verticalRun - 1) / Self.verticalRun
+        blur.weights.withUnsafeBufferPointer { w in
+            parallelBands(tiles * runs, minimumBand: 1) { work in
+                for item in work {
+                    let x0 = (item / runs) * Self.verticalTile, n = min(Self.verticalTile, rw - x0)
+                    let r0 = first + (item % runs) * Self.verticalRun
+                    for y in r0..<min(r0 + Self.verticalRun, last) {
+                        let target = blurred.baseAddress! + (y - first) * rw + x0
+                        target.update(repeating: 0, count: n)
+                        let lo = max(y - reach, ink.minY), hi = min(y + reach, ink.maxY)
+                        guard lo <= hi else { continue }
+                        for sy in lo...hi {
+                            let wk = w[sy - y + reach]
+                            let source = across.baseAddress! + ((sy - ink.minY) % acrossRows) * rw + x0
+                            for x in 0..<n { target[x] += wk * source[x] }
                         }
                     }
                 }
             }
         }
-        return heights
+        curve.table.withUnsafeBufferPointer { table in
+            curve.tail.withUnsafeBufferPointer { tail in
+                parallelBands(last - first, minimumBand: 8) { band in
+                    for r in band {
+                        let y = r + first
+                        let h = heights.baseAddress! + (y - rows.lowerBound) * width + region.minX
+                        let b = blurred.baseAddress! + r * rw
+                        for i in 0..<rw { h[i] = curve.height(table, tail, blurred: b[i]) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The chisel or round heights of rows `rows`, from the distance field of a window around them.
+    private func distanceHeights(_ rows: Range<Int>, _ mask: MaskRows, loaded: Int, whole: Mask?,
+                                 heights: UnsafeMutableBufferPointer<Float>) {
+        let width = self.width
+        let wLo = whole == nil ? max(rows.lowerBound - halo, 0) : 0
+        let window: Mask
+        if let whole {
+            window = whole
+        } else {
+            let wHi = min(rows.upperBound + halo, loaded)
+            var copy = Mask(width: width, height: wHi - wLo, repeating: 0)
+            copy.withUnsafeMutableBufferPointer { w in
+                for y in wLo..<wHi {
+                    (w.baseAddress! + (y - wLo) * width).update(from: mask.row(y), count: width)
+                }
+            }
+            window = copy
+        }
+        let distances = SignedDistanceField(mask: window, reachInside: radius + 1,
+                                            reachOutside: HeightFieldFromMask.skirtWidth + 1)
+        guard let region = distances.region else { return }
+        let first = max(rows.lowerBound, region.minY + wLo), last = min(rows.upperBound, region.maxY + wLo + 1)
+        guard first < last else { return }
+        let radius = self.radius, round = profile == .round
+        distances.values.withUnsafeBufferPointer { dist in
+            parallelBands(last - first, minimumBand: 8) { band in
+                for r in band {
+                    let y = r + first
+                    let source = (y - wLo - region.minY) * region.width
+                    let target = (y - rows.lowerBound) * width + region.minX
+                    for i in 0..<region.width {
+                        let d = dist[source + i]
+                        heights[target + i] = round ? HeightFieldFromMask.roundHeight(signedDistance: d, radius: radius)
+                            : HeightFieldFromMask.chiselHeight(signedDistance: d, radius: radius)
+                    }
+                }
+            }
+        }
     }
 }
 

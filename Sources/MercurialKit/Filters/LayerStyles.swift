@@ -402,17 +402,8 @@ struct LayerStylePlanes {
     init(_ styles: LayerStyles, title: Image<RGBA8>, origin: (x: Int, y: Int), strokeLoft: TitleShapeSettings? = nil) {
         let region = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + title.width - 1,
                                  maxY: origin.y + title.height - 1)
-        planes = styles.recipes.map { recipe in
-            recipe.map { recipe in
-                let bounds = recipe.bounds(region)
-                let mask = Self.coverage(title, region, bounds)
-                var values = recipe.shape?(mask) ?? mask.pixels
-                if recipe.blurRadius > 0 {
-                    BoxBlur.blur(&values, width: bounds.width, height: bounds.height, radius: recipe.blurRadius, passes: 3)
-                }
-                return StylePlane(bounds: bounds, values: values)
-            }
-        }
+        // Each plane by the streamed planes' steps, the whole title one band.
+        planes = styles.recipes.map { recipe in recipe.map { StreamedStylePlane.whole($0, title: title, region: region) } }
         if let s = styles.stroke, let strokeLoft, let plane = stroke {
             strokeMetal = Self.metalOutline(ring: Mask(width: plane.bounds.width, height: plane.bounds.height, pixels: plane.values),
                                             ink: Self.coverage(title, region, plane.bounds), position: s.position,
@@ -657,55 +648,11 @@ private struct StyleColors {
     }
 }
 
-/// Box blurs of a float plane, zero beyond its edges: three passes approximate a
-/// Gaussian at a cost that does not grow with the radius (a style's size reaches
-/// 250 px, a Gaussian kernel of that reach would cost 60 times more).
+/// Box blurs of a float plane's rows, zero beyond its ends: three passes along and down
+/// (`StreamedBoxPass`) approximate a Gaussian at a cost that does not grow with the
+/// radius (a style's size reaches 250 px, a Gaussian kernel of that reach would cost 60
+/// times more).
 enum BoxBlur {
-    static func blur(_ values: inout [Float], width: Int, height: Int, radius: Int, passes: Int) {
-        guard radius > 0, width > 0, height > 0 else { return }
-        var other = [Float](repeating: 0, count: values.count)
-        let scale = 1 / Float(2 * radius + 1)
-        for _ in 0..<passes {
-            // Along the rows, in place through a row's copy.
-            values.withUnsafeMutableBufferPointer { v in
-                parallelBands(height, minimumBand: 8) { rows in
-                    var line = [Float](repeating: 0, count: width + 2 * radius + 1)
-                    line.withUnsafeMutableBufferPointer { line in
-                        for y in rows { blurRow(v.baseAddress! + y * width, width: width, radius: radius, line: line) }
-                    }
-                }
-            }
-            // Down the columns: running sums of whole rows, into `other`, then swapped.
-            values.withUnsafeBufferPointer { v in
-                other.withUnsafeMutableBufferPointer { o in
-                    parallelBands(width, minimumBand: 64) { columns in
-                        let n = columns.count, c0 = columns.lowerBound
-                        var sums = [Float](repeating: 0, count: n)
-                        sums.withUnsafeMutableBufferPointer { s in
-                            for y in 0..<min(radius, height) {
-                                let row = v.baseAddress! + y * width + c0
-                                for i in 0..<n { s[i] += row[i] }
-                            }
-                            for y in 0..<height {
-                                if y + radius < height {
-                                    let add = v.baseAddress! + (y + radius) * width + c0
-                                    for i in 0..<n { s[i] += add[i] }
-                                }
-                                let target = o.baseAddress! + y * width + c0
-                                for i in 0..<n { target[i] = s[i] * scale }
-                                if y - radius >= 0 {
-                                    let remove = v.baseAddress! + (y - radius) * width + c0
-                                    for i in 0..<n { s[i] -= remove[i] }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            swap(&values, &other)
-        }
-    }
-
     /// One row blurred along itself, in place, through `line` (zeroed, `width` + 2·`radius` + 1 values).
     @inline(__always)
     static func blurRow(_ row: UnsafeMutablePointer<Float>, width: Int, radius: Int, line: UnsafeMutableBufferPointer<Float>) {

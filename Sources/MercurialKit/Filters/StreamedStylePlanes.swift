@@ -5,9 +5,11 @@ struct RowWindow<Value> {
     private(set) var first: Int
     private var storage: [Value] = []
 
-    init(width: Int, first: Int = 0) {
+    /// `reserving`: room for that many rows from the start (a whole plane's).
+    init(width: Int, first: Int = 0, reserving rows: Int = 0) {
         self.width = width
         self.first = first
+        storage.reserveCapacity(rows * width)
     }
 
     var end: Int { first + storage.count / width }
@@ -23,9 +25,10 @@ struct RowWindow<Value> {
         first += n
     }
 
-    /// A copy of `rows` (all held).
+    /// A copy of `rows` (all held); all the rows held are given as they are, not copied.
     func copy(_ rows: Range<Int>) -> [Value] {
-        Array(storage[(rows.lowerBound - first) * width..<(rows.upperBound - first) * width])
+        if rows == first..<end { return storage }
+        return Array(storage[(rows.lowerBound - first) * width..<(rows.upperBound - first) * width])
     }
 
     func withRow<R>(_ y: Int, _ body: (UnsafePointer<Value>) -> R) -> R {
@@ -52,8 +55,8 @@ private protocol PlaneStep: AnyObject {
 private final class FinishedRows: PlaneStep {
     var rows: RowWindow<Float>
     let then: (any PlaneStep)?
-    init(width: Int, then: (any PlaneStep)?) {
-        rows = RowWindow(width: width)
+    init(width: Int, reserving: Int, then: (any PlaneStep)?) {
+        rows = RowWindow(width: width, reserving: reserving)
         self.then = then
     }
     func push(_ row: UnsafeMutablePointer<Float>) {
@@ -162,10 +165,10 @@ private final class WindowedShape: PlaneStep {
     }
 }
 
-/// One of `BoxBlur.blur`'s passes, streamed: rows are taken `batch` at a time, blurred
-/// along on both cores, then down the columns (split between the cores) with the same
-/// running sums, added and taken in the same order, so each value is the whole plane's
-/// to the last bit.
+/// One of a plane's three box passes (`BoxBlur`), streamed: rows are taken `batch` at a
+/// time, blurred along on both cores, then down the columns (split between the cores)
+/// with running sums, added and taken in the same order whatever the bands, so each
+/// value of a band is the whole plane's to the last bit.
 private final class StreamedBoxPass: PlaneStep {
     static let batch = 32
     let width: Int, height: Int, radius: Int
@@ -244,10 +247,11 @@ private final class StreamedBoxPass: PlaneStep {
     }
 }
 
-/// One style's plane for a title streamed in bands (`StyledBands`), made a row at a
-/// time from the title's rows as they come, as `LayerStylePlanes` makes it whole: the
+/// One style's plane, made a row at a time from the title's rows as they come: the
 /// coverage placed in the plane's bounds, the recipe's distance-field step over windows
 /// of rows, the box passes streamed. It holds the rows finished and not yet dropped.
+/// A title streamed in bands (`StyledBands`) reads its rows a band at a time; a title
+/// held whole (`LayerStylePlanes`) is one band, all its rows (`whole`).
 final class StreamedStylePlane {
     let bounds: PixelBounds
     let recipe: PlaneRecipe
@@ -260,12 +264,13 @@ final class StreamedStylePlane {
 
     /// The plane of a title whose region is `region`; its distance-field step takes `chunk`
     /// rows at a time. `metal`: a stroke's outline in the title's metal, made from the plane's rows.
-    init(_ recipe: PlaneRecipe, region: PixelBounds, chunk: Int, metal: StreamedMetalOutline? = nil) {
+    /// `whole`: every row is kept (room is made for them at once).
+    init(_ recipe: PlaneRecipe, region: PixelBounds, chunk: Int, metal: StreamedMetalOutline? = nil, whole: Bool = false) {
         self.recipe = recipe
         bounds = recipe.bounds(region)
         let (w, h) = (bounds.width, bounds.height)
         self.metal = metal
-        finished = FinishedRows(width: w, then: metal)
+        finished = FinishedRows(width: w, reserving: whole ? h : 0, then: metal)
         var entry: any PlaneStep = finished
         if recipe.blurRadius > 0 {
             for _ in 0..<3 { entry = StreamedBoxPass(width: w, height: h, radius: recipe.blurRadius, next: entry) }
@@ -277,6 +282,17 @@ final class StreamedStylePlane {
         row = [Float](repeating: 0, count: w)
         // The rows above the title.
         for _ in 0..<recipe.growth { pushRow(nil) }
+    }
+
+    /// The whole plane of a title held whole (`title`, lit, over `region`): one band,
+    /// its distance-field step one window of all the rows.
+    static func whole(_ recipe: PlaneRecipe, title: Image<RGBA8>, region: PixelBounds) -> StylePlane {
+        let plane = StreamedStylePlane(recipe, region: region, chunk: recipe.bounds(region).height, whole: true)
+        title.withUnsafeBufferPointer { t in
+            for y in 0..<title.height { plane.push(t.baseAddress! + y * title.width) }
+        }
+        plane.finish()
+        return plane.window(0..<plane.bounds.height)
     }
 
     /// The rows of values the steps of `recipe`'s plane hold at most (the box passes'

@@ -14,60 +14,17 @@ struct GaussianBlur: Sendable {
     let weights: [Float]
     var reach: Int { weights.count / 2 }
 
+    /// The kernel's taps either side of its centre at `sigma`.
+    static func reach(sigma: Float) -> Int { max(1, Int((reachInSigmas * sigma).rounded(.up))) }
+
     init(sigma: Float) {
         precondition(sigma > 0 && sigma.isFinite, "sigma must be positive and finite, got \(sigma)")
         self.sigma = sigma
-        let reach = max(1, Int((Self.reachInSigmas * sigma).rounded(.up)))
+        let reach = Self.reach(sigma: sigma)
         var w = (-reach...reach).map { k -> Float in exp(-Float(k * k) / (2 * sigma * sigma)) }
         let sum = w.reduce(0, +)
         for i in w.indices { w[i] /= sum }
         weights = w
-    }
-
-    /// The blurred mask inside `region`, row by row (`region.width` a row). Every
-    /// pixel of `mask` outside `ink` must be 0 (as `inkBounds(threshold: 0)` gives).
-    func blurred(_ mask: Mask, region: PixelBounds, ink: PixelBounds) -> [Float] {
-        let rw = region.width, rh = region.height, reach = self.reach
-        let width = mask.width
-        // Horizontal pass over the rows that hold ink, into `across` (one row per ink row).
-        let inkRows = ink.minY...ink.maxY
-        var across = [Float](repeating: 0, count: inkRows.count * rw)
-        mask.withUnsafeBufferPointer { coverage in
-            weights.withUnsafeBufferPointer { w in
-                across.withUnsafeMutableBufferPointer { out in
-                    parallelBands(inkRows.count, minimumBand: 8) { rows in
-                        var line = [Float](repeating: 0, count: rw + 2 * reach)
-                        line.withUnsafeMutableBufferPointer { line in
-                            for row in rows {
-                                blurRow(coverage.baseAddress! + (row + ink.minY) * width, into: out.baseAddress! + row * rw,
-                                        region: region, ink: ink, line: line, weights: w)
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        // Vertical pass: each region row gathers the ink rows within reach.
-        var result = [Float](repeating: 0, count: rw * rh)
-        across.withUnsafeBufferPointer { rows in
-            weights.withUnsafeBufferPointer { w in
-                result.withUnsafeMutableBufferPointer { out in
-                    parallelBands(rh, minimumBand: 8) { band in
-                        for row in band {
-                            let y = row + region.minY
-                            let target = out.baseAddress! + row * rw
-                            let first = max(y - reach, ink.minY), last = min(y + reach, ink.maxY)
-                            guard first <= last else { continue }
-                            for sy in first...last {
-                                let wk = w[sy - y + reach], source = rows.baseAddress! + (sy - ink.minY) * rw
-                                for x in 0..<rw { target[x] += wk * source[x] }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return result
     }
 }
 

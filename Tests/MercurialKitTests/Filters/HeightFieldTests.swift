@@ -230,3 +230,71 @@ func boxesMask(width: Int, height: Int, _ boxes: [(Int, Int, Int, Int)]) -> Mask
         }
     }
 }
+
+/// The one loft (`LoftRows`): a whole mask is one run of it, a streamed title (`BandLoft`)
+/// many, its mask rows in a ring; either way each row gets the same heights.
+@Suite struct LoftRowsTests {
+    /// A mask's rows, one after another, as a streamed title reads them.
+    final class Rows: CoverageRowSource {
+        let mask: Mask
+        var next = 0
+        init(_ mask: Mask) { self.mask = mask }
+        func read(into out: UnsafeMutablePointer<Float>) throws(MercurialError) {
+            mask.withUnsafeBufferPointer { out.update(from: $0.baseAddress! + next * mask.width, count: mask.width) }
+            next += 1
+        }
+    }
+
+    /// Discs, a bar touching the left edge and a lone dot, with blank rows above and below
+    /// the ink (so the ring wraps and the ink starts below the first row).
+    static let mask: Mask = {
+        var mask = boxesMask(width: 90, height: 150, [(0, 100, 60, 104), (85, 20, 86, 21)])
+        let disc = discMask(size: 90, centre: 45, radius: 28)
+        for y in 0..<90 { for x in 0..<90 { mask[x, y + 30] = max(mask[x, y + 30], disc[x, y]) } }
+        return mask
+    }()
+
+    /// Whether the shading reads the height at (x, y): an ink pixel's normal takes its
+    /// eight neighbours'. (Further out, round's skirt floor reaches as far as the
+    /// distance field's box, which a band's window may draw narrower.)
+    static func read(_ x: Int, _ y: Int) -> Bool {
+        for v in max(y - 1, 0)...min(y + 1, mask.height - 1) {
+            for u in max(x - 1, 0)...min(x + 1, mask.width - 1) where mask[u, v] > 0 { return true }
+        }
+        return false
+    }
+
+    @Test(arguments: LoftProfile.allCases)
+    func bandsOfTheLoftAreTheWholeMasksHeights(_ profile: LoftProfile) throws {
+        let radius: Float = 5
+        let whole = HeightFieldFromMask(inputRadius: radius, inputProfile: profile).outputImage(Self.mask)
+        let ink = try #require(Self.mask.inkBounds(threshold: 0))
+        var settings = TitleShapeSettings()
+        (settings.radius, settings.profile) = (Double(radius), profile)
+        let halo = LoftRows.halo(radius: radius, profile: profile)
+        for band in [1, halo - 1, halo + 2, 2 * halo + 5, 400] {
+            let loft = BandLoft(settings: settings, source: Rows(Self.mask),
+                                crop: PixelBounds(minX: 0, minY: 0, maxX: Self.mask.width - 1, maxY: Self.mask.height - 1),
+                                ink: ink, canvas: (Self.mask.width, Self.mask.height), bandHeight: band)
+            var bands: [(rows: Range<Int>, heightsFrom: Int, heights: HeightField)] = []
+            try loft.shapes { shape throws(MercurialError) in
+                guard let b = shape.band else { throw MercurialError("a band without its rows") }
+                bands.append((b.rows, b.heightsFrom, shape.heights))
+            }
+            var rows = 0, worst: Float = 0
+            for b in bands {
+                // The band's heights reach a row either side of its rows.
+                for y in b.heightsFrom..<(b.heightsFrom + b.heights.height) {
+                    for x in 0..<Self.mask.width where Self.read(x, y) {
+                        worst = max(worst, abs(b.heights[x, y - b.heightsFrom] - whole[x, y]))
+                    }
+                }
+                rows += b.rows.count
+            }
+            #expect(rows == Self.mask.height)
+            // Liquid is exact; a distance field over a band's window measures from another
+            // grid origin, which may move its Float rounding.
+            #expect(profile == .liquid ? worst == 0 : worst < 1e-5, "\(profile), band \(band): heights differ by \(worst)")
+        }
+    }
+}

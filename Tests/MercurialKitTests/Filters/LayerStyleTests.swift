@@ -201,21 +201,36 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
         #expect(s.bevel == .down)
     }
 
-    /// The box blur is a running sum: each pass equals the plain sum of its window.
+    /// The box blur is a running sum: each of a plane's three passes, along and down,
+    /// equals the plain sum of its window (the plane made as a whole title's is, one band).
     @Test func boxBlurMatchesAPlainWindowSum() {
-        let w = 23, h = 17, r = 3
-        var values = (0..<(w * h)).map { Float(($0 * 7919) % 13) / 13 }
-        let source = values
-        BoxBlur.blur(&values, width: w, height: h, radius: r, passes: 1)
-        for y in 0..<h {
-            for x in 0..<w {
-                var sum: Float = 0
-                for j in (y - r)...(y + r) where j >= 0 && j < h {
-                    for i in (x - r)...(x + r) where i >= 0 && i < w { sum += source[j * w + i] }
+        let w = 23, h = 71, r = 3
+        let alphas = (0..<(w * h)).map { UInt8(($0 * 7919) % 13 * 19) }
+        let title = Image(width: w, height: h, pixels: alphas.map { RGBA8(r: 0, g: 0, b: 0, a: $0) })
+        let recipe = PlaneRecipe(growth: 0, shape: nil, shapeReach: 0, blurRadius: r)
+        let plane = StreamedStylePlane.whole(recipe, title: title, region: PixelBounds(minX: 0, minY: 0, maxX: w - 1, maxY: h - 1))
+        var values = alphas.map { Float($0) * (1 / 255) }
+        for _ in 0..<3 {
+            let source = values
+            for y in 0..<h {
+                for x in 0..<w {
+                    var sum: Float = 0
+                    for i in (x - r)...(x + r) where i >= 0 && i < w { sum += source[y * w + i] }
+                    values[y * w + x] = sum / Float(2 * r + 1)
                 }
-                #expect(abs(values[y * w + x] - sum / Float((2 * r + 1) * (2 * r + 1))) < 1e-4)
+            }
+            let along = values
+            for y in 0..<h {
+                for x in 0..<w {
+                    var sum: Float = 0
+                    for j in (y - r)...(y + r) where j >= 0 && j < h { sum += along[j * w + x] }
+                    values[y * w + x] = sum / Float(2 * r + 1)
+                }
             }
         }
+        #expect(plane.bounds.width == w && plane.bounds.height == h && plane.values.count == w * h)
+        let worst = zip(plane.values, values).map { abs($0 - $1) }.max() ?? 1
+        #expect(worst < 1e-4, "the plane differs from three plain window sums by \(worst)")
     }
 }
 
