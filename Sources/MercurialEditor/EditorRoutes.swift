@@ -159,8 +159,8 @@ struct EditorRoutes: Sendable {
             guard let (frame, base) = await session.frame(andBase: have) else {
                 return Responses.json(404, ["error": await session.lastError ?? "no frame rendered yet"])
             }
-            let bytes = FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0)
-            var response = Responses.bytes(.ok, "application/octet-stream", bytes)
+            let bytes = FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0, after: [])
+            var response = Response(status: .ok, headers: Responses.headers("application/octet-stream"), body: .init(byteBuffer: bytes))
             response.headers[.frameNumber] = String(frame.number)
             // The frame's event, percent-encoded (a tag is the page's text: no line breaks in a header).
             let info = EditorJSON.string(session.frameInfo(frame))
