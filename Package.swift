@@ -51,6 +51,13 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // The page, compiled into the binary as byte arrays (`PackageResources`): the
+            // server is installed as a static binary, with no resource bundle beside it.
+            resources: [
+                .embedInCode("Page/index.html"),
+                .embedInCode("Page/editor.css"),
+                .embedInCode("Page/editor.js"),
             ]
         ),
         .executableTarget(

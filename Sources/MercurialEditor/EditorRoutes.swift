@@ -15,8 +15,8 @@ struct EditorRoutes: Sendable {
     func register(on router: Router<EditorContext>) {
         router.get("/") { request, _ in page(request) }
         router.get("/index.html") { request, _ in page(request) }
-        router.get("/editor.js") { _, _ in Responses.resource(EditorPage.script, type: "text/javascript; charset=utf-8") }
-        router.get("/editor.css") { _, _ in Responses.resource(EditorPage.style, type: "text/css; charset=utf-8") }
+        router.get("/editor.js") { _, _ in Responses.resource(EditorPage.script) }
+        router.get("/editor.css") { _, _ in Responses.resource(EditorPage.style) }
         router.get("/api/state") { _, _ in await state() }
         router.get("/frame.delta") { request, _ in await delta(request) }
         router.get("/frame") { _, _ in await whole(.frame) }
@@ -78,7 +78,7 @@ struct EditorRoutes: Sendable {
 
     private func page(_ request: Request) -> Response {
         // The socket named as well as 'self': not every browser lets 'self' cover ws:.
-        Responses.resource(EditorPage.html, type: "text/html; charset=utf-8", socket: "ws://\(request.head.authority ?? "")")
+        Responses.resource(EditorPage.html, socket: "ws://\(request.head.authority ?? "")")
     }
 
     /// The parameter table with the current values (the JSON of `mercurial params
@@ -159,8 +159,8 @@ struct EditorRoutes: Sendable {
             guard let (frame, base) = await session.frame(andBase: have) else {
                 return Responses.json(404, ["error": await session.lastError ?? "no frame rendered yet"])
             }
-            let bytes = FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0)
-            var response = Responses.bytes(.ok, "application/octet-stream", bytes)
+            let bytes = FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0, after: [])
+            var response = Response(status: .ok, headers: Responses.headers("application/octet-stream"), body: .init(byteBuffer: bytes))
             response.headers[.frameNumber] = String(frame.number)
             // The frame's event, percent-encoded (a tag is the page's text: no line breaks in a header).
             let info = EditorJSON.string(session.frameInfo(frame))

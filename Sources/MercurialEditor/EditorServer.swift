@@ -365,8 +365,8 @@ enum Responses {
         Response(status: status, headers: headers(type), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    static func resource(_ text: String, type: String, socket: String? = nil) -> Response {
-        var response = bytes(.ok, type, text.utf8)
+    static func resource(_ file: EditorPage.File, socket: String? = nil) -> Response {
+        var response = bytes(.ok, file.type, file.bytes)
         let connect = socket.map { "; connect-src 'self' \($0)" } ?? ""
         response.headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' blob:\(connect); frame-ancestors 'none'"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"

@@ -74,13 +74,13 @@ public actor EditorSession {
     public nonisolated let folder: String
     public private(set) var frame: EditorFrame?
     /// The frames before `frame` that a page may still show, newest last: at most
-    /// three, and no more than `keptBytes` of them (an 8K frame is 133 MB: one).
+    /// three, and no more than fit in `keptBytes` with `frame` (an 8K frame is 133 MB: none).
     private var earlierFrames: [EditorFrame] = []
     /// Frame requests waiting for the next frame (see `waitForFrame`).
     private var frameWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextFrameWaiter = 0
     private var stopped = false
-    /// The most the frames kept besides the newest (earlier ones and spare canvases) may take.
+    /// The most the frames kept may take: the newest, the earlier ones and the spare canvases.
     static let keptBytes = 160 << 20
     /// Above this resident size, after a frame, the earlier frames and spare canvases are let go.
     static let pressureBytes = 384 << 20
@@ -768,14 +768,17 @@ public actor EditorSession {
             if let shown = frame {
                 // A page may still show one of the last few frames; deltas are made from it.
                 earlierFrames.append(shown)
+                // The new frame counts against the budget as well: at 8K it fills it, so no
+                // earlier frame or spare canvas is kept beside it (each was 133 MB more).
                 let bytes = max(1, shown.width * shown.height * 4)
-                let keep = min(3, Self.keptBytes / bytes)
-                while earlierFrames.count > keep {
+                let keep = min(3, Self.keptBytes / bytes - 1)
+                while earlierFrames.count > max(0, keep) {
                     // Its canvas is drawn into again (see `RenderCache.recycle`).
                     let old = earlierFrames.removeFirst()
                     // A frame of the animation shows other settings than its base: not drawn into.
                     if old.playhead == nil {
-                        renderCache.recycle(old.image, showing: old.settings, room: Self.keptBytes - earlierFrames.count * bytes)
+                        renderCache.recycle(old.image, showing: old.settings,
+                                            room: Self.keptBytes - (earlierFrames.count + 1) * bytes)
                     }
                 }
             }
@@ -1175,7 +1178,7 @@ final class RenderCache: Sendable {
     /// hold it: then drawing into it copies it first, as values do).
     /// At most `keptSpares`, and no more than `room` bytes of them.
     func recycle(_ image: Image<RGBA8>, showing settings: RenderSettings, room: Int) {
-        let keep = min(Self.keptSpares, room / max(1, image.width * image.height * 4))
+        let keep = max(0, min(Self.keptSpares, room / max(1, image.width * image.height * 4)))
         state.withLock { state in
             state.spares.append((image, settings))
             while state.spares.count > keep { state.spares.removeFirst() }

@@ -40,7 +40,7 @@ struct EditorSocket {
                     guard !Task.isCancelled, !(await session.isStopped) else { break }
                     guard let message = await Self.frameMessage(session: session, have: have) else { continue }
                     do {
-                        try await outbound.write(.binary(ByteBuffer(bytes: message)))
+                        try await outbound.write(.binary(message))
                     } catch {
                         break
                     }
@@ -88,14 +88,13 @@ struct EditorSocket {
 
     /// The newest frame as a message, made from the frame the page has (`have`), or
     /// nil when there is none newer.
-    static func frameMessage(session: EditorSession, have: Int) async -> [UInt8]? {
+    static func frameMessage(session: EditorSession, have: Int) async -> ByteBuffer? {
         guard let (frame, base) = await session.frame(andBase: have), frame.number != have else { return nil }
         var info = Array(EditorJSON.string(session.frameInfo(frame)).utf8)
         while info.count % 4 != 0 { info.append(32) }
         let count = UInt32(info.count)
-        var bytes = [UInt8(count & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 24)]
-        bytes += info
-        bytes += FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0)
-        return bytes
+        let prefix = [UInt8(count & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 24)] + info
+        // The delta is written after the info, into the buffer the socket sends: no copy of it is made.
+        return FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0, after: prefix)
     }
 }

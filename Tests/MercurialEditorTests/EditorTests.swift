@@ -255,6 +255,34 @@ struct EditorFixture {
         #expect(try Edit.parse([]).port == Int(EditorServer.defaultPort))
     }
 
+    /// The page is three files of its own (Sources/MercurialEditor/Page), compiled into the
+    /// binary: each is served as it is there, with its content type and the page's
+    /// security headers; no Swift file holds its script (it was a 1,600-line string).
+    @Test func thePagesFilesAreServedAsTheyAreInTheSourceTree() async throws {
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/MercurialEditor/Page")
+        try await EditorFixture.with { editor in
+            for (path, file, type) in [("/", "index.html", "text/html"), ("/editor.js", "editor.js", "text/javascript"),
+                                       ("/editor.css", "editor.css", "text/css")] {
+                let served = try await editor.get(path)
+                #expect(served.status == 200, "\(path)")
+                #expect(served.body == Array(try Data(contentsOf: page.appendingPathComponent(file))), "\(path) is \(file)")
+                let headers = served.headers.lowercased()
+                #expect(headers.contains("content-type: \(type); charset=utf-8"), "\(path): \(served.headers)")
+                #expect(headers.contains("content-security-policy: default-src 'self'"), "\(path): \(served.headers)")
+                #expect(headers.contains("x-content-type-options: nosniff") && headers.contains("x-frame-options: deny")
+                        && headers.contains("cache-control: no-store"), "\(path): \(served.headers)")
+            }
+            // The page's own socket is allowed by its policy.
+            #expect(try await editor.get("/").headers.contains("connect-src 'self' ws://127.0.0.1:\(editor.port)"))
+        }
+        let sources = page.deletingLastPathComponent()
+        for name in try FileManager.default.contentsOfDirectory(atPath: sources.path) where name.hasSuffix(".swift") {
+            let text = try String(contentsOf: sources.appendingPathComponent(name), encoding: .utf8)
+            #expect(!text.contains("'use strict';") && !text.contains("new WebSocket("), "\(name) holds the page's script")
+        }
+    }
+
     @Test func aChangeRendersANewFrameThatEveryTabIsToldAbout() async throws {
         try await EditorFixture.with { editor in
             let first = try EventListener(port: editor.port, token: editor.server.token)
