@@ -91,6 +91,8 @@ struct EditorRoutes: Sendable {
             "revision": await session.revision,
             "material": settings.material,
             "overridden": await session.overriddenKeys,
+            // The scene's keys no layer takes: the page marks their controls with the message.
+            "unused": settings.unusedKeys.map { ["key": $0.key, "message": $0.message] },
             "timeline": Self.timelineInfo(await session.animation, playhead: await session.playhead,
                                           sequence: await session.titleSequence),
             "materials": session.materials,

@@ -514,7 +514,7 @@ public actor EditorSession {
     /// The value `settings` give a track's key: a parameter, a nested block's number or colour,
     /// or either of a layer (`layers[1].size`).
     static func value(of key: String, in settings: RenderSettings) -> JSONValue? {
-        if let layer = TitleLayer.path(key), settings.layers.indices.contains(layer.index) {
+        if let layer = ScenePath.layerKey(key), settings.layers.indices.contains(layer.index) {
             return value(of: layer.key, in: settings.layers[layer.index].settings)
         }
         if let parameter = try? ParameterGroup.parameter(forKey: key), parameter.key == key {

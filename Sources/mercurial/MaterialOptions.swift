@@ -32,25 +32,47 @@ struct MaterialOptions: ParsableArguments {
                              recipe: (name: String, json: String)? = nil) throws -> (settings: RenderSettings, timeline: Timeline?) {
         var settings = RenderSettings()
         var timeline: Timeline?
+        let layerMaterials = try self.layerMaterials()
         if let recipe {
             timeline = try SceneFile.load(json: Array(recipe.json.utf8), name: recipe.name, into: &settings,
-                                          materialOverride: material)
+                                          materialOverride: material, layerMaterials: layerMaterials.byIndex)
         } else if let sceneFile {
-            timeline = try SceneFile.load(sceneFile, into: &settings, materialOverride: material)
+            timeline = try SceneFile.load(sceneFile, into: &settings, materialOverride: material,
+                                          layerMaterials: layerMaterials.byIndex)
         } else if let material {
             try MercurialKit.Materials.apply(material, to: &settings)
         }
+        for path in layerMaterials.paths { try path.checkLayer(in: settings, role: "--set ") }
+        for unused in settings.unusedKeys { warn(MercurialWarning(unused.message)) }
         if let text { settings.text = text }
         try applyFlags(flags, to: &settings)
         return (settings, timeline)
     }
 
     /// The parameter flags of these options and of `flags`, then `--set`.
-    /// A scene's layers each take them too, over their own keys.
+    /// A scene's layers each take them too, over their own keys; `--set 'layers[N].KEY=…'` sets one layer's.
     func applyFlags(_ flags: [any ParsableArguments], to settings: inout RenderSettings) throws {
-        for arguments in [self] + flags { try applyParameterFlags(of: arguments, to: &settings) }
-        for assignment in assignments { try settings.set(assignment: assignment) }
-        for i in settings.layers.indices { try applyFlags(flags, to: &settings.layers[i].settings) }
+        func dedicated(to settings: inout RenderSettings) throws {
+            for arguments in [self] + flags { try applyParameterFlags(of: arguments, to: &settings) }
+            for i in settings.layers.indices { try dedicated(to: &settings.layers[i].settings) }
+        }
+        try dedicated(to: &settings)
+        let layerMaterials = try self.layerMaterials().paths
+        for assignment in assignments where !layerMaterials.contains(where: { assignment.hasPrefix("\($0)=") }) {
+            try settings.set(assignment: assignment)
+        }
+    }
+
+    /// The `--set 'layers[N].material=NAME'`: a layer's preset, which its scene is read over.
+    private func layerMaterials() throws -> (paths: [ScenePath], byIndex: [Int: String]) {
+        var paths: [ScenePath] = [], byIndex: [Int: String] = [:]
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "="), let path = try? ScenePath(String(assignment[..<equals])),
+                  let layer = path.layer, path.key == "material" else { continue }
+            paths.append(path)
+            byIndex[layer] = String(assignment[assignment.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
+        }
+        return (paths, byIndex)
     }
 
     /// The scene file's `sequence`, or nil when it has none: each title's settings

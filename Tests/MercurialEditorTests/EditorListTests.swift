@@ -47,6 +47,23 @@ import MercurialTestSupport
         }
     }
 
+    /// Issue 32, item 3: the scene's controls change its layers (over their presets), and a scene
+    /// key no layer takes is listed in the state, with its warning, for the page to mark.
+    @Test func theScenesControlsReachItsLayersOrAreMarked() async throws {
+        let scene = #"{"text": "Scene", "radius": 6, "width": 320, "height": 200, "layers": [{"name": "a", "text": "A", "size": 40, "material": "gold"}, {"name": "b", "below": "a", "text": "B", "size": 20, "material": "chrome"}]}"#
+        try await EditorFixture.with(sceneJSON: scene) { (editor: EditorFixture) async throws in
+            #expect(await editor.session.settings.layers.allSatisfy { $0.settings.radius == 6 })
+            #expect(try await editor.set("radius", "20").status == 200)
+            #expect(await editor.session.settings.layers.allSatisfy { $0.settings.radius == 20 })
+            let state = try await editor.get("/api/state")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(state.body)) as? [String: Any])
+            let info = try #require(json["editor"] as? [String: Any])
+            let unused = try #require(info["unused"] as? [[String: Any]])
+            #expect(unused.map { $0["key"] as? String } == ["text"])
+            #expect((unused.first?["message"] as? String)?.contains("applies to no layer") == true)
+        }
+    }
+
     /// A layer added or taken out gets a renderer for the new stack (the cached one holds a
     /// renderer per layer); one made for other layers refuses them rather than crash.
     @Test func aLayerAddedOrRemovedRendersTheNewStack() async throws {

@@ -249,7 +249,7 @@ public enum SceneAnimation {
             -> (Track.Target, ParameterKind) {
             let full = prefix + key
             if prefix.isEmpty, key.hasPrefix("layers[") {
-                guard let (index, rest) = TitleLayer.path(key) else {
+                guard let (index, rest) = ScenePath.layerKey(key) else {
                     throw MercurialError("\(at): track \"\(shortQuote(key))\" names no layer's key; write it as layers[N].KEY, e.g. \"layers[0].light1.hue\"")
                 }
                 guard settings.layers.indices.contains(index) else {

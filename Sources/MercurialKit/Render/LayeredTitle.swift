@@ -12,17 +12,6 @@ public struct TitleLayer: Sendable, Equatable {
 
     /// The most layers a scene may have.
     public static let maximum = 16
-
-    /// A key that names one layer's key, `layers[N].KEY`: N and KEY (any N; nil for any other key).
-    public static func path(_ key: String) -> (index: Int, key: String)? {
-        guard key.hasPrefix("layers["), let close = key.firstIndex(of: "]"), key[close...].hasPrefix("]."),
-              case let digits = key[key.index(key.startIndex, offsetBy: 7)..<close],
-              !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
-        // An index too long for Int names a layer no scene has.
-        let index = Int(digits) ?? Int.max
-        let rest = String(key[key.index(close, offsetBy: 2)...])
-        return rest.isEmpty ? nil : (index, rest)
-    }
 }
 
 /// A scene with `layers`: each layer shaped, shaded and lit as a title is (a still of

@@ -157,20 +157,12 @@ public struct BatchFile: Sendable {
         switch row.kind {
         case .fields(let values):
             for (column, value) in zip(columns, values) where column.isParameter && !value.isEmpty {
-                let layer = Self.layerColumn(column.name)
-                let parameter = try ParameterGroup.parameter(forKey: layer?.key ?? column.name)
-                let parsed: ParameterValue
-                if case .text = parameter.kind { parsed = .text(value) } else { parsed = try parameter.parse(value) }
-                if let layer {
-                    guard layer.index < settings.layers.count else {
-                        throw MercurialError(Self.missingLayer(column.name, layer.index, settings.layers.count))
-                    }
-                    try settings.layers[layer.index].settings.set(parameter, to: parsed)
-                } else {
-                    // Over a scene with layers, as --set does: the top level and every layer.
-                    try settings.set(parameter, to: parsed)
-                    for i in settings.layers.indices { try settings.layers[i].settings.set(parameter, to: parsed) }
+                // As --set does: a scene's key at the top level and in every layer, a layer's in that layer.
+                let path = try ScenePath(column.name)
+                if let layer = path.layer, layer >= settings.layers.count {
+                    throw MercurialError(Self.missingLayer(column.name, layer, settings.layers.count))
                 }
+                try settings.set(path, text: value)
             }
         case .scene(let bytes):
             try SceneFile.load(json: bytes, name: path, into: &settings)
@@ -228,7 +220,7 @@ public struct BatchFile: Sendable {
     }
 
     /// `layers[N].KEY`: the layer's index and the key (nil for any other column).
-    static func layerColumn(_ name: String) -> (index: Int, key: String)? { TitleLayer.path(name) }
+    static func layerColumn(_ name: String) -> (index: Int, key: String)? { ScenePath.layerKey(name) }
 
     /// Refuses, before any row, a `layers[N].KEY` column for a layer the scene lacks
     /// (whatever N: a column past the 16 a scene may have was ignored with a warning).

@@ -481,17 +481,12 @@ extension RenderSettings {
         parameter.write(&self, value)
     }
 
-    /// `--set KEY=VALUE`.
+    /// `--set PATH=VALUE`: a key of the scene, here and in every layer, or one layer's (`layers[1].size`).
     public mutating func set(assignment: String) throws(MercurialError) {
         guard let equals = assignment.firstIndex(of: "=") else {
             throw MercurialError("--set '\(assignment)' has no '='; write KEY=VALUE, e.g. --set light1.hue=0.5")
         }
-        let key = String(assignment[..<equals]).trimmingCharacters(in: .whitespaces)
-        if SceneSchema.isNested(key), (try? ParameterGroup.parameter(forKey: key)) == nil {
-            return try SceneSchema.assign(key, text: String(assignment[assignment.index(after: equals)...]), to: &self)
-        }
-        let parameter = try ParameterGroup.parameter(forKey: key)
-        try set(parameter, to: try parameter.parse(String(assignment[assignment.index(after: equals)...])))
+        try set(try ScenePath(String(assignment[..<equals])), text: String(assignment[assignment.index(after: equals)...]))
     }
 
     /// Checks every parameter's value against its row.

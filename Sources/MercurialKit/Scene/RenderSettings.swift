@@ -10,6 +10,9 @@ public struct RenderSettings: Sendable, Equatable {
     public var look = TitleLookSettings()
     /// Titles painted in order on one canvas (`LayeredTitle`); empty: this title alone.
     public var layers: [TitleLayer] = []
+    /// The keys at the top of a scene with `layers` that no layer takes (every layer gives its
+    /// own), each with the warning that says so: the CLI prints them, the editor marks their controls.
+    public var unusedKeys: [UnusedKey] = []
 
     public init() {}
 
@@ -102,6 +105,13 @@ public struct TitleLookSettings: Sendable, Equatable {
     public var styles = LayerStyles()
 
     public init() {}
+}
+
+/// A key of a scene's top level that none of its layers takes, and the warning that says why.
+public struct UnusedKey: Sendable, Equatable {
+    public var key: String
+    /// `scene.json:7:3: the scene's "text" applies to no layer: …`.
+    public var message: String
 }
 
 // The flat names the parameter table, scene readers and the editor use.

@@ -25,47 +25,53 @@ public enum SceneFile {
 
     /// Reads a scene file: the material it names (or `material`, when the command
     /// line gives one), then its own keys on top. Returns its animation, if it has one.
+    /// `layerMaterials`: the command line's material for a layer, by index, instead of the layer's.
     @discardableResult
-    public static func load(_ path: String, into settings: inout RenderSettings,
-                            materialOverride: String? = nil) throws(MercurialError) -> Timeline? {
-        try load(root: try parse(path, role: "scene file"), path: path, into: &settings, materialOverride: materialOverride)
+    public static func load(_ path: String, into settings: inout RenderSettings, materialOverride: String? = nil,
+                            layerMaterials: [Int: String] = [:]) throws(MercurialError) -> Timeline? {
+        try load(root: try parse(path, role: "scene file"), path: path, into: &settings, materialOverride: materialOverride,
+                 layerMaterials: layerMaterials)
     }
 
     /// Reads a scene given as JSON text; `name` stands for its file in messages and
     /// relative paths.
     @discardableResult
     public static func load(json bytes: [UInt8], name: String, into settings: inout RenderSettings,
-                            materialOverride: String? = nil) throws(MercurialError) -> Timeline? {
+                            materialOverride: String? = nil, layerMaterials: [Int: String] = [:]) throws(MercurialError) -> Timeline? {
         let root: JSONNode
         do {
             root = try JSONDocument.parse(bytes)
         } catch {
             throw MercurialError("\(name):\(error.location): \(error.reason)")
         }
-        return try load(root: root, path: name, into: &settings, materialOverride: materialOverride)
+        return try load(root: root, path: name, into: &settings, materialOverride: materialOverride,
+                        layerMaterials: layerMaterials)
     }
 
     static func load(root: JSONNode, path: String, into settings: inout RenderSettings,
-                     materialOverride: String?) throws(MercurialError) -> Timeline? {
+                     materialOverride: String?, layerMaterials: [Int: String] = [:]) throws(MercurialError) -> Timeline? {
         guard case .object(let members) = root.value else {
             throw MercurialError("\(path):\(root.location): a scene file must be a JSON object {…}, not \(root.value.typeName)")
         }
         if let sequence = members.first(where: { $0.key == "sequence" }) {
             throw MercurialError("\(path):\(sequence.keyLocation): this scene is a \"sequence\" of titles, which only 'mercurial animate' and 'mercurial watch' render; render one of its titles' scenes instead")
         }
+        var presetKeys: Set<String> = []
         if let materialOverride {
             try Materials.apply(materialOverride, to: &settings)
         } else if let member = members.first(where: { $0.key == "material" }) {
-            guard case .string(let name) = member.value.value else {
-                throw typeError(path, member, expected: "a material name or path")
-            }
-            try Materials.apply(resolvePath(name, relativeTo: path, at: member.value.location, key: "material",
-                                            onlyIfPathLike: true), to: &settings,
-                                location: "\(path):\(member.value.location)")
+            presetKeys = try applyMaterial(member, from: path, to: &settings)
         }
+        let preset = settings
         try apply(members, from: path, kind: .scene, to: &settings)
         if let layers = members.first(where: { $0.key == "layers" }) {
-            settings.layers = try readLayers(layers, from: path, over: settings)
+            let read = try readLayers(layers, from: path, scene: members, preset: preset, over: settings,
+                                      materials: layerMaterials)
+            settings.layers = read.layers
+            // A title's recipe writes every key at the top and in each layer, on purpose.
+            if !members.contains(where: { $0.key == "generator" }) {
+                settings.unusedKeys = unusedKeys(of: members, presetKeys: presetKeys, layers: read.keys, file: path)
+            }
         }
         let dynamics = members.first(where: { $0.key == "dynamics" })
         let inOut = members.filter { $0.key == "in" || $0.key == "out" }
@@ -137,9 +143,14 @@ public enum SceneFile {
         }
     }
 
-    /// `layers`: each layer is the scene's top level (already read) with the layer's own keys
-    /// over it, those of a scene (a material first) plus `name`, `below` and `gap`.
-    static func readLayers(_ member: JSONMember, from file: String, over top: RenderSettings) throws(MercurialError) -> [TitleLayer] {
+    /// `layers`: each layer's settings are, from the first to the last said: the defaults, the scene's
+    /// preset (`preset`: the settings as the scene's material left them), the layer's preset, the
+    /// scene's own keys (`scene`), the layer's own keys (those of a scene plus `name`, `below` and `gap`).
+    /// Returns the layers and the keys each gives (for `unusedKeys`).
+    /// `materials`: a layer's material given instead of its own (by the command line).
+    static func readLayers(_ member: JSONMember, from file: String, scene: [JSONMember], preset: RenderSettings,
+                           over top: RenderSettings, materials: [Int: String] = [:]) throws(MercurialError)
+        -> (layers: [TitleLayer], keys: [LayerKeys]) {
         guard case .array(let items) = member.value.value else {
             throw typeError(file, member, expected: "an array of layer objects {\"text\": …}")
         }
@@ -148,14 +159,22 @@ public enum SceneFile {
         }
         let reader = SceneAnimation.Reader(file: file)
         var layers: [TitleLayer] = []
+        var given: [LayerKeys] = []
         for (index, item) in items.enumerated() {
             let name = "layers[\(index)]"
             guard case .object(let fields) = item.value else {
                 throw MercurialError("\(file):\(item.location): \"\(name)\" must be an object {\"text\": …}, not \(item.value.typeName)")
             }
-            var base = top
+            var base = preset
             base.layers = []
             var layer = TitleLayer(settings: base)
+            var keys = LayerKeys(own: slots(of: fields.filter { $0.key != "material" }), preset: nil)
+            if let material = materials[index] {
+                keys.preset = try Materials.apply(material, to: &layer.settings)
+            } else if let material = fields.first(where: { $0.key == "material" }) {
+                keys.preset = try applyMaterial(material, from: file, to: &layer.settings)
+            }
+            try apply(scene, from: file, kind: .scene, to: &layer.settings)
             var rest: [JSONMember] = []
             for field in fields {
                 switch field.key {
@@ -164,11 +183,7 @@ public enum SceneFile {
                 case "layers", "animation", "dynamics", "sequence", "in", "out":
                     let inOut = ["in", "out"].contains(field.key) ? " (the scene's \"in\" and \"out\" bring the whole stack in and out)" : ""
                     throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers\(inOut); move it to the top level")
-                case "material":
-                    guard case .string(let material) = field.value.value else { throw typeError(file, field, expected: "a material name or path") }
-                    try Materials.apply(resolvePath(material, relativeTo: file, at: field.value.location, key: "material",
-                                                    onlyIfPathLike: true), to: &layer.settings,
-                                        location: "\(file):\(field.value.location)")
+                case "material": continue
                 default: rest.append(field)
                 }
             }
@@ -182,12 +197,77 @@ public enum SceneFile {
                     throw MercurialError("\(file):\(field.keyLocation): layer \(index + 1) is \"below\" \"\(above)\", so it moves with that stack, which its top layer's anchor, margin, offset and padding place; its own \"\(field.key)\" would not be used: give it to the stack's top layer, or leave out \"below\" to place this layer on its own")
                 }
             }
+            keys.stackTop = layer.below == nil
             layers.append(layer)
+            given.append(keys)
         }
         do throws(MercurialError) { _ = try LayeredTitle.stacking(layers) } catch {
             throw error.within("\(file):\(member.value.location)")
         }
-        return layers
+        return (layers, given)
+    }
+
+    /// The keys a layer gives: its own, and those its preset sets (nil: it names none).
+    struct LayerKeys {
+        var own: Set<String>
+        var preset: Set<String>?
+        var stackTop = true
+    }
+
+    /// The settings a list of members sets, one name each: `lights` stands for `light1.hue` … of each
+    /// light it gives, a description for nothing.
+    static func slots(of members: [JSONMember]) -> Set<String> {
+        var slots: Set<String> = []
+        for member in members where member.key != "description" {
+            guard member.key == "lights", case .array(let lights) = member.value.value else { slots.insert(member.key); continue }
+            for (index, light) in lights.enumerated() {
+                guard case .object(let fields) = light.value else { continue }
+                for field in fields { slots.insert("light\(index + 1).\(field.key)") }
+            }
+        }
+        return slots
+    }
+
+    /// The scene's keys that no layer takes, each with a warning that names it: a key every layer
+    /// gives itself (the canvas and backdrop only of the first layer, the placement only of a
+    /// stack's top layer, which the others move with), the scene's `material` when each layer's
+    /// own preset and keys set all it sets. The rest apply, over the layers' presets.
+    static func unusedKeys(of scene: [JSONMember], presetKeys: Set<String>, layers: [LayerKeys],
+                           file: String) -> [UnusedKey] {
+        let notSettings: Set<String> = ["description", "animation", "dynamics", "in", "out", "generator", "fontSHA256", "sequence", "layers"]
+        let sceneSlots = slots(of: scene)
+        var unused: [UnusedKey] = []
+        for member in scene where !notSettings.contains(member.key) {
+            let key = member.key
+            let (relevant, whose): ([LayerKeys], String) = switch key {
+            case "width", "height", "background", "backgroundGradient":
+                (Array(layers.prefix(1)), "the first layer gives its own \"\(key)\" (the canvas and its backdrop are the first layer's)")
+            case "anchor", "margin", "offset", "padding":
+                (layers.filter(\.stackTop), "each stack's top layer gives its own \"\(key)\" (a stack is placed by its top layer)")
+            case "material":
+                (layers, "each layer's own \"material\" and keys set all that it sets")
+            default:
+                (layers, "every layer gives its own \"\(key)\"")
+            }
+            let taken = relevant.contains { layer in
+                guard key == "material" else { return !slots(of: [member]).isSubset(of: layer.own) }
+                guard let preset = layer.preset else { return true }
+                return !presetKeys.isSubset(of: preset.union(layer.own).union(sceneSlots))
+            }
+            guard !taken else { continue }
+            unused.append(UnusedKey(key: key, message: "\(file):\(member.keyLocation): the scene's \"\(key)\" applies to no layer: \(whose); remove it from the scene or from the layers"))
+        }
+        return unused
+    }
+
+    /// Applies the material a `material` member names; returns the keys it sets.
+    private static func applyMaterial(_ member: JSONMember, from file: String,
+                                      to settings: inout RenderSettings) throws(MercurialError) -> Set<String> {
+        guard case .string(let name) = member.value.value else {
+            throw typeError(file, member, expected: "a material name or path")
+        }
+        return try Materials.apply(resolvePath(name, relativeTo: file, at: member.value.location, key: "material",
+                                               onlyIfPathLike: true), to: &settings, location: "\(file):\(member.value.location)")
     }
 
     /// A recipe's `fallbackFonts`.
@@ -320,9 +400,10 @@ public enum Materials {
         }
     }
 
-    /// Applies the material `nameOrPath` (a bundled name or a JSON file).
+    /// Applies the material `nameOrPath` (a bundled name or a JSON file); returns the keys it sets.
+    @discardableResult
     public static func apply(_ nameOrPath: String, to settings: inout RenderSettings,
-                             location: String? = nil) throws(MercurialError) {
+                             location: String? = nil) throws(MercurialError) -> Set<String> {
         let path: String
         if UserPath.looksLikePath(nameOrPath) {
             path = try UserPath(nameOrPath, role: "material").string
@@ -345,5 +426,6 @@ public enum Materials {
         }
         try SceneFile.apply(members, from: path, kind: .material, to: &settings)
         settings.material = nameOrPath
+        return SceneFile.slots(of: members)
     }
 }

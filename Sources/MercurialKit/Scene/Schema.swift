@@ -525,8 +525,9 @@ public enum SchemaPathStep: Sendable, Equatable {
                 if digits.isEmpty {
                     steps.append(.every)
                 } else {
-                    guard let i = Int(digits), i >= 0 else { return nil }
-                    steps.append(.index(i))
+                    guard digits.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+                    // An index too long for Int names an element no list has.
+                    steps.append(.index(Int(digits) ?? Int.max))
                 }
                 rest = rest[rest.index(after: close)...]
             }
