@@ -577,6 +577,7 @@ extension LayerStyles {
         let onlyUnder = innerShadow == nil && (strokePosition == nil || strokePosition == .outside)
         precondition(knockout.map { $0.width == title.width && $0.height == title.height } ?? true, "The knock-out is not the title's size")
         let ink = knockout ?? title
+        let knocks = layers.shadowKnocks && planes.shadow != nil || layers.glowKnocks && planes.glow != nil
         title.withUnsafeBufferPointer { t in
         ink.withUnsafeBufferPointer { k in
         shadow.values.withUnsafeBufferPointer { sv in
@@ -613,7 +614,7 @@ extension LayerStyles {
                             acc = PixelStack.over(SIMD4(c * a, a), acc)
                         }
                         // What of the shadow and glow the ink leaves (1: all, where there is none).
-                        let bare = 1 - (inside ? Float(k[ty * title.width + tx].a) * (1 / 255) : 0)
+                        let bare = knocks && inside ? 1 - Float(k[ty * title.width + tx].a) * (1 / 255) : 1
                         if planes.shadow != nil {
                             over(layers.shadow, layers.shadowOpacity * shadowRow.value(column) * (layers.shadowKnocks ? bare : 1))
                         }

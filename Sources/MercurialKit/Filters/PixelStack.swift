@@ -23,9 +23,18 @@ enum PixelStack {
     static func pixel(_ v: SIMD4<Float>) -> RGBA8 {
         guard v.w > 0 else { return .clear }
         let c = v / v.w * 255
-        @inline(__always) func level(_ x: Float) -> UInt8 { UInt8(min(max(x, 0), 255).rounded()) }
         return RGBA8(r: level(c.x), g: level(c.y), b: level(c.z), a: level(v.w * 255))
     }
+
+    /// A straight colour (0…1) with coverage `alpha`, nothing under it: the same rounding.
+    @inline(__always)
+    static func pixel(_ c: RGBColor, alpha: Float) -> RGBA8 {
+        RGBA8(r: level(c.r * 255), g: level(c.g * 255), b: level(c.b * 255), a: level(alpha * 255))
+    }
+
+    /// The one rounding: `x` (0…255) to the nearest level, halves up.
+    @inline(__always)
+    static func level(_ x: Float) -> UInt8 { UInt8(min(max(x, 0), 255).rounded()) }
 
     /// 8-bit straight-alpha `top` over `bottom` (either may be transparent): the stack's
     /// "over", rounded once; `top` as it is where it is opaque or `bottom` clear, `bottom` where `top` is clear.
@@ -33,6 +42,13 @@ enum PixelStack {
     static func over(_ top: RGBA8, _ bottom: RGBA8) -> RGBA8 {
         if top.a == 255 || bottom.a == 0 { return top }
         if top.a == 0 { return bottom }
+        if bottom.a == 255 {
+            // Over an opaque pixel (a title over its backdrop) the stack's level is (f·a + g·(255 − a)) / 255,
+            // never a half: its nearest level, worked out in integers (the same pixel, faster).
+            let a = UInt32(top.a), ia = 255 - a
+            @inline(__always) func mix(_ f: UInt8, _ g: UInt8) -> UInt8 { UInt8((UInt32(f) * a + UInt32(g) * ia + 127) / 255) }
+            return RGBA8(r: mix(top.r, bottom.r), g: mix(top.g, bottom.g), b: mix(top.b, bottom.b), a: 255)
+        }
         return pixel(over(premultiplied(top), premultiplied(bottom)))
     }
 

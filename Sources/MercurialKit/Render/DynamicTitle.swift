@@ -296,8 +296,10 @@ final class DynamicTitle {
                                     // The normal turned with the piece (normals are y-up, the canvas y-down).
                                     let rx = fc * nx + fs * ny, ry = -fs * nx + fc * ny
                                     let colour = shading.color(normalX: rx, normalY: ry), a = min(alpha, 1)
-                                    row[x] = PixelStack.pixel(PixelStack.over(SIMD4(colour.r * a, colour.g * a, colour.b * a, a),
-                                                                              PixelStack.premultiplied(row[x])))
+                                    // Over another piece (or a rope), stacked; else as it is.
+                                    row[x] = row[x].a == 0 ? PixelStack.pixel(colour, alpha: a)
+                                        : PixelStack.pixel(PixelStack.over(SIMD4(colour.r * a, colour.g * a, colour.b * a, a),
+                                                                           PixelStack.premultiplied(row[x])))
                                 }
                             }
                         }
