@@ -91,10 +91,12 @@ public struct Compositing: Sendable, Equatable {
     /// of this shape, place and backdrop), only `changed` (indices into `title`, e.g. a
     /// shading plan's inked pixels) are drawn again, where `CanvasCompositor.redraw` can.
     /// With layer styles, their masks are kept in `styleCache` for a title of the `shape` settings
-    /// (and a stroke in the title's metal is shaded by `shading`, the title's).
+    /// (and a stroke in the title's metal is shaded by `shading`, the title's); a drop shadow
+    /// and outer glow are knocked out under `knockout` (`LayerStyles.drawn`; nil: the title's ink).
     func draw(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), into canvas: inout Image<RGBA8>,
               changed: [Int32]? = nil, canvasShows: Bool = false,
-              styleCache: LayerStyleCache? = nil, shape: TitleShapeSettings? = nil, shading: ShadingLookup? = nil) {
+              styleCache: LayerStyleCache? = nil, shape: TitleShapeSettings? = nil, shading: ShadingLookup? = nil,
+              knockout: Image<RGBA8>? = nil) {
         if let placement {
             // The region moved or resized: lit where it now is, and the whole canvas drawn
             // (its style masks made anew: the moved region may be cut at the canvas's edge).
@@ -105,8 +107,10 @@ public struct Compositing: Sendable, Equatable {
             let (w, h) = (placed.image.width, placed.image.height)
             placed.image.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: placed.origin.x, originY: placed.origin.y) }
             if !styles.isEmpty {
+                // The knock-out moved and resized as the title is.
+                let knocked = knockout.flatMap { placement.placed($0, at: origin, canvas: (canvas.width, canvas.height))?.image }
                 let styled = styles.applied(to: placed.image, at: placed.origin, canvas: (canvas.width, canvas.height),
-                                            cache: nil, shape: nil, metal: strokeMetal(shading))
+                                            cache: nil, shape: nil, metal: strokeMetal(shading), knockout: knocked)
                 drawLit(styled.content, at: styled.origin, into: &canvas)
                 return
             }
@@ -117,7 +121,8 @@ public struct Compositing: Sendable, Equatable {
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
         if !styles.isEmpty {
             let styled = styles.applied(to: title, at: origin, canvas: (canvas.width, canvas.height),
-                                        cache: styleCache, shape: shape, metal: strokeMetal(shading), lighting: lighting)
+                                        cache: styleCache, shape: shape, metal: strokeMetal(shading), lighting: lighting,
+                                        knockout: knockout)
             drawLit(styled.content, at: styled.origin, into: &canvas)
             return
         }
@@ -249,7 +254,7 @@ public enum CanvasCompositor {
 
     /// A content pixel (straight alpha, its alpha times `opacity` / 65535) on the canvas:
     /// as it is over a transparent backdrop (clear where no alpha is left); over an
-    /// opaque one, blended with it (the backdrop where it is clear).
+    /// opaque one, laid over it (`PixelStack.over`; the backdrop where it is clear).
     @inline(__always)
     static func over(_ p: RGBA8, backdrop: RGBA8, opaque: Bool, opacity: UInt32 = 65535) -> RGBA8 {
         var p = p
@@ -257,17 +262,7 @@ public enum CanvasCompositor {
             p.a = UInt8((UInt32(p.a) * opacity + 32767) / 65535)
             if p.a == 0 { p = .clear }
         }
-        return !opaque || p.a == 255 ? p : p.a > 0 ? blend(p, over: backdrop) : backdrop
-    }
-
-    /// `p` (straight alpha) over the opaque `b`.
-    @inline(__always)
-    static func blend(_ p: RGBA8, over b: RGBA8) -> RGBA8 {
-        let a = UInt32(p.a), ia = 255 - a
-        @inline(__always) func mix(_ f: UInt8, _ g: UInt8) -> UInt8 {
-            UInt8((UInt32(f) * a + UInt32(g) * ia + 127) / 255)
-        }
-        return RGBA8(r: mix(p.r, b.r), g: mix(p.g, b.g), b: mix(p.b, b.b), a: 255)
+        return opaque ? PixelStack.over(p, backdrop) : p
     }
 }
 

@@ -17,6 +17,10 @@ public struct Shadow: Sendable, Equatable {
     /// The part of `size`, in per cent, that is a hard dilation (a drop shadow's spread)
     /// or erosion (an inner shadow's choke) before the rest is blurred.
     public var spread = 0.0
+    /// A drop shadow's "Layer knocks out drop shadow": hidden under the title's own ink, in
+    /// proportion to its coverage, so that a letter part-way transparent (a reveal's) keeps its
+    /// colour rather than showing its shadow through it. (An inner shadow does not use it.)
+    public var knockout = true
 
     public init() {}
 }
@@ -30,6 +34,8 @@ public struct OuterGlow: Sendable, Equatable {
     public var opacity = 0.75
     public var size = 5.0
     public var spread = 0.0
+    /// Hidden under the title's own ink, as a drop shadow's `knockout`.
+    public var knockout = true
 
     public init() {}
 }
@@ -89,6 +95,9 @@ public struct LayerStyles: Sendable, Equatable {
     public init() {}
 
     public var isEmpty: Bool { dropShadow == nil && outerGlow == nil && stroke == nil && innerShadow == nil }
+
+    /// Whether the drop shadow or the outer glow is knocked out under the title's ink.
+    var knocksOut: Bool { dropShadow?.knockout == true || outerGlow?.knockout == true }
 
     /// An offset of `distance` away from a light at `angle` degrees (anticlockwise from
     /// the right, y up), on the canvas (y down).
@@ -504,9 +513,10 @@ extension LayerStyles {
     /// sits. The one compositing step of the styles, used by every render through
     /// `Compositing`; `cache` keeps the masks for a title of the `shape` settings. A
     /// stroke in the title's metal is lofted and shaded as `metal` says (nil: drawn in its colour).
+    /// `knockout`: what the drop shadow and outer glow are knocked out under (`drawn`).
     func applied(to title: Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int),
                  cache: LayerStyleCache?, shape: TitleShapeSettings?, metal: StrokeMetal? = nil,
-                 lighting: PointLighting? = nil) -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
+                 lighting: PointLighting? = nil, knockout: Image<RGBA8>? = nil) -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
         guard title.width > 0, title.height > 0 else { return (title, origin) }
         let region = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + title.width - 1,
                                  maxY: origin.y + title.height - 1)
@@ -516,7 +526,7 @@ extension LayerStyles {
         let planes = styleCache.planes(for: self, shape: shape, title: title, origin: origin, strokeLoft: metal?.loft,
                                        lighting: lighting)
         let metalImage = metal.flatMap { styleCache.shadedMetal(planes, $0, kept: cache != nil && shape != nil) }
-        return (drawn(title, at: origin, planes: planes, box: box, metal: metalImage), (box.minX, box.minY))
+        return (drawn(title, at: origin, planes: planes, box: box, metal: metalImage, knockout: knockout), (box.minX, box.minY))
     }
 
     /// The region drawn for a title whose region is `region`: the title's, each style's
@@ -541,8 +551,11 @@ extension LayerStyles {
     /// region, or a band of a streamed one's, whose planes hold the rows the band reads.
     /// `metal`: a stroke's shaded outline over the stroke plane's bounds, from its row
     /// `metalFirstRow` (a streamed band's rows) on (nil: its colour).
+    /// A drop shadow and an outer glow with `knockout` are hidden under the title's ink in
+    /// proportion to its coverage: the alpha of `knockout` (the title's size and place, its
+    /// letters at full alpha: a reveal's), else of `title` itself.
     func drawn(_ title: Image<RGBA8>, at origin: (x: Int, y: Int), planes: LayerStylePlanes, box: PixelBounds,
-               metal metalImage: Image<RGBA8>? = nil, metalFirstRow: Int = 0) -> Image<RGBA8> {
+               metal metalImage: Image<RGBA8>? = nil, metalFirstRow: Int = 0, knockout: Image<RGBA8>? = nil) -> Image<RGBA8> {
         let shadowOffset = offsets[LayerStylePlanes.Kind.shadow.rawValue]
         let innerOffset = offsets[LayerStylePlanes.Kind.inner.rawValue]
         var out = Image<RGBA8>(width: box.width, height: box.height, repeating: .clear)
@@ -553,7 +566,11 @@ extension LayerStyles {
         let metalPixels = metalImage ?? Image<RGBA8>(width: 1, height: 1, repeating: .clear)
         let strokePosition = self.stroke?.position
         let onlyUnder = innerShadow == nil && (strokePosition == nil || strokePosition == .outside)
+        precondition(knockout.map { $0.width == title.width && $0.height == title.height } ?? true, "The knock-out is not the title's size")
+        let ink = knockout ?? title
+        let knocks = layers.shadowKnocks && planes.shadow != nil || layers.glowKnocks && planes.glow != nil
         title.withUnsafeBufferPointer { t in
+        ink.withUnsafeBufferPointer { k in
         shadow.values.withUnsafeBufferPointer { sv in
         glow.values.withUnsafeBufferPointer { gv in
         stroke.values.withUnsafeBufferPointer { kv in
@@ -575,7 +592,8 @@ extension LayerStyles {
                         ? mv.baseAddress! + metalY * stroke.bounds.width : nil
                     for column in 0..<box.width {
                         let tx = column + box.minX - origin.x
-                        let p = ty >= 0 && ty < title.height && tx >= 0 && tx < title.width ? t[ty * title.width + tx] : .clear
+                        let inside = ty >= 0 && ty < title.height && tx >= 0 && tx < title.width
+                        let p = inside ? t[ty * title.width + tx] : .clear
                         // An opaque title pixel hides what is under it.
                         if p.a == 255 && onlyUnder {
                             target[column] = p
@@ -584,13 +602,15 @@ extension LayerStyles {
                         var acc = SIMD4<Float>.zero          // premultiplied rgb, alpha
                         @inline(__always) func over(_ c: SIMD3<Float>, _ a: Float) {
                             guard a > 0 else { return }
-                            acc = SIMD4(c * a, a) + acc * (1 - a)
+                            acc = PixelStack.over(SIMD4(c * a, a), acc)
                         }
+                        // What of the shadow and glow the ink leaves (1: all, where there is none).
+                        let bare = knocks && inside ? 1 - Float(k[ty * title.width + tx].a) * (1 / 255) : 1
                         if planes.shadow != nil {
-                            over(layers.shadow, layers.shadowOpacity * shadowRow.value(column))
+                            over(layers.shadow, layers.shadowOpacity * shadowRow.value(column) * (layers.shadowKnocks ? bare : 1))
                         }
                         if planes.glow != nil {
-                            over(layers.glow, layers.glowOpacity * glowRow.value(column))
+                            over(layers.glow, layers.glowOpacity * glowRow.value(column) * (layers.glowKnocks ? bare : 1))
                         }
                         var strokeA: Float = 0
                         var strokeColour = layers.stroke
@@ -617,12 +637,11 @@ extension LayerStyles {
                         over(colour, ta)
                         if strokePosition == .center { over(strokeColour, strokeA) }
                         guard acc.w > 0 else { continue }
-                        let c = acc / acc.w * 255
-                        target[column] = RGBA8(r: UInt8(min(c.x, 255).rounded()), g: UInt8(min(c.y, 255).rounded()),
-                                               b: UInt8(min(c.z, 255).rounded()), a: UInt8(min(acc.w * 255, 255).rounded()))
+                        target[column] = PixelStack.pixel(acc)
                     }
                 }
             }
+        }
         }
         }
         }
@@ -638,11 +657,13 @@ extension LayerStyles {
 private struct StyleColors {
     var shadow = SIMD3<Float>.zero, glow = SIMD3<Float>.zero, stroke = SIMD3<Float>.zero, inner = SIMD3<Float>.zero
     var shadowOpacity: Float = 0, glowOpacity: Float = 0, strokeOpacity: Float = 0, innerOpacity: Float = 0
+    /// Whether the shadow and the glow are knocked out under the ink.
+    var shadowKnocks = false, glowKnocks = false
 
     init(_ styles: LayerStyles) {
         func rgb(_ c: RGBColor) -> SIMD3<Float> { SIMD3(c.r, c.g, c.b) }
-        if let s = styles.dropShadow { (shadow, shadowOpacity) = (rgb(s.color), Float(s.opacity)) }
-        if let g = styles.outerGlow { (glow, glowOpacity) = (rgb(g.color), Float(g.opacity)) }
+        if let s = styles.dropShadow { (shadow, shadowOpacity, shadowKnocks) = (rgb(s.color), Float(s.opacity), s.knockout) }
+        if let g = styles.outerGlow { (glow, glowOpacity, glowKnocks) = (rgb(g.color), Float(g.opacity), g.knockout) }
         if let s = styles.stroke { (stroke, strokeOpacity) = (rgb(s.color), Float(s.opacity)) }
         if let i = styles.innerShadow { (inner, innerOpacity) = (rgb(i.color), Float(i.opacity)) }
     }

@@ -295,8 +295,11 @@ final class DynamicTitle {
                                     let ny = (w00 * n[k].y + w10 * n[k + 1].y + w01 * n[k + w].y + w11 * n[k + w + 1].y) / alpha
                                     // The normal turned with the piece (normals are y-up, the canvas y-down).
                                     let rx = fc * nx + fs * ny, ry = -fs * nx + fc * ny
-                                    let colour = shading.color(normalX: rx, normalY: ry)
-                                    row[x] = blend(colour, alpha: min(alpha, 1), over: row[x])
+                                    let colour = shading.color(normalX: rx, normalY: ry), a = min(alpha, 1)
+                                    // Over another piece (or a rope), stacked; else as it is.
+                                    row[x] = row[x].a == 0 ? PixelStack.pixel(colour, alpha: a)
+                                        : PixelStack.pixel(PixelStack.over(SIMD4(colour.r * a, colour.g * a, colour.b * a, a),
+                                                                           PixelStack.premultiplied(row[x])))
                                 }
                             }
                         }
@@ -305,16 +308,6 @@ final class DynamicTitle {
             }
         }
         return y0..<y1
-    }
-
-    /// `colour` with coverage `alpha` over the straight-alpha pixel `d`.
-    @inline(__always)
-    static func blend(_ colour: RGBColor, alpha: Float, over d: RGBA8) -> RGBA8 {
-        guard d.a > 0 else { return RGBA8(colour, alpha: alpha, over: nil) }
-        let da = Float(d.a) / 255 * (1 - alpha)
-        let a = alpha + da
-        @inline(__always) func mix(_ s: Float, _ t: UInt8) -> UInt8 { unitByte((s * alpha + Float(t) / 255 * da) / a) }
-        return RGBA8(r: mix(colour.r, d.r), g: mix(colour.g, d.g), b: mix(colour.b, d.b), a: unitByte(a))
     }
 }
 

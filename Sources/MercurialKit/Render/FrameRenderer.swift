@@ -38,6 +38,8 @@ public final class FrameRenderer {
     private var letters: LetterMap?
     /// The region as a reveal shows it, reused from frame to frame.
     private var revealed = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
+    /// `revealed` with every letter at full alpha (a knock-out's ink).
+    private var revealedInk = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
     /// The layer styles' masks, kept while the shape and their sizes stay.
     let styleCache = LayerStyleCache()
 
@@ -243,7 +245,13 @@ public final class FrameRenderer {
         shade(shading: shading, compositing: compositing)
         if let reveal = settings.look.reveal, let letters {
             let origin = letters.reveal(title, at: reveal, origin: geometry.shape.origin, canvasHeight: height, into: &revealed)
-            compositing.draw(&revealed, at: origin, into: &canvas, shading: shading)
+            // The letters as they lie, at full alpha: what their shadow and glow are knocked out under.
+            let knocks = compositing.styles.knocksOut
+            if knocks {
+                _ = letters.reveal(title, at: reveal, origin: geometry.shape.origin, canvasHeight: height, into: &revealedInk,
+                                   opaque: true)
+            }
+            compositing.draw(&revealed, at: origin, into: &canvas, shading: shading, knockout: knocks ? revealedInk : nil)
             lastSettings = settings
             return canvas
         }

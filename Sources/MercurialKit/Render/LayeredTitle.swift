@@ -210,23 +210,11 @@ enum LayeredTitle {
                 parallelBands(size.height, minimumBand: 8) { rows in
                     for y in rows {
                         let row = source.baseAddress! + (y + from.y) * stride + from.x
-                        let to = out.baseAddress! + (y + at.y) * width + at.x
-                        for x in 0..<size.width { to[x] = over(row[x], to[x]) }
+                        PixelStack.paint(row, over: out.baseAddress! + (y + at.y) * width + at.x, count: size.width)
                     }
                 }
             }
         }
-    }
-
-    /// Porter and Duff's "over" in straight alpha.
-    @inline(__always)
-    static func over(_ p: RGBA8, _ b: RGBA8) -> RGBA8 {
-        if p.a == 255 || b.a == 0 { return p }
-        if p.a == 0 { return b }
-        let pa = Float(p.a) / 255, ba = Float(b.a) / 255 * (1 - pa)
-        let a = pa + ba
-        @inline(__always) func mix(_ f: UInt8, _ g: UInt8) -> UInt8 { UInt8(((Float(f) * pa + Float(g) * ba) / a).rounded()) }
-        return RGBA8(r: mix(p.r, b.r), g: mix(p.g, b.g), b: mix(p.b, b.b), a: UInt8((a * 255).rounded()))
     }
 }
 

@@ -47,9 +47,10 @@ struct LetterMap {
     /// `title` (this map's region, at `origin` on a canvas `canvasHeight` rows high) as
     /// `frame` shows it, drawn into `out` (made the size it needs: the region, taller
     /// by the letters' offsets, cut at the canvas). Returns where `out` sits.
+    /// `opaque`: every letter where the frame puts it, but at full alpha.
     func reveal(_ title: Image<RGBA8>, at frame: LetterReveal.Frame, origin: (x: Int, y: Int), canvasHeight: Int,
-                into out: inout Image<RGBA8>) -> (x: Int, y: Int) {
-        let states = (0..<count).map { frame.letter($0) }
+                into out: inout Image<RGBA8>, opaque: Bool = false) -> (x: Int, y: Int) {
+        let states = (0..<count).map { k in frame.letter(k) }.map { opaque ? (alpha: 1, dy: $0.dy) : $0 }
         let alphas = states.map { UInt32((min(max($0.alpha, 0), 1) * 65535).rounded()) }
         let shifts = states.map { Int(pixel: $0.dy, .down) }
         // A letter part-way up or down sits across two rows.
@@ -82,9 +83,7 @@ struct LetterMap {
                                     ty += shifts[k]
                                 }
                                 guard a > 0, ty >= 0, ty < outHeight else { continue }
-                                let d = target[ty * w + x]
-                                target[ty * w + x] = d.a == 0 ? RGBA8(r: p.r, g: p.g, b: p.b, a: a)
-                                    : Self.over(RGBA8(r: p.r, g: p.g, b: p.b, a: a), d)
+                                target[ty * w + x] = PixelStack.over(RGBA8(r: p.r, g: p.g, b: p.b, a: a), target[ty * w + x])
                             }
                         }
                     }
@@ -114,7 +113,7 @@ struct LetterMap {
                         column.withUnsafeMutableBufferPointer { column in
                             @inline(__always) func put(_ row: Int, _ v: SIMD4<Float>) {
                                 guard v.w > 0, row >= 0, row < outHeight else { return }
-                                column[row] = v + column[row] * (1 - v.w)
+                                column[row] = PixelStack.over(v, column[row])
                             }
                             for x in columns {
                                 column.update(repeating: .zero)
@@ -135,9 +134,7 @@ struct LetterMap {
                                     put(row, carry)
                                 }
                                 for row in 0..<outHeight where column[row].w > 0 {
-                                    let v = column[row], a = min(v.w, 1), rgb = v / v.w * 255
-                                    target[row * w + x] = RGBA8(r: UInt8(min(rgb.x, 255).rounded()), g: UInt8(min(rgb.y, 255).rounded()),
-                                                                b: UInt8(min(rgb.z, 255).rounded()), a: UInt8((a * 255).rounded()))
+                                    target[row * w + x] = PixelStack.pixel(column[row])
                                 }
                             }
                         }
@@ -145,13 +142,5 @@ struct LetterMap {
                 }
             }
         }
-    }
-
-    /// Straight-alpha `s` over straight-alpha `d` (where a moving letter passes over another).
-    @inline(__always)
-    static func over(_ s: RGBA8, _ d: RGBA8) -> RGBA8 {
-        let sa = Float(s.a) / 255, da = Float(d.a) / 255 * (1 - sa), a = sa + da
-        @inline(__always) func mix(_ f: UInt8, _ g: UInt8) -> UInt8 { UInt8(min((Float(f) * sa + Float(g) * da) / a + 0.5, 255)) }
-        return RGBA8(r: mix(s.r, d.r), g: mix(s.g, d.g), b: mix(s.b, d.b), a: UInt8(min(a * 255 + 0.5, 255)))
     }
 }

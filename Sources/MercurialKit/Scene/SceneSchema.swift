@@ -82,7 +82,7 @@ public enum SceneSchema {
     static let stylePercent = SchemaValue.number(0...100)
 
     /// A drop shadow (`edge` "spread") or an inner shadow (`edge` "choke", into the letters).
-    static func shadow(edge: String, falls: String, edgeHelp: String) -> Schema<Shadow> {
+    static func shadow(edge: String, falls: String, edgeHelp: String, knockout: Bool) -> Schema<Shadow> {
         Schema(Shadow(), [
             SchemaField("color", \.color, .color, help: "the shadow's colour"),
             SchemaField("opacity", \.opacity, styleOpacity, help: "the shadow's opacity, 0…1"),
@@ -91,17 +91,23 @@ public enum SceneSchema {
             SchemaField("distance", \.distance, styleDistance, help: "how far the shadow falls\(falls), in pixels"),
             SchemaField("size", \.size, styleSize, help: "how far its soft edge reaches, in pixels (0: hard)"),
             SchemaField(edge, \.spread, stylePercent, help: "per cent of the size that is a hard \(edgeHelp) before the blur"),
-        ])
+        ] + (knockout ? [knockoutField(\.knockout, "shadow")] : []))
     }
 
-    public static let dropShadow = shadow(edge: "spread", falls: "", edgeHelp: "dilation")
-    public static let innerShadow = shadow(edge: "choke", falls: " inside the letters", edgeHelp: "choke")
+    /// A drop shadow's or outer glow's `knockout` (on by default).
+    static func knockoutField<T: Sendable>(_ key: WritableKeyPath<T, Bool> & Sendable, _ style: String) -> SchemaField<T> {
+        SchemaField("knockout", key, .bool, help: "whether the \(style) is hidden under the title's own ink (a half-revealed letter keeps its colour)")
+    }
+
+    public static let dropShadow = shadow(edge: "spread", falls: "", edgeHelp: "dilation", knockout: true)
+    public static let innerShadow = shadow(edge: "choke", falls: " inside the letters", edgeHelp: "choke", knockout: false)
 
     public static let outerGlow = Schema(OuterGlow(), [
         SchemaField("color", \.color, .color, help: "the glow's colour"),
         SchemaField("opacity", \.opacity, styleOpacity, help: "the glow's opacity, 0…1"),
         SchemaField("size", \.size, styleSize, help: "how far the glow reaches, in pixels"),
         SchemaField("spread", \.spread, stylePercent, help: "per cent of the size that is a hard dilation before the blur"),
+        knockoutField(\.knockout, "glow"),
     ])
 
     public static let stroke = Schema(Stroke(), [

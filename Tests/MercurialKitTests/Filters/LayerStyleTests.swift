@@ -201,6 +201,36 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
         #expect(s.bevel == .down)
     }
 
+    /// A drop shadow and an outer glow are knocked out under the title's own ink (Photoshop's
+    /// "Layer knocks out drop shadow", on by default): an edge pixel of the ink shows its own
+    /// colour, less opaque, not the shadow through it; `knockout: false` keeps the shadow there.
+    /// Beyond the ink, and under opaque ink, nothing changes.
+    @Test(arguments: ["dropShadow", "outerGlow"])
+    func theShadowAndGlowAreKnockedOutUnderTheInk(_ style: String) throws {
+        let plain = try stem()
+        func styled(_ knockout: Bool?) throws -> Image<RGBA8> {
+            try stem { s in
+                try SceneSchema.assign("\(style).color", text: "#00ff00", to: &s)
+                try SceneSchema.assign("\(style).opacity", text: "1", to: &s)
+                if let knockout { try SceneSchema.assign("\(style).knockout", text: "\(knockout)", to: &s) }
+            }
+        }
+        let knocked = try styled(nil), kept = try styled(false)
+        #expect(try styled(true).pixels == knocked.pixels, "knocked out by default")
+        var edges = 0, greener = 0
+        for (i, ink) in plain.pixels.enumerated() {
+            let (k, s) = (knocked.pixels[i], kept.pixels[i])
+            if ink.a == 0 || ink.a == 255 {
+                #expect(k == s, "at \(i) (ink alpha \(ink.a)) the knock-out changes \(s) to \(k)")
+                continue
+            }
+            edges += 1
+            // The ink's colour over what the knock-out leaves of the green style: less green, less alpha.
+            if Int(s.g) - Int(s.r) > Int(k.g) - Int(k.r) + 8 && k.a < s.a { greener += 1 }
+        }
+        #expect(edges > 100 && greener > edges / 2, "of \(edges) edge pixels of the ink, \(greener) show less of the \(style) knocked out")
+    }
+
     /// The box blur is a running sum: each of a plane's three passes, along and down,
     /// equals the plain sum of its window (the plane made as a whole title's is, one band).
     @Test func boxBlurMatchesAPlainWindowSum() {

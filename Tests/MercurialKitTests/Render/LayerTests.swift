@@ -108,18 +108,6 @@ import MercurialTestSupport
         }
     }
 
-    @Test func overIsPorterDuffInStraightAlpha() {
-        let p = RGBA8(r: 200, g: 100, b: 0, a: 128), b = RGBA8(r: 0, g: 50, b: 250, a: 100)
-        #expect(LayeredTitle.over(p, .clear) == p)
-        #expect(LayeredTitle.over(RGBA8(r: 1, g: 2, b: 3, a: 255), b) == RGBA8(r: 1, g: 2, b: 3, a: 255))
-        #expect(LayeredTitle.over(.clear, b) == b)
-        let o = LayeredTitle.over(p, b)
-        let pa = 128.0 / 255, ba = 100.0 / 255
-        #expect(abs(Double(o.a) - (pa + ba * (1 - pa)) * 255) <= 1)
-        let red = (200 * pa + 0 * ba * (1 - pa)) / (pa + ba * (1 - pa))
-        #expect(abs(Double(o.r) - red) <= 1, "\(o)")
-    }
-
     /// The recipe carries the layers: read back, the title renders to the same pixels.
     @Test func recipeRoundTrips() throws {
         let settings = try Self.scene(Self.lowerThird)
