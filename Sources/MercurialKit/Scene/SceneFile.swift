@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Scene files and materials: JSON objects whose keys set `RenderSettings`.
 ///
@@ -385,19 +386,52 @@ public enum Materials {
         public var description: String
     }
 
+    /// The bundled folder's files as last listed (listed again when the folder changes:
+    /// a file added, removed or renamed), and each material file as last parsed (parsed
+    /// again when it changes): every scene read names a material, and the editor reads
+    /// its scene on every edit, which listed the folder and parsed all nine files each time.
+    private struct Cache {
+        var folder = ""
+        var stamp: FileStamp?
+        var files: [String] = []
+        var parsed: [String: (stamp: FileStamp, root: JSONNode)] = [:]
+    }
+    private static let cache = Mutex(Cache())
+
     public static func bundled() throws(MercurialError) -> [Preset] {
         let folder = try DataDirectory.folder("materials")
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
-            .filter { $0.hasSuffix(".json") }.sorted()
-        return files.map { file in
+        let stamp = FileStamp(folder)
+        var files = cache.withLock { $0.folder == folder && stamp != nil && $0.stamp == stamp ? $0.files : nil }
+        if files == nil {
+            let listed = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+                .filter { $0.hasSuffix(".json") }.sorted()
+            cache.withLock { ($0.folder, $0.stamp, $0.files) = (folder, stamp, listed) }
+            files = listed
+        }
+        return (files ?? []).map { file in
             let path = folder + "/" + file
             var description = ""
-            if let root = try? SceneFile.parse(path, role: "material"), case .object(let members) = root.value,
+            if let root = try? parsed(path, quoting: true), case .object(let members) = root.value,
                let d = members.first(where: { $0.key == "description" }), case .string(let s) = d.value.value {
                 description = s
             }
             return Preset(name: String(file.dropLast(5)), path: path, description: description)
         }
+    }
+
+    /// The material file at `path`, parsed (kept while the file stays as it was; an error is not kept).
+    static func parsed(_ path: String, quoting: Bool) throws(MercurialError) -> JSONNode {
+        let stamp = FileStamp(path)
+        if let stamp, let kept = cache.withLock({ $0.parsed[path] }), kept.stamp == stamp { return kept.root }
+        let root = try SceneFile.parse(path, role: "material", quoting: quoting)
+        if let stamp {
+            cache.withLock { cache in
+                // The bundled nine and a few of the user's: a batch naming many files keeps no more than 64.
+                if cache.parsed.count >= 64 { cache.parsed.removeAll() }
+                cache.parsed[path] = (stamp, root)
+            }
+        }
+        return root
     }
 
     /// Applies the material `nameOrPath` (a bundled name or a JSON file); returns the keys it sets.
@@ -420,7 +454,7 @@ public enum Materials {
             }
             path = preset.path
         }
-        let root = try SceneFile.parse(path, role: "material", quoting: false)
+        let root = try parsed(path, quoting: false)
         guard case .object(let members) = root.value else {
             throw MercurialError("\(path):\(root.location): a material must be a JSON object {…}, not \(root.value.typeName)")
         }

@@ -111,4 +111,34 @@ func sceneError(_ json: String) -> String {
             seen.append(settings)
         }
     }
+
+    /// A material file is parsed once and again only when it changes (its size, time or
+    /// inode): the editor reads its scene on every edit, and each read listed the bundled
+    /// folder and parsed every material file. The file is rewritten in place with its
+    /// size and time put back, which only a kept parse does not see; then touched, which it must.
+    @Test func aMaterialFileIsParsedAgainOnlyWhenItChanges() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("material-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/mine.json"
+        func write(_ shininess: String) { FileManager.default.createFile(atPath: path, contents: Data(#"{"shininess": \#(shininess)}"#.utf8)) }
+        func shininess() throws -> Double {
+            var settings = RenderSettings()
+            try Materials.apply(path, to: &settings)
+            return settings.scene.material.shininess
+        }
+        write("0.125")
+        #expect(try shininess() == 0.125)
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.write(Data(#"{"shininess": 0.250}"#.utf8))
+        try handle.close()
+        var times = [info.st_atim, info.st_mtim]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        #expect(try shininess() == 0.125, "parsed again though the file's stamp is the same")
+        times[1].tv_sec += 2
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        #expect(try shininess() == 0.25, "a changed material file is read again")
+    }
 }
