@@ -16,15 +16,20 @@ import Testing
     }
 
     /// Over an opaque pixel (a title over its backdrop's colour), each level is the exact
-    /// blend rounded to the nearest: (f·a + g·(255 − a)) / 255, which is never a half.
+    /// blend rounded to the nearest: (f·a + g·(255 − a)) / 255, which is never a half; the
+    /// stack's floats rounded once give the same level as the integers `over` takes there.
     @Test func overAnOpaquePixelRoundsTheExactBlendToTheNearestLevel() {
         var wrong: [String] = []
         for a in 1...254 {
             for f in stride(from: 0, through: 255, by: 3) {
                 for g in stride(from: 0, through: 255, by: 5) {
-                    let o = PixelStack.over(RGBA8(r: UInt8(f), g: 0, b: 0, a: UInt8(a)), RGBA8(r: UInt8(g), g: 0, b: 0, a: 255))
+                    let top = RGBA8(r: UInt8(f), g: 0, b: 0, a: UInt8(a)), bottom = RGBA8(r: UInt8(g), g: 0, b: 0, a: 255)
+                    let o = PixelStack.over(top, bottom)
+                    let stacked = PixelStack.pixel(PixelStack.over(PixelStack.premultiplied(top), PixelStack.premultiplied(bottom)))
                     let exact = (f * a + g * (255 - a) + 127) / 255
-                    if o.r != exact || o.a != 255, wrong.count < 5 { wrong.append("\(f) at \(a) over \(g): \(o.r), not \(exact)") }
+                    if o.r != exact || o.a != 255 || stacked != o, wrong.count < 5 {
+                        wrong.append("\(f) at \(a) over \(g): \(o.r), stacked \(stacked.r), not \(exact)")
+                    }
                 }
             }
         }
