@@ -57,22 +57,21 @@ struct MaterialOptions: ParsableArguments {
             for i in settings.layers.indices { try dedicated(to: &settings.layers[i].settings) }
         }
         try dedicated(to: &settings)
-        let layerMaterials = try self.layerMaterials().paths
-        for assignment in assignments where !layerMaterials.contains(where: { assignment.hasPrefix("\($0)=") }) {
-            try settings.set(assignment: assignment)
-        }
+        let layerMaterials = try self.layerMaterials().assignments
+        for assignment in assignments where !layerMaterials.contains(assignment) { try settings.set(assignment: assignment) }
     }
 
     /// The `--set 'layers[N].material=NAME'`: a layer's preset, which its scene is read over.
-    private func layerMaterials() throws -> (paths: [ScenePath], byIndex: [Int: String]) {
-        var paths: [ScenePath] = [], byIndex: [Int: String] = [:]
+    private func layerMaterials() throws -> (paths: [ScenePath], byIndex: [Int: String], assignments: Set<String>) {
+        var paths: [ScenePath] = [], byIndex: [Int: String] = [:], taken: Set<String> = []
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "="), let path = try? ScenePath(String(assignment[..<equals])),
                   let layer = path.layer, path.key == "material" else { continue }
             paths.append(path)
+            taken.insert(assignment)
             byIndex[layer] = String(assignment[assignment.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
         }
-        return (paths, byIndex)
+        return (paths, byIndex, taken)
     }
 
     /// The scene file's `sequence`, or nil when it has none: each title's settings

@@ -63,7 +63,7 @@ import MercurialTestSupport
             let plain = try await render(["--params", scene], in: dir, to: "plain.png")
             let shadow = try await render(["--params", scene, "--set", "layers[0].dropShadow.size=20"], in: dir, to: "shadow.png")
             #expect(!Self.same(shadow.png, plain.png), "layer 0's shadow changed")
-            let neon = try await render(["--params", scene, "--set", "layers[1].material=neon"], in: dir, to: "neon.png")
+            let neon = try await render(["--params", scene, "--set", "layers[1].material = neon"], in: dir, to: "neon.png")
             let file = try Self.lowerThird(in: dir, "neon.json") { scene in
                 var layers = scene["layers"] as! [[String: Any]]
                 layers[1]["material"] = "neon"
