@@ -140,7 +140,8 @@ private final class WindowedShape: PlaneStep {
 
     init(width: Int, height: Int, reach: Int, chunk: Int, shape: @escaping (Mask) -> [Float], next: any PlaneStep) {
         (self.width, self.height, self.reach, self.chunk, self.shape, self.next) = (width, height, reach, chunk, shape, next)
-        input = RowWindow(width: width)
+        // Room for the rows of its first window at once.
+        input = RowWindow(width: width, reserving: min(chunk + reach, height))
     }
 
     func push(_ row: UnsafeMutablePointer<Float>) {
@@ -222,17 +223,19 @@ private final class StreamedBoxPass: PlaneStep {
                 out.withUnsafeMutableBufferPointer { o in
                     let o = o.baseAddress!
                     parallelBands(w, minimumBand: 256) { columns in
+                        // The band's columns from its first, so that each loop is a plain run over pointers.
+                        let c0 = columns.lowerBound, count = columns.count, sums = s.baseAddress! + c0
                         @inline(__always) func make(_ y: Int, into n: Int) {
-                            let target = o + n * w
-                            for i in columns { target[i] = s[i] * scale }
+                            let target = o + n * w + c0
+                            for i in 0..<count { target[i] = sums[i] * scale }
                             if y - r >= 0 {
-                                let remove = row(y - r)
-                                for i in columns { s[i] -= remove[i] }
+                                let remove = row(y - r) + c0
+                                for i in 0..<count { sums[i] -= remove[i] }
                             }
                         }
                         for k in added {
-                            let add = row(k)
-                            for i in columns { s[i] += add[i] }
+                            let add = row(k) + c0
+                            for i in 0..<count { sums[i] += add[i] }
                             if k >= r { make(k - r, into: k - r - made.lowerBound) }
                         }
                         for (n, y) in tail.enumerated() { make(y, into: made.count + n) }
