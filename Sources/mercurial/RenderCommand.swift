@@ -110,11 +110,15 @@ struct Render: ParsableCommand {
         return (nil, text)
     }
 
+    /// What `checkFont` reads of a recipe: its font's SHA-256, a member of its top level.
+    struct RecipeFont: Decodable {
+        var fontSHA256: String?
+    }
+
     /// Warns when the font a recipe names is not the file it was made with.
     static func checkFont(_ settings: RenderSettings, recipe: String) {
-        guard let range = recipe.range(of: "\"fontSHA256\": \""),
-              let end = recipe[range.upperBound...].firstIndex(of: "\"") else { return }
-        let made = String(recipe[range.upperBound..<end])
+        // Decoded, not searched for: a recipe laid out otherwise (`"fontSHA256":"…"`) was not checked.
+        guard let made = (try? JSONDecoder().decode(RecipeFont.self, from: Data(recipe.utf8)))?.fontSHA256 else { return }
         if let now = try? SceneRecipe.fontSHA256(settings.font), now != made {
             warn(MercurialWarning("font '\(settings.font)' is not the file this title was made with (its SHA-256 differs), so the title may look different"))
         }

@@ -85,6 +85,27 @@ import MercurialTestSupport
         }
     }
 
+    /// The recipe is decoded, not searched for `"fontSHA256": "`: laid out without spaces
+    /// (as a JSON tool writes it), a changed font is still said.
+    @Test func aCompactRecipesChangedFontIsSaid() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let font = dir.appendingPathComponent("f.otf")
+            try FileManager.default.copyItem(at: CLI.packageRoot.appendingPathComponent("fonts/dosis-extrabold.otf"), to: font)
+            ok(try await CLI.run(["render", "Font", "--size", "40", "--font", "f.otf", "-o", "t.png", "-q"], in: dir))
+            let png = Array(try Data(contentsOf: dir.appendingPathComponent("t.png")))
+            let recipe = try #require(try SceneRecipe.read(fromPNG: png, name: "t.png"))
+            let object = try JSONSerialization.jsonObject(with: Data(recipe.utf8))
+            let compact = Array(try JSONSerialization.data(withJSONObject: object))
+            #expect(String(decoding: compact, as: UTF8.self).contains(#""fontSHA256":""#))
+            try Data(Self.withUncompressedRecipe(compact, in: png)).write(to: dir.appendingPathComponent("compact.png"))
+            try FileManager.default.removeItem(at: font)
+            try FileManager.default.copyItem(at: CLI.packageRoot.appendingPathComponent("fonts/display-heavy.otf"), to: font)
+            let changed = try await CLI.run(["render", "--from", "compact.png", "-o", "u.png", "-q"], in: dir)
+            ok(changed, warnings: true)
+            #expect(changed.stderrLines.count == 1 && changed.stderr.contains("is not the file this title was made with"), "\(changed)")
+        }
+    }
+
     /// `png` with its recipe chunk replaced by an uncompressed one holding `text`
     /// (the CRC is left zero: the reader does not check it).
     static func withUncompressedRecipe(_ text: [UInt8], in png: [UInt8]) -> [UInt8] {
