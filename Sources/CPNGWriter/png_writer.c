@@ -110,6 +110,20 @@ static int ensure_output(z_stream *z, uint8_t **buffer, size_t *capacity, size_t
     return 1;
 }
 
+/* A raw deflate stream (no zlib header: the caller writes its own) at `level`, and its
+   output buffer of *capacity bytes (0: deflate's bound for `raw` input bytes, plus a
+   little); NULL, with the stream ended, if either cannot be had. */
+static uint8_t *begin_deflate(z_stream *z, int level, int mem_level, int strategy, size_t raw, size_t *capacity) {
+    memset(z, 0, sizeof *z);
+    if (deflateInit2(z, level, Z_DEFLATED, -15, mem_level, strategy) != Z_OK) return NULL;
+    if (*capacity == 0) *capacity = deflateBound(z, raw) + 64;
+    uint8_t *buffer = malloc(*capacity);
+    if (!buffer) { deflateEnd(z); return NULL; }
+    z->next_out = buffer;
+    z->avail_out = (uInt)*capacity;
+    return buffer;
+}
+
 /* How many identical rows (one row pointer repeated, as the empty canvas around a
    title is) are deflated once and then copied: zlib's RLE pass still reads every
    byte of an empty row, which was two thirds of a 1080p title's instructions. */
@@ -120,13 +134,9 @@ enum { REPEAT_BLOCK = 16 };
    final), so it may be spliced into any stream just after a full flush. */
 static uint8_t *repeated_row_segment(const uint8_t *row, size_t row_bytes, int level, int count, size_t *size) {
     z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return NULL;
-    size_t capacity = deflateBound(&z, (row_bytes + 1) * (size_t)count) + 64;
-    uint8_t *buffer = malloc(capacity);
-    if (!buffer) { deflateEnd(&z); return NULL; }
-    z.next_out = buffer;
-    z.avail_out = (uInt)capacity;
+    size_t capacity = 0;
+    uint8_t *buffer = begin_deflate(&z, level, 8, Z_RLE, (row_bytes + 1) * (size_t)count, &capacity);
+    if (!buffer) return NULL;
     static const uint8_t filter_none = 0;
     for (int k = 0; k < count; k++) {
         z.next_in = (Bytef *)&filter_none;
@@ -237,13 +247,9 @@ static int end_band(z_stream *z, uint8_t **buffer, size_t *capacity, int last) {
 static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
                                    int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler) {
     z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return 0;
     size_t capacity = 65536;
-    uint8_t *buffer = malloc(capacity);
-    if (!buffer) { deflateEnd(&z); return 0; }
-    z.next_out = buffer;
-    z.avail_out = (uInt)capacity;
+    uint8_t *buffer = begin_deflate(&z, level, 8, Z_RLE, 0, &capacity);
+    if (!buffer) return 0;
     static const uint8_t filter_none = 0;
     const uint8_t *previous = NULL;
     uint32_t previous_adler = 0;
@@ -333,15 +339,12 @@ static uint64_t filter_row(int type, const uint8_t *row, const uint8_t *up, size
 static int deflate_adaptive_rows(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
                                  int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler) {
     z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, level, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
     size_t capacity = 65536;
-    uint8_t *buffer = malloc(capacity);
+    uint8_t *buffer = begin_deflate(&z, level, 9, Z_DEFAULT_STRATEGY, 0, &capacity);
+    if (!buffer) return 0;
     /* Five filtered candidates (the best is kept in place), and a row of zeros for "above" the first row. */
     uint8_t *candidates = malloc((row_bytes + 1) * 6), *zeros = calloc(row_bytes, 1);
-    if (!buffer || !candidates || !zeros) goto fail;
-    z.next_out = buffer;
-    z.avail_out = (uInt)capacity;
+    if (!candidates || !zeros) goto fail;
     uint32_t a = adler32(0, NULL, 0);
     for (uint32_t y = row_begin; y < row_end; y++) {
         const uint8_t *row = rows[y], *up = y > 0 ? rows[y - 1] : zeros;
@@ -383,7 +386,6 @@ int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, 
                                     int last, int level, int filter, uint8_t **out, size_t *out_size,
                                     uint32_t *adler, size_t *raw_size) {
     z_stream z;
-    memset(&z, 0, sizeof z);
     size_t row_bytes = (size_t)width * 4;
     size_t raw = (row_bytes + 1) * (row_end - row_begin);
     *raw_size = raw;
@@ -391,12 +393,9 @@ int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, 
         return deflate_unfiltered_rows(rows, row_bytes, row_begin, row_end, last, level, out, out_size, adler);
     if (filter == MERCURIAL_FILTER_ADAPTIVE)
         return deflate_adaptive_rows(rows, row_bytes, row_begin, row_end, last, level, out, out_size, adler);
-    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
-    size_t capacity = deflateBound(&z, raw) + 64;
-    uint8_t *buffer = malloc(capacity);
-    if (!buffer) { deflateEnd(&z); return 0; }
-    z.next_out = buffer;
-    z.avail_out = (uInt)capacity;
+    size_t capacity = 0;
+    uint8_t *buffer = begin_deflate(&z, level, 8, Z_DEFAULT_STRATEGY, raw, &capacity);
+    if (!buffer) return 0;
     uint32_t a = adler32(0, NULL, 0);
     /* Filter byte 4, then each byte minus the Paeth prediction from the left,
        upper and upper-left pixels (the row above the band counts: a band's

@@ -33,7 +33,7 @@ struct EditorRoutes: Sendable {
                 try await session.reload()
                 return Responses.json(200, ["revision": await session.revision])
             } catch let error as MercurialError {
-                return Responses.json(422, ["error": error.message])
+                return Responses.refusal(error)
             }
         }
         router.post("/api/export") { _, _ in
@@ -41,8 +41,9 @@ struct EditorRoutes: Sendable {
                 let (path, bytes) = try await session.export()
                 return Responses.json(200, ["path": path, "bytes": bytes.count])
             } catch let error as MercurialError {
-                // A link or an input in the way, a title too large: the page's to fix, as a video export's.
-                return Responses.json(422, ["error": error.message])
+                // A link or an input in the way, a title too large: the page's to fix, as a video
+                // export's (422); a full disk or a failing ffmpeg: the machine's (503).
+                return Responses.refusal(error)
             }
         }
         router.get("/api/export.png") { _, _ in await download() }
@@ -54,7 +55,7 @@ struct EditorRoutes: Sendable {
             do {
                 return Responses.json(200, ["path": try await session.exportVideo(format: format)])
             } catch let error as MercurialError {
-                return Responses.json(422, ["error": error.message])
+                return Responses.refusal(error)
             }
         }
         router.post("/api/export-video/cancel") { _, _ in
@@ -210,7 +211,7 @@ struct EditorRoutes: Sendable {
                 let bytes = kind == .frame ? try frame.png() : try session.spherePNG(for: frame.scene)
                 response = Responses.bytes(.ok, "image/png", bytes)
             } catch {
-                return Responses.json(500, ["error": error.message])
+                return Responses.refusal(error)
             }
             response.headers[.frameNumber] = String(frame.number)
             return response
@@ -244,7 +245,7 @@ struct EditorRoutes: Sendable {
         } catch let conflict as EditorSession.SaveConflict {
             return Responses.json(409, ["error": conflict.message, "conflict": true])
         } catch let error as MercurialError {
-            return Responses.json(500, ["error": error.message])
+            return Responses.refusal(error)
         } catch {
             return Responses.json(500, ["error": "\(error)"])
         }
@@ -275,7 +276,7 @@ struct EditorRoutes: Sendable {
             let (revision, changed, added) = try await session.apply(changes, tag: tag)
             return (200, ["revision": revision, "changed": changed, "addedKeyframes": added])
         } catch {
-            return (422, ["error": error.message, "key": error.key])
+            return (error.kind.httpStatus, ["error": error.message, "key": error.key, "kind": error.kind.rawValue])
         }
     }
 }

@@ -377,8 +377,14 @@ enum Responses {
         bytes(status, "application/json", EditorJSON.string(object).utf8)
     }
 
+    /// A request refused for `error`: the status its kind says, its message and kind.
+    static func refusal(_ error: MercurialError) -> Response {
+        json(error.kind.httpStatus, ["error": error.message, "kind": error.kind.rawValue])
+    }
+
     static func json(_ code: Int, _ object: [String: Any]) -> Response {
-        let phrase = [200: "OK", 400: "Bad Request", 409: "Conflict", 422: "Unprocessable Content"][code] ?? "Error"
+        let phrase = [200: "OK", 400: "Bad Request", 409: "Conflict", 422: "Unprocessable Content", 500: "Internal Server Error",
+                      503: "Service Unavailable"][code] ?? "Error"
         return json(HTTPResponse.Status(code: code, reasonPhrase: phrase), object)
     }
 }

@@ -290,7 +290,7 @@ public actor EditorSession {
                 let loaded = try nextDocument.load(as: scenePath)
                 (next, nextTimeline, nextSequence) = (loaded.settings, loaded.timeline, loaded.sequence)
             } catch {
-                throw EditorChangeError(key: change.key, message: error.message)
+                throw EditorChangeError(key: change.key, message: error.message, kind: error.kind)
             }
         }
         nextPlayhead = Self.playhead(nextPlayhead, in: nextTimeline, sequence: nextSequence)
@@ -1066,6 +1066,8 @@ struct DiskState: Equatable {
 public struct EditorChangeError: Error, Sendable {
     public var key: String
     public var message: String
+    /// Whose the error is, as the command line's (an HTTP status from it).
+    public var kind: MercurialError.Kind = .input
 }
 
 /// What renders keep between frames: the `FrameRenderer` (mask and normals, built

@@ -27,7 +27,7 @@ import MercurialTestSupport
     /// A sequence opens on the timeline (its titles' holds and transitions as spans), and the
     /// frame at any playhead is the one `mercurial animate` writes, pixel for pixel; a change to
     /// the scene around the titles shows in them; a keyframe is refused with the way to do it.
-    @Test(.timeLimit(.minutes(4))) func aSequenceScrubsToTheFramesAnimateWrites() async throws {
+    @Test(.timeLimit(.minutes(8))) func aSequenceScrubsToTheFramesAnimateWrites() async throws {
         let scene = try Self.sequenceScene()
         try await EditorFixture.with(sceneJSON: scene) { (editor: EditorFixture) async throws in
             #expect(await editor.session.animation?.frameCount == 72)

@@ -403,7 +403,12 @@ struct EditorFixture {
                 let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
                 #expect(json["error"] as? String == cliMessage)
                 #expect(json["key"] as? String == key)
+                #expect(json["kind"] as? String == "input", "\(json)")
             }
+            // A text over the limit is refused as a limit, with the kind the command line exits by.
+            let long = try await editor.set("text", String(repeating: "M", count: RenderSettings.maximumTextLength + 1))
+            let refused = try JSONSerialization.jsonObject(with: Data(long.body)) as? [String: Any]
+            #expect(long.status == MercurialError.Kind.limit.httpStatus && refused?["kind"] as? String == "limit", "\(long.text)")
             // Several changes at once: all or none.
             let mixed = try await editor.post("/api/set", #"{"changes": [{"key": "radius", "value": "8"}, {"key": "scale", "value": "900"}]}"#)
             #expect(mixed.status == 422)
