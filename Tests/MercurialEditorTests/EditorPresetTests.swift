@@ -16,9 +16,10 @@ import MercurialTestSupport
     /// chrome; back to mercurial: they stay over mercurial.
     @Test func aPresetSwitchKeepsTheKeysTheUserSet() async throws {
         try await EditorFixture.with(sceneJSON: #"{"text": "Hi", "size": 40}"#) { (editor: EditorFixture) async throws in
-            #expect(try await editor.set("shininess", "0.1").status == 200)
-            #expect(try await editor.set("radius", "20").status == 200)
-            #expect(try await editor.set("material", "chrome").status == 200)
+            for (key, value) in [("shininess", "0.1"), ("radius", "20"), ("material", "chrome")] {
+                let answer = try await editor.set(key, value)
+                #expect(answer.status == 200, "\(key)=\(value): \(answer.status.map(String.init) ?? "no answer") \(answer.text)")
+            }
             let overChrome = await editor.session.settings
             #expect(overChrome == (try Self.settings(#"{"text": "Hi", "size": 40, "material": "chrome", "shininess": 0.1, "radius": 20}"#)))
             #expect(overChrome.scene.material.shininess == 0.1 && overChrome.radius == 20)

@@ -208,8 +208,9 @@ struct EditorFixture {
     // The blocking socket calls run on a Dispatch thread, not on the cooperative
     // pool that the server in this process needs. They wait up to 30 s for the answer:
     // with the whole suite running on two cores, a fixture's first change has taken
-    // over 5 s (the first frame renders meanwhile).
-    static let answerTimeout = 30
+    // over 5 s (the first frame renders meanwhile), and in a fresh-clone CI run beside
+    // another build one went unanswered for 30 s.
+    static let answerTimeout = 60
 
     func post(_ path: String, _ body: String) async throws -> RawHTTP.Response {
         let (port, token) = (port, server.token)
