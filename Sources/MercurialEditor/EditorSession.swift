@@ -35,6 +35,12 @@ public struct EditorFrame: Sendable {
 /// flight and one pending; the last state is always rendered), and every frame is
 /// announced to every page on the event stream.
 public actor EditorSession {
+    /// The session runs on a serial queue of its own, not on the cooperative pool: a page's
+    /// change is applied and answered while renders (which use every core) hold the pool's
+    /// threads. On two cores, with both held, a change went unanswered for over 60 s.
+    private let executor = QueueExecutor(label: "mercurial.editor-session")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     /// A state to render.
     struct Snapshot: Sendable {
         var settings: RenderSettings
@@ -1252,4 +1258,18 @@ final class VideoExport: Sendable {
             return .failed(error.message)
         }
     }
+}
+
+/// A serial executor on a Dispatch queue of its own.
+final class QueueExecutor: SerialExecutor {
+    private let queue: DispatchQueue
+
+    init(label: String) { queue = DispatchQueue(label: label) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
 }
