@@ -240,23 +240,24 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
         let recipe = PlaneRecipe(growth: 0, shape: nil, shapeReach: 0, blurRadius: r)
         let plane = StreamedStylePlane.whole(recipe, title: title, region: PixelBounds(minX: 0, minY: 0, maxX: w - 1, maxY: h - 1))
         var values = alphas.map { Float($0) * (1 / 255) }
-        for _ in 0..<3 {
+        /// One plain pass: each value the mean of its window of 2r + 1 along x (`alongX`) or y,
+        /// the values past the plane's edge counted as 0.
+        func pass(alongX: Bool) {
             let source = values
             for y in 0..<h {
                 for x in 0..<w {
                     var sum: Float = 0
-                    for i in (x - r)...(x + r) where i >= 0 && i < w { sum += source[y * w + i] }
+                    for k in -r...r {
+                        let (i, j) = alongX ? (x + k, y) : (x, y + k)
+                        if i >= 0 && i < w && j >= 0 && j < h { sum += source[j * w + i] }
+                    }
                     values[y * w + x] = sum / Float(2 * r + 1)
                 }
             }
-            let along = values
-            for y in 0..<h {
-                for x in 0..<w {
-                    var sum: Float = 0
-                    for j in (y - r)...(y + r) where j >= 0 && j < h { sum += along[j * w + x] }
-                    values[y * w + x] = sum / Float(2 * r + 1)
-                }
-            }
+        }
+        for _ in 0..<3 {
+            pass(alongX: true)
+            pass(alongX: false)
         }
         #expect(plane.bounds.width == w && plane.bounds.height == h && plane.values.count == w * h)
         let worst = zip(plane.values, values).map { abs($0 - $1) }.max() ?? 1
