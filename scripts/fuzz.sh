@@ -125,7 +125,8 @@ elif [[ $target == editor ]]; then
     # The server's message decoding and the session's Change, without the server (SwiftNIO).
     # (FrameDelta writes NIO's ByteBuffer, and none of these needs it.)
     target_sources=(Sources/MercurialEditor/EditorMessage.swift Sources/MercurialEditor/EditorSession.swift
-                    Sources/MercurialEditor/SceneDocument.swift "${target_sources[@]}")
+                    Sources/MercurialEditor/SceneDocument.swift Sources/MercurialEditor/QueueExecutor.swift
+                    "${target_sources[@]}")
 fi
 
 if stale "$binary" "$kit/MercurialKit.o" "${target_sources[@]}"; then
