@@ -46,9 +46,10 @@ public struct ScenePath: Sendable, Equatable, CustomStringConvertible {
     public func checkLayer(in settings: RenderSettings, role: String = "") throws(MercurialError) {
         guard let layer, !settings.layers.indices.contains(layer) else { return }
         let count = settings.layers.count
-        let has = count == 0 ? "the scene has no \"layers\""
-            : "the scene has \(count) layer\(count == 1 ? "" : "s") (layers[0] to layers[\(count - 1)])"
-        throw MercurialError("\(role)'\(shortQuote(description))' names layer \(layer), but \(has); use one of those")
+        guard count > 0 else {
+            throw MercurialError("\(role)'\(shortQuote(description))' names layer \(layer), but the scene has no \"layers\"; give it \"layers\" or leave the key out")
+        }
+        throw MercurialError("\(role)'\(shortQuote(description))' names layer \(layer), but the scene has \(count) layer\(count == 1 ? "" : "s") (layers[0] to layers[\(count - 1)]); use one of those")
     }
 
     /// The key nearest to `text` that a path may name in `settings` (its parameters, its nested
