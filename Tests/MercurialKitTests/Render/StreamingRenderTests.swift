@@ -115,6 +115,30 @@ import MercurialTestSupport
         }
     }
 
+    /// A scene's layers stream band by band, together, to the pixels of the layers painted
+    /// whole: over a colour, a gradient and nothing, with styles, an opacity and a moved layer.
+    @Test func layeredBandsEqualTheWholeImage() throws {
+        let layers = #"{"name": "name", "text": "Jane Doe", "size": 60, "material": "gold"}, "#
+            + #"{"name": "role", "below": "name", "gap": 10, "text": "Director", "size": 30, "material": "chrome", "opacity": 0.7}, "#
+            + #"{"text": "Hg", "size": 50, "anchor": "top-right", "shiftX": -7.5, "outerGlow": {"size": 6}}"#
+        let tops = [##""width": 420, "height": 260, "anchor": "bottom-left", "dropShadow": {"distance": 5, "size": 8}"##,
+                    ##""width": 420, "height": 260, "background": "#203040""##,
+                    ##""width": 420, "height": 260, "backgroundGradient": {"colors": ["#102030", "#a05020"]}, "##
+                        + ##""pointLights": [{"x": 100, "y": 60, "color": "#ff8040"}]"##]
+        for top in tops {
+            var settings = RenderSettings()
+            try SceneFile.load(json: Array("{\(top), \"layers\": [\(layers)]}".utf8), name: "s.json", into: &settings)
+            let whole = try TitleRenderer.render(settings)
+            for band in [1, 17, 1000] {
+                let (image, title) = try Self.streamed(settings, bandHeight: band)
+                let differing = zip(image.pixels, whole.image.pixels).indices(where: { $0 != $1 }).count
+                #expect(image.width == whole.width && image.height == whole.height && differing == 0,
+                        "band \(band), \(top): \(differing) pixels differ")
+                #expect(title.warnings.map(\.message) == whole.warnings.map(\.message))
+            }
+        }
+    }
+
     /// An engraved bevel (`bevel: down`) streams to the whole render's pixels, and differs from a raised one.
     @Test func engravedBevelStreamsToTheSamePixels() throws {
         var settings = RenderSettings()
