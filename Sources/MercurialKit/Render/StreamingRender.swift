@@ -63,8 +63,6 @@ extension TitleRenderer {
             return try LayeredBands.render(settings, compression: compression, ancillary: ancillary, bandHeight: band,
                                            path: path, writer: &sink)
         }
-        // A vine is drawn into the title's mask in memory.
-        guard settings.vine == nil else { return .inMemory(try render(settings)) }
         let styles = settings.look.styles
         func placed(_ crop: PixelBounds, canvas: (width: Int, height: Int)) -> (bands: PlacedBands?, drawn: PixelBounds?) {
             TitleRenderer.placedBands(compositing, crop: crop, canvas: canvas, bandHeight: band)
@@ -125,8 +123,14 @@ extension TitleRenderer {
             return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: []))
         }
         guard let text = settings.text else { return .inMemory(try render(settings)) }
-        let (p, size, crop) = try textRegion(settings, text: text)
+        let (p, size, textCrop) = try textRegion(settings, text: text)
+        // A vine drawn into the text's rows, in the region widened to hold it.
+        let vine = settings.vine.flatMap {
+            VineRowSource($0, text: p, crop: textCrop, canvas: size, margin: settings.loftMargin)
+        }
+        let crop = vine?.region ?? textCrop
         guard streams(crop, canvas: size) else {
+            if settings.vine != nil { return .inMemory(try render(settings)) }
             let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
             return .inMemory(try FrameRenderer.still(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
                                                             p.warnings)))
@@ -138,7 +142,8 @@ extension TitleRenderer {
         sink = writer
         let canvas = CanvasBands(width: size.width, height: size.height, compositing: compositing, writer: writer,
                                  bandHeight: band)
-        try streamRegion(settings, source: GlyphRowSource(p), crop: crop, ink: p.drawnInk, canvasHeight: size.height,
+        try streamRegion(settings, source: vine ?? GlyphRowSource(p), crop: crop, ink: vine.map(\.ink) ?? p.drawnInk,
+                         canvasHeight: size.height,
                          canvas: canvas, bandHeight: band, placed: place.bands, moved: compositing.placement != nil,
                          styled: styledBands)
         try writer.endFrame()

@@ -139,6 +139,29 @@ import MercurialTestSupport
         }
     }
 
+    /// A vine streams with its text, drawn into the rows a few at a time, to the pixels of
+    /// the whole mask with the vine drawn in: under, over, and along points that leave the canvas.
+    @Test func vinedBandsEqualTheWholeImage() throws {
+        var settings = RenderSettings()
+        settings.text = "Vine"
+        settings.size = 60
+        (settings.width, settings.height) = (360, 240)
+        let plain = try TitleRenderer.render(settings).image
+        for route in [Vine.Route.underline, .arc, .points([SIMD2(-20, 200), SIMD2(180, 150), SIMD2(400, 236)])] {
+            var vine = Vine()
+            (vine.route, vine.seed) = (route, 7)
+            settings.vine = vine
+            let whole = try TitleRenderer.render(settings).image
+            #expect(whole.pixels != plain.pixels, "\(route): the vine is drawn")
+            for band in [1, 19, 1000] {
+                let (image, _) = try Self.streamed(settings, bandHeight: band)
+                let differing = zip(image.pixels, whole.pixels).indices(where: { $0 != $1 }).count
+                #expect(image.width == whole.width && image.height == whole.height && differing == 0,
+                        "\(route), band \(band): \(differing) pixels differ")
+            }
+        }
+    }
+
     /// An engraved bevel (`bevel: down`) streams to the whole render's pixels, and differs from a raised one.
     @Test func engravedBevelStreamsToTheSamePixels() throws {
         var settings = RenderSettings()
