@@ -145,6 +145,23 @@ import MercurialTestSupport
         #expect(row("light2.hue")["default"] as? Double == 0.333 && row("light2.hue")["value"] as? Double == 0.6)
     }
 
+    /// Issue 32's "one schema for every key": a program reads every row of `params --json` the
+    /// same way, a top-level parameter's as a nested block's: the same fields in every row
+    /// (`flag`, `editable`, `unset` and one range form on each, null where a key has none).
+    @Test func everyRowOfParamsJSONHasTheSameFields() async throws {
+        let root = try await CLI.paramsJSON()
+        let parameters = try #require(root["parameters"] as? [[String: Any]])
+        let nested = try #require(root["nested"] as? [[String: Any]])
+        #expect(!parameters.isEmpty && !nested.isEmpty)
+        let fields = Set(try #require(parameters.first).keys)
+        for row in parameters + nested {
+            #expect(Set(row.keys) == fields, "\(row["key"] ?? "?") has \(row.keys.sorted()), not \(fields.sorted())")
+            #expect(row["range"] is NSNull || (row["range"] as? [Double])?.count == 2, "\(row["key"] ?? "?")")
+            #expect(row["rangeText"] is String && row["editable"] is Bool && row["nested"] is Bool, "\(row["key"] ?? "?")")
+        }
+        for field in ["flag", "editable", "unset", "range", "cases", "rangeText"] { #expect(fields.contains(field), "\(field)") }
+    }
+
     /// docs/parameters.md's two tables, the top-level parameters and the nested blocks'
     /// keys, are `mercurial params --markdown`, spliced in by `scripts/readme-parameters.sh`;
     /// this fails as soon as either table changes without it.
