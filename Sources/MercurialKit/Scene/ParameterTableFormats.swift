@@ -8,18 +8,10 @@ extension ParameterGroup {
     /// whether it is a nested block's (listed under "nested"). The parameters first, in table order.
     public static func json(values settings: RenderSettings = RenderSettings()) -> String {
         let rows = allParameters.map { p -> JSONValue in
-            var cases: [String]? = nil
-            var range: ClosedRange<Double>? = nil
-            switch p.kind {
-            case .number(let r): range = r
-            case .integer(let r): range = Double(r.lowerBound)...Double(r.upperBound)
-            case .choice(let c): cases = c
-            default: break
-            }
-            return jsonRow(key: p.key, group: p.group, name: p.name, kind: p.kind.name, range: range, cases: cases,
-                           rangeText: p.rangeDescription, unset: p.unset, defaultValue: JSONValue(p.defaultValue),
-                           value: JSONValue(p.value(in: settings)), help: p.help, flag: p.flag.map { _ in p.flagName },
-                           editable: true, nested: false)
+            jsonRow(key: p.key, group: p.group, name: p.name, kind: p.kind.name, range: p.kind.range, cases: p.kind.cases,
+                    rangeText: p.rangeDescription, unset: p.unset, defaultValue: JSONValue(p.defaultValue),
+                    value: JSONValue(p.value(in: settings)), help: p.help, flag: p.flag.map { _ in p.flagName },
+                    editable: true, nested: false)
         }
         let nested = SceneSchema.rows.map { row -> JSONValue in
             jsonRow(key: row.path, group: row.block, name: row.name, kind: row.kind, range: row.range, cases: row.cases,
@@ -62,7 +54,7 @@ extension ParameterGroup {
 
     /// docs/parameters.md's table: one row per key of a nested block, by its path.
     public static var markdownNested: String {
-        let settable = SceneSchema.settings.keys.map { "`\($0)`" }
+        let settable = SceneSchema.blocks.keys.map { "`\($0)`" }
         var lines = ["Nested blocks of a scene file (`[]`: each element of a list). The keys in \(orList(settable)) can also be set with `--set PATH=VALUE` and in the editor:", "",
                      "| key | kind | range / values | default | meaning |", "| --- | --- | --- | --- | --- |"]
         for row in SceneSchema.rows {

@@ -162,6 +162,31 @@ import MercurialTestSupport
         for field in ["flag", "editable", "unset", "range", "cases", "rangeText"] { #expect(fields.contains(field), "\(field)") }
     }
 
+    /// Issue 32's "one schema for every key": a top-level parameter is declared once, as a field of
+    /// the scene's schema with its row, and the scene reader, `--set`, `params` and their errors all
+    /// read that field: the schema with a narrower `radius` refuses a scene's and `--set`'s 100.
+    @Test func aParameterIsAFieldOfTheScenesSchemaThatEverythingReads() throws {
+        let narrow = SceneSchema.settings.replacing(SchemaField("radius", "Height field", "Radius", .adjustHeightFieldRadius,
+                                                                .number(0.5...50), \.radius, flag: "px", help: "bevel width in pixels"))
+        try SceneSchema.$settings.withValue(narrow) {
+            #expect(try ParameterGroup.parameter(forKey: "radius").kind == .number(0.5...50))
+            var settings = RenderSettings()
+            do throws(MercurialError) {
+                try SceneFile.load(json: Array(#"{"radius": 100}"#.utf8), name: "s.json", into: &settings)
+                Issue.record("a scene's radius 100 was read past the schema's range")
+            } catch {
+                #expect(error.message.hasPrefix("s.json:1:12: ") && error.message.contains("out of range 0.5…50"), "\(error.message)")
+            }
+            #expect(throws: MercurialError.self, "--set reads the schema's range") { try settings.set(assignment: "radius=100") }
+            let root = try #require(try JSONSerialization.jsonObject(with: Data(ParameterGroup.json().utf8)) as? [String: Any])
+            let rows = try #require(root["parameters"] as? [[String: Any]])
+            #expect(rows.first { $0["key"] as? String == "radius" }?["range"] as? [Double] == [0.5, 50])
+        }
+        var settings = RenderSettings()
+        try settings.set(assignment: "radius=100")
+        #expect(settings.radius == 100, "outside, the table's own range")
+    }
+
     /// docs/parameters.md's two tables, the top-level parameters and the nested blocks'
     /// keys, are `mercurial params --markdown`, spliced in by `scripts/readme-parameters.sh`;
     /// this fails as soon as either table changes without it.
