@@ -104,7 +104,7 @@ struct EditorRoutes: Sendable {
         ])
         // {"parameters": […]} and the rest, in one object.
         // The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.
-        let blocks = SceneSchema.settings.write(settings).text()
+        let blocks = SceneSchema.blocks.write(settings).text()
         let merged = table.dropLast().trimmingCharacters(in: .whitespacesAndNewlines) + ",\n  \"editor\": "
             + extra.dropLast() + ", \"blocks\": " + blocks + ", \"document\": " + (await session.documentJSON) + "}\n}"
         return Responses.bytes(.ok, "application/json", merged.utf8)

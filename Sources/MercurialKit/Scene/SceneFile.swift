@@ -12,7 +12,7 @@ public enum SceneFile {
     /// reflection, point lights, gradient backdrop, vine), dynamics, in and out, what a recipe records
     /// and a sequence.
     static var structuralKeys: [String] {
-        ["material", "lights", "description", "animation"] + SceneSchema.settings.keys
+        ["material", "lights", "description", "animation"] + SceneSchema.blocks.keys
             + ["dynamics", "in", "out", "generator", "fontSHA256", "fallbackFonts", "sequence", "layers"]
     }
 
@@ -134,12 +134,11 @@ public enum SceneFile {
                 continue
             case "fallbackFonts":
                 settings.fallbackFonts = try fallbackFonts.read(node, key, SceneAnimation.Reader(file: file))
-            case _ where SceneSchema.settings.field(key) != nil:
-                try SceneSchema.settings.field(key)?.read(&settings, node, key, SceneAnimation.Reader(file: file))
             case "lights":
                 try applyLights(member, file, to: &settings)
             default:
-                try setParameter(key, node, file, &settings)
+                // A parameter or a block: the field the scene's schema declares for the key.
+                try SceneSchema.settings.field(key)?.read(&settings, node, key, SceneAnimation.Reader(file: file))
             }
         }
     }
@@ -291,16 +290,17 @@ public enum SceneFile {
                     let hint = closestMatch(to: field.key, in: lightKeys).map { "; did you mean \"\($0)\"?" } ?? "; a light has hue, brightness, x, y, z"
                     throw MercurialError("\(file):\(field.keyLocation): unknown key \"\(field.key)\" in light \(index + 1)\(hint)")
                 }
-                try setParameter("light\(index + 1).\(field.key)", field.value, file, &settings)
+                let key = "light\(index + 1).\(field.key)"
+                try SceneSchema.settings.field(key)?.read(&settings, field.value, key, SceneAnimation.Reader(file: file))
             }
         }
     }
 
-    /// Reads `node` as the value of the parameter `key` and sets it; `null` unsets
-    /// a parameter that may be unset, and paths are relative to the scene file.
-    private static func setParameter(_ key: String, _ node: JSONNode, _ file: String,
-                                     _ settings: inout RenderSettings) throws(MercurialError) {
-        let parameter = try ParameterGroup.parameter(forKey: key)
+    /// Reads `node` as the value of `parameter` and sets it (a parameter field's reader); `null`
+    /// unsets a parameter that may be unset, and paths are relative to the scene file.
+    static func setParameter(_ parameter: Parameter, _ node: JSONNode, _ file: String,
+                             _ settings: inout RenderSettings) throws(MercurialError) {
+        let key = parameter.key
         let at = "\(file):\(node.location)"
         func mismatch() -> MercurialError {
             MercurialError("\(at): \"\(key)\" must be \(parameter.kind.expectation)\(parameter.unset == nil ? "" : " or null"), not \(node.value.typeName)")

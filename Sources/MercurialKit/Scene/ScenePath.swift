@@ -56,9 +56,9 @@ public struct ScenePath: Sendable, Equatable, CustomStringConvertible {
     /// blocks' keys, its layers' keys), for "did you mean".
     public static func nearest(to text: String, in settings: RenderSettings) -> String? {
         var known = ParameterGroup.allParameters.map(\.key) + SceneSchema.leafPaths(in: settings)
-            + SceneSchema.settings.keys
+            + SceneSchema.blocks.keys
         if let layer = try? ScenePath(text).layer, settings.layers.indices.contains(layer) {
-            known += (ParameterGroup.allParameters.map(\.key) + SceneSchema.settings.keys + SceneSchema.layer.keys + ["material"])
+            known += (SceneSchema.settings.keys + SceneSchema.layer.keys + ["material"])
                 .map { "layers[\(layer)].\($0)" }
         }
         return closestMatch(to: text, in: known)
