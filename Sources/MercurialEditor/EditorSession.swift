@@ -713,7 +713,7 @@ public actor EditorSession {
     static func read(_ path: String) throws(MercurialError) -> (SceneDocument.Loaded, SceneDocument, DiskState?) {
         let before = DiskState(UserPath(checked: path).absolute)
         if let bytes = before?.bytes, let parsed = try? SceneDocument(parsing: bytes), parsed["sequence"] != nil {
-            return (try parsed.load(as: path, bytes: bytes), parsed, before)
+            return (try parsed.load(as: path), parsed, before)
         }
         var settings = RenderSettings()
         let timeline = try SceneFile.load(path, into: &settings)
@@ -857,8 +857,10 @@ public actor EditorSession {
                 value: .string("A scene saved by mercurial edit; render it with: mercurial render --params \(name.lastComponent)"),
                 location: .none))] + saved.members)
         }
-        try OutputFile.write(Array(saved.text.utf8), to: scenePath)
-        document = saved
+        let bytes = Array(saved.text.utf8)
+        try OutputFile.write(bytes, to: scenePath)
+        // As the file now lays it out: an error in a member then gives its place in the file written.
+        document = (try? SceneDocument(parsing: bytes)) ?? saved
         onDisk = DiskState(scenePath)
         return scenePath
     }

@@ -47,23 +47,21 @@ struct SceneDocument: Sendable {
         var sequence: TitleSequence? = nil
     }
 
-    /// The settings and animation this document gives, read as the scene file at `path` would be
-    /// (from `bytes`, the file's own, when given: its errors then point into the file).
+    /// The settings and animation this document gives, read as the scene file at `path` would be,
+    /// from its members as they are in memory (no text is written and parsed again): a member read
+    /// from the file keeps its place there for its errors, one set since names the file alone.
     /// A sequence's settings are the scene around it (what every title starts from), and its
     /// timeline is the sequence's length and rate, without tracks.
-    func load(as path: String, bytes: [UInt8]? = nil) throws(MercurialError) -> Loaded {
+    func load(as path: String) throws(MercurialError) -> Loaded {
         var settings = RenderSettings()
         guard self["sequence"] != nil else {
-            let timeline = try SceneFile.load(json: bytes ?? Array(text.utf8), name: path, into: &settings)
+            let timeline = try SceneFile.load(members: members, name: path, into: &settings)
             return Loaded(settings: settings, timeline: timeline)
         }
-        var around = self
-        around.set("sequence", nil)
-        around.set("animation", nil)
-        try SceneFile.load(json: Array(around.text.utf8), name: path, into: &settings)
+        try SceneFile.load(members: members.filter { $0.key != "sequence" && $0.key != "animation" }, name: path, into: &settings)
         let sequence: TitleSequence
         do {
-            guard let loaded = try TitleSequence.load(json: bytes ?? Array(text.utf8), name: path) else {
+            guard let loaded = try TitleSequence.load(members: members, name: path) else {
                 throw MercurialError("\(path): the scene's \"sequence\" could not be read")
             }
             sequence = loaded

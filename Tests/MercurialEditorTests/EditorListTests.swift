@@ -167,4 +167,24 @@ import MercurialTestSupport
             #expect(try await Self.set(editor, "layers[0].material", "gold").status == 200)
         }
     }
+
+    /// Issue 32, item 6: an edit is applied to the scene as the editor holds it, not written
+    /// out as text and read again. A value the page set is in no line of the file: its error
+    /// names the file and the key, not a line and column of a text the user never saw.
+    @Test func aRefusedValueNamesNoPlaceInATextTheUserNeverSaw() async throws {
+        try await CLI.withTemporaryDirectory { folder in
+            let scene = folder.appendingPathComponent("scene.json")
+            try Data("{\"text\": \"Scene\", \"width\": 320, \"height\": 200,\n \"layers\": [{\"name\": \"a\", \"text\": \"A\", \"size\": 40},\n            {\"name\": \"b\", \"below\": \"a\", \"text\": \"B\"}]}\n".utf8).write(to: scene)
+            let session = try EditorSession(scenePath: scene.path)
+            let place = /scene\.json:\d+:\d+/
+            let refused = await #expect(throws: EditorChangeError.self) {
+                try await session.apply([.init(key: "layers[0].size", value: #""big""#)], tag: nil)
+            }
+            let message = try #require(refused?.message)
+            #expect(message.contains("scene.json: ") && message.contains("size"), "\(message)")
+            #expect(message.firstMatch(of: place) == nil, "\(message)")
+            #expect(await session.settings.layers.map(\.settings.size) == [40, RenderSettings().size])
+            #expect(await session.settings.layers.map(\.name) == ["a", "b"])
+        }
+    }
 }

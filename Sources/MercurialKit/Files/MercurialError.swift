@@ -64,6 +64,12 @@ public struct MercurialError: Error, Sendable, Equatable, CustomStringConvertibl
         MercurialError(context + ": " + message, kind: kind)
     }
 
+    /// The same error without the place `.none` (0:0) after `file`: a value held in memory,
+    /// set since the file was read, has no line in it (`scene.json:0:0: …` → `scene.json: …`).
+    public func withoutPlace(in file: String) -> MercurialError {
+        MercurialError(message.replacingOccurrences(of: "\(file):\(SourcePosition.none): ", with: "\(file): "), kind: kind)
+    }
+
     public var description: String { message }
 }
 

@@ -236,16 +236,14 @@ extension TitleSequence {
                  layerMaterials: layerMaterials, adjust: adjust)
     }
 
-    /// The sequence of a scene given as JSON text (the editor's scene as it holds it);
-    /// `name` stands for its file in messages and relative paths.
-    public static func load(json bytes: [UInt8], name: String) throws -> TitleSequence? {
-        let root: JSONNode
+    /// The sequence of a scene held in memory as its members (the editor's document): no text
+    /// is written or parsed; a member set since the file was read names the file alone.
+    public static func load(members: [JSONMember], name: String) throws -> TitleSequence? {
         do {
-            root = try JSONDocument.parse(bytes)
-        } catch {
-            throw MercurialError("\(name):\(error.location): \(error.reason)")
+            return try load(root: JSONNode(value: .object(members), location: .none), path: name)
+        } catch let error as MercurialError {
+            throw error.withoutPlace(in: name)
         }
-        return try load(root: root, path: name)
     }
 
     static func load(root: JSONNode, path: String, materialOverride: String? = nil, layerMaterials: [Int: String] = [:],

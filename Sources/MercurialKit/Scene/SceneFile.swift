@@ -49,6 +49,19 @@ public enum SceneFile {
                         layerMaterials: layerMaterials)
     }
 
+    /// Reads a scene held in memory as its members (the editor's document): no text is
+    /// written or parsed. A member's errors give its place in the file it was read from;
+    /// one set since (its location `.none`) names the file alone.
+    @discardableResult
+    public static func load(members: [JSONMember], name: String, into settings: inout RenderSettings) throws(MercurialError) -> Timeline? {
+        do {
+            return try load(root: JSONNode(value: .object(members), location: .none), path: name, into: &settings,
+                            materialOverride: nil)
+        } catch {
+            throw error.withoutPlace(in: name)
+        }
+    }
+
     static func load(root: JSONNode, path: String, into settings: inout RenderSettings,
                      materialOverride: String?, layerMaterials: [Int: String] = [:]) throws(MercurialError) -> Timeline? {
         guard case .object(let members) = root.value else {
@@ -399,16 +412,8 @@ public enum Materials {
     private static let cache = Mutex(Cache())
 
     public static func bundled() throws(MercurialError) -> [Preset] {
-        let folder = try DataDirectory.folder("materials")
-        let stamp = FileStamp(folder)
-        var files = cache.withLock { $0.folder == folder && stamp != nil && $0.stamp == stamp ? $0.files : nil }
-        if files == nil {
-            let listed = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
-                .filter { $0.hasSuffix(".json") }.sorted()
-            cache.withLock { ($0.folder, $0.stamp, $0.files) = (folder, stamp, listed) }
-            files = listed
-        }
-        return (files ?? []).map { file in
+        let (folder, files) = try listing()
+        return files.map { file in
             let path = folder + "/" + file
             var description = ""
             if let root = try? parsed(path, quoting: true), case .object(let members) = root.value,
@@ -417,6 +422,19 @@ public enum Materials {
             }
             return Preset(name: String(file.dropLast(5)), path: path, description: description)
         }
+    }
+
+    /// The bundled folder and its material files (listed again only when its stamp changes).
+    private static func listing() throws(MercurialError) -> (folder: String, files: [String]) {
+        let folder = try DataDirectory.folder("materials")
+        let stamp = FileStamp(folder)
+        if let files = cache.withLock({ $0.folder == folder && stamp != nil && $0.stamp == stamp ? $0.files : nil }) {
+            return (folder, files)
+        }
+        let listed = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.hasSuffix(".json") }.sorted()
+        cache.withLock { ($0.folder, $0.stamp, $0.files) = (folder, stamp, listed) }
+        return (folder, listed)
     }
 
     /// The material file at `path`, parsed (kept while the file stays as it was; an error is not kept).
@@ -442,17 +460,19 @@ public enum Materials {
         if UserPath.looksLikePath(nameOrPath) {
             path = try UserPath(nameOrPath, role: "material").string
         } else {
-            let presets = try bundled()
+            // The bundled names only (each edit in the editor reads its scene's material): no file is read for them.
+            let (folder, files) = try listing()
+            let names = files.map { String($0.dropLast(5)) }
             var info = stat()
-            if !presets.contains(where: { $0.name == nameOrPath.lowercased() }), lstat(nameOrPath, &info) == 0 {
+            if !names.contains(nameOrPath.lowercased()), lstat(nameOrPath, &info) == 0 {
                 // Not a bundled name, but a file: read it as a material.
                 return try apply("./" + nameOrPath, to: &settings, location: location)
             }
-            guard let preset = presets.first(where: { $0.name == nameOrPath.lowercased() }) else {
-                let hint = closestMatch(to: nameOrPath, in: presets.map(\.name)).map { "did you mean '\($0)'? " } ?? ""
-                throw MercurialError("\(location.map { $0 + ": " } ?? "")unknown material '\(nameOrPath)'; \(hint)bundled: \(presets.map(\.name).joined(separator: ", "))")
+            guard names.contains(nameOrPath.lowercased()) else {
+                let hint = closestMatch(to: nameOrPath, in: names).map { "did you mean '\($0)'? " } ?? ""
+                throw MercurialError("\(location.map { $0 + ": " } ?? "")unknown material '\(nameOrPath)'; \(hint)bundled: \(names.joined(separator: ", "))")
             }
-            path = preset.path
+            path = folder + "/" + nameOrPath.lowercased() + ".json"
         }
         let root = try parsed(path, quoting: false)
         guard case .object(let members) = root.value else {
