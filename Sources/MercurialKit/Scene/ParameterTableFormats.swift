@@ -13,10 +13,11 @@ extension ParameterGroup {
                     value: JSONValue(p.value(in: settings)), help: p.help, flag: p.flag.map { _ in p.flagName },
                     editable: true, nested: false)
         }
+        let blocks = SceneSchema.blocks.write(settings)
         let nested = SceneSchema.rows.map { row -> JSONValue in
             jsonRow(key: row.path, group: row.block, name: row.name, kind: row.kind, range: row.range, cases: row.cases,
                     rangeText: row.rangeDescription, unset: nil, defaultValue: row.defaultValue,
-                    value: SceneSchema.value(at: row.path, in: settings) ?? .null, help: row.help, flag: nil,
+                    value: SchemaPathStep.parse(row.path).flatMap { blocks.at($0[...]) } ?? .null, help: row.help, flag: nil,
                     editable: SceneSchema.isNested(row.path), nested: true)
         }
         return JSONValue.members([("parameters", .list(rows)), ("nested", .list(nested))]).text(lines: 2)

@@ -487,7 +487,7 @@ extension ParameterGroup {
     }()
 
     /// Every parameter: the rows of the scene schema's parameter fields, in table order.
-    public static var allParameters: [Parameter] { SceneSchema.settings.fields.compactMap(\.parameter) }
+    public static var allParameters: [Parameter] { SceneSchema.settings.parameters }
 
     /// The rows grouped, in table order.
     public static var all: [ParameterGroup] {

@@ -16,8 +16,16 @@ public enum SceneFile {
             + ["dynamics", "in", "out", "generator", "fontSHA256", "fallbackFonts", "sequence", "layers"]
     }
 
+    /// The keys of the whole scene, which neither a material nor one of its layers gives: its
+    /// animation, what moves it (dynamics, in and out) and a sequence of titles.
+    static let sceneWideKeys = ["animation", "dynamics", "in", "out", "sequence"]
+
+    /// The keys of a scene file that set no setting where they are read: a comment, what a
+    /// recipe records, the scene-wide keys and the layers (each read on its own).
+    static let notSettingKeys = ["description", "generator", "fontSHA256", "layers"] + sceneWideKeys
+
     /// Keys of a scene file: every parameter's key and the structural keys; a
-    /// material takes all but `text` and `material`.
+    /// material takes all but `text`, `material` and the scene-wide keys.
     public static var keys: [String] { ParameterGroup.allParameters.map(\.key) + structuralKeys }
 
     /// The keys of one object in `lights`: the light parameters' keys without `lightN.`.
@@ -135,7 +143,7 @@ public enum SceneFile {
         let known = keys
         for member in members {
             let key = member.key
-            let sceneOnly = ["text", "material", "animation", "dynamics", "in", "out", "sequence"]
+            let sceneOnly = ["text", "material"] + sceneWideKeys
             guard known.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
                 let allowed = layerKeys + (kind == .material ? known.filter { !sceneOnly.contains($0) } : known)
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
@@ -143,7 +151,7 @@ public enum SceneFile {
             }
             let node = member.value
             switch key {
-            case "material", "description", "animation", "dynamics", "in", "out", "generator", "fontSHA256", "sequence", "layers":
+            case _ where key == "material" || notSettingKeys.contains(key):
                 continue
             case "fallbackFonts":
                 settings.fallbackFonts = try fallbackFonts.read(node, key, SceneAnimation.Reader(file: file))
@@ -193,7 +201,7 @@ public enum SceneFile {
                 switch field.key {
                 case _ where SceneSchema.layer.field(field.key) != nil:
                     try SceneSchema.layer.field(field.key)?.read(&layer, field.value, "\(name).\(field.key)", reader)
-                case "layers", "animation", "dynamics", "sequence", "in", "out":
+                case _ where field.key == "layers" || sceneWideKeys.contains(field.key):
                     let inOut = ["in", "out"].contains(field.key) ? " (the scene's \"in\" and \"out\" bring the whole stack in and out)" : ""
                     throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers\(inOut); move it to the top level")
                 case "material": continue
@@ -247,10 +255,9 @@ public enum SceneFile {
     /// own preset and keys set all it sets. The rest apply, over the layers' presets.
     static func unusedKeys(of scene: [JSONMember], presetKeys: Set<String>, layers: [LayerKeys],
                            file: String) -> [UnusedKey] {
-        let notSettings: Set<String> = ["description", "animation", "dynamics", "in", "out", "generator", "fontSHA256", "sequence", "layers"]
         let sceneSlots = slots(of: scene)
         var unused: [UnusedKey] = []
-        for member in scene where !notSettings.contains(member.key) {
+        for member in scene where !notSettingKeys.contains(member.key) {
             let key = member.key
             let (relevant, whose): ([LayerKeys], String) = switch key {
             case "width", "height", "background", "backgroundGradient":

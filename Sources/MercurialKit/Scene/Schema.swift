@@ -14,13 +14,17 @@ public struct Schema<Root: Sendable>: Sendable {
                                          _ reader: SceneAnimation.Reader) throws(MercurialError) -> Void
     /// The block a scene file leaves out keys of.
     public let defaultValue: Root
-    public private(set) var fields: [SchemaField<Root>]
+    public private(set) var fields: [SchemaField<Root>] { didSet { parameters = fields.compactMap(\.parameter) } }
+    /// The rows of the fields that are parameters (the scene's top level's), in order; kept with the fields,
+    /// as the table is read on every lookup of a key.
+    public private(set) var parameters: [Parameter]
     /// Checks that need the whole block (a key that needs another), run after its keys are read.
     let finish: Finish?
 
     public init(_ defaultValue: Root, _ fields: [SchemaField<Root>], finish: Finish? = nil) {
         self.defaultValue = defaultValue
         self.fields = fields
+        parameters = fields.compactMap(\.parameter)
         self.finish = finish
     }
 
