@@ -621,7 +621,7 @@ function makeList(list) {
   lists.set(list, { show() {
     const v = elements();
     values.set(list, JSON.stringify(currentValue(list) ?? null));
-    const open = regroup(state, JSON.stringify(v.map((e) => list === 'layers' ? [Object.keys(e), e.name, e.text] : 0)));
+    const open = regroup(state, JSON.stringify(v.map((e) => list === 'layers' ? [Object.keys(e).sort(), e.name, e.text] : 0)));
     if (open) {
       v.forEach((element, i) => {
         const label = element && (element.name || element.text);
@@ -702,7 +702,7 @@ function makeSteps() {
     return makeRow(r);
   };
   const sceneKeys = (step) => step && step.scene && typeof step.scene === 'object'
-    ? Object.keys(step.scene).filter((k) => k !== 'text' && k !== 'material' && table.some((r) => r.key === k)) : null;
+    ? table.map((r) => r.key).filter((k) => k in step.scene && k !== 'text' && k !== 'material') : null;
   lists.set('sequence', { show() {
     const steps = stepsNow();
     values.set('sequence', JSON.stringify(steps));
@@ -799,7 +799,8 @@ function newLayers(layers) {
 function layerRows(layer, i, own) {
   const at = (r) => ({ ...r, schema: r.key.replace(/^layers\[\]\./, ''), key: `layers[${i}].${r.key.replace(/^layers\[\]\./, '')}`, group: 'layer' });
   const table = rows.filter((r) => !('editable' in r));
-  const keys = ['text'].concat(Object.keys(layer).filter((k) => k !== 'text' && k !== 'material' && table.some((r) => r.key === k)));
+  // In the table's order (the server's JSON gives an object's keys sorted, not in the file's order).
+  const keys = ['text'].concat(table.map((r) => r.key).filter((k) => k in layer && k !== 'text' && k !== 'material'));
   return own.map((r) => /\.below$/.test(r.key) ? { ...at(r), make: () => belowSelect(at(r), i) } : at(r))
     .concat([{ key: `layers[${i}].material`, make: () => layerMaterial(i) }],
                             keys.map((k) => at(table.find((r) => r.key === k))));
