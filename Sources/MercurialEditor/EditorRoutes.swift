@@ -16,6 +16,7 @@ struct EditorRoutes: Sendable {
         router.get("/") { request, _ in page(request) }
         router.get("/index.html") { request, _ in page(request) }
         router.get("/editor.js") { _, _ in Responses.resource(EditorPage.script) }
+        router.get("/editor-scene.js") { _, _ in Responses.resource(EditorPage.sceneScript) }
         router.get("/editor.css") { _, _ in Responses.resource(EditorPage.style) }
         router.get("/api/state") { _, _ in await state() }
         router.get("/frame.delta") { request, _ in await delta(request) }

@@ -338,7 +338,7 @@ struct Route {
     let kind: Kind?
 
     static let paths: [String: Kind] = [
-        "/": .page, "/index.html": .page, "/editor.js": .script, "/editor.css": .style, "/api/state": .state,
+        "/": .page, "/index.html": .page, "/editor.js": .script, "/editor-scene.js": .script, "/editor.css": .style, "/api/state": .state,
         "/frame": .frame, "/frame.rgba": .pixels, "/frame.delta": .delta, "/sphere": .sphere, "/api/events": .events,
         "/api/socket": .socket, "/api/set": .set, "/api/save": .save, "/api/reload": .reload, "/api/export": .export, "/api/export.png": .download,
         "/api/export-video": .video, "/api/export-video/cancel": .cancelVideo,
