@@ -101,7 +101,7 @@ struct EditorRoutes: Sendable {
             materials: session.materials, fonts: session.bundledFonts, families: session.installedFamilies,
             scene: session.scenePath, error: OrNull(await session.lastError),
             // The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.
-            blocks: SceneSchema.settings.write(settings), document: await session.documentValue))
+            blocks: SceneSchema.blocks.write(settings), document: await session.documentValue))
         return Responses.json(.ok, state)
     }
 

@@ -47,8 +47,10 @@ struct Params: ParsableCommand {
         discussion: """
         The keys of a scene file's nested blocks follow as paths (vine.branchAngle,
         pointLights[].intensity, dynamics.elasticity; [] is each element of a list).
-        --json prints the whole table for programs: every key with its group, kind,
-        range or cases, default, value and help ("parameters", then "nested").
+        --json prints the whole table for programs ("parameters", then "nested"),
+        every row with the same fields: key, group, name, kind, range, cases,
+        rangeText, unset, default, value, help, flag, editable and nested (null
+        where a key has none).
         --markdown prints the two tables of docs/parameters.md.
 
         Example: mercurial params --material chrome

@@ -79,9 +79,17 @@ struct MaterialOptions: ParsableArguments {
     /// then these options' flags and those of `flags`, then `finish`.
     func sequence(sceneFile: String, flags: [any ParsableArguments] = [],
                   finish: @escaping (inout RenderSettings) -> Void = { _ in }) throws -> TitleSequence? {
-        try TitleSequence.load(sceneFile, materialOverride: material) { settings in
+        let sequence = try TitleSequence.load(sceneFile, materialOverride: material,
+                                              layerMaterials: try layerMaterials().byIndex) { settings in
             try applyFlags(flags, to: &settings)
             finish(&settings)
         }
+        var warned: Set<String> = []
+        for step in sequence?.steps ?? [] {
+            for unused in step.settings.unusedKeys where warned.insert(unused.message).inserted {
+                warn(MercurialWarning(unused.message))
+            }
+        }
+        return sequence
     }
 }

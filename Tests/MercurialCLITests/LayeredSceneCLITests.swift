@@ -80,4 +80,32 @@ import MercurialTestSupport
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.png").path))
         }
     }
+
+    /// A sequence's titles take `--set 'layers[N].material=…'` as a single scene does (it was
+    /// skipped without a word), and its scene-wide keys warn as a single scene's do.
+    @Test func setReachesTheLayersOfASequencesTitles() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            func sequence(_ name: String, secondMaterial: String?, text: Bool = false) throws -> String {
+                var second: [String: Any] = ["text": "B", "offset": [0, 40]]
+                second["material"] = secondMaterial
+                var scene: [String: Any] = ["width": 240, "height": 120, "layers": [["text": "A"], second]]
+                if text { scene["text"] = "Nobody" }
+                let file: [String: Any] = ["animation": ["fps": 5], "sequence": [["scene": scene, "hold": 0.2]]]
+                try JSONSerialization.data(withJSONObject: file).write(to: dir.appendingPathComponent(name))
+                return name
+            }
+            func first(_ arguments: [String], _ output: String) async throws -> (png: [RGBA8], stderr: [String]) {
+                let r = try await CLI.run(["animate"] + arguments + ["-o", output], in: dir, timeout: .seconds(60))
+                #expect(r.termination == .exit && r.status == 0, "\(r)")
+                return (try CLI.readPNG(dir.appendingPathComponent(output)).pixels, r.stderrLines.filter { !$0.hasPrefix("frame ") })
+            }
+            let plain = try await first([try sequence("plain.json", secondMaterial: nil)], "plain.png")
+            let set = try await first(["plain.json", "--set", "layers[1].material=neon"], "set.png")
+            let written = try await first([try sequence("neon.json", secondMaterial: "neon")], "written.png")
+            #expect(!Self.same(set.png, plain.png), "--set 'layers[1].material=neon' changed the sequence's title")
+            #expect(Self.same(set.png, written.png), "and made it as the file with layer 1 in neon")
+            let warned = try await first([try sequence("text.json", secondMaterial: nil, text: true)], "text.png")
+            #expect(warned.stderr.count == 1 && warned.stderr.first?.contains("\"text\" applies to no layer") == true, "\(warned.stderr)")
+        }
+    }
 }

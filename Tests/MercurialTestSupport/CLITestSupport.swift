@@ -251,6 +251,15 @@ package enum CLI {
         return try await body(resolved)
     }
 
+    /// `mercurial params --json` (run in a fresh folder), checked to succeed in silence, parsed.
+    package static func paramsJSON() async throws -> [String: Any] {
+        try await withTemporaryDirectory { dir in
+            let r = try await run(["params", "--json"], in: dir)
+            #expect(r.termination == .exit && r.status == 0 && r.stderr.isEmpty, "\(r)")
+            return try #require(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        }
+    }
+
     /// Makes everything under `url` writable again, then deletes it.
     package static func removeTree(_ url: URL) {
         if let walker = FileManager.default.enumerator(atPath: url.path) {

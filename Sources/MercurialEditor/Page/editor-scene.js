@@ -33,7 +33,7 @@ function newLayers(layers) {
 // scene keys it sets over the scene's, each from the parameter table.
 function layerRows(layer, i, own) {
   const at = (r) => ({ ...r, schema: r.key.replace(/^layers\[\]\./, ''), key: `layers[${i}].${r.key.replace(/^layers\[\]\./, '')}`, group: 'layer' });
-  const table = rows.filter((r) => !('editable' in r));
+  const table = rows.filter((r) => !r.nested);
   // In the table's order (the server's JSON gives an object's keys sorted, not in the file's order).
   const keys = ['text'].concat(table.map((r) => r.key).filter((k) => k in layer && k !== 'text' && k !== 'material'));
   return own.map((r) => /\.below$/.test(r.key) ? { ...at(r), make: () => belowSelect(at(r), i) } : at(r))
@@ -83,7 +83,7 @@ function addSceneKey(scene, prefix) {
   const label = document.createElement('label'); label.textContent = 'set a key';
   const select = document.createElement('select'); select.className = 'wide';
   const none = document.createElement('option'); none.value = ''; none.textContent = 'the scene\'s… (choose one)'; select.append(none);
-  for (const r of rows.filter((r) => !('editable' in r) && !(r.key in scene) && !(prefix.startsWith('sequence') && ['path', 'font'].includes(r.kind)))) {
+  for (const r of rows.filter((r) => !r.nested && !(r.key in scene) && !(prefix.startsWith('sequence') && ['path', 'font'].includes(r.kind)))) {
     const o = document.createElement('option'); o.value = r.key; o.textContent = `${r.group}: ${r.name}`; select.append(o);
   }
   select.addEventListener('change', () => {
@@ -237,7 +237,7 @@ function build() {
       group = name;
       fieldset = document.createElement('details');
       fieldset.className = 'group'; fieldset.dataset.group = group;
-      fieldset.open = !('editable' in row);
+      fieldset.open = !row.nested;
       const summary = document.createElement('summary'); summary.textContent = group.replace('|', ' / ');
       fieldset.append(summary);
       form.append(fieldset);

@@ -340,7 +340,7 @@ function makeRow(row) {
   if (row.editable === false && !inDocument(row.key)) div.querySelectorAll('input, select, textarea').forEach((e) => { e.disabled = true; });
   // A ◆ for any number or colour a track can move (not a layer's own gap, nor in/out's keys).
   if ((kind === 'number' || kind === 'integer' || kind === 'color') && !row.put && !/^(in|out)[.[(]/.test(row.key)
-      && !(/^layers\[/.test(row.key) && 'editable' in row)) {
+      && !(/^layers\[/.test(row.key) && row.nested)) {
     const key = document.createElement('button');
     key.type = 'button'; key.className = 'key'; key.textContent = '◆';
     key.title = 'Keyframe this value at the playhead (Alt+click: delete the keyframe there)';
@@ -633,7 +633,7 @@ function makeList(list) {
         for (const r of rowsOf(element, i)) {
           const div = r.make ? r.make() : makeRow(r);
           // A scene key a layer sets: × takes it out, and the layer shows the scene's value again.
-          if (list === 'layers' && !('editable' in r) && r.schema in element && r.schema !== 'text') {
+          if (list === 'layers' && !r.nested && r.schema in element && r.schema !== 'text') {
             div.append(button('×', 'unset', () => {
               const next = clone(elements()); delete next[i][r.schema]; setWhole(list, next);
             }));
@@ -650,7 +650,7 @@ function makeList(list) {
         const value = at !== undefined ? JSON.parse(at) : valueIn(element, r.key.slice(`${list}[${i}].`.length));
         // A key with a track shows its value at the playhead; left out, a layer's scene key
         // shows the scene's value, an element's own key its default.
-        const t = text(r, value !== undefined ? value : 'editable' in r ? r.default : r.value);
+        const t = text(r, value !== undefined ? value : r.nested ? r.default : r.value);
         values.set(r.key, t);
         const show = controls.get(r.key); if (show) show(t);
       }
@@ -670,7 +670,7 @@ function makeSteps() {
   const items = document.createElement('div');
   const stepsNow = () => currentValue('sequence') || [];
   const holdRow = rows.find((r) => r.key === 'sequence[].hold');
-  const table = rows.filter((r) => !('editable' in r));
+  const table = rows.filter((r) => !r.nested);
   const typeRows = rows.filter((r) => r.key.startsWith('sequence[].transition('));
   const types = [...new Set(typeRows.map((r) => /\((\w+)\)/.exec(r.key)[1]))];
   const name = (r) => r.key.split('.').pop();
@@ -762,7 +762,7 @@ function makeSteps() {
     for (const r of state.shown) {
       const value = valueIn(steps[r.step] || {}, r.path);
       // Left out: a title's scene key shows the sequence's value, a step's own key its default.
-      const t = text(r, value !== undefined ? value : 'editable' in r ? r.default : r.value);
+      const t = text(r, value !== undefined ? value : r.nested ? r.default : r.value);
       values.set(r.key, t);
       values.set(r.errorKey, t);     // what undo puts back under the key the change is sent by
       const show = controls.get(r.key); if (show) show(t);

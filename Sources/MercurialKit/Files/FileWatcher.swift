@@ -24,6 +24,7 @@ public final class FileWatcher: @unchecked Sendable {
     private var directories: [Int32: String] = [:]      // watch descriptor → directory
     private var files: Set<String> = []                 // absolute paths of the watched files
     private var folders: Set<String> = []               // folders watched for existence
+    private var stamps: [String: SeenFile] = [:]       // each watched file as last seen (absent: no file)
 
     private static let events = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB
                                        | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF)
@@ -57,8 +58,15 @@ public final class FileWatcher: @unchecked Sendable {
             // watched until now (read after, a file written just before it was watched would be
             // reported as changed, and the editor read its scene again over unsaved edits).
             readEvents()
+            let watchedBefore = files
             files = Set(paths.map(Self.absolute))
             self.folders = Set(folders.map(Self.absolute))
+            // A file watched already keeps how it was last reported (what was read since may be
+            // older than what is on disk now); a file new to the watch is taken as it is now.
+            stamps = stamps.filter { files.contains($0.key) }
+            for file in files where stamps.index(forKey: file) == nil && !watchedBefore.contains(file) {
+                stamps[file] = SeenFile(file)
+            }
             addMissingWatches()
         }
     }
@@ -115,7 +123,7 @@ public final class FileWatcher: @unchecked Sendable {
                             if !changed.contains(path) { changed.append(path) }
                         }
                     } else if mask & UInt32(IN_CREATE) == 0 || Self.isSymbolicLink(path),
-                              files.contains(path), !changed.contains(path) {
+                              files.contains(path), !changed.contains(path), isNew(path) {
                         // Creating a file is followed by its close-after-write: wait for that
                         // (a symbolic link has none: it is complete when created).
                         changed.append(path)
@@ -125,6 +133,19 @@ public final class FileWatcher: @unchecked Sendable {
             if structureChanged { addMissingWatches() }
             changed.forEach(handler)
         }
+    }
+
+    /// Whether `path` differs from how it was last seen (and notes it as seen). An event can
+    /// come late: a file written just before `watch` is closed for the last time only when a
+    /// process forked meanwhile (the suite's, the editor's ffmpeg) execs or exits, and that
+    /// close-after-write then arrived after `watch` had read the events queued before it.
+    /// Reported, the editor took it for a change on disk and read its scene again over
+    /// unsaved edits. So a file is reported only if it is not as `watch` (or the last report) saw it.
+    private func isNew(_ path: String) -> Bool {
+        let now = SeenFile(path)
+        guard now != stamps[path] else { return false }
+        stamps[path] = now
+        return true
     }
 
     public static func absolute(_ path: String) -> String {
@@ -143,5 +164,39 @@ public final class FileWatcher: @unchecked Sendable {
     public static func isDirectory(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+}
+
+
+/// A watched file as last seen: which file, its size and modification time (`FileStamp`), its
+/// mode and status-change time (a chmod is a change: the file may now be unreadable), and for a
+/// file of at most 1 MB (scenes, recipes) a hash of its bytes, since the kernel's times are as
+/// coarse as its clock tick (a few ms) and two quick saves of the same length can share them.
+private struct SeenFile: Equatable {
+    var stamp: FileStamp
+    var mode: UInt32
+    var changed: (seconds: Int, nanoseconds: Int)
+    var contents: Int?
+    /// Where the path points, when it is a symbolic link (a link pointed elsewhere at a file
+    /// with the same bytes is a change: what the watcher follows is not the same chain).
+    var linkTarget: String?
+
+    init?(_ path: String) {
+        var info = stat()
+        guard let stamp = FileStamp(path), stat(path, &info) == 0 else { return nil }
+        self.stamp = stamp
+        mode = info.st_mode
+        changed = (info.st_ctim.tv_sec, info.st_ctim.tv_nsec)
+        linkTarget = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
+        if stamp.size <= 1 << 20, let data = FileManager.default.contents(atPath: path) {
+            var hasher = Hasher()
+            hasher.combine(data)
+            contents = hasher.finalize()
+        }
+    }
+
+    static func == (a: SeenFile, b: SeenFile) -> Bool {
+        a.stamp == b.stamp && a.mode == b.mode && a.changed == b.changed && a.contents == b.contents
+            && a.linkTarget == b.linkTarget
     }
 }

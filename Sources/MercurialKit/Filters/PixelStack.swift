@@ -2,7 +2,10 @@
 /// one rounding from a stack's floats to an 8-bit straight-alpha pixel. Every composite goes
 /// through these: a title over its backdrop (`CanvasCompositor`), its layer styles under and
 /// over it (`LayerStyles.drawn`), a reveal's letters over each other (`LetterMap`), physics
-/// letters (`DynamicTitle`) and layers over the layers below (`LayeredTitle`).
+/// letters (`DynamicTitle`) and layers over the layers below (`LayeredTitle`). (A shaded
+/// colour is made 8-bit before it is stacked by `unitByte`, which truncates v·255 + 0.5: it
+/// differs from `level` only where float error puts a value within a hair of a half, so the
+/// two are kept apart rather than change the pixel corpus for nothing a viewer could see.)
 enum PixelStack {
     /// `top` over `bottom`, premultiplied (colour times alpha; alpha 0…1).
     @inline(__always)

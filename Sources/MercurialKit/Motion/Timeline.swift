@@ -252,11 +252,7 @@ public enum SceneAnimation {
                 guard let (index, rest) = ScenePath.layerKey(key) else {
                     throw MercurialError("\(at): track \"\(shortQuote(key))\" names no layer's key; write it as layers[N].KEY, e.g. \"layers[0].light1.hue\"")
                 }
-                guard settings.layers.indices.contains(index) else {
-                    let has = settings.layers.isEmpty ? "the scene has no \"layers\""
-                        : "the scene has \(settings.layers.count) layer\(settings.layers.count == 1 ? "" : "s") (layers[0] to layers[\(settings.layers.count - 1)])"
-                    throw MercurialError("\(at): track \"\(shortQuote(key))\": \(has); use one of those")
-                }
+                try ScenePath(key).checkLayer(in: settings, role: "\(at): track ")
                 if let above = settings.layers[index].below, rest.hasPrefix("offset") {
                     throw MercurialError("\(at): track \"\(shortQuote(key))\": layer \(index) is \"below\" \"\(above)\", so its place is the stack's; move the stack by the offset of its top layer (the one without \"below\")")
                 }

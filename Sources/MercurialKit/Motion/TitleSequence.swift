@@ -228,10 +228,12 @@ extension FrameRenderer: AnimationFrames {
 extension TitleSequence {
     /// The sequence a scene file holds, or nil when it has no `"sequence"`.
     /// `adjust` is applied to each title's settings after its scene (the command
-    /// line's flags); `materialOverride` replaces the material each title starts from.
-    public static func load(_ path: String, materialOverride: String? = nil,
+    /// line's flags); `materialOverride` replaces the material each title starts from, and
+    /// `layerMaterials` (by index) those of its layers, each of which every title must have.
+    public static func load(_ path: String, materialOverride: String? = nil, layerMaterials: [Int: String] = [:],
                             adjust: (inout RenderSettings) throws -> Void = { _ in }) throws -> TitleSequence? {
-        try load(root: try SceneFile.parse(path, role: "scene file"), path: path, materialOverride: materialOverride, adjust: adjust)
+        try load(root: try SceneFile.parse(path, role: "scene file"), path: path, materialOverride: materialOverride,
+                 layerMaterials: layerMaterials, adjust: adjust)
     }
 
     /// The sequence of a scene held in memory as its members (the editor's document): no text
@@ -244,7 +246,7 @@ extension TitleSequence {
         }
     }
 
-    static func load(root: JSONNode, path: String, materialOverride: String? = nil,
+    static func load(root: JSONNode, path: String, materialOverride: String? = nil, layerMaterials: [Int: String] = [:],
                      adjust: (inout RenderSettings) throws -> Void = { _ in }) throws -> TitleSequence? {
         guard case .object(let members) = root.value,
               let sequenceMember = members.first(where: { $0.key == "sequence" }) else { return nil }
@@ -253,6 +255,10 @@ extension TitleSequence {
         // The scene around the sequence: settings every title starts from, and the frame rate.
         var base = RenderSettings()
         let own = members.filter { $0.key != "sequence" && $0.key != "animation" }
+        // Keys that shape one title's own scene would apply to no title here (they were ignored).
+        if let titleOnly = own.first(where: { ["layers", "in", "out", "dynamics"].contains($0.key) }) {
+            throw MercurialError("\(path):\(titleOnly.keyLocation): \"\(titleOnly.key)\" beside \"sequence\" would apply to no title; put it in the \"scene\" of each step that should have it")
+        }
         if let materialOverride {
             try Materials.apply(materialOverride, to: &base)
         } else if let member = own.first(where: { $0.key == "material" }) {
@@ -309,19 +315,28 @@ extension TitleSequence {
                 if case .object(let m) = stepRoot.value, let nested = m.first(where: { $0.key == "sequence" }) {
                     throw MercurialError("\(resolved):\(nested.keyLocation): this scene, step \(i + 1) of \(path), holds a \"sequence\" itself; sequences do not nest, so list its titles in \(path)")
                 }
-                timeline = try SceneFile.load(root: stepRoot, path: resolved, into: &settings, materialOverride: materialOverride)
+                timeline = try SceneFile.load(root: stepRoot, path: resolved, into: &settings, materialOverride: materialOverride,
+                                              layerMaterials: layerMaterials)
                 sceneFile = resolved
                 if case .object(let m) = stepRoot.value { stepMembers = m } else { stepMembers = [] }
             case .object(let m):
                 if let nested = m.first(where: { $0.key == "sequence" }) {
                     throw MercurialError("\(path):\(nested.keyLocation): \"\(name).scene\" holds a \"sequence\" itself; sequences do not nest, so list its titles here")
                 }
-                timeline = try SceneFile.load(root: sceneField.value, path: path, into: &settings, materialOverride: materialOverride)
+                timeline = try SceneFile.load(root: sceneField.value, path: path, into: &settings, materialOverride: materialOverride,
+                                              layerMaterials: layerMaterials)
                 stepMembers = m
             default:
                 throw reader.fail(sceneField.value, "\"\(name).scene\" must be a scene file's path or a scene object {…}, not \(sceneField.value.value.typeName)")
             }
-            try adjust(&settings)
+            do {
+                for layer in layerMaterials.keys.sorted() {
+                    try ScenePath("layers[\(layer)].material").checkLayer(in: settings, role: "--set ")
+                }
+                try adjust(&settings)
+            } catch let error as MercurialError {
+                throw error.within("\(path): \(name)")
+            }
             explicitCanvas.append(stepMembers.contains { $0.key == "width" || $0.key == "height" })
             var step = Step(settings: settings, timeline: timeline, hold: 1, sceneFile: sceneFile)
             for field in fields {
@@ -387,6 +402,10 @@ extension TitleSequence {
         -> (size: (width: Int, height: Int), warnings: [MercurialWarning]) {
         try TitleRenderer.validate(settings)
         if let path = settings.shadingImage { _ = try ShadingLookup.read(path) }
+        // A scene of layers gives its canvas (validated above), and each layer its own text.
+        if !settings.layers.isEmpty, let width = settings.width, let height = settings.height {
+            return ((width, height), [])
+        }
         if settings.mask != nil {
             let (_, _, canvas, warnings) = try TitleRenderer.titleMask(settings)
             return (canvas, warnings)

@@ -236,32 +236,43 @@ struct SplitMix64: RandomNumberGenerator {
 enum StrokeRaster {
     /// Draws `strokes` into `mask`, whose top-left pixel is at `origin` on the canvas.
     static func draw(_ strokes: [TaperedStroke], into mask: inout Mask, origin: SIMD2<Int>) {
-        let w = mask.width, h = mask.height
+        let (w, h) = (mask.width, mask.height)
+        mask.withUnsafeMutableBufferPointer { out in draw(strokes, into: out.baseAddress!, width: w, rows: 0..<h, origin: origin) }
+    }
+
+    /// Draws `strokes` into rows `rows` of a mask `width` pixels wide whose top-left pixel
+    /// is at `origin` on the canvas; `out` holds those rows (`width` values a row, from the first):
+    /// each pixel as the whole mask has it (a vine's rows are drawn a few at a time, `VineRowSource`).
+    static func draw(_ strokes: [TaperedStroke], into out: UnsafeMutablePointer<Float>, width w: Int, rows: Range<Int>,
+                     origin: SIMD2<Int>) {
         let o = SIMD2(Double(origin.x), Double(origin.y))
-        mask.withUnsafeMutableBufferPointer { out in
-            for stroke in strokes {
-                let points = stroke.points.map { $0 - o }
-                for i in 0..<max(points.count - 1, 1) {
-                    let j = min(i + 1, points.count - 1)
-                    let a = points[i], b = points[j]
-                    let ra = stroke.widths[i] / 2, rb = stroke.widths[j] / 2
-                    let reach = max(ra, rb) + 1
-                    let e = b - a, length2 = (e * e).sum()
-                    let x0 = max(Int((min(a.x, b.x) - reach).rounded(.down)), 0)
-                    let x1 = min(Int((max(a.x, b.x) + reach).rounded(.up)), w)
-                    let y0 = max(Int((min(a.y, b.y) - reach).rounded(.down)), 0)
-                    let y1 = min(Int((max(a.y, b.y) + reach).rounded(.up)), h)
-                    guard x0 < x1, y0 < y1, a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite else { continue }
-                    for y in y0..<y1 {
-                        let row = out.baseAddress! + y * w
-                        for x in x0..<x1 {
-                            let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5) - a
-                            let t = length2 > 1e-12 ? min(max((p * e).sum() / length2, 0), 1) : 0
-                            let d = p - e * t
-                            let radius = ra + (rb - ra) * t
-                            let coverage = Float(min(max(radius + 0.5 - (d * d).sum().squareRoot(), 0), 1))
-                            if coverage > row[x] { row[x] = coverage }
-                        }
+        for stroke in strokes {
+            let points = stroke.points.map { $0 - o }
+            for i in 0..<max(points.count - 1, 1) {
+                let j = min(i + 1, points.count - 1)
+                let a = points[i], b = points[j]
+                let ra = stroke.widths[i] / 2, rb = stroke.widths[j] / 2
+                let reach = max(ra, rb) + 1
+                let e = b - a, length2 = (e * e).sum()
+                guard a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite, reach.isFinite else { continue }
+                // The box's pixels within the rows (clamped before they become integers: a point may lie far off).
+                func within(_ v: Double, _ range: Range<Int>) -> Int {
+                    Int(min(max(v, Double(range.lowerBound)), Double(range.upperBound)))
+                }
+                let x0 = within((min(a.x, b.x) - reach).rounded(.down), 0..<w)
+                let x1 = within((max(a.x, b.x) + reach).rounded(.up), 0..<w)
+                let y0 = within((min(a.y, b.y) - reach).rounded(.down), rows)
+                let y1 = within((max(a.y, b.y) + reach).rounded(.up), rows)
+                guard x0 < x1, y0 < y1 else { continue }
+                for y in y0..<y1 {
+                    let row = out + (y - rows.lowerBound) * w
+                    for x in x0..<x1 {
+                        let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5) - a
+                        let t = length2 > 1e-12 ? min(max((p * e).sum() / length2, 0), 1) : 0
+                        let d = p - e * t
+                        let radius = ra + (rb - ra) * t
+                        let coverage = Float(min(max(radius + 0.5 - (d * d).sum().squareRoot(), 0), 1))
+                        if coverage > row[x] { row[x] = coverage }
                     }
                 }
             }
@@ -292,24 +303,35 @@ extension Vine {
         let ink = mask.inkBounds(threshold: 0).map {
             PixelBounds(minX: $0.minX + origin.x, minY: $0.minY + origin.y, maxX: $0.maxX + origin.x, maxY: $0.maxY + origin.y)
         }
-        let strokes = self.strokes(along: routePoints(ink: ink), growth: grown)
-        guard let box = StrokeRaster.bounds(strokes) else { return (mask, origin) }
-        let x0 = max(min(origin.x, box.minX - margin), 0), y0 = max(min(origin.y, box.minY - margin), 0)
-        let x1 = min(max(origin.x + mask.width, box.maxX + margin + 1), canvas.width)
-        let y1 = min(max(origin.y + mask.height, box.maxY + margin + 1), canvas.height)
-        guard x1 > x0, y1 > y0 else { return (mask, origin) }
-        var widened = Mask(width: x1 - x0, height: y1 - y0, repeating: 0)
+        let region = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + mask.width - 1, maxY: origin.y + mask.height - 1)
+        guard let (strokes, widened) = layout(ink: ink, region: region, canvas: canvas, margin: margin) else { return (mask, origin) }
+        let (x0, y0) = (widened.minX, widened.minY)
+        var drawn = Mask(width: widened.width, height: widened.height, repeating: 0)
         // The text's region lies inside the widened one (both within the canvas).
-        let w = widened.width
+        let w = drawn.width
         mask.withUnsafeBufferPointer { source in
-            widened.withUnsafeMutableBufferPointer { target in
+            drawn.withUnsafeMutableBufferPointer { target in
                 for y in 0..<mask.height {
                     (target.baseAddress! + (origin.y + y - y0) * w + (origin.x - x0))
                         .update(from: source.baseAddress! + y * mask.width, count: mask.width)
                 }
             }
         }
-        StrokeRaster.draw(strokes, into: &widened, origin: SIMD2(x0, y0))
-        return (widened, (x0, y0))
+        StrokeRaster.draw(strokes, into: &drawn, origin: SIMD2(x0, y0))
+        return (drawn, (x0, y0))
+    }
+
+    /// The vine's strokes, grown as far as `grown`, for a title whose ink is `ink` and
+    /// region `region` (both on the canvas), and that region widened to the strokes
+    /// (within the canvas) plus the margin the loft needs; nil when the vine draws nothing.
+    func layout(ink: PixelBounds?, region: PixelBounds, canvas: (width: Int, height: Int),
+                margin: Int) -> (strokes: [TaperedStroke], region: PixelBounds)? {
+        let strokes = self.strokes(along: routePoints(ink: ink), growth: grown)
+        guard let box = StrokeRaster.bounds(strokes) else { return nil }
+        let x0 = max(min(region.minX, box.minX - margin), 0), y0 = max(min(region.minY, box.minY - margin), 0)
+        let x1 = min(max(region.maxX + 1, box.maxX + margin + 1), canvas.width)
+        let y1 = min(max(region.maxY + 1, box.maxY + margin + 1), canvas.height)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return (strokes, PixelBounds(minX: x0, minY: y0, maxX: x1 - 1, maxY: y1 - 1))
     }
 }

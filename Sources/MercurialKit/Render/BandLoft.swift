@@ -36,51 +36,77 @@ final class BandLoft: TitleShapeSource {
         scale = Float(settings.normalScale)
     }
 
-    /// Calls `body` with the shape of each band of rows, from the top: the band's rows
-    /// of the one loft (`LoftRows`), the mask rows within its reach held in a ring.
+    /// Calls `body` with the shape of each band of rows, from the top.
     func shapes(_ body: (TitleShape) throws(MercurialError) -> Void) throws(MercurialError) {
-        let B = bandHeight
-        let halo = LoftRows.halo(radius: radius, profile: profile)
-        let capacity = min(B + 2 * halo + 4, height)
-        let loft = LoftRows(radius: radius, profile: profile, width: width, height: height, ink: ink,
-                            rowsHeld: capacity, runRows: B + 2)
-        let coverage = UnsafeMutableBufferPointer<Float>.allocate(capacity: capacity * width)
-        defer { coverage.deallocate() }
-        let rows = LoftRows.MaskRows(base: coverage.baseAddress!, capacity: capacity, width: width)
-        let material = ShadedMaterial(inputScale: scale)
+        while let shape = try next() { try body(shape) }
+    }
 
+    /// The state of the walk down the bands (made at the first `next`).
+    private struct Walk {
+        let halo: Int, capacity: Int
+        let loft: LoftRows
+        let coverage: UnsafeMutableBufferPointer<Float>
+        let rows: LoftRows.MaskRows
+        let material: ShadedMaterial
         // A band's heights and coverage, reused from band to band (the shape given out
         // is gone by the next, so they are not copied).
-        var heights = HeightField(width: width, height: 0, repeating: 0)
-        var mask = Mask(width: width, height: 0, repeating: 0)
+        var heights: HeightField
+        var mask: Mask
         var loaded = 0
         var b0 = 0
-        while b0 < height {
-            let b1 = min(b0 + B, height)
-            let hyLo = max(b0 - 1, 0), hyHi = min(b1 + 1, height)
-            let needed = min(height, max(b1, hyHi + halo))
-            // Read the new mask rows.
-            let firstNew = loaded
-            while loaded < needed {
-                try source.read(into: coverage.baseAddress! + (loaded % capacity) * width)
-                loaded += 1
-            }
-            loft.arrived(firstNew..<loaded, rows)
-            // The heights of rows hyLo..<hyHi.
-            if heights.height != hyHi - hyLo { heights = HeightField(width: width, height: hyHi - hyLo, repeating: 0) }
-            heights.withUnsafeMutableBufferPointer { heights in
-                loft.heights(hyLo..<hyHi, rows, loaded: loaded, into: heights)
-            }
-            // The coverage of rows b0..<b1.
-            if mask.height != b1 - b0 { mask = Mask(width: width, height: b1 - b0, repeating: 0) }
-            mask.withUnsafeMutableBufferPointer { mask in
-                for y in b0..<b1 { (mask.baseAddress! + (y - b0) * width).update(from: rows.row(y), count: width) }
-            }
-            try body(TitleShape(mask: mask, origin: (origin.x, origin.y + b0), canvas: canvas, warnings: [],
-                                heights: heights, plateau: HeightFieldFromMask.plateau(of: profile), normals: nil,
-                                material: material,
-                                band: ShadedMaterial.Rows(rows: b0..<b1, regionHeight: height, heightsFrom: hyLo, ink: ink)))
-            b0 = b1
+    }
+    private var walk: Walk?
+
+    deinit { walk?.coverage.deallocate() }
+
+    /// The shape of the next band of rows (nil after the last): the band's rows of the
+    /// one loft (`LoftRows`), the mask rows within its reach held in a ring. A renderer
+    /// pulls the bands one at a time, so that several titles (a scene's layers) go down
+    /// the canvas together.
+    func next() throws(MercurialError) -> TitleShape? {
+        let B = bandHeight
+        if walk == nil {
+            let halo = LoftRows.halo(radius: radius, profile: profile)
+            let capacity = min(B + 2 * halo + 4, height)
+            let loft = LoftRows(radius: radius, profile: profile, width: width, height: height, ink: ink,
+                                rowsHeld: capacity, runRows: B + 2)
+            let coverage = UnsafeMutableBufferPointer<Float>.allocate(capacity: capacity * width)
+            walk = Walk(halo: halo, capacity: capacity, loft: loft, coverage: coverage,
+                        rows: LoftRows.MaskRows(base: coverage.baseAddress!, capacity: capacity, width: width),
+                        material: ShadedMaterial(inputScale: scale),
+                        heights: HeightField(width: width, height: 0, repeating: 0),
+                        mask: Mask(width: width, height: 0, repeating: 0))
         }
+        guard var w = walk, w.b0 < height else { return nil }
+        // Moved out while the band is made, so that its images are not copied on write.
+        walk!.heights = HeightField(width: 0, height: 0, repeating: 0)
+        walk!.mask = Mask(width: 0, height: 0, repeating: 0)
+        let b0 = w.b0, b1 = min(b0 + B, height)
+        let hyLo = max(b0 - 1, 0), hyHi = min(b1 + 1, height)
+        let needed = min(height, max(b1, hyHi + w.halo))
+        // Read the new mask rows.
+        let firstNew = w.loaded
+        while w.loaded < needed {
+            try source.read(into: w.coverage.baseAddress! + (w.loaded % w.capacity) * width)
+            w.loaded += 1
+        }
+        w.loft.arrived(firstNew..<w.loaded, w.rows)
+        // The heights of rows hyLo..<hyHi.
+        if w.heights.height != hyHi - hyLo { w.heights = HeightField(width: width, height: hyHi - hyLo, repeating: 0) }
+        let (loft, rows, loaded) = (w.loft, w.rows, w.loaded)
+        w.heights.withUnsafeMutableBufferPointer { heights in
+            loft.heights(hyLo..<hyHi, rows, loaded: loaded, into: heights)
+        }
+        // The coverage of rows b0..<b1.
+        if w.mask.height != b1 - b0 { w.mask = Mask(width: width, height: b1 - b0, repeating: 0) }
+        w.mask.withUnsafeMutableBufferPointer { mask in
+            for y in b0..<b1 { (mask.baseAddress! + (y - b0) * width).update(from: rows.row(y), count: width) }
+        }
+        w.b0 = b1
+        walk = w
+        return TitleShape(mask: w.mask, origin: (origin.x, origin.y + b0), canvas: canvas, warnings: [],
+                          heights: w.heights, plateau: HeightFieldFromMask.plateau(of: profile), normals: nil,
+                          material: w.material,
+                          band: ShadedMaterial.Rows(rows: b0..<b1, regionHeight: height, heightsFrom: hyLo, ink: ink))
     }
 }

@@ -154,9 +154,15 @@ public final class FrameRenderer {
                        emit: (TitleShape, inout Image<RGBA8>) throws(MercurialError) -> Void) throws(MercurialError) {
         var title = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
         try source.shapes { shape throws(MercurialError) in
-            shape.shaded(shading, background: compositing.shadingBackground, into: &title)
+            shade(shape, shading: shading, compositing: compositing, into: &title)
             try emit(shape, &title)
         }
+    }
+
+    /// One band of a shape (a still's whole region, a band of a large title's or of a
+    /// scene's layer's, `RegionStream`) shaded by the one shading loop for `compositing`.
+    static func shade(_ shape: TitleShape, shading: ShadingLookup, compositing: Compositing, into title: inout Image<RGBA8>) {
+        shape.shaded(shading, background: compositing.shadingBackground, into: &title)
     }
 
     /// Frame `index` (at t = index / fps). The image is the renderer's own canvas:

@@ -24,16 +24,12 @@ public struct TitleLayer: Sendable, Equatable {
 /// first layer's.
 enum LayeredTitle {
     static func render(_ settings: RenderSettings) throws(MercurialError) -> RenderedTitle {
-        let layers = settings.layers
-        guard let first = layers.first else { throw MercurialError("\"layers\" is empty; give at least one layer, or leave \"layers\" out") }
-        guard let width = first.settings.width, let height = first.settings.height else {
-            throw MercurialError("\"layers\" needs the canvas's \"width\" and \"height\" (the layers are placed on it together); give both")
-        }
-        // Painted whole, as an animation's frame is: 16384×16384 took 2.2 GB.
+        let (width, height) = try canvas(of: settings)
+        // Painted whole, as an animation's frame is: 16384×16384 took 2.2 GB (a still streams: `LayeredBands`).
         guard width * height <= FrameRenderer.maximumFramePixels else {
             throw MercurialError.limit("layers are painted on their canvas in memory, so it may have at most \(FrameRenderer.maximumFramePixels / 1_000_000) M pixels (7680×4320), as an animation's frame; this one is \(width)×\(height); use a smaller \"width\" and \"height\"")
         }
-        let (placed, placing) = try place(layers, width: width, height: height)
+        let (placed, placing) = try place(settings.layers, width: width, height: height)
         var canvas: Image<RGBA8>? = nil
         var warnings = placing
         var timings = StageTimings()
@@ -59,6 +55,15 @@ enum LayeredTitle {
         }
         return RenderedTitle(width: width, height: height, content: canvas!, originX: 0, originY: 0,
                              fill: .clear, warnings: warnings, timings: timings)
+    }
+
+    /// The canvas the layers share: the first layer's `width` and `height`.
+    static func canvas(of settings: RenderSettings) throws(MercurialError) -> (width: Int, height: Int) {
+        guard let first = settings.layers.first else { throw MercurialError("\"layers\" is empty; give at least one layer, or leave \"layers\" out") }
+        guard let width = first.settings.width, let height = first.settings.height else {
+            throw MercurialError("\"layers\" needs the canvas's \"width\" and \"height\" (the layers are placed on it together); give both")
+        }
+        return (width, height)
     }
 
     /// Each layer's settings, placed: on the shared canvas, at the top-left of where its ink

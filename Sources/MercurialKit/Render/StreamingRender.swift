@@ -53,24 +53,22 @@ extension TitleRenderer {
                                   writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
         try validate(settings)
         let compositing = Compositing(settings)
-        // A vine is drawn into the title's mask in memory, and layers are painted there.
-        guard settings.vine == nil, settings.layers.isEmpty else {
-            return .inMemory(try render(settings))
-        }
         let band = max(bandHeight, 1)
-        let styles = settings.look.styles
-        /// Where the title's region (`crop`) is drawn: moved or zoomed (`PlacedBands`), or where it is.
-        func placed(_ crop: PixelBounds, canvas: (width: Int, height: Int)) -> (bands: PlacedBands?, drawn: PixelBounds?) {
-            guard let placement = compositing.placement else { return (nil, crop) }
-            let mapping = placement.mapping(size: (crop.width, crop.height), at: (crop.minX, crop.minY), canvas: canvas)
-            return (mapping.map { PlacedBands($0, bandHeight: band) }, mapping?.bounds)
+        if !settings.layers.isEmpty {
+            // A layered scene on a canvas of at most `streamingThreshold` pixels is painted in memory.
+            guard let canvas = try? LayeredTitle.canvas(of: settings),
+                  force || Double(canvas.width) * Double(canvas.height) > Double(streamingThreshold) else {
+                return .inMemory(try render(settings))
+            }
+            return try LayeredBands.render(settings, compression: compression, ancillary: ancillary, bandHeight: band,
+                                           path: path, writer: &sink)
         }
-        /// Layer styles drawn band by band around the title's drawn region (`StyledBands`), or none;
-        /// a stroke in the title's metal lofted, shaded and lit band by band too.
+        let styles = settings.look.styles
+        func placed(_ crop: PixelBounds, canvas: (width: Int, height: Int)) -> (bands: PlacedBands?, drawn: PixelBounds?) {
+            TitleRenderer.placedBands(compositing, crop: crop, canvas: canvas, bandHeight: band)
+        }
         func styled(_ region: PixelBounds?, canvas: (width: Int, height: Int), sized: Bool) throws(MercurialError) -> StyledBands? {
-            guard !styles.isEmpty, let region else { return nil }
-            let metal = styles.stroke?.material == true ? compositing.strokeMetal(try ShadingLookup.of(settings)) : nil
-            return try StyledBands(styles, region: region, canvas: canvas, sized: sized, bandHeight: band, metal: metal)
+            try TitleRenderer.styledBands(settings, compositing, region: region, canvas: canvas, sized: sized, bandHeight: band)
         }
         /// Whether a title whose region is `crop` is rendered in bands: its region, or the
         /// pixels it is drawn over (moved, zoomed, with its styles), has more than `streamingThreshold` pixels.
@@ -125,14 +123,14 @@ extension TitleRenderer {
             return .streamed(StreamedTitle(width: scan.width, height: scan.height, warnings: []))
         }
         guard let text = settings.text else { return .inMemory(try render(settings)) }
-        let placement = try TextMask.place(textLayout(settings, text: text), frame: settings.textFrame)
-        let p = placement
-        // A canvas sized to the text grows to hold the styles, as `TitleShape.build` grows it.
-        let (size, origin) = styles.grown(canvas: (p.canvasWidth, p.canvasHeight), origin: (p.originX, p.originY),
-                                          growWidth: settings.width == nil, growHeight: settings.height == nil)
-        let crop = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + p.regionWidth - 1,
-                               maxY: origin.y + p.regionHeight - 1)
+        let (p, size, textCrop) = try textRegion(settings, text: text)
+        // A vine drawn into the text's rows, in the region widened to hold it.
+        let vine = settings.vine.flatMap {
+            VineRowSource($0, text: p, crop: textCrop, canvas: size, margin: settings.loftMargin)
+        }
+        let crop = vine?.region ?? textCrop
         guard streams(crop, canvas: size) else {
+            if settings.vine != nil { return .inMemory(try render(settings)) }
             let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
             return .inMemory(try FrameRenderer.still(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
                                                             p.warnings)))
@@ -144,54 +142,128 @@ extension TitleRenderer {
         sink = writer
         let canvas = CanvasBands(width: size.width, height: size.height, compositing: compositing, writer: writer,
                                  bandHeight: band)
-        if let ink = p.run.drawnInkBounds(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY) {
-            try streamRegion(settings, source: GlyphRowSource(placement), crop: crop, ink: ink,
-                             canvasHeight: size.height, canvas: canvas, bandHeight: band,
-                             placed: place.bands, moved: compositing.placement != nil, styled: styledBands)
-        } else {
-            try canvas.appendFill(rows: size.height)
-        }
+        try streamRegion(settings, source: vine ?? GlyphRowSource(p), crop: crop, ink: vine.map(\.ink) ?? p.drawnInk,
+                         canvasHeight: size.height,
+                         canvas: canvas, bandHeight: band, placed: place.bands, moved: compositing.placement != nil,
+                         styled: styledBands)
         try writer.endFrame()
         return .streamed(StreamedTitle(width: size.width, height: size.height, warnings: p.warnings))
     }
 
-    /// The canvas: fill above `crop` (above the styles' region, when `styled`), its rows
-    /// rendered band by band (the renderer over the bands of `BandLoft`, and the styles
-    /// drawn around them), fill below.
-    /// A moved or zoomed title (`moved`) is drawn where `placed` puts its bands (nowhere: when none of it is on the canvas).
+    /// A text title laid out (`TextMask.place`), its canvas (grown to hold the styles, as
+    /// `TitleShape.build` grows a canvas sized to the text) and its region on it (the ink plus the margin).
+    static func textRegion(_ settings: RenderSettings, text: String) throws(MercurialError)
+        -> (placement: TextPlacement, canvas: (width: Int, height: Int), crop: PixelBounds) {
+        let p = try TextMask.place(textLayout(settings, text: text), frame: settings.textFrame)
+        let (size, origin) = settings.look.styles.grown(canvas: (p.canvasWidth, p.canvasHeight), origin: (p.originX, p.originY),
+                                                        growWidth: settings.width == nil, growHeight: settings.height == nil)
+        let crop = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + p.regionWidth - 1,
+                               maxY: origin.y + p.regionHeight - 1)
+        return (p, size, crop)
+    }
+
+    /// Where a title's region (`crop`) is drawn: moved or zoomed (`PlacedBands`; nil
+    /// bounds when none of it is on the canvas), or where it is.
+    static func placedBands(_ compositing: Compositing, crop: PixelBounds, canvas: (width: Int, height: Int),
+                            bandHeight: Int) -> (bands: PlacedBands?, drawn: PixelBounds?) {
+        guard let placement = compositing.placement else { return (nil, crop) }
+        let mapping = placement.mapping(size: (crop.width, crop.height), at: (crop.minX, crop.minY), canvas: canvas)
+        return (mapping.map { PlacedBands($0, bandHeight: bandHeight) }, mapping?.bounds)
+    }
+
+    /// Layer styles drawn band by band around the title's drawn region (`StyledBands`), or none;
+    /// a stroke in the title's metal lofted, shaded and lit band by band too.
+    static func styledBands(_ settings: RenderSettings, _ compositing: Compositing, region: PixelBounds?,
+                            canvas: (width: Int, height: Int), sized: Bool, bandHeight: Int) throws(MercurialError) -> StyledBands? {
+        let styles = settings.look.styles
+        guard !styles.isEmpty, let region else { return nil }
+        let metal = styles.stroke?.material == true ? compositing.strokeMetal(try ShadingLookup.of(settings)) : nil
+        return try StyledBands(styles, region: region, canvas: canvas, sized: sized, bandHeight: bandHeight, metal: metal)
+    }
+
+    /// The canvas's rows, all of them: the title's region streamed band by band (`RegionStream`).
     // Not inlined: Swift 6.3.1's optimizer (CopyPropagation's ownership verifier) aborts
     // on this function inlined into renderPNG, with `emit` handed to PlacedBands.
     @inline(never)
-    private static func streamRegion(_ settings: RenderSettings, source: some CoverageRowSource, crop: PixelBounds,
-                                     ink: PixelBounds, canvasHeight: Int, canvas: CanvasBands, bandHeight: Int,
+    private static func streamRegion(_ settings: RenderSettings, source: any CoverageRowSource, crop: PixelBounds,
+                                     ink: PixelBounds?, canvasHeight: Int, canvas: any CanvasRows, bandHeight: Int,
                                      placed: PlacedBands?, moved: Bool, styled: StyledBands?) throws(MercurialError) {
-        guard !moved || placed != nil else {
-            try canvas.appendFill(rows: canvasHeight)
+        let stream = try RegionStream(settings, source: source, crop: crop, ink: ink, canvasHeight: canvasHeight,
+                                      canvas: canvas, bandHeight: bandHeight, placed: placed, moved: moved, styled: styled)
+        while try stream.step() {}
+    }
+}
+
+/// One title's region on its way down the canvas, a band at a time (`step`): the fill
+/// above `crop` (above the styles' region, when `styled`), its rows rendered band by
+/// band (the one shading stage over the bands of `BandLoft`, and the styles drawn
+/// around them), fill below; all of it fill when the title has no ink or a moved or
+/// zoomed title (`moved`) is nowhere on the canvas (no `placed`). A plain title is
+/// stepped to its end; a scene's layers are stepped together (`LayeredBands`), so each
+/// holds only the rows the stack has not yet taken.
+final class RegionStream {
+    private let canvas: any CanvasRows
+    private let canvasHeight: Int
+    /// Nil: none of the title is drawn.
+    private let loft: BandLoft?
+    private let shading: ShadingLookup?
+    private let placed: PlacedBands?, styled: StyledBands?
+    /// The canvas rows the title (with its styles) is drawn in.
+    private let rows: Range<Int>
+    private var title = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
+    private var started = false, done = false
+
+    init(_ settings: RenderSettings, source: any CoverageRowSource, crop: PixelBounds, ink: PixelBounds?,
+         canvasHeight: Int, canvas: any CanvasRows, bandHeight: Int, placed: PlacedBands?, moved: Bool,
+         styled: StyledBands?) throws(MercurialError) {
+        (self.canvas, self.canvasHeight, self.placed, self.styled) = (canvas, canvasHeight, placed, styled)
+        guard let ink, !moved || placed != nil else {
+            (loft, shading, rows) = (nil, nil, 0..<0)
             return
         }
-        let shading = try ShadingLookup.of(settings)
+        shading = try ShadingLookup.of(settings)
         let drawn = placed?.bounds ?? crop
-        let rows = styled?.drawnRows ?? drawn.minY..<(drawn.maxY + 1)
-        try canvas.appendFill(rows: rows.lowerBound)
-        let loft = BandLoft(settings: settings.shape, source: source, crop: crop, ink: ink,
-                            canvas: (canvas.width, canvasHeight), bandHeight: bandHeight)
-        func emit(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError) {
-            if let styled {
-                try styled.append(&title, at: origin, to: canvas)
-            } else {
-                try canvas.append(&title, at: origin)
-            }
+        rows = styled?.drawnRows ?? drawn.minY..<(drawn.maxY + 1)
+        loft = BandLoft(settings: settings.shape, source: source, crop: crop, ink: ink,
+                        canvas: (canvas.width, canvasHeight), bandHeight: bandHeight)
+    }
+
+    /// Gives the canvas its next rows: the fill above the title, the rows a band of it
+    /// completes, or the rest. False once the canvas has had all its rows.
+    func step() throws(MercurialError) -> Bool {
+        guard !done else { return false }
+        guard let loft, let shading else {
+            try canvas.appendFill(rows: canvasHeight)
+            done = true
+            return true
         }
-        try FrameRenderer.render(loft, shading: shading, compositing: canvas.compositing) { band, title throws(MercurialError) in
+        guard started else {
+            started = true
+            try canvas.appendFill(rows: rows.lowerBound)
+            return true
+        }
+        if let shape = try loft.next() {
+            FrameRenderer.shade(shape, shading: shading, compositing: canvas.compositing, into: &title)
             if let placed {
                 try placed.append(title, emit: emit)
             } else {
-                try emit(&title, at: band.origin)
+                try emit(&title, at: shape.origin)
             }
+            return true
         }
         try placed?.finish(emit: emit)
         try styled?.finish(to: canvas)
         try canvas.appendFill(rows: canvasHeight - rows.upperBound)
+        done = true
+        return true
+    }
+
+    private func emit(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError) {
+        if let styled {
+            try styled.append(&title, at: origin, to: canvas)
+        } else {
+            try canvas.append(&title, at: origin)
+        }
     }
 }
 
@@ -354,9 +426,35 @@ final class MaskRowSource: CoverageRowSource {
     }
 }
 
+/// Where a streamed title's rows go, top to bottom: a canvas's rows to the writer
+/// (`CanvasBands`), or a scene's layer's, kept until the layers are stacked (`LayerRows`).
+protocol CanvasRows: AnyObject {
+    var width: Int { get }
+    var compositing: Compositing { get }
+    /// `rows` rows of backdrop.
+    func appendFill(rows: Int) throws(MercurialError)
+    /// A band already lit (a styled title's, `StyledBands`), composed over the backdrop where it sits.
+    func appendLit(_ title: Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError)
+}
+
+extension CanvasRows {
+    /// A band of the title (shaded, one row of `title` a canvas row) whose first pixel
+    /// sits at `origin` on the canvas, lit and composed as `Compositing` makes a whole title.
+    func append(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError) {
+        light(&title, at: origin)
+        try appendLit(title, at: origin)
+    }
+
+    /// Lights a band of the title at `origin` (`Compositing.light`).
+    func light(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) {
+        let (w, h) = (title.width, title.height)
+        title.withUnsafeMutableBufferPointer { compositing.light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
+    }
+}
+
 /// The canvas's rows on their way to the writer, top to bottom: rows of backdrop,
 /// and the title's bands composed onto rows of it.
-final class CanvasBands {
+final class CanvasBands: CanvasRows {
     let width: Int
     let writer: any RowSink
     let bandHeight: Int
@@ -401,19 +499,6 @@ final class CanvasBands {
         }
     }
 
-    /// A band of the title (shaded, one row of `title` a canvas row) whose first pixel
-    /// sits at `origin` on the canvas, lit and composed as `Compositing` makes a whole title.
-    func append(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError) {
-        light(&title, at: origin)
-        try appendLit(title, at: origin)
-    }
-
-    /// Lights a band of the title at `origin` (`Compositing.light`).
-    func light(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int)) {
-        let (w, h) = (title.width, title.height)
-        title.withUnsafeMutableBufferPointer { compositing.light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
-    }
-
     /// A band already lit (a styled title's, `StyledBands`), composed as `append` composes one.
     func appendLit(_ title: Image<RGBA8>, at origin: (x: Int, y: Int)) throws(MercurialError) {
         precondition(origin.y == nextRow, "a band for canvas row \(origin.y), given at row \(nextRow)")
@@ -434,5 +519,12 @@ final class CanvasBands {
 
     private func bandPointers(_ rows: Int) -> [UnsafePointer<UInt8>] {
         (0..<rows).map { UnsafeRawPointer(band.baseAddress! + $0 * width).assumingMemoryBound(to: UInt8.self) }
+    }
+}
+
+extension TextPlacement {
+    /// The ink of the drawn text in its region (nil: none), found from its glyphs without drawing them.
+    var drawnInk: PixelBounds? {
+        run.drawnInkBounds(width: regionWidth, height: regionHeight, offsetX: offsetX, offsetY: offsetY)
     }
 }

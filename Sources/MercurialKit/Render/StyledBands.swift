@@ -93,7 +93,7 @@ final class StyledBands {
 
     /// The next band of the title's shaded rows (its region's width) at `origin`: lit,
     /// kept, and the bands of output it completes drawn to `canvas`.
-    func append(_ band: inout Image<RGBA8>, at origin: (x: Int, y: Int), to canvas: CanvasBands) throws(MercurialError) {
+    func append(_ band: inout Image<RGBA8>, at origin: (x: Int, y: Int), to canvas: any CanvasRows) throws(MercurialError) {
         precondition(band.width == region.width && origin.y == title.end, "a band of the title out of order")
         canvas.light(&band, at: origin)
         band.withUnsafeBufferPointer { rows in
@@ -107,13 +107,13 @@ final class StyledBands {
     }
 
     /// The title has no more rows: the planes are finished and the rest drawn.
-    func finish(to canvas: CanvasBands) throws(MercurialError) {
+    func finish(to canvas: any CanvasRows) throws(MercurialError) {
         titleDone = true
         for plane in planes { plane?.finish() }
         try drawReady(to: canvas)
     }
 
-    private func drawReady(to canvas: CanvasBands) throws(MercurialError) {
+    private func drawReady(to canvas: any CanvasRows) throws(MercurialError) {
         guard let box else { return }
         while next <= box.maxY {
             let rows = next..<min(next + bandHeight, box.maxY + 1)

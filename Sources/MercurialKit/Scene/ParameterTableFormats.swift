@@ -2,34 +2,37 @@
 /// editor builds its controls from) and for docs/parameters.md (`--markdown`, spliced in by
 /// `scripts/readme-parameters.sh`).
 extension ParameterGroup {
-    /// Every parameter as JSON: key, group, name, kind, range or cases, unset word,
-    /// default, the value in `settings`, help and CLI flag, in table order.
+    /// Every key as JSON, the same fields in every row, top-level or nested: key, group, name, kind,
+    /// range (`[low, high]` or null), cases (or null), rangeText, unset word (or null), default, the
+    /// value in `settings`, help, CLI flag (or null), whether `--set` and the editor change it, and
+    /// whether it is a nested block's (listed under "nested"). The parameters first, in table order.
     public static func json(values settings: RenderSettings = RenderSettings()) -> String {
         let rows = allParameters.map { p -> JSONValue in
-            var fields: [(String, JSONValue)] = [("key", .string(p.key)), ("group", .string(p.group)), ("name", .string(p.name)),
-                                                 ("kind", .string(p.kind.name))]
-            switch p.kind {
-            case .number(let range): fields.append(("range", .list([.number(range.lowerBound), .number(range.upperBound)])))
-            case .integer(let range): fields.append(("range", .list([.number(Double(range.lowerBound)), .number(Double(range.upperBound))])))
-            case .choice(let cases): fields.append(("cases", .list(cases.map(JSONValue.string))))
-            default: break
-            }
-            if let unset = p.unset { fields.append(("unset", .string(unset))) }
-            fields += [("default", JSONValue(p.defaultValue)), ("value", JSONValue(p.value(in: settings))),
-                       ("help", .string(p.help)), ("flag", p.flag == nil ? .null : .string(p.flagName))]
-            return .members(fields)
+            jsonRow(key: p.key, group: p.group, name: p.name, kind: p.kind.name, range: p.kind.range, cases: p.kind.cases,
+                    rangeText: p.rangeDescription, unset: p.unset, defaultValue: JSONValue(p.defaultValue),
+                    value: JSONValue(p.value(in: settings)), help: p.help, flag: p.flag.map { _ in p.flagName },
+                    editable: true, nested: false)
         }
+        let blocks = SceneSchema.blocks.write(settings)
         let nested = SceneSchema.rows.map { row -> JSONValue in
-            var fields: [(String, JSONValue)] = [("key", .string(row.path)), ("group", .string(row.block)),
-                                                 ("name", .string(row.name)), ("kind", .string(row.kind))]
-            if let range = row.range { fields.append(("range", .list([.number(range.lowerBound), .number(range.upperBound)]))) }
-            if let cases = row.cases { fields.append(("cases", .list(cases.map(JSONValue.string)))) }
-            fields += [("rangeText", .string(row.rangeDescription)), ("editable", .bool(SceneSchema.isNested(row.path))),
-                       ("default", row.defaultValue),
-                       ("value", SceneSchema.value(at: row.path, in: settings) ?? .null), ("help", .string(row.help))]
-            return .members(fields)
+            jsonRow(key: row.path, group: row.block, name: row.name, kind: row.kind, range: row.range, cases: row.cases,
+                    rangeText: row.rangeDescription, unset: nil, defaultValue: row.defaultValue,
+                    value: SchemaPathStep.parse(row.path).flatMap { blocks.at($0[...]) } ?? .null, help: row.help, flag: nil,
+                    editable: SceneSchema.isNested(row.path), nested: true)
         }
         return JSONValue.members([("parameters", .list(rows)), ("nested", .list(nested))]).text(lines: 2)
+    }
+
+    /// One row of `params --json`: every row has these fields, in this order (null where a key has none).
+    private static func jsonRow(key: String, group: String, name: String, kind: String, range: ClosedRange<Double>?,
+                                cases: [String]?, rangeText: String, unset: String?, defaultValue: JSONValue,
+                                value: JSONValue, help: String, flag: String?, editable: Bool, nested: Bool) -> JSONValue {
+        .members([("key", .string(key)), ("group", .string(group)), ("name", .string(name)), ("kind", .string(kind)),
+                  ("range", range.map { .list([.number($0.lowerBound), .number($0.upperBound)]) } ?? .null),
+                  ("cases", cases.map { .list($0.map(JSONValue.string)) } ?? .null),
+                  ("rangeText", .string(rangeText)), ("unset", unset.map(JSONValue.string) ?? .null),
+                  ("default", defaultValue), ("value", value), ("help", .string(help)),
+                  ("flag", flag.map(JSONValue.string) ?? .null), ("editable", .bool(editable)), ("nested", .bool(nested))])
     }
 
     /// Both generated tables of docs/parameters.md: the top-level parameters and the nested keys.
@@ -52,7 +55,7 @@ extension ParameterGroup {
 
     /// docs/parameters.md's table: one row per key of a nested block, by its path.
     public static var markdownNested: String {
-        let settable = SceneSchema.settings.keys.map { "`\($0)`" }
+        let settable = SceneSchema.blocks.keys.map { "`\($0)`" }
         var lines = ["Nested blocks of a scene file (`[]`: each element of a list). The keys in \(orList(settable)) can also be set with `--set PATH=VALUE` and in the editor:", "",
                      "| key | kind | range / values | default | meaning |", "| --- | --- | --- | --- | --- |"]
         for row in SceneSchema.rows {

@@ -2,9 +2,10 @@
 ///
 /// As libvips declares each argument of an operation once (name, type, range,
 /// default, help) and derives its command line, bindings and docs from that, each
-/// `Parameter` row below says once what a setting is: its key, group, kind (with
-/// its range or cases), help text, and the key path through which it reads and
-/// writes `RenderSettings`. The original app's `ParameterFunction` names what each
+/// row below says once what a setting is: its key, group, kind (with its range or
+/// cases), help text, and the key path through which it reads and writes
+/// `RenderSettings`. Each row is a field of the scene's one schema
+/// (`SceneSchema.settings`, Schema.swift) that carries its `Parameter`. The original app's `ParameterFunction` names what each
 /// one does. Everything else is derived from the table: `--set KEY=VALUE`, the
 /// dedicated flags' help, scene-file and material keys and their errors,
 /// `mercurial params` (and `--json`), validation, and docs/parameters.md's table
@@ -87,6 +88,20 @@ public enum ParameterKind: Sendable, Equatable {
         case .path: return "path"
         case .bool: return "bool"
         }
+    }
+
+    /// A number's or whole number's range; nil for other kinds.
+    public var range: ClosedRange<Double>? {
+        switch self {
+        case .number(let range): return range
+        case .integer(let range): return Double(range.lowerBound)...Double(range.upperBound)
+        default: return nil
+        }
+    }
+
+    /// A choice's cases; nil for other kinds.
+    public var cases: [String]? {
+        if case .choice(let cases) = self { return cases } else { return nil }
     }
 
     /// The range or the choices, as `params` and the help show them.
@@ -274,6 +289,34 @@ public struct Parameter: Sendable {
     public var rangeDescription: String { kind.rangeDescription }
 }
 
+extension SchemaField where Root == RenderSettings {
+    /// A top-level parameter, the one declaration of its key: its `Parameter` row (key, group,
+    /// label, what it does, kind, the setting's key path, unset word, CLI flag, help) as a field of
+    /// the scene's schema. A scene file's value is read as a parameter's (`SceneFile.setParameter`:
+    /// `null` for its unset word, a path relative to the file); `--set` and the editor parse its text.
+    init<Value: ParameterStorable>(_ key: String, _ group: String, _ name: String, _ function: ParameterFunction,
+                                   _ kind: ParameterKind, _ path: WritableKeyPath<RenderSettings, Value> & Sendable,
+                                   unset: String? = nil, flag: String? = nil, help: String) {
+        let parameter = Parameter(key, group, name, function, kind, path, unset: unset, flag: flag, help: help)
+        self.key = key
+        self.help = help
+        required = nil
+        self.parameter = parameter
+        value = SchemaDescription(kind: kind.name, range: kind.range, cases: kind.cases,
+                                  rangeDescription: kind.rangeDescription, children: { _ in [] })
+        read = { settings, node, _, reader throws(MercurialError) in
+            try SceneFile.setParameter(parameter, node, reader.file, &settings)
+        }
+        write = { JSONValue(parameter.value(in: $0)) }
+        leaf = { _ in nil }
+        assign = { settings, steps, node, name, _ throws(MercurialError) in
+            guard steps.isEmpty else { throw MercurialError("'\(name)' has no '\(SchemaPathStep.text(steps))' (see 'mercurial params')") }
+            let text = if case .string(let s) = node.value { s } else { node.value.text() }
+            try settings.set(parameter, to: try parameter.parse(text))
+        }
+    }
+}
+
 /// The Swift types a row's key path may lead to, and how they map to `ParameterValue`.
 protocol ParameterStorable: Sendable {
     init?(parameterValue: ParameterValue)
@@ -353,101 +396,107 @@ public struct ParameterGroup: Sendable {
 extension ParameterGroup {
     public static let lightCount = 4
 
-    /// The table: every parameter, in the order `mercurial params` lists them.
-    public static let allParameters: [Parameter] = {
-        var rows: [Parameter] = [
-            Parameter("shininess", "Material", "Shininess", .adjustMaterialShininess, .number(0.001...0.25),
+    /// The table: every parameter, declared as a field of the scene's schema (`SceneSchema.settings`,
+    /// whose first fields these are), in the order `mercurial params` lists them.
+    static let fields: [SchemaField<RenderSettings>] = {
+        var rows: [SchemaField<RenderSettings>] = [
+            SchemaField("shininess", "Material", "Shininess", .adjustMaterialShininess, .number(0.001...0.25),
                       \.scene.material.shininess, flag: "value",
                       help: "tightness of the highlights (Blinn–Phong exponent 1000×)"),
-            Parameter("diffuse", "Material", "Diffuse colour", .adjustMaterialColor(.diffuse), .color,
+            SchemaField("diffuse", "Material", "Diffuse colour", .adjustMaterialColor(.diffuse), .color,
                       \.scene.material.diffuse, help: "colour the lights reveal"),
-            Parameter("specular", "Material", "Specular colour", .adjustMaterialColor(.specular), .color,
+            SchemaField("specular", "Material", "Specular colour", .adjustMaterialColor(.specular), .color,
                       \.scene.material.specular, help: "colour of the highlights"),
-            Parameter("ambient", "Material", "Ambient colour", .adjustMaterialColor(.ambient), .color,
+            SchemaField("ambient", "Material", "Ambient colour", .adjustMaterialColor(.ambient), .color,
                       \.scene.material.ambient, help: "colour added everywhere"),
-            Parameter("reflectivity", "Material", "Reflectivity", .adjustMaterialReflectivity, .number(0...1),
+            SchemaField("reflectivity", "Material", "Reflectivity", .adjustMaterialReflectivity, .number(0...1),
                       \.scene.material.reflectivity, help: "share of the reflection gradient added"),
-            Parameter("radius", "Height field", "Radius", .adjustHeightFieldRadius, .number(0.5...200), \.radius,
+            SchemaField("radius", "Height field", "Radius", .adjustHeightFieldRadius, .number(0.5...200), \.radius,
                       flag: "px", help: "bevel width in pixels, CIHeightFieldFromMask's inputRadius"),
-            Parameter("profile", "Height field", "Profile", .adjustHeightFieldProfile, .choice(of: LoftProfile.self),
+            SchemaField("profile", "Height field", "Profile", .adjustHeightFieldProfile, .choice(of: LoftProfile.self),
                       \.profile, flag: "shape",
                       help: "the loft's shape across a stroke: liquid (soft tubes), chisel (crisp bevel) or round (fillet)"),
-            Parameter("scale", "Height field", "Scale", .adjustShadedMaterialScale, .number(0...100), \.scale,
+            SchemaField("scale", "Height field", "Scale", .adjustShadedMaterialScale, .number(0...100), \.scale,
                       flag: "factor", help: "height multiplier, CIShadedMaterial's inputScale: steeper bevel"),
-            Parameter("bevel", "Height field", "Bevel", .setBevelDirection, .choice(of: BevelDirection.self), \.bevel,
+            SchemaField("bevel", "Height field", "Bevel", .setBevelDirection, .choice(of: BevelDirection.self), \.bevel,
                       flag: "direction", help: "up: raised letters; down: engraved (the loft's slope inverted)"),
         ]
         for index in 0..<lightCount {
             let prefix = "light\(index + 1).", group = "Light \(index + 1)"
             rows += [
-                Parameter(prefix + "hue", group, "Hue", .adjustLightHue(index: index), .number(0...1),
+                SchemaField(prefix + "hue", group, "Hue", .adjustLightHue(index: index), .number(0...1),
                           \.scene.lights[index].hue, help: "colour of the light, HSB hue"),
-                Parameter(prefix + "brightness", group, "Brightness", .adjustLightBrightness(index: index),
+                SchemaField(prefix + "brightness", group, "Brightness", .adjustLightBrightness(index: index),
                           .number(0...1), \.scene.lights[index].brightness, help: "HSB brightness; 0 turns the light off"),
-                Parameter(prefix + "x", group, "X", .adjustLightPosition(index: index, axis: .x), .number(-50...50),
+                SchemaField(prefix + "x", group, "X", .adjustLightPosition(index: index, axis: .x), .number(-50...50),
                           \.scene.lights[index].position.x, help: "position, right is +"),
-                Parameter(prefix + "y", group, "Y", .adjustLightPosition(index: index, axis: .y), .number(-50...50),
+                SchemaField(prefix + "y", group, "Y", .adjustLightPosition(index: index, axis: .y), .number(-50...50),
                           \.scene.lights[index].position.y, help: "position, up is +"),
-                Parameter(prefix + "z", group, "Z", .adjustLightPosition(index: index, axis: .z), .number(-10...50),
+                SchemaField(prefix + "z", group, "Z", .adjustLightPosition(index: index, axis: .z), .number(-10...50),
                           \.scene.lights[index].position.z, help: "position, towards the viewer is +"),
             ]
         }
         let side = 1...PNGFile.maximumSide
         rows += [
-            Parameter("text", "Layout", "Text", .setText, .text, \.text, unset: "none",
+            SchemaField("text", "Layout", "Text", .setText, .text, \.text, unset: "none",
                       help: "the title's text; \\n or a real newline starts a new line"),
-            Parameter("font", "Layout", "Font", .setFont, .font, \.font, flag: "font",
+            SchemaField("font", "Layout", "Font", .setFont, .font, \.font, flag: "font",
                       help: "a bundled font (rounded, serif, display, dosis), a TTF/OTF file, or an installed font's fontconfig name such as \"DejaVu Sans:bold\""),
-            Parameter("size", "Layout", "Size", .adjustTextSize, .number(1...8192), \.size, unset: "auto", flag: "px",
+            SchemaField("size", "Layout", "Size", .adjustTextSize, .number(1...8192), \.size, unset: "auto", flag: "px",
                       help: "em size in pixels; auto: 160, or as large as fits --width and --height"),
-            Parameter("width", "Layout", "Width", .adjustCanvasSize(.width), .integer(side), \.width, unset: "auto",
+            SchemaField("width", "Layout", "Width", .adjustCanvasSize(.width), .integer(side), \.width, unset: "auto",
                       flag: "px", help: "canvas width; the text is placed at the anchor and shrunk to fit; auto: the ink plus a margin"),
-            Parameter("height", "Layout", "Height", .adjustCanvasSize(.height), .integer(side), \.height, unset: "auto",
+            SchemaField("height", "Layout", "Height", .adjustCanvasSize(.height), .integer(side), \.height, unset: "auto",
                       flag: "px", help: "canvas height; the text is placed at the anchor and shrunk to fit; auto: the ink plus a margin"),
-            Parameter("align", "Layout", "Alignment", .setAlignment, .choice(of: TextLayout.Alignment.self), \.alignment,
+            SchemaField("align", "Layout", "Alignment", .setAlignment, .choice(of: TextLayout.Alignment.self), \.alignment,
                       unset: "auto", flag: "alignment", help: "alignment of the lines; auto: the anchor's side"),
-            Parameter("anchor", "Layout", "Anchor", .setAnchor, .choice(of: Anchor.self), \.anchor, flag: "point",
+            SchemaField("anchor", "Layout", "Anchor", .setAnchor, .choice(of: Anchor.self), \.anchor, flag: "point",
                       help: "where the ink box sits on the canvas, inside the margin"),
-            Parameter("padding", "Layout", "Padding", .adjustPadding, .integer(0...PNGFile.maximumSide), \.padding,
+            SchemaField("padding", "Layout", "Padding", .adjustPadding, .integer(0...PNGFile.maximumSide), \.padding,
                       unset: "none", flag: "px",
                       help: "space kept clear around the ink (at least the margin); a side sized to the text gets it at both ends"),
-            Parameter("lineSpacing", "Layout", "Line spacing", .adjustLineSpacing, .number(0.1...10), \.lineSpacing,
+            SchemaField("lineSpacing", "Layout", "Line spacing", .adjustLineSpacing, .number(0.1...10), \.lineSpacing,
                       flag: "factor", help: "baseline distance as a multiple of the font's line height"),
-            Parameter("letterSpacing", "Layout", "Letter spacing", .adjustLetterSpacing, .number(-1000...1000),
+            SchemaField("letterSpacing", "Layout", "Letter spacing", .adjustLetterSpacing, .number(-1000...1000),
                       \.letterSpacing, flag: "px", help: "extra pixels after each character"),
-            Parameter("kerning", "Layout", "Kerning", .setKerning, .bool, \.kerning, flag: "on/off",
+            SchemaField("kerning", "Layout", "Kerning", .setKerning, .bool, \.kerning, flag: "on/off",
                       help: "apply the font's kerning (GPOS kern)"),
-            Parameter("fallback", "Layout", "Font fallback", .setFallback, .bool, \.fallback, flag: "on/off",
+            SchemaField("fallback", "Layout", "Font fallback", .setFallback, .bool, \.fallback, flag: "on/off",
                       help: "draw a character the font lacks from the installed font fontconfig chooses for it"),
-            Parameter("maxLines", "Layout", "Maximum lines", .adjustMaximumLines, .integer(1...100), \.maxLines,
+            SchemaField("maxLines", "Layout", "Maximum lines", .adjustMaximumLines, .integer(1...100), \.maxLines,
                       flag: "lines", help: "with --width/--height, wrap the text at spaces into at most this many lines"),
-            Parameter("background", "Images", "Background", .setBackground, .color, \.background, unset: "transparent",
+            SchemaField("background", "Images", "Background", .setBackground, .color, \.background, unset: "transparent",
                       flag: "color", help: "composite onto a colour: a name, #rrggbb, or transparent"),
-            Parameter("shadingImage", "Images", "Shading image", .setShadingImage, .path, \.shadingImage,
+            SchemaField("shadingImage", "Images", "Shading image", .setShadingImage, .path, \.shadingImage,
                       unset: "none", flag: "file", help: "use this hemisphere PNG instead of the ray-traced sphere"),
-            Parameter("mask", "Images", "Mask", .setMask, .path, \.mask, unset: "none", flag: "file",
+            SchemaField("mask", "Images", "Mask", .setMask, .path, \.mask, unset: "none", flag: "file",
                       help: "emboss this grey or alpha PNG (a logo, line art) instead of text; the canvas is its size"),
-            Parameter("ambientLightLevel", "Point lights", "Ambient light level", .adjustAmbientLightLevel, .number(0...1),
+            SchemaField("ambientLightLevel", "Point lights", "Ambient light level", .adjustAmbientLightLevel, .number(0...1),
                       \.ambientLightLevel,
                       help: "with pointLights in the scene, the level the title is darkened to where no point light reaches"),
-            Parameter("opacity", "Compositing", "Opacity", .adjustOpacity, .number(0...1), \.opacity, flag: "alpha",
+            SchemaField("opacity", "Compositing", "Opacity", .adjustOpacity, .number(0...1), \.opacity, flag: "alpha",
                       help: "the title's alpha, multiplied in as it is put over the backdrop; in/out fade animates it"),
-            Parameter("shiftX", "Compositing", "Shift x", .adjustShift(.x), .number(-100_000...100_000), \.shiftX,
+            SchemaField("shiftX", "Compositing", "Shift x", .adjustShift(.x), .number(-100_000...100_000), \.shiftX,
                       help: "the title as drawn moved right by this many pixels (cut at the canvas's edges); in/out slide animates it"),
-            Parameter("shiftY", "Compositing", "Shift y", .adjustShift(.y), .number(-100_000...100_000), \.shiftY,
+            SchemaField("shiftY", "Compositing", "Shift y", .adjustShift(.y), .number(-100_000...100_000), \.shiftY,
                       help: "the title as drawn moved down by this many pixels; in/out slide animates it"),
-            Parameter("zoom", "Compositing", "Zoom", .adjustZoom, .number(0...16), \.zoom,
+            SchemaField("zoom", "Compositing", "Zoom", .adjustZoom, .number(0...16), \.zoom,
                       help: "the title as drawn scaled about its centre (resampled, not lofted again); in/out scale animates it"),
         ]
         return rows
     }()
 
+    /// Every parameter: the rows of the scene schema's parameter fields, in table order.
+    public static var allParameters: [Parameter] { SceneSchema.settings.parameters }
+
     /// The rows grouped, in table order.
-    public static let all: [ParameterGroup] = allParameters.reduce(into: []) { groups, row in
+    public static var all: [ParameterGroup] {
+        allParameters.reduce(into: []) { groups, row in
         if groups.last?.name == row.group {
             groups[groups.count - 1] = ParameterGroup(name: row.group, parameters: groups[groups.count - 1].parameters + [row])
         } else {
             groups.append(ParameterGroup(name: row.group, parameters: [row]))
+        }
         }
     }
 

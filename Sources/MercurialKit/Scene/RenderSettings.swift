@@ -3,8 +3,9 @@
 /// (`look`: the shading sphere or image, backdrop, point lights). "Only the lights
 /// changed" is `old.shape == new.shape`.
 /// The defaults are the original app's (the `mercurial` material); the ranges,
-/// help and keys of these fields are declared in `ParameterGroup.allParameters`,
-/// whose key paths go through the forwarding properties below.
+/// help and keys of these fields are declared as the scene schema's parameter fields
+/// (`ParameterGroup.fields`, Parameters.swift), whose key paths go through the
+/// forwarding properties below.
 public struct RenderSettings: Sendable, Equatable {
     public var shape = TitleShapeSettings()
     public var look = TitleLookSettings()

@@ -12,12 +12,20 @@ public enum SceneFile {
     /// reflection, point lights, gradient backdrop, vine), dynamics, in and out, what a recipe records
     /// and a sequence.
     static var structuralKeys: [String] {
-        ["material", "lights", "description", "animation"] + SceneSchema.settings.keys
+        ["material", "lights", "description", "animation"] + SceneSchema.blocks.keys
             + ["dynamics", "in", "out", "generator", "fontSHA256", "fallbackFonts", "sequence", "layers"]
     }
 
+    /// The keys of the whole scene, which neither a material nor one of its layers gives: its
+    /// animation, what moves it (dynamics, in and out) and a sequence of titles.
+    static let sceneWideKeys = ["animation", "dynamics", "in", "out", "sequence"]
+
+    /// The keys of a scene file that set no setting where they are read: a comment, what a
+    /// recipe records, the scene-wide keys and the layers (each read on its own).
+    static let notSettingKeys = ["description", "generator", "fontSHA256", "layers"] + sceneWideKeys
+
     /// Keys of a scene file: every parameter's key and the structural keys; a
-    /// material takes all but `text` and `material`.
+    /// material takes all but `text`, `material` and the scene-wide keys.
     public static var keys: [String] { ParameterGroup.allParameters.map(\.key) + structuralKeys }
 
     /// The keys of one object in `lights`: the light parameters' keys without `lightN.`.
@@ -135,7 +143,7 @@ public enum SceneFile {
         let known = keys
         for member in members {
             let key = member.key
-            let sceneOnly = ["text", "material", "animation", "dynamics", "in", "out", "sequence"]
+            let sceneOnly = ["text", "material"] + sceneWideKeys
             guard known.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
                 let allowed = layerKeys + (kind == .material ? known.filter { !sceneOnly.contains($0) } : known)
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
@@ -143,16 +151,15 @@ public enum SceneFile {
             }
             let node = member.value
             switch key {
-            case "material", "description", "animation", "dynamics", "in", "out", "generator", "fontSHA256", "sequence", "layers":
+            case _ where key == "material" || notSettingKeys.contains(key):
                 continue
             case "fallbackFonts":
                 settings.fallbackFonts = try fallbackFonts.read(node, key, SceneAnimation.Reader(file: file))
-            case _ where SceneSchema.settings.field(key) != nil:
-                try SceneSchema.settings.field(key)?.read(&settings, node, key, SceneAnimation.Reader(file: file))
             case "lights":
                 try applyLights(member, file, to: &settings)
             default:
-                try setParameter(key, node, file, &settings)
+                // A parameter or a block: the field the scene's schema declares for the key.
+                try SceneSchema.settings.field(key)?.read(&settings, node, key, SceneAnimation.Reader(file: file))
             }
         }
     }
@@ -194,7 +201,7 @@ public enum SceneFile {
                 switch field.key {
                 case _ where SceneSchema.layer.field(field.key) != nil:
                     try SceneSchema.layer.field(field.key)?.read(&layer, field.value, "\(name).\(field.key)", reader)
-                case "layers", "animation", "dynamics", "sequence", "in", "out":
+                case _ where field.key == "layers" || sceneWideKeys.contains(field.key):
                     let inOut = ["in", "out"].contains(field.key) ? " (the scene's \"in\" and \"out\" bring the whole stack in and out)" : ""
                     throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers\(inOut); move it to the top level")
                 case "material": continue
@@ -248,10 +255,9 @@ public enum SceneFile {
     /// own preset and keys set all it sets. The rest apply, over the layers' presets.
     static func unusedKeys(of scene: [JSONMember], presetKeys: Set<String>, layers: [LayerKeys],
                            file: String) -> [UnusedKey] {
-        let notSettings: Set<String> = ["description", "animation", "dynamics", "in", "out", "generator", "fontSHA256", "sequence", "layers"]
         let sceneSlots = slots(of: scene)
         var unused: [UnusedKey] = []
-        for member in scene where !notSettings.contains(member.key) {
+        for member in scene where !notSettingKeys.contains(member.key) {
             let key = member.key
             let (relevant, whose): ([LayerKeys], String) = switch key {
             case "width", "height", "background", "backgroundGradient":
@@ -304,16 +310,17 @@ public enum SceneFile {
                     let hint = closestMatch(to: field.key, in: lightKeys).map { "; did you mean \"\($0)\"?" } ?? "; a light has hue, brightness, x, y, z"
                     throw MercurialError("\(file):\(field.keyLocation): unknown key \"\(field.key)\" in light \(index + 1)\(hint)")
                 }
-                try setParameter("light\(index + 1).\(field.key)", field.value, file, &settings)
+                let key = "light\(index + 1).\(field.key)"
+                try SceneSchema.settings.field(key)?.read(&settings, field.value, key, SceneAnimation.Reader(file: file))
             }
         }
     }
 
-    /// Reads `node` as the value of the parameter `key` and sets it; `null` unsets
-    /// a parameter that may be unset, and paths are relative to the scene file.
-    private static func setParameter(_ key: String, _ node: JSONNode, _ file: String,
-                                     _ settings: inout RenderSettings) throws(MercurialError) {
-        let parameter = try ParameterGroup.parameter(forKey: key)
+    /// Reads `node` as the value of `parameter` and sets it (a parameter field's reader); `null`
+    /// unsets a parameter that may be unset, and paths are relative to the scene file.
+    static func setParameter(_ parameter: Parameter, _ node: JSONNode, _ file: String,
+                             _ settings: inout RenderSettings) throws(MercurialError) {
+        let key = parameter.key
         let at = "\(file):\(node.location)"
         func mismatch() -> MercurialError {
             MercurialError("\(at): \"\(key)\" must be \(parameter.kind.expectation)\(parameter.unset == nil ? "" : " or null"), not \(node.value.typeName)")

@@ -46,18 +46,19 @@ public struct ScenePath: Sendable, Equatable, CustomStringConvertible {
     public func checkLayer(in settings: RenderSettings, role: String = "") throws(MercurialError) {
         guard let layer, !settings.layers.indices.contains(layer) else { return }
         let count = settings.layers.count
-        let has = count == 0 ? "the scene has no \"layers\""
-            : "the scene has \(count) layer\(count == 1 ? "" : "s") (layers[0] to layers[\(count - 1)])"
-        throw MercurialError("\(role)'\(shortQuote(description))' names layer \(layer), but \(has); use one of those")
+        guard count > 0 else {
+            throw MercurialError("\(role)'\(shortQuote(description))' names layer \(layer), but the scene has no \"layers\"; give it \"layers\" or leave the key out")
+        }
+        throw MercurialError("\(role)'\(shortQuote(description))' names layer \(layer), but the scene has \(count) layer\(count == 1 ? "" : "s") (layers[0] to layers[\(count - 1)]); use one of those")
     }
 
     /// The key nearest to `text` that a path may name in `settings` (its parameters, its nested
     /// blocks' keys, its layers' keys), for "did you mean".
     public static func nearest(to text: String, in settings: RenderSettings) -> String? {
         var known = ParameterGroup.allParameters.map(\.key) + SceneSchema.leafPaths(in: settings)
-            + SceneSchema.settings.keys
+            + SceneSchema.blocks.keys
         if let layer = try? ScenePath(text).layer, settings.layers.indices.contains(layer) {
-            known += (ParameterGroup.allParameters.map(\.key) + SceneSchema.settings.keys + SceneSchema.layer.keys + ["material"])
+            known += (SceneSchema.settings.keys + SceneSchema.layer.keys + ["material"])
                 .map { "layers[\(layer)].\($0)" }
         }
         return closestMatch(to: text, in: known)

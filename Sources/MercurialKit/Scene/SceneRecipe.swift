@@ -38,7 +38,7 @@ public enum SceneRecipe {
         if let fontPath, let used = try? FallbackFont.used(by: settings, fontPath: fontPath), !used.isEmpty {
             members.append(("fallbackFonts", .list(used.map(SceneSchema.fallbackFont.write))))
         }
-        for field in SceneSchema.settings.fields {
+        for field in SceneSchema.blocks.fields {
             if let value = field.write(settings) { members.append((field.key, value)) }
         }
         if !settings.layers.isEmpty {

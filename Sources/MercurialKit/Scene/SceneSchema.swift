@@ -2,10 +2,10 @@
 /// lights and their orbits, the gradient backdrop, the vine and the animation.
 /// A new key of a block is one `SchemaField` line here and the code that uses it.
 public enum SceneSchema {
-    /// The blocks read onto `RenderSettings`, by their top-level key. A task-local value, so
-    /// that a test can extend it (`$settings.withValue(…)`) and see the reader, writer,
-    /// params, tracks and editor follow with no other edit.
-    @TaskLocal public static var settings = Schema(RenderSettings(), [
+    /// The scene's top level, read onto `RenderSettings`: its parameters (Parameters.swift), then
+    /// its blocks. A task-local value, so that a test can extend it (`$settings.withValue(…)`) and
+    /// see the reader, writer, params, `--set`, tracks and editor follow with no other edit.
+    @TaskLocal public static var settings = Schema(RenderSettings(), ParameterGroup.fields + [
         SchemaField("reflection", \.scene.material.reflection,
                     SchemaValue.block(reflection).map({ $0.reflection }, { GradientDraft($0) })
                         .optional(acceptsNull: true, writeNull: true, createsBlank: false, what: "a \"reflection\""),
@@ -378,21 +378,26 @@ public enum SceneSchema {
         try settings.assign(steps[...], node, "", onto: &target, reader)
     }
 
+    /// The scene's nested blocks: the fields of `settings` that are no parameter.
+    public static var blocks: Schema<RenderSettings> {
+        Schema(settings.defaultValue, settings.fields.filter { $0.parameter == nil })
+    }
+
     /// Whether `path` names a key inside a nested block (its first key is a block's).
     public static func isNested(_ path: String) -> Bool {
         guard case .key(let first)? = SchemaPathStep.parse(path)?.first else { return false }
-        return settings.field(first) != nil
+        return settings.field(first).map { $0.parameter == nil } ?? false
     }
 
     /// The value at a nested row's path in `settings` (the first element for `[]`), or nil.
     public static func value(at path: String, in settings: RenderSettings) -> JSONValue? {
         guard let steps = SchemaPathStep.parse(path) else { return nil }
-        return SceneSchema.settings.write(settings).at(steps[...])
+        return blocks.write(settings).at(steps[...])
     }
 
     /// Every nested key as `params` lists it: `pointLights[].intensity`, `vine.branchAngle`, `animation.fps`.
     public static var rows: [SchemaRow] {
-        settings.rows(under: "") + animation.rows(under: "animation.") + dynamics.rows(under: "dynamics.")
+        blocks.rows(under: "") + animation.rows(under: "animation.") + dynamics.rows(under: "dynamics.")
             + sequenceStep.rows(under: "sequence[].")
             + transitions.flatMap { type, schema in schema.rows(under: "sequence[].transition(\(type)).") }
             + fallbackFont.rows(under: "fallbackFonts[].") + layer.rows(under: "layers[].")

@@ -1,8 +1,9 @@
-/// Every nested block of a scene file, declared once.
+/// Every key of a scene file, declared once.
 ///
-/// The parameter table (Parameters.swift) declares the top-level settings; a
-/// `Schema` declares a nested block the same way: each key once, with its kind,
-/// range, default and help, bound by a key path to the value it reads and writes.
+/// A `Schema` declares a block: each key once, with its kind, range, default and help,
+/// bound by a key path to the value it reads and writes. The scene's top level is one
+/// (`SceneSchema.settings`): its parameters (Parameters.swift, each a field with its
+/// `Parameter` row: group, label, unset word, CLI flag) and its nested blocks.
 /// From the declaration alone come the reader (with `file:line:column` errors, the
 /// range in the message and did-you-mean), the JSON writer (recipes, `inspect`,
 /// the editor's save), the rows of `mercurial params` (`vine.branchAngle`,
@@ -13,13 +14,17 @@ public struct Schema<Root: Sendable>: Sendable {
                                          _ reader: SceneAnimation.Reader) throws(MercurialError) -> Void
     /// The block a scene file leaves out keys of.
     public let defaultValue: Root
-    public private(set) var fields: [SchemaField<Root>]
+    public private(set) var fields: [SchemaField<Root>] { didSet { parameters = fields.compactMap(\.parameter) } }
+    /// The rows of the fields that are parameters (the scene's top level's), in order; kept with the fields,
+    /// as the table is read on every lookup of a key.
+    public private(set) var parameters: [Parameter]
     /// Checks that need the whole block (a key that needs another), run after its keys are read.
     let finish: Finish?
 
     public init(_ defaultValue: Root, _ fields: [SchemaField<Root>], finish: Finish? = nil) {
         self.defaultValue = defaultValue
         self.fields = fields
+        parameters = fields.compactMap(\.parameter)
         self.finish = finish
     }
 
@@ -104,6 +109,8 @@ public struct SchemaField<Root: Sendable>: Sendable {
     public let help: String
     /// Set for a key the block needs: what follows `"NAME" needs "KEY"` (e.g. ", in seconds").
     public let required: String?
+    /// A scene's top-level parameter's row (group, label, kind, unset word, CLI flag); nil for a block's key.
+    public let parameter: Parameter?
     let value: SchemaDescription
     let read: @Sendable (inout Root, JSONNode, String, SceneAnimation.Reader) throws(MercurialError) -> Void
     let write: @Sendable (Root) -> JSONValue?
@@ -117,6 +124,7 @@ public struct SchemaField<Root: Sendable>: Sendable {
         self.key = key
         self.help = help
         self.required = required
+        parameter = nil
         self.value = value.description
         read = { root, node, name, reader throws(MercurialError) in
             root[keyPath: path] = try value.read(node, name, reader)
@@ -137,6 +145,7 @@ public struct SchemaField<Root: Sendable>: Sendable {
         self.key = key
         self.help = help
         required = nil
+        parameter = nil
         self.value = value.description
         read = { _, _, _, _ in }
         write = { value.write($0[keyPath: path]) }

@@ -99,4 +99,48 @@ import MercurialTestSupport
             #expect(!reported.contains(file.path), "round \(round): \(file.lastPathComponent) was written before it was watched")
         }
     }
+
+    /// A file written and closed before it is watched, but whose last close comes after: a child
+    /// process forked meanwhile holds it open until it exits (so the suite's and the editor's
+    /// processes did, now and then, in a loaded run). Its close-after-write arrives after `watch`,
+    /// and is not a change: the file is as it was when watched.
+    @Test func aLateCloseOfAFileWrittenBeforeItIsWatchedIsNotReported() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let marker = folder.appendingPathComponent("marker.json")
+        let file = folder.appendingPathComponent("title.json")
+        try Data("{}".utf8).write(to: marker)
+        // Written through a descriptor a child inherits (no O_CLOEXEC), and closed here.
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try #require(fd >= 0)
+        let text = Array("{\"text\": \"A\"}".utf8)
+        #expect(write(fd, text, text.count) == text.count)
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("0.3"), nil]
+        defer { argv.forEach { free($0) } }
+        try #require(posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0)
+        close(fd)
+        let seen = Mutex<[String]>([])
+        let watcher = try FileWatcher { path in seen.withLock { $0.append(path) } }
+        watcher.watch([marker.path, file.path])
+        var status: Int32 = 0
+        _ = waitpid(child, &status, 0)   // the child exits, and with it the file's last close
+        try await Task.sleep(for: .milliseconds(50))
+        try Data("{\"after\": true}".utf8).write(to: marker)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !seen.withLock({ $0.contains(marker.path) }) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let reported = seen.withLock { $0 }
+        #expect(reported.contains(marker.path), "the marker's change")
+        #expect(!reported.contains(file.path), "title.json was written before it was watched")
+        // A real change after the watch is still reported.
+        try Data("{\"text\": \"B\"}".utf8).write(to: file)
+        let changedBy = ContinuousClock.now + .seconds(10)
+        while !seen.withLock({ $0.contains(file.path) }) && ContinuousClock.now < changedBy {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(seen.withLock { $0 }.contains(file.path), "title.json's change after the watch")
+    }
 }

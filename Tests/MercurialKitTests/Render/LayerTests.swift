@@ -242,7 +242,7 @@ import MercurialTestSupport
 
     @Test func badLayerTracksAreRefused() throws {
         let cases: [(String, String)] = [
-            (#""layers[5].x""#, #"s.json:1:111: track "layers[5].x": the scene has 2 layers (layers[0] to layers[1])"#),
+            (#""layers[5].x""#, #"s.json:1:111: track 'layers[5].x' names layer 5, but the scene has 2 layers (layers[0] to layers[1]); use one of those"#),
             (#""layers[1].sise""#, #"unknown track "layers[1].sise"; did you mean "layers[1].size"?"#),
             (#""layers[1].pointLights[0].x""#, #"track "layers[1].pointLights[0].x""#),
             (#""layers[one].size""#, "write it as layers[N].KEY"),

@@ -145,6 +145,48 @@ import MercurialTestSupport
         #expect(row("light2.hue")["default"] as? Double == 0.333 && row("light2.hue")["value"] as? Double == 0.6)
     }
 
+    /// Issue 32's "one schema for every key": a program reads every row of `params --json` the
+    /// same way, a top-level parameter's as a nested block's: the same fields in every row
+    /// (`flag`, `editable`, `unset` and one range form on each, null where a key has none).
+    @Test func everyRowOfParamsJSONHasTheSameFields() async throws {
+        let root = try await CLI.paramsJSON()
+        let parameters = try #require(root["parameters"] as? [[String: Any]])
+        let nested = try #require(root["nested"] as? [[String: Any]])
+        #expect(!parameters.isEmpty && !nested.isEmpty)
+        let fields = Set(try #require(parameters.first).keys)
+        for row in parameters + nested {
+            #expect(Set(row.keys) == fields, "\(row["key"] ?? "?") has \(row.keys.sorted()), not \(fields.sorted())")
+            #expect(row["range"] is NSNull || (row["range"] as? [Double])?.count == 2, "\(row["key"] ?? "?")")
+            #expect(row["rangeText"] is String && row["editable"] is Bool && row["nested"] is Bool, "\(row["key"] ?? "?")")
+        }
+        for field in ["flag", "editable", "unset", "range", "cases", "rangeText"] { #expect(fields.contains(field), "\(field)") }
+    }
+
+    /// Issue 32's "one schema for every key": a top-level parameter is declared once, as a field of
+    /// the scene's schema with its row, and the scene reader, `--set`, `params` and their errors all
+    /// read that field: the schema with a narrower `radius` refuses a scene's and `--set`'s 100.
+    @Test func aParameterIsAFieldOfTheScenesSchemaThatEverythingReads() throws {
+        let narrow = SceneSchema.settings.replacing(SchemaField("radius", "Height field", "Radius", .adjustHeightFieldRadius,
+                                                                .number(0.5...50), \.radius, flag: "px", help: "bevel width in pixels"))
+        try SceneSchema.$settings.withValue(narrow) {
+            #expect(try ParameterGroup.parameter(forKey: "radius").kind == .number(0.5...50))
+            var settings = RenderSettings()
+            do throws(MercurialError) {
+                try SceneFile.load(json: Array(#"{"radius": 100}"#.utf8), name: "s.json", into: &settings)
+                Issue.record("a scene's radius 100 was read past the schema's range")
+            } catch {
+                #expect(error.message.hasPrefix("s.json:1:12: ") && error.message.contains("out of range 0.5…50"), "\(error.message)")
+            }
+            #expect(throws: MercurialError.self, "--set reads the schema's range") { try settings.set(assignment: "radius=100") }
+            let root = try #require(try JSONSerialization.jsonObject(with: Data(ParameterGroup.json().utf8)) as? [String: Any])
+            let rows = try #require(root["parameters"] as? [[String: Any]])
+            #expect(rows.first { $0["key"] as? String == "radius" }?["range"] as? [Double] == [0.5, 50])
+        }
+        var settings = RenderSettings()
+        try settings.set(assignment: "radius=100")
+        #expect(settings.radius == 100, "outside, the table's own range")
+    }
+
     /// docs/parameters.md's two tables, the top-level parameters and the nested blocks'
     /// keys, are `mercurial params --markdown`, spliced in by `scripts/readme-parameters.sh`;
     /// this fails as soon as either table changes without it.
