@@ -58,6 +58,7 @@ let package = Package(
                 .embedInCode("Page/index.html"),
                 .embedInCode("Page/editor.css"),
                 .embedInCode("Page/editor.js"),
+                .embedInCode("Page/editor-scene.js"),
             ]
         ),
         .executableTarget(

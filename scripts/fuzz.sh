@@ -124,7 +124,10 @@ if [[ $target == cli ]]; then
 elif [[ $target == editor ]]; then
     # The server's message decoding and the session's Change, without the server (SwiftNIO).
     # (FrameDelta writes NIO's ByteBuffer, and none of these needs it.)
+    # (The session's files: EditorSession.swift and its extensions by concern, and what they use.)
     target_sources=(Sources/MercurialEditor/EditorMessage.swift Sources/MercurialEditor/EditorSession.swift
+                    Sources/MercurialEditor/EditorSession+*.swift Sources/MercurialEditor/RenderCache.swift
+                    Sources/MercurialEditor/EditorReplies.swift
                     Sources/MercurialEditor/SceneDocument.swift Sources/MercurialEditor/QueueExecutor.swift
                     "${target_sources[@]}")
 fi

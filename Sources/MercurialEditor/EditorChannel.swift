@@ -132,7 +132,7 @@ final class FirstRequestErrors: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     static func badRequest(_ message: String) -> [HTTPServerResponsePart] {
-        let body = Array(EditorJSON.string(["error": message]).utf8)
+        let body = EditorReply.bytes(Refused(message))
         let head = HTTPResponseHead(version: .http1_1, status: .badRequest,
                                     headers: ["Content-Type": "application/json", "Content-Length": String(body.count), "Connection": "close"])
         return [.head(head), .body(.byteBuffer(ByteBuffer(bytes: body))), .end(nil)]

@@ -15,5 +15,7 @@ enum EditorPage {
 
     static let html = File(bytes: PackageResources.index_html, type: "text/html; charset=utf-8")
     static let style = File(bytes: PackageResources.editor_css, type: "text/css; charset=utf-8")
+    /// The page's two scripts, run in this order (classic scripts: their top-level names are shared).
     static let script = File(bytes: PackageResources.editor_js, type: "text/javascript; charset=utf-8")
+    static let sceneScript = File(bytes: PackageResources.editor_scene_js, type: "text/javascript; charset=utf-8")
 }

@@ -16,6 +16,7 @@ struct EditorRoutes: Sendable {
         router.get("/") { request, _ in page(request) }
         router.get("/index.html") { request, _ in page(request) }
         router.get("/editor.js") { _, _ in Responses.resource(EditorPage.script) }
+        router.get("/editor-scene.js") { _, _ in Responses.resource(EditorPage.sceneScript) }
         router.get("/editor.css") { _, _ in Responses.resource(EditorPage.style) }
         router.get("/api/state") { _, _ in await state() }
         router.get("/frame.delta") { request, _ in await delta(request) }
@@ -31,7 +32,7 @@ struct EditorRoutes: Sendable {
         router.post("/api/reload") { _, _ in
             do {
                 try await session.reload()
-                return Responses.json(200, ["revision": await session.revision])
+                return Responses.json(200, Revision(revision: await session.revision))
             } catch let error as MercurialError {
                 return Responses.refusal(error)
             }
@@ -39,7 +40,7 @@ struct EditorRoutes: Sendable {
         router.post("/api/export") { _, _ in
             do {
                 let (path, bytes) = try await session.export()
-                return Responses.json(200, ["path": path, "bytes": bytes.count])
+                return Responses.json(200, Written(path: path, bytes: bytes.count))
             } catch let error as MercurialError {
                 // A link or an input in the way, a title too large: the page's to fix, as a video
                 // export's (422); a full disk or a failing ffmpeg: the machine's (503).
@@ -53,13 +54,13 @@ struct EditorRoutes: Sendable {
                 format = name
             }
             do {
-                return Responses.json(200, ["path": try await session.exportVideo(format: format)])
+                return Responses.json(200, Written(path: try await session.exportVideo(format: format)))
             } catch let error as MercurialError {
                 return Responses.refusal(error)
             }
         }
         router.post("/api/export-video/cancel") { _, _ in
-            Responses.json(200, ["cancelled": await session.cancelExport()])
+            Responses.json(200, Cancelled(cancelled: await session.cancelExport()))
         }
         // Changes in and frames out on one connection (see EditorSocket.swift).
         router.ws("/api/socket", shouldUpgrade: { [sockets] request, _ in
@@ -87,53 +88,46 @@ struct EditorRoutes: Sendable {
     private func state() async -> Response {
         // At the playhead, a key with a track shows the track's value there (what an edit sets).
         let settings = await session.shownSettings
-        let table = ParameterGroup.json(values: settings)
-        let extra = EditorJSON.string([
-            "revision": await session.revision,
-            "material": settings.material,
-            "overridden": await session.overriddenKeys,
+        // The table as `params --json` writes it, whatever its rows' shape: read back as a value.
+        let table = (try? JSONDocument.parse(Array(ParameterGroup.json(values: settings).utf8)))?.value ?? .object([])
+        let state = EditorState(table: table, editor: EditorState.Info(
+            revision: await session.revision,
+            material: settings.material,
+            overridden: await session.overriddenKeys,
             // The scene's keys no layer takes: the page marks their controls with the message.
-            "unused": settings.unusedKeys.map { ["key": $0.key, "message": $0.message] },
-            "timeline": Self.timelineInfo(await session.animation, playhead: await session.playhead,
-                                          sequence: await session.titleSequence),
-            "materials": session.materials,
-            "fonts": session.bundledFonts,
-            "families": session.installedFamilies,
-            "scene": session.scenePath,
-            "error": await session.lastError ?? NSNull(),
-        ])
-        // {"parameters": […]} and the rest, in one object.
-        // The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.
-        let blocks = SceneSchema.blocks.write(settings).text()
-        let merged = table.dropLast().trimmingCharacters(in: .whitespacesAndNewlines) + ",\n  \"editor\": "
-            + extra.dropLast() + ", \"blocks\": " + blocks + ", \"document\": " + (await session.documentJSON) + "}\n}"
-        return Responses.bytes(.ok, "application/json", merged.utf8)
+            unused: settings.unusedKeys.map { EditorState.Unused(key: $0.key, message: $0.message) },
+            timeline: Self.timelineInfo(await session.animation, playhead: await session.playhead,
+                                        sequence: await session.titleSequence),
+            materials: session.materials, fonts: session.bundledFonts, families: session.installedFamilies,
+            scene: session.scenePath, error: OrNull(await session.lastError),
+            // The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.
+            blocks: SceneSchema.blocks.write(settings), document: await session.documentValue))
+        return Responses.json(.ok, state)
     }
 
     /// The animation as the page's timeline shows it: length, rate, and each track's keyframe times;
     /// for a sequence, its spans: each title's hold and each transition, from `start` to `end` seconds.
-    static func timelineInfo(_ timeline: Timeline?, playhead: Int?, sequence: TitleSequence? = nil) -> [String: Any] {
-        guard let timeline else { return [:] }
-        var info: [String: Any] = [
-            "duration": timeline.duration, "fps": timeline.fps, "frames": timeline.frameCount, "loop": timeline.loop,
-            "playhead": playhead ?? NSNull(),
-            "tracks": Dictionary(timeline.tracks.map { ($0.key, $0.keyframes.frames.map(\.time)) }, uniquingKeysWith: { a, _ in a })]
+    static func timelineInfo(_ timeline: Timeline?, playhead: Int?, sequence: TitleSequence? = nil) -> TimelineInfo {
+        guard let timeline else { return TimelineInfo() }
+        var info = TimelineInfo(duration: timeline.duration, fps: timeline.fps, frames: timeline.frameCount, loop: timeline.loop,
+                                playhead: OrNull(playhead),
+                                tracks: Dictionary(timeline.tracks.map { ($0.key, $0.keyframes.frames.map(\.time)) }, uniquingKeysWith: { a, _ in a }))
         // Each track's value at the playhead (the controls of a layer's keys show it there).
         if let playhead, sequence == nil {
             let t = timeline.time(ofFrame: min(playhead, timeline.frameCount - 1))
-            info["at"] = Dictionary(timeline.tracks.map { ($0.key, JSONValue($0.keyframes.value(at: t)).text()) }, uniquingKeysWith: { a, _ in a })
+            info.at = Dictionary(timeline.tracks.map { ($0.key, JSONValue($0.keyframes.value(at: t)).text()) }, uniquingKeysWith: { a, _ in a })
         }
         if let sequence {
-            var spans: [[String: Any]] = []
+            var spans: [TimelineInfo.Span] = []
             for (i, clip) in sequence.clips.enumerated() {
                 let title = sequence.steps[i].settings.text.map { "“\($0)”" } ?? "title \(i + 1)"
-                spans.append(["kind": "hold", "label": title, "start": clip.holdStart, "end": clip.holdEnd])
+                spans.append(TimelineInfo.Span(kind: "hold", label: title, start: clip.holdStart, end: clip.holdEnd))
                 if let transition = clip.transition {
-                    spans.append(["kind": "transition", "label": Self.name(transition.transition),
-                                  "start": clip.holdEnd, "end": clip.holdEnd + transition.duration])
+                    spans.append(TimelineInfo.Span(kind: "transition", label: Self.name(transition.transition),
+                                                   start: clip.holdEnd, end: clip.holdEnd + transition.duration))
                 }
             }
-            info["sequence"] = spans
+            info.sequence = spans
         }
         return info
     }
@@ -160,13 +154,13 @@ struct EditorRoutes: Sendable {
         }
         return await gate.run {
             guard let (frame, base) = await session.frame(andBase: have) else {
-                return Responses.json(404, ["error": await session.lastError ?? "no frame rendered yet"])
+                return Responses.json(404, Refused(await session.lastError ?? "no frame rendered yet"))
             }
             let bytes = FrameDelta.encode(frame.image, frame: frame.number, from: base?.image, baseNumber: base?.number ?? 0, after: [])
             var response = Response(status: .ok, headers: Responses.headers("application/octet-stream"), body: .init(byteBuffer: bytes))
             response.headers[.frameNumber] = String(frame.number)
             // The frame's event, percent-encoded (a tag is the page's text: no line breaks in a header).
-            let info = EditorJSON.string(session.frameInfo(frame))
+            let info = EditorReply.text(session.frameInfo(frame))
             response.headers[.frameInfo] = info.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "%7B%7D"
             return response
         }
@@ -182,7 +176,7 @@ struct EditorRoutes: Sendable {
         await gate.enter()
         guard let frame = await session.frame else {
             await gate.leave()
-            return Responses.json(404, ["error": await session.lastError ?? "no frame rendered yet"])
+            return Responses.json(404, Refused(await session.lastError ?? "no frame rendered yet"))
         }
         var response: Response
         switch kind {
@@ -241,19 +235,19 @@ struct EditorRoutes: Sendable {
         }
         do {
             let path = try await session.save(overwrite: overwrite)
-            return Responses.json(200, ["path": path])
+            return Responses.json(200, Written(path: path))
         } catch let conflict as EditorSession.SaveConflict {
-            return Responses.json(409, ["error": conflict.message, "conflict": true])
+            return Responses.json(409, Refused(conflict.message, conflict: true))
         } catch let error as MercurialError {
             return Responses.refusal(error)
         } catch {
-            return Responses.json(500, ["error": "\(error)"])
+            return Responses.json(500, Refused("\(error)"))
         }
     }
 
     private func download() async -> Response {
         guard let bytes = await session.exported else {
-            return Responses.json(404, ["error": "nothing exported yet; press Export PNG"])
+            return Responses.json(404, Refused("nothing exported yet; press Export PNG"))
         }
         var response = Responses.bytes(.ok, "image/png", bytes)
         let name = UserPath(checked: session.scenePath).lastComponent
@@ -266,17 +260,17 @@ struct EditorRoutes: Sendable {
     /// `{"changes": [{"key": K, "value": V}, …], "tag": T}` or `{"key": K, "value": V, "tag": T}`,
     /// from a POST or the page's socket: the answer's status and JSON.
     static func set(_ parsed: Result<(changes: [EditorSession.Change], tag: String?), EditorMessage.Invalid>,
-                    session: EditorSession) async -> (Int, [String: Any]) {
+                    session: EditorSession) async -> (Int, ChangeAnswer) {
         let changes: [EditorSession.Change], tag: String?
         switch parsed {
-        case .failure(let error): return (400, ["error": error.message])
+        case .failure(let error): return (400, ChangeAnswer(error: error.message))
         case .success(let parsed): (changes, tag) = parsed
         }
         do {
             let (revision, changed, added) = try await session.apply(changes, tag: tag)
-            return (200, ["revision": revision, "changed": changed, "addedKeyframes": added])
+            return (200, ChangeAnswer(revision: revision, changed: changed, addedKeyframes: added))
         } catch {
-            return (error.kind.httpStatus, ["error": error.message, "key": error.key, "kind": error.kind.rawValue])
+            return (error.kind.httpStatus, ChangeAnswer(error: error.message, key: error.key, kind: error.kind.rawValue))
         }
     }
 }

@@ -157,7 +157,7 @@ struct Refusal: HTTPResponseError {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        Responses.json(status, ["error": message])
+        Responses.json(status, Refused(message))
     }
 }
 
@@ -338,7 +338,7 @@ struct Route {
     let kind: Kind?
 
     static let paths: [String: Kind] = [
-        "/": .page, "/index.html": .page, "/editor.js": .script, "/editor.css": .style, "/api/state": .state,
+        "/": .page, "/index.html": .page, "/editor.js": .script, "/editor-scene.js": .script, "/editor.css": .style, "/api/state": .state,
         "/frame": .frame, "/frame.rgba": .pixels, "/frame.delta": .delta, "/sphere": .sphere, "/api/events": .events,
         "/api/socket": .socket, "/api/set": .set, "/api/save": .save, "/api/reload": .reload, "/api/export": .export, "/api/export.png": .download,
         "/api/export-video": .video, "/api/export-video/cancel": .cancelVideo,
@@ -373,18 +373,18 @@ enum Responses {
         return response
     }
 
-    static func json(_ status: HTTPResponse.Status, _ object: [String: Any]) -> Response {
-        bytes(status, "application/json", EditorJSON.string(object).utf8)
+    static func json(_ status: HTTPResponse.Status, _ reply: some Encodable) -> Response {
+        bytes(status, "application/json", EditorReply.bytes(reply))
     }
 
     /// A request refused for `error`: the status its kind says, its message and kind.
     static func refusal(_ error: MercurialError) -> Response {
-        json(error.kind.httpStatus, ["error": error.message, "kind": error.kind.rawValue])
+        json(error.kind.httpStatus, Refused(error))
     }
 
-    static func json(_ code: Int, _ object: [String: Any]) -> Response {
+    static func json(_ code: Int, _ reply: some Encodable) -> Response {
         let phrase = [200: "OK", 400: "Bad Request", 409: "Conflict", 422: "Unprocessable Content", 500: "Internal Server Error",
                       503: "Service Unavailable"][code] ?? "Error"
-        return json(HTTPResponse.Status(code: code, reasonPhrase: phrase), object)
+        return json(HTTPResponse.Status(code: code, reasonPhrase: phrase), reply)
     }
 }

@@ -66,7 +66,7 @@ struct EditorSocket {
     static func answer(_ text: String, session: EditorSession, has: AsyncStream<Int>.Continuation) async -> String? {
         let members: [JSONMember]
         switch EditorMessage.members(Array(text.utf8)) {
-        case .failure(let error): return EditorJSON.string(["status": 400, "error": error.message, "answer": NSNull()])
+        case .failure(let error): return EditorReply.text(ChangeAnswer(error: error.message, status: 400, answer: OrNull(nil)))
         case .success(let parsed): members = parsed
         }
         switch EditorMessage.have(members) {
@@ -74,23 +74,22 @@ struct EditorSocket {
             has.yield(frame)
             return nil
         case .failure(let error)?:
-            return EditorJSON.string(["status": 400, "error": error.message])
+            return EditorReply.text(ChangeAnswer(error: error.message, status: 400))
         case nil:
             break
         }
-        var id: Any = NSNull()
+        var id: Double?
         if case .number(let n)? = members.first(where: { $0.key == "id" })?.value.value { id = n }
-        var (code, json) = await EditorRoutes.set(EditorMessage.changes(members), session: session)
-        json["status"] = code
-        json["answer"] = id
-        return EditorJSON.string(json)
+        var (code, answer) = await EditorRoutes.set(EditorMessage.changes(members), session: session)
+        (answer.status, answer.answer) = (code, OrNull(id))
+        return EditorReply.text(answer)
     }
 
     /// The newest frame as a message, made from the frame the page has (`have`), or
     /// nil when there is none newer.
     static func frameMessage(session: EditorSession, have: Int) async -> ByteBuffer? {
         guard let (frame, base) = await session.frame(andBase: have), frame.number != have else { return nil }
-        var info = Array(EditorJSON.string(session.frameInfo(frame)).utf8)
+        var info = EditorReply.bytes(session.frameInfo(frame))
         while info.count % 4 != 0 { info.append(32) }
         let count = UInt32(info.count)
         let prefix = [UInt8(count & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 24)] + info

@@ -264,6 +264,7 @@ struct EditorFixture {
             .deletingLastPathComponent().appendingPathComponent("Sources/MercurialEditor/Page")
         try await EditorFixture.with { editor in
             for (path, file, type) in [("/", "index.html", "text/html"), ("/editor.js", "editor.js", "text/javascript"),
+                                       ("/editor-scene.js", "editor-scene.js", "text/javascript"),
                                        ("/editor.css", "editor.css", "text/css")] {
                 let served = try await editor.get(path)
                 #expect(served.status == 200, "\(path)")

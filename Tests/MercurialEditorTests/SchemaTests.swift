@@ -57,8 +57,8 @@ extension Vine {
             let nested = try #require(state["nested"] as? [[String: Any]])
             let control = try #require(nested.first { $0["key"] as? String == "vine.leafRadius" })
             #expect(control["value"] as? Double == 7 && control["range"] as? [Double] == [0, 50])
-            #expect(EditorPage.script.text.contains("json.parameters.concat(json.nested"))
-            #expect(EditorPage.script.text.contains("div.dataset.key = row.key"))
+            #expect((EditorPage.script.text + EditorPage.sceneScript.text).contains("json.parameters.concat(json.nested"))
+            #expect((EditorPage.script.text + EditorPage.sceneScript.text).contains("div.dataset.key = row.key"))
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -173,10 +173,10 @@ extension Vine {
         // The editor edits the settings' blocks; the animation's and dynamics' keys are shown only.
         #expect(width["editable"] as? Bool == true)
         #expect(nested.first { $0["key"] as? String == "dynamics.elasticity" }?["editable"] as? Bool == false)
-        #expect(EditorPage.script.text.contains("row.editable === false"))
+        #expect((EditorPage.script.text + EditorPage.sceneScript.text).contains("row.editable === false"))
         // Every row has the same fields: the page tells a block's rows from the parameters' by
         // their "nested" field, not by which fields a row has.
         #expect(nested.allSatisfy { $0["nested"] as? Bool == true })
-        #expect(!EditorPage.script.text.contains("'editable' in"), "the page tells rows apart by their fields")
+        #expect(!(EditorPage.script.text + EditorPage.sceneScript.text).contains("'editable' in"), "the page tells rows apart by their fields")
     }
 }

@@ -708,3 +708,41 @@ private struct JSONDocumentParser {
         }
     }
 }
+
+// MARK: - Encoding
+
+/// A value written by `JSONEncoder` (the editor's replies carry the scene as its document holds it).
+/// An object's members are encoded by their keys: the encoder's options say their order.
+extension JSONValue: Encodable {
+    /// An object member's key, as a coding key.
+    public struct MemberKey: CodingKey {
+        public var stringValue: String
+        public var intValue: Int? { nil }
+        public init(_ key: String) { stringValue = key }
+        public init(stringValue: String) { self.init(stringValue) }
+        public init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .object(let members):
+            var container = encoder.container(keyedBy: MemberKey.self)
+            for member in members { try container.encode(member.value.value, forKey: MemberKey(member.key)) }
+        case .array(let items):
+            var container = encoder.unkeyedContainer()
+            for item in items { try container.encode(item.value) }
+        case .string(let text):
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        case .number(let number):
+            var container = encoder.singleValueContainer()
+            try container.encode(number)
+        case .bool(let flag):
+            var container = encoder.singleValueContainer()
+            try container.encode(flag)
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import MercurialKit
+
+/// `GET /api/state`: the parameter table with the values the controls show (the members of
+/// `mercurial params --json`: `parameters`, `nested`), and `editor`: the session's state and
+/// what the menus offer.
+struct EditorState: Encodable, Sendable {
+    /// The table as `mercurial params --json` writes it; its members are the reply's own.
+    var table: JSONValue
+    var editor: Info
+
+    struct Info: Encodable, Sendable {
+        var revision: Int
+        var material: String
+        /// The keys the scene file sets (the page marks their controls).
+        var overridden: [String]
+        /// The scene's keys no layer takes, with their warnings.
+        var unused: [Unused]
+        var timeline: TimelineInfo
+        var materials: [String]
+        var fonts: [String]
+        var families: [String]
+        var scene: String
+        var error: OrNull<String>
+        /// The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.
+        var blocks: JSONValue
+        /// The scene file as the editor holds it.
+        var document: JSONValue
+    }
+
+    struct Unused: Encodable, Sendable {
+        var key: String
+        var message: String
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: JSONValue.MemberKey.self)
+        if case .object(let members) = table {
+            for member in members where member.key != "editor" {
+                try container.encode(member.value.value, forKey: JSONValue.MemberKey(member.key))
+            }
+        }
+        try container.encode(editor, forKey: JSONValue.MemberKey("editor"))
+    }
+}
+
+/// The animation as the page's timeline shows it (`{}` without one): length, rate, the playhead,
+/// each track's keyframe times and its value at the playhead; for a sequence, its spans.
+struct TimelineInfo: Encodable, Sendable {
+    var duration: Double? = nil
+    var fps: Double? = nil
+    var frames: Int? = nil
+    var loop: Bool? = nil
+    var playhead: OrNull<Int>? = nil
+    var tracks: [String: [Double]]? = nil
+    /// Each track's value at the playhead, as JSON text (the controls of a layer's keys show it there).
+    var at: [String: String]? = nil
+    var sequence: [Span]? = nil
+
+    /// A title's hold, or a transition, from `start` to `end` seconds.
+    struct Span: Encodable, Sendable {
+        var kind: String
+        var label: String
+        var start: Double
+        var end: Double
+    }
+}
