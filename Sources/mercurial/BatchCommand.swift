@@ -100,11 +100,10 @@ struct Batch: ParsableCommand {
         DispatchQueue.concurrentPerform(iterations: max(1, min(2, total))) { _ in
             while let job = run.nextJob() {
                 do {
-                    let title = try TitleRenderer.render(job.settings)
-                    let recipe = noMetadata ? [] : [try SceneRecipe.pngChunk(SceneRecipe.json(for: job.settings))]
-                    let bytes = try PNGSink(compression: compression, ancillary: recipe).encode(title.canvas)
-                    try folder.write(bytes, name: job.name)
-                    run.rendered(job, warnings: title.warnings, since: start)
+                    // As render writes its title: a large one band by band, through the folder.
+                    let still = try TitleRenderer.writePNG(job.settings, compression: compression, recipe: !noMetadata,
+                                                           to: .folder(folder, name: job.name))
+                    run.rendered(job, warnings: still.warnings, since: start)
                 } catch {
                     run.failed(line: job.line, (error as? MercurialError)?.message ?? "\(error)", since: start)
                 }

@@ -54,22 +54,12 @@ struct RenderOptions: ParsableArguments {
     var noMetadata = false
 
     /// Renders `settings` and writes the title to `path`, atomically, with the recipe
-    /// unless --no-metadata: a large title band by band, anything else whole, each
-    /// through its sink. Warnings go to standard error; returns the canvas's size.
+    /// unless --no-metadata (`TitleRenderer.writePNG`, as batch writes each row's).
+    /// Warnings go to standard error; returns the canvas's size.
     func writeTitle(_ settings: RenderSettings, to path: String) throws -> (width: Int, height: Int) {
-        let recipe = noMetadata ? [] : [try SceneRecipe.pngChunk(SceneRecipe.json(for: settings))]
-        switch try TitleRenderer.renderPNG(settings, compression: pngCompression, ancillary: recipe, path: path) {
-        case .streamed(let streamed):
-            streamed.warnings.forEach(warn)
-            return (streamed.width, streamed.height)
-        case .inMemory(let title):
-            title.warnings.forEach(warn)
-            let sink = PNGSink(width: title.width, height: title.height, compression: pngCompression, ancillary: recipe,
-                               path: path)
-            try sink.write(title.canvas)
-            try sink.finish()
-            return (title.width, title.height)
-        }
+        let still = try TitleRenderer.writePNG(settings, compression: pngCompression, recipe: !noMetadata, to: .path(path))
+        still.warnings.forEach(warn)
+        return (still.width, still.height)
     }
 
     /// The settings: material, then the scene file, then these options.

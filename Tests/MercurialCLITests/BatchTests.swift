@@ -237,6 +237,37 @@ import MercurialTestSupport
         }
     }
 
+    /// Each row is written as `render` writes its title (`TitleRenderer.writePNG`): a large
+    /// one band by band, through the output folder. Three 8K lower thirds (two layers, a
+    /// drop shadow) peak under 100 MB (debug build), where each was painted whole in
+    /// memory, two at a time (437 MB); each file is `render`'s, byte for byte.
+    @Test func largeTitlesAreStreamedAsRenderStreamsThem() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = ##"{"width": 7680, "height": 4320, "anchor": "bottom-left", "margin": "safe", "radius": 24, "##
+                + ##""dropShadow": {"distance": 24, "size": 40}, "layers": [{"name": "name", "text": "Jane Doe", "size": 384, "##
+                + ##""material": "gold"}, {"name": "role", "below": "name", "gap": 72, "text": "Director of Photography", "##
+                + ##""size": 176, "material": "chrome"}]}"##
+            try Data(scene.utf8).write(to: dir.appendingPathComponent("scene.json"))
+            let roles = ["Gaffer", "Director of Photography", "Colourist"]
+            try Data(("layers[1].text\n" + roles.joined(separator: "\n") + "\n").utf8).write(to: dir.appendingPathComponent("t.csv"))
+            let r = try await CLI.shell("/usr/bin/time -f 'peak %M' \"$M\" batch t.csv --params scene.json --name '{row}' -o out -q",
+                                        in: dir, timeout: .seconds(240))
+            #expect(r.status == 0, "\(r)")
+            let peak = r.stderrLines.last.flatMap { $0.hasPrefix("peak ") ? Int($0.dropFirst(5)) : nil } ?? .max
+            #expect(peak < 150_000, "peak \(peak / 1024) MB")
+            let out = dir.appendingPathComponent("out")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == ["1.png", "2.png", "3.png"])
+            for (index, role) in roles.enumerated().prefix(2) {
+                let render = try await CLI.run(["render", "--params", "scene.json", "--set", "layers[1].text=\(role)",
+                                                "-o", "r.png", "-q"], in: dir, timeout: Self.deadline)
+                #expect(render.status == 0, "\(render)")
+                #expect(try Data(contentsOf: out.appendingPathComponent("\(index + 1).png"))
+                        == Data(contentsOf: dir.appendingPathComponent("r.png")), "row \(index + 1)")
+            }
+            #expect(CLI.temporaryFiles(in: out).isEmpty)
+        }
+    }
+
     /// One process rendering many distinct titles (five fonts, bundled and through
     /// fontconfig, every hue, nine sizes) levels off: what it keeps for one title
     /// (font hashes, shading lookups and layers, fontconfig's answers) is bounded, so

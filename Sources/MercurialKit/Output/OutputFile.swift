@@ -93,9 +93,7 @@ public enum OutputFile {
 
     /// Writes `bytes` to `path`.
     public static func write(_ bytes: [UInt8], to path: String) throws(MercurialError) {
-        let output = try Stream(path)
-        try output.write(bytes)
-        try output.commit()
+        try OutputTarget.path(path).write(bytes)
     }
 
     // MARK: - Where the output goes
@@ -253,6 +251,28 @@ extension OutputFile {
             }
         }
 
+        /// `name` in `folder`, by the folder's rules: a name that is a symbolic link (or
+        /// not a regular file) is refused, and the file is created and renamed into place
+        /// relative to the folder's descriptor, never through a link planted meanwhile.
+        init(in folder: OutputFolder, name: String) throws(MercurialError) {
+            try folder.check(name)
+            let display = folder.display(name)
+            path = display.string
+            what = "'\(display)'"
+            // The stream closes its descriptor when done; the folder keeps its own.
+            let descriptor = fcntl(folder.fd, F_DUPFD_CLOEXEC, 0)
+            let pending: PendingFile
+            do throws(PendingFile.Failure) {
+                guard descriptor >= 0 else { throw PendingFile.Failure(code: errno) }
+                pending = try PendingFile(in: descriptor, at: folder.path, for: name, named: false)
+            } catch {
+                if descriptor >= 0 { close(descriptor) }
+                throw MercurialError("cannot create a file in '\(UserPath(checked: folder.path))' (\(String(cString: strerror(error.code)))); choose another path", errno: error.code)
+            }
+            fd = pending.fd
+            kind = .file(folder: descriptor, name: name, pending: pending)
+        }
+
         /// The named temporary file, for a child process to write instead of us.
         public var temporaryPath: String? {
             if case .file(_, _, let pending) = kind, !pending.unnamed { return pending.folderPath + "/" + pending.temporary }
@@ -302,6 +322,29 @@ extension OutputFile {
         }
 
         deinit { discard() }
+    }
+}
+
+/// Where an output file goes: a path the user gave (`-o`), by `OutputFile`'s rules, or
+/// a name in an `OutputFolder` (batch's titles), by the folder's. Either way the file
+/// appears whole, or not at all, and only when it is committed.
+public enum OutputTarget: Sendable {
+    case path(String)
+    case folder(OutputFolder, name: String)
+
+    /// Opens the output to be written in pieces (`OutputFile.Stream`).
+    public func open() throws(MercurialError) -> OutputFile.Stream {
+        switch self {
+        case .path(let path): try OutputFile.Stream(path)
+        case .folder(let folder, let name): try OutputFile.Stream(in: folder, name: name)
+        }
+    }
+
+    /// Writes `bytes` as the whole output.
+    public func write(_ bytes: [UInt8]) throws(MercurialError) {
+        let output = try open()
+        try output.write(bytes)
+        try output.commit()
     }
 }
 
@@ -385,7 +428,8 @@ final class PendingFile {
 public final class OutputFolder: Sendable {
     /// The folder as given.
     public let path: String
-    private let fd: Int32
+    /// The folder, open (`O_PATH`): files are named relative to it.
+    let fd: Int32
 
     /// Opens `path`, first making it and its parents (like `mkdir -p`) if `create`,
     /// and checks once that a file can be created in it. `option` names the flag in errors.
@@ -433,24 +477,7 @@ public final class OutputFolder: Sendable {
 
     /// Writes `bytes` as `name` in the folder, atomically (see `OutputFile`).
     public func write(_ bytes: [UInt8], name: String) throws(MercurialError) {
-        try check(name)
-        let what = "'\(display(name))'"
-        let pending: PendingFile
-        do {
-            pending = try PendingFile(in: fd, at: path, for: name, named: false)
-        } catch {
-            throw MercurialError("cannot create a file in '\(UserPath(checked: path))' (\(String(cString: strerror(error.code)))); choose another path", errno: error.code)
-        }
-        let written = bytes.withUnsafeBytes { raw in
-            Result { () throws(MercurialError) in try OutputFile.writeAll(raw, to: pending.fd, what: what) }
-        }
-        do {
-            try written.get()
-        } catch {
-            pending.discard()
-            throw error
-        }
-        try pending.commit(as: name, what: what)
+        try OutputTarget.folder(self, name: name).write(bytes)
     }
 
     /// `mkdir -p`: each missing folder on the way to `path`.

@@ -125,28 +125,28 @@ public final class ImageSink: RowSink {
 
 /// An 8-bit RGBA PNG made from a whole frame (see `PNGFile.Compression` for the two
 /// ways it is compressed), with `ancillary` chunks (a recipe) right after its header,
-/// kept in `bytes`, or written atomically to `path` by `finish`.
+/// kept in `bytes`, or written atomically to `output` by `finish`.
 public final class PNGSink: RowSink {
     public let compression: PNGFile.Compression
     private let ancillary: [PNGChunk]
-    private let path: String?
+    private let output: OutputTarget?
     private var assembler: FrameAssembler?
     /// The PNG of the last frame.
     public private(set) var bytes: [UInt8] = []
 
     /// A sink for `encode`, which takes each frame's size from the canvas or image it
     /// is given; rows alone (`append`, `write`) need the sized initialiser.
-    public init(compression: PNGFile.Compression = .fast, ancillary: [PNGChunk] = [], path: String? = nil) {
+    public init(compression: PNGFile.Compression = .fast, ancillary: [PNGChunk] = [], output: OutputTarget? = nil) {
         self.compression = compression
         self.ancillary = ancillary
-        self.path = path
+        self.output = output
     }
 
     public init(width: Int, height: Int, compression: PNGFile.Compression = .fast, ancillary: [PNGChunk] = [],
-                path: String? = nil) {
+                output: OutputTarget? = nil) {
         self.compression = compression
         self.ancillary = ancillary
-        self.path = path
+        self.output = output
         assembler = FrameAssembler(width: width, height: height)
     }
 
@@ -163,7 +163,7 @@ public final class PNGSink: RowSink {
     public func endFrame() throws(MercurialError) { assembler?.endFrame() }
 
     public func finish() throws(MercurialError) {
-        if let path { try OutputFile.write(bytes, to: path) }
+        try output?.write(bytes)
     }
 
     public func discard() { bytes = [] }

@@ -21,16 +21,16 @@ public struct PNGChunk: Sendable, Equatable {
 /// `.fast` deflates unfiltered rows at level 1 with the RLE strategy, as the
 /// in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
 /// adaptive filtering needs the whole image at once; the file is close in size).
-/// The bytes go to `path` as they are made, through an `OutputFile.Stream` opened
+/// The bytes go to `output` as they are made, through an `OutputFile.Stream` opened
 /// at the first of them, which `finish` makes appear whole and `discard` (or a failed
-/// write, or SIGINT/SIGTERM/SIGHUP) leaves nothing of; with no path they are kept in
+/// write, or SIGINT/SIGTERM/SIGHUP) leaves nothing of; with no output they are kept in
 /// `bytes`.
 final class StreamedPNGSink: RowSink {
     let width: Int, height: Int
     private let compression: PNGFile.Compression
-    private let path: String?
+    private let target: OutputTarget?
     private var output: OutputFile.Stream?
-    /// The PNG so far, when there is no path.
+    /// The PNG so far, when there is no target.
     private(set) var bytes: [UInt8] = []
     /// Chunks written after IHDR, before the image data (e.g. an iTXt recipe).
     private let ancillary: [PNGChunk]
@@ -40,12 +40,12 @@ final class StreamedPNGSink: RowSink {
     /// The last row of the previous band (the Paeth filter reads the row above).
     private let previousRow: UnsafeMutableBufferPointer<UInt8>
 
-    init(width: Int, height: Int, compression: PNGFile.Compression, ancillary: [PNGChunk] = [], path: String?) {
+    init(width: Int, height: Int, compression: PNGFile.Compression, ancillary: [PNGChunk] = [], output: OutputTarget?) {
         self.ancillary = ancillary
         self.width = width
         self.height = height
         self.compression = compression
-        self.path = path
+        target = output
         previousRow = .allocate(capacity: compression == .small ? width * 4 : 0)
     }
 
@@ -149,11 +149,11 @@ final class StreamedPNGSink: RowSink {
     }
 
     private func send(_ piece: [UInt8]) throws(MercurialError) {
-        guard let path else {
+        guard let target else {
             bytes += piece
             return
         }
-        if output == nil { output = try OutputFile.Stream(path) }
+        if output == nil { output = try target.open() }
         try output?.write(piece)
     }
 

@@ -7,7 +7,7 @@
 /// in-memory render's (as a plain title's bands are its whole render's).
 enum LayeredBands {
     static func render(_ settings: RenderSettings, compression: PNGFile.Compression, ancillary: [PNGChunk],
-                       bandHeight: Int, path: String?, writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
+                       bandHeight: Int, output: OutputTarget?, writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
         let (width, height) = try LayeredTitle.canvas(of: settings)
         let (placed, placing) = try LayeredTitle.place(settings.layers, width: width, height: height)
         var warnings = placing
@@ -32,7 +32,7 @@ enum LayeredBands {
                 throw error.within("layer \(index + 1)")
             }
         }
-        let writer = StreamedPNGSink(width: width, height: height, compression: compression, ancillary: ancillary, path: path)
+        let writer = StreamedPNGSink(width: width, height: height, compression: compression, ancillary: ancillary, output: output)
         sink = writer
         let out = UnsafeMutableBufferPointer<RGBA8>.allocate(capacity: min(bandHeight, height) * width)
         defer { out.deallocate() }

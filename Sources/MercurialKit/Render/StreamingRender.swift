@@ -2,8 +2,14 @@
 public struct StreamedTitle: Sendable {
     public var width: Int, height: Int
     public var warnings: [MercurialWarning]
-    /// The PNG, when it was rendered with no path (for tests).
+    /// The PNG, when it was rendered with no output (for tests).
     var bytes: [UInt8] = []
+}
+
+/// A still written by `TitleRenderer.writePNG`: its canvas's size, and what its render warned of.
+public struct WrittenStill: Sendable {
+    public var width: Int, height: Int
+    public var warnings: [MercurialWarning]
 }
 
 extension TitleRenderer {
@@ -13,6 +19,26 @@ extension TitleRenderer {
 
     /// The default number of canvas rows in a band.
     public static let streamingBandHeight = 128
+
+    /// The one way a still becomes a PNG file (`render`, `watch`, `batch`): a large title
+    /// rendered band by band and streamed to `output` (`renderPNG`), anything else
+    /// rendered whole in memory and encoded by `PNGSink`; either way the file appears
+    /// whole or not at all, with the recipe (the resolved scene) unless not `recipe`.
+    /// The warnings are returned, not told: a batch gathers them across its rows.
+    public static func writePNG(_ settings: RenderSettings, compression: PNGFile.Compression, recipe: Bool = true,
+                                to output: OutputTarget) throws(MercurialError) -> WrittenStill {
+        let ancillary = recipe ? [try SceneRecipe.pngChunk(SceneRecipe.json(for: settings))] : []
+        switch try renderPNG(settings, compression: compression, ancillary: ancillary, output: output) {
+        case .streamed(let streamed):
+            return WrittenStill(width: streamed.width, height: streamed.height, warnings: streamed.warnings)
+        case .inMemory(let title):
+            let sink = PNGSink(width: title.width, height: title.height, compression: compression, ancillary: ancillary,
+                               output: output)
+            try sink.write(title.canvas)
+            try sink.finish()
+            return WrittenStill(width: title.width, height: title.height, warnings: title.warnings)
+        }
+    }
 
     /// Renders `settings` in horizontal bands and writes the PNG through `output`
     /// as the bands are finished, so that memory grows with the canvas's width, not
@@ -29,15 +55,15 @@ extension TitleRenderer {
     /// layer styles drawn band by band (`StyledBands`), a stroke in the title's metal
     /// lofted and shaded band by band too (`StreamedMetalOutline`).
     /// `ancillary` chunks (a recipe) go after the streamed PNG's header. The PNG goes
-    /// to `path` through `StreamedPNGSink`, whole or not at all (with no path, it is
-    /// kept in the result, for tests).
+    /// to `output` through `StreamedPNGSink`, whole or not at all (with no output, it
+    /// is kept in the result, for tests). `writePNG` writes either kind of still.
     public static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression,
                                  ancillary: [PNGChunk] = [], bandHeight: Int = streamingBandHeight, force: Bool = false,
-                                 path: String?) throws(MercurialError) -> PNGRender {
+                                 output: OutputTarget?) throws(MercurialError) -> PNGRender {
         var writer: StreamedPNGSink?
         do {
             let result = try renderPNG(settings, compression: compression, ancillary: ancillary, bandHeight: bandHeight,
-                                       force: force, path: path, writer: &writer)
+                                       force: force, output: output, writer: &writer)
             guard case .streamed(var title) = result, let writer else { return result }
             try writer.finish()
             title.bytes = writer.bytes
@@ -49,7 +75,7 @@ extension TitleRenderer {
     }
 
     private static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression, ancillary: [PNGChunk],
-                                  bandHeight: Int, force: Bool, path: String?,
+                                  bandHeight: Int, force: Bool, output: OutputTarget?,
                                   writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
         try validate(settings)
         let compositing = Compositing(settings)
@@ -61,7 +87,7 @@ extension TitleRenderer {
                 return .inMemory(try render(settings))
             }
             return try LayeredBands.render(settings, compression: compression, ancillary: ancillary, bandHeight: band,
-                                           path: path, writer: &sink)
+                                           output: output, writer: &sink)
         }
         let styles = settings.look.styles
         func placed(_ crop: PixelBounds, canvas: (width: Int, height: Int)) -> (bands: PlacedBands?, drawn: PixelBounds?) {
@@ -101,7 +127,7 @@ extension TitleRenderer {
                 try styled(place.drawn, canvas: (scan.width, scan.height), sized: true)
             }
             let writer = StreamedPNGSink(width: scan.width, height: scan.height, compression: compression,
-                                         ancillary: ancillary, path: path)
+                                         ancillary: ancillary, output: output)
             sink = writer
             let canvas = CanvasBands(width: scan.width, height: scan.height, compositing: compositing, writer: writer,
                                      bandHeight: band)
@@ -138,7 +164,7 @@ extension TitleRenderer {
         let place = placed(crop, canvas: size)
         let styledBands = try styled(place.drawn, canvas: size, sized: settings.width != nil || settings.height != nil)
         let writer = StreamedPNGSink(width: size.width, height: size.height, compression: compression,
-                                     ancillary: ancillary, path: path)
+                                     ancillary: ancillary, output: output)
         sink = writer
         let canvas = CanvasBands(width: size.width, height: size.height, compositing: compositing, writer: writer,
                                  bandHeight: band)

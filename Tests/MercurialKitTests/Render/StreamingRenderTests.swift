@@ -51,7 +51,7 @@ import MercurialTestSupport
     static func streamed(_ settings: RenderSettings, bandHeight: Int, compression: PNGFile.Compression = .fast)
         throws -> (Image<RGBA8>, StreamedTitle) {
         let result = try TitleRenderer.renderPNG(settings, compression: compression, bandHeight: bandHeight,
-                                                 force: true, path: nil)
+                                                 force: true, output: nil)
         guard case .streamed(let title) = result else { throw MercurialError("the title was not streamed") }
         let image = try PNGFile.decode(title.bytes, name: "streamed", role: "output")
         // libpng's reader forgives a wrong Adler-32 or missing rows; zlib does not.
@@ -289,7 +289,7 @@ import MercurialTestSupport
         var settings = RenderSettings()
         settings.mask = url.path
         let chunk = PNGChunk(type: "tEXt", data: Array("Comment\u{0}streamed".utf8))
-        let outcome = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true, path: nil)
+        let outcome = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true, output: nil)
         guard case .streamed(let title) = outcome else { Issue.record("not streamed"); return }
         let bytes = title.bytes
         // Signature 8, IHDR 25, then the chunk: length, type, data.
@@ -309,9 +309,9 @@ import MercurialTestSupport
         var settings = RenderSettings()
         settings.mask = mask.path
         let chunk = try SceneRecipe.pngChunk(SceneRecipe.json(for: settings))
-        let kept = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true, path: nil)
+        let kept = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true, output: nil)
         let written = try TitleRenderer.renderPNG(settings, compression: .fast, ancillary: [chunk], force: true,
-                                                  path: out.path)
+                                                  output: .path(out.path))
         guard case .streamed(let inMemory) = kept, case .streamed = written else { Issue.record("not streamed"); return }
         #expect(try [UInt8](Data(contentsOf: out)) == inMemory.bytes)
         #expect(try SceneRecipe.read(fromPNGFile: out.path) == SceneRecipe.json(for: settings))
@@ -320,7 +320,7 @@ import MercurialTestSupport
         let failed = dir.appendingPathComponent("failed.png")
         try Data(whole[..<(whole.count * 3 / 4)]).write(to: mask)
         #expect(throws: MercurialError.self) {
-            try TitleRenderer.renderPNG(settings, compression: .fast, force: true, path: failed.path)
+            try TitleRenderer.renderPNG(settings, compression: .fast, force: true, output: .path(failed.path))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["m.png", "out.png"])
     }

@@ -117,9 +117,9 @@ import MercurialTestSupport
     /// A shadow's halo too large for the windows is an error naming the style and the fix.
     @Test func tooLargeAHaloIsAnError() throws {
         let settings = Self.farTooWide
-        #expect(throws: MercurialError.self) { try TitleRenderer.renderPNG(settings, compression: .fast, path: nil) }
+        #expect(throws: MercurialError.self) { try TitleRenderer.renderPNG(settings, compression: .fast, output: nil) }
         do {
-            _ = try TitleRenderer.renderPNG(settings, compression: .fast, path: nil)
+            _ = try TitleRenderer.renderPNG(settings, compression: .fast, output: nil)
         } catch {
             #expect(error.message.contains("\"dropShadow\" reaches too far to draw in bands"), "\(error.message)")
             #expect(error.message.contains("smaller distance or size"))
@@ -134,7 +134,7 @@ import MercurialTestSupport
         var settings = Self.farTooWide
         (settings.shiftX, settings.shiftY, settings.zoom) = (shiftX, shiftY, zoom)
         do {
-            _ = try TitleRenderer.renderPNG(settings, compression: .fast, path: nil)
+            _ = try TitleRenderer.renderPNG(settings, compression: .fast, output: nil)
             Issue.record("a moved or zoomed title past the cap rendered")
         } catch {
             #expect(error.message.contains("\"dropShadow\" reaches too far to draw in bands"), "\(error.message)")
