@@ -10,7 +10,7 @@ back; in set to fade with a duration is saved so; a point light removed comes ba
 undo; a drop shadow's box turns it on, showing its rows, and off. On a scene with one
 layer: removing it is refused, a layer added and its text set puts ink where it goes,
 moving it up and taking out its size are each undone, a 17th layer is refused and undo
-takes the text back. No row with a declared kind is a raw JSON field: dynamics.delays's
+takes the text back; a scene key no layer takes is marked with its warning. No row with a declared kind is a raw JSON field: dynamics.delays's
 numbers are added, edited, removed and undone one whole change at a time; vine.path switched
 to points gets a point added and dragged on the preview, both saved; the file changed on disk
 shows in them. A transition's extent is set with its four fields and saved, a partial one is
@@ -169,6 +169,18 @@ def stops_in_out_and_lights(e, screenshot):
         driver.execute_script("document.querySelector('aside').scrollTop = document.querySelector('[data-group=\"pointLights\"]').offsetTop - 40")
         driver.save_screenshot(screenshot)
         print("screenshot: " + screenshot)
+
+
+def unused_keys(e):
+    """A scene key no layer takes (every layer sets its own text) is marked, with the warning as its tooltip."""
+    driver = e.driver
+    idle(driver)
+    row = reveal(driver, driver.find_element(By.CSS_SELECTOR, '#controls .row[data-key="text"]'))
+    classes = row.get_attribute("class").split()
+    check("unused" in classes, "the scene's text, which no layer takes, is marked: %s" % classes)
+    check("applies to no layer" in (row.get_attribute("title") or ""), "its tooltip is the warning: %r" % row.get_attribute("title"))
+    size = driver.find_element(By.CSS_SELECTOR, '#controls .row[data-key="size"]')
+    check("unused" not in size.get_attribute("class").split(), "the scene's size, which the layer takes, is not marked")
 
 
 def layers(e):
@@ -351,6 +363,8 @@ def main():
     with Editor(binary, {"text": "Title", "size": 48, "width": 480, "height": 240, "layers": [{"name": "a"}]}, args.pid_file) as e:
         layers(e)
         check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Nobody", "size": 48, "width": 480, "height": 240, "layers": [{"text": "A"}]}, args.pid_file) as e:
+        unused_keys(e)
     with Editor(binary, {"text": "Drop", "size": 48, "width": 480, "height": 240, "vine": {"path": "underline"},
                          "animation": {"duration": 2, "fps": 10}, "dynamics": {"delays": [0.2, 0.4]}}, args.pid_file) as e:
         delays_and_route(e)

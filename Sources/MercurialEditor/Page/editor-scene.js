@@ -292,9 +292,15 @@ function showValues() {
   const own = new Set(editor.overridden || []);
   // In a scene with layers, a track moves one layer's key: the top level's rows have no ◆.
   const layered = (currentValue('layers') || []).length > 0;
+  // The scene's keys no layer takes (every layer sets its own): marked, with the server's warning.
+  const unused = new Map((editor.unused || []).map((u) => [u.key, u.message]));
   document.querySelectorAll('#controls .row[data-key]').forEach((div) => {
     div.classList.toggle('layered', layered && !/^layers\[/.test(div.dataset.key));
     const top = div.dataset.key.split(/[.[]/)[0];
+    const note = unused.get(div.dataset.key) ?? unused.get(top);
+    if (div.dataset.help === undefined) div.dataset.help = div.title || '';
+    div.classList.toggle('unused', note !== undefined);
+    div.title = note !== undefined ? note : div.dataset.help;
     div.classList.toggle('own', own.has(div.dataset.key) || (top !== div.dataset.key && own.has(top))
       || (/^light\d+\./.test(div.dataset.key) && own.has('lights')));
   });
