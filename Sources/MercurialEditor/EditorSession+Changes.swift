@@ -7,10 +7,7 @@ extension EditorSession {
     public struct Change: Sendable {
         public var key: String
         public var value: String
-        public init(key: String, value: String) {
-            self.key = key
-            self.value = value
-        }
+        public init(key: String, value: String) { (self.key, self.value) = (key, value) }
     }
 
     /// Applies `changes` together, or none of them: the error is the command line's

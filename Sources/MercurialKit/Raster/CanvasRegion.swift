@@ -10,12 +10,8 @@ public struct CanvasRegion<Pixel: Sendable>: Sendable {
     public init(width: Int, height: Int, content: Image<Pixel>, originX: Int, originY: Int, fill: Pixel) {
         precondition(originX >= 0 && originY >= 0 && originX + content.width <= width && originY + content.height <= height,
                      "Content \(content.width)×\(content.height) at (\(originX), \(originY)) does not fit a \(width)×\(height) canvas")
-        self.width = width
-        self.height = height
-        self.content = content
-        self.originX = originX
-        self.originY = originY
-        self.fill = fill
+        (self.width, self.height, self.content) = (width, height, content)
+        (self.originX, self.originY, self.fill) = (originX, originY, fill)
     }
 
     /// An image that is its whole canvas.

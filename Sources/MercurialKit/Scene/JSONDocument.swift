@@ -24,10 +24,7 @@ public struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     public var column: Int
 
-    public init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
-    }
+    public init(line: Int, column: Int) { (self.line, self.column) = (line, column) }
 
     /// `"line:column"`.
     public var description: String { "\(line):\(column)" }
@@ -38,10 +35,7 @@ public struct JSONNode: Sendable {
     public var value: JSONValue
     public var location: SourcePosition
 
-    public init(value: JSONValue, location: SourcePosition) {
-        self.value = value
-        self.location = location
-    }
+    public init(value: JSONValue, location: SourcePosition) { (self.value, self.location) = (value, location) }
 }
 
 public enum JSONValue: Sendable {
@@ -75,9 +69,7 @@ public struct JSONMember: Sendable {
     public var value: JSONNode
 
     public init(key: String, keyLocation: SourcePosition, value: JSONNode) {
-        self.key = key
-        self.keyLocation = keyLocation
-        self.value = value
+        (self.key, self.keyLocation, self.value) = (key, keyLocation, value)
     }
 }
 
@@ -86,10 +78,7 @@ public struct JSONSyntaxError: Error, Sendable, Equatable {
     public var location: SourcePosition
     public var reason: String
 
-    public init(location: SourcePosition, reason: String) {
-        self.location = location
-        self.reason = reason
-    }
+    public init(location: SourcePosition, reason: String) { (self.location, self.reason) = (location, reason) }
 }
 
 public enum JSONDocument {
