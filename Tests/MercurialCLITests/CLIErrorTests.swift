@@ -286,9 +286,10 @@ extension CLIErrorCase {
                      setup: [.text("s.json", #"{"width": 800, "height": 300, "animation": {"duration": 1}, "layers": [{"text": "A", "in": {"type": "fade"}}]}"#)],
                      fragments: [#"s.json:1:86: "in" belongs to the scene, not to one of its layers"#, "move it to the top level"],
                      output: .mustNotExist("out.apng")),
-        CLIErrorCase(name: "layers: a canvas too large to paint in memory", arguments: ["render", "--params", "s.json"],
-                     setup: [.text("s.json", #"{"width": 16384, "height": 16384, "layers": [{"text": "A"}, {"text": "B"}]}"#)],
-                     status: .limit, fragments: ["at most 33 M pixels (7680×4320)", "16384×16384", "smaller \"width\" and \"height\""]),
+        // (A still of layers goes down the canvas in bands; an animation's frame is made whole.)
+        CLIErrorCase(name: "layers: a frame too large to paint in memory", arguments: ["animate", "s.json", "-o", "out.apng"],
+                     setup: [.text("s.json", #"{"width": 16384, "height": 16384, "animation": {"duration": 0.1}, "layers": [{"text": "A"}, {"text": "B"}]}"#)],
+                     status: .limit, fragments: ["at most 33 M pixels (7680×4320)", "16384×16384"], output: .mustNotExist("out.apng")),
         CLIErrorCase(name: "layers: a layer's shadow further than the canvas", arguments: ["render", "s.json", "-o", "out.png"],
                      setup: [.text("s.json", #"{"width": 1280, "height": 720, "layers": [{"text": "A"}, {"text": "Jane", "anchor": "bottom", "dropShadow": {"distance": 2000}}]}"#)],
                      fragments: [#"layer 2: "dropShadow" reaches 2005 px"#, "1280×720 canvas", "smaller distance or size"],
