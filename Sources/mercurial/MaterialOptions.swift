@@ -79,8 +79,11 @@ struct MaterialOptions: ParsableArguments {
     /// then these options' flags and those of `flags`, then `finish`.
     func sequence(sceneFile: String, flags: [any ParsableArguments] = [],
                   finish: @escaping (inout RenderSettings) -> Void = { _ in }) throws -> TitleSequence? {
+        let layerMaterials = try self.layerMaterials()
         let sequence = try TitleSequence.load(sceneFile, materialOverride: material,
-                                              layerMaterials: try layerMaterials().byIndex) { settings in
+                                              layerMaterials: layerMaterials.byIndex) { settings in
+            // Each title as one scene is: a layer's material names a layer it has.
+            for path in layerMaterials.paths { try path.checkLayer(in: settings, role: "--set ") }
             try applyFlags(flags, to: &settings)
             finish(&settings)
         }

@@ -229,7 +229,7 @@ extension TitleSequence {
     /// The sequence a scene file holds, or nil when it has no `"sequence"`.
     /// `adjust` is applied to each title's settings after its scene (the command
     /// line's flags); `materialOverride` replaces the material each title starts from, and
-    /// `layerMaterials` (by index) those of its layers, each of which every title must have.
+    /// `layerMaterials` (by index) those of its layers.
     public static func load(_ path: String, materialOverride: String? = nil, layerMaterials: [Int: String] = [:],
                             adjust: (inout RenderSettings) throws -> Void = { _ in }) throws -> TitleSequence? {
         try load(root: try SceneFile.parse(path, role: "scene file"), path: path, materialOverride: materialOverride,
@@ -256,7 +256,7 @@ extension TitleSequence {
         var base = RenderSettings()
         let own = members.filter { $0.key != "sequence" && $0.key != "animation" }
         // Keys that shape one title's own scene would apply to no title here (they were ignored).
-        if let titleOnly = own.first(where: { ["layers", "in", "out", "dynamics"].contains($0.key) }) {
+        if let titleOnly = own.first(where: { $0.key == "layers" || SceneFile.sceneWideKeys.contains($0.key) }) {
             throw MercurialError("\(path):\(titleOnly.keyLocation): \"\(titleOnly.key)\" beside \"sequence\" would apply to no title; put it in the \"scene\" of each step that should have it")
         }
         if let materialOverride {
@@ -330,9 +330,6 @@ extension TitleSequence {
                 throw reader.fail(sceneField.value, "\"\(name).scene\" must be a scene file's path or a scene object {…}, not \(sceneField.value.value.typeName)")
             }
             do {
-                for layer in layerMaterials.keys.sorted() {
-                    try ScenePath("layers[\(layer)].material").checkLayer(in: settings, role: "--set ")
-                }
                 try adjust(&settings)
             } catch let error as MercurialError {
                 throw error.within("\(path): \(name)")
