@@ -40,12 +40,15 @@ extension EditorSession {
     /// The scene file at `path` read: what it gives, its document, and the file as it was read.
     static func read(_ path: String) throws(MercurialError) -> (SceneDocument.Loaded, SceneDocument, DiskState?) {
         let before = DiskState(UserPath(checked: path).absolute)
-        if let bytes = before?.bytes, let parsed = try? SceneDocument(parsing: bytes), parsed["sequence"] != nil {
+        let parsed = before.flatMap { try? SceneDocument(parsing: $0.bytes) }
+        if let parsed, parsed["sequence"] != nil {
             return (try parsed.load(as: path), parsed, before)
         }
         var settings = RenderSettings()
         let timeline = try SceneFile.load(path, into: &settings)
-        return (SceneDocument.Loaded(settings: settings, timeline: timeline), try SceneDocument(parsing: before?.bytes ?? []), before)
+        // The file as it was read (parsed again only if the first parse failed and the file changed since).
+        let document = if let parsed { parsed } else { try SceneDocument(parsing: before?.bytes ?? []) }
+        return (SceneDocument.Loaded(settings: settings, timeline: timeline), document, before)
     }
 
     /// Every file the scene reads (a sequence's titles' too).
@@ -103,18 +106,6 @@ extension EditorSession {
         guard !same else { return }
         settings = loaded.settings
         changed(tag: "file")
-    }
-}
-
-/// Where a file lies and when it last changed (links followed).
-struct FileStamp: Equatable {
-    var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
-
-    init?(_ path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int64(info.st_size))
-        (seconds, nanoseconds) = (info.st_mtim.tv_sec, info.st_mtim.tv_nsec)
     }
 }
 

@@ -183,8 +183,8 @@ private struct SeenFile: Equatable {
 
     init?(_ path: String) {
         var info = stat()
-        guard let stamp = FileStamp(path), stat(path, &info) == 0 else { return nil }
-        self.stamp = stamp
+        guard stat(path, &info) == 0 else { return nil }
+        stamp = FileStamp(info)
         mode = info.st_mode
         changed = (info.st_ctim.tv_sec, info.st_ctim.tv_nsec)
         linkTarget = try? FileManager.default.destinationOfSymbolicLink(atPath: path)

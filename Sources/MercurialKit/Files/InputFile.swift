@@ -241,7 +241,7 @@ public enum InputFiles {
 /// A file as it is now: which file (device and inode, however its path is spelled) and
 /// which version of it (size and modification time). Caches keyed by it read a file once
 /// through any of its names (`dir/././f.ttf`, a link) and again once it changes.
-struct FileStamp: Hashable, Sendable {
+public struct FileStamp: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
     var size: Int
@@ -249,9 +249,14 @@ struct FileStamp: Hashable, Sendable {
     var nanoseconds: Int
 
     /// The file at `path` (links followed); nil when there is none.
-    init?(_ path: String) {
+    public init?(_ path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The file `info` describes (what `stat` gave).
+    init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int(info.st_size)

@@ -168,7 +168,7 @@ extension TitleRenderer {
         sink = writer
         let canvas = CanvasBands(width: size.width, height: size.height, compositing: compositing, writer: writer,
                                  bandHeight: band)
-        try streamRegion(settings, source: vine ?? GlyphRowSource(p), crop: crop, ink: vine.map(\.ink) ?? p.drawnInk,
+        try streamRegion(settings, source: vine ?? GlyphRowSource(p), crop: crop, ink: vine.map { $0.ink } ?? p.drawnInk,
                          canvasHeight: size.height,
                          canvas: canvas, bandHeight: band, placed: place.bands, moved: compositing.placement != nil,
                          styled: styledBands)

@@ -2,12 +2,13 @@
 /// a few rows at a time: the region widened to the vine (plus the loft's margin), each
 /// row the text's (where the text's region lies) and the strokes', the larger coverage.
 /// So a vined title streams as a plain one does (`BandLoft`); the strokes are drawn
-/// twice, once to find their ink (`ink`, which the loft needs before the first row) and
+/// twice, once to find their ink (`ink`, which the loft needs before the first row; found
+/// only when asked, so a title too small to stream draws them no more than before) and
 /// once as the rows are read.
 final class VineRowSource: CoverageRowSource {
     /// The widened region on the canvas, and the ink in it (the text's and the strokes').
     let region: PixelBounds
-    private(set) var ink: PixelBounds?
+    private(set) lazy var ink: PixelBounds? = findInk()
     private let text: (source: GlyphRowSource, crop: PixelBounds)
     private let strokes: [TaperedStroke]
     /// The strokes' coverage of `chunk` rows from `chunkStart` (region rows).
@@ -15,12 +16,13 @@ final class VineRowSource: CoverageRowSource {
     private let strokeRows: UnsafeMutableBufferPointer<Float>
     private var chunkStart = Int.min
     private var next = 0
+    /// The text's ink on the canvas, if it has any.
+    private let textInk: PixelBounds?
 
     /// The rows of `placement`'s text (its region `crop` on a `canvas`-sized canvas) with
     /// `vine` drawn in; nil when the vine draws nothing (the text's rows are the title's).
     init?(_ vine: Vine, text placement: TextPlacement, crop: PixelBounds, canvas: (width: Int, height: Int), margin: Int) {
-        let textInk = placement.drawnInk
-        let inkOnCanvas = textInk.map {
+        let inkOnCanvas = placement.drawnInk.map {
             PixelBounds(minX: $0.minX + crop.minX, minY: $0.minY + crop.minY, maxX: $0.maxX + crop.minX, maxY: $0.maxY + crop.minY)
         }
         guard let (strokes, region) = vine.layout(ink: inkOnCanvas, region: crop, canvas: canvas, margin: margin) else { return nil }
@@ -28,8 +30,12 @@ final class VineRowSource: CoverageRowSource {
         self.strokes = strokes
         text = (GlyphRowSource(placement), crop)
         strokeRows = .allocate(capacity: chunk * region.width)
-        // The strokes' ink, a chunk of rows at a time, joined with the text's.
-        var box = inkOnCanvas.map {
+        self.textInk = inkOnCanvas
+    }
+
+    /// The strokes' ink, drawn a chunk of rows at a time, joined with the text's.
+    private func findInk() -> PixelBounds? {
+        var box = textInk.map {
             (minX: $0.minX - region.minX, minY: $0.minY - region.minY, maxX: $0.maxX - region.minX, maxY: $0.maxY - region.minY)
         } ?? (minX: region.width, minY: region.height, maxX: -1, maxY: -1)
         let w = region.width
@@ -44,7 +50,7 @@ final class VineRowSource: CoverageRowSource {
                 (box.minY, box.maxY) = (min(box.minY, y), max(box.maxY, y))
             }
         }
-        ink = box.maxX < 0 ? nil : PixelBounds(minX: box.minX, minY: box.minY, maxX: box.maxX, maxY: box.maxY)
+        return box.maxX < 0 ? nil : PixelBounds(minX: box.minX, minY: box.minY, maxX: box.maxX, maxY: box.maxY)
     }
 
     deinit { strokeRows.deallocate() }
