@@ -117,9 +117,10 @@ struct DiskState: Equatable {
     var modified: timespec
     var bytes: [UInt8]
 
-    /// The file at `path` (links followed), or nil when it cannot be read.
+    /// The file at `path` (links followed), or nil when it cannot be read or is not a plain
+    /// file. Opened without waiting: `open` on a FIFO waits for a writer (the session hung).
     init?(_ path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()

@@ -675,4 +675,31 @@ struct EditorFixture {
             #expect(try await editor.get("/api/state").status == 200)
         }
     }
+
+    /// The scene file itself replaced by a FIFO (a `mv` over it): the watcher's report and
+    /// "Reload from disk" are answered with the command line's error at once. The session
+    /// opened the file to compare it with what it last read, and `open` on a FIFO waits for
+    /// a writer: the session hung, and every request after it.
+    @Test func aSceneFileReplacedByAFIFOIsRefusedNotWaitedOn() async throws {
+        try await EditorFixture.with { editor in
+            let fifo = editor.folder.appendingPathComponent("pipe.json")
+            #expect(mkfifo(fifo.path, 0o600) == 0)
+            #expect(rename(fifo.path, editor.scene.path) == 0)
+            // Whatever happens, a session waiting on the FIFO is let go before the fixture ends.
+            defer {
+                let writer = open(editor.scene.path, O_WRONLY | O_NONBLOCK)
+                if writer >= 0 { close(writer) }
+            }
+            let (port, token) = (editor.port, editor.server.token)
+            let reload = try? await offPool {
+                try RawHTTP.exchange(port: port, RawHTTP.request("POST", "/api/reload", port: port, token: token, body: "{}"), timeout: 5)
+            }
+            #expect(reload?.status == 422, "\(reload?.status as Any)")
+            #expect(reload?.text.contains("is a named pipe (FIFO)") == true, "\(reload?.text ?? "no answer")")
+            let state = try? await offPool {
+                try RawHTTP.exchange(port: port, RawHTTP.request("GET", "/api/state", port: port, token: token), timeout: 5)
+            }
+            #expect(state?.status == 200, "\(state?.status as Any)")
+        }
+    }
 }
