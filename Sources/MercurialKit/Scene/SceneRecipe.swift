@@ -199,15 +199,13 @@ extension SceneRecipe {
     /// The recipe of a sequence: its frame rate, and each title's own recipe with its
     /// hold and its transition to the next, as a scene file that animates to the same frames.
     public static func json(for sequence: TitleSequence) -> String {
-        // Laid out as before: each step's scene one key a line, the rest of it on one line.
-        let steps = sequence.steps.map { step -> String in
-            let fields = [("scene", value(for: step.settings, timeline: step.timeline).text(lines: 1, indent: "      "))]
-                + SceneSchema.sequenceStep.fields.compactMap { field in field.write(step).map { (field.key, $0.text()) } }
-            return "    {\n" + fields.map { "      \(ParameterGroup.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n    }"
+        let steps = sequence.steps.map { step in
+            JSONValue.members([("scene", value(for: step.settings, timeline: step.timeline))]
+                + SceneSchema.sequenceStep.fields.compactMap { field in field.write(step).map { (field.key, $0) } })
         }
         let description = "The recipe of a sequence of titles made by mercurial \(MercurialVersion.string); animate it again with: mercurial inspect TITLE.png > scene.json && mercurial animate scene.json -o OUT"
-        return "{\n  \"description\": \(ParameterGroup.jsonString(description)),\n"
-            + "  \"animation\": \(SceneSchema.sequenceAnimation.write(sequence).text()),\n"
-            + "  \"sequence\": [\n" + steps.joined(separator: ",\n") + "\n  ]\n}\n"
+        // Each step's scene one key a line, as a title's recipe is.
+        return JSONValue.members([("description", .string(description)), ("animation", SceneSchema.sequenceAnimation.write(sequence)),
+                                  ("sequence", .list(steps))]).text(lines: 4) + "\n"
     }
 }

@@ -54,7 +54,11 @@ import MercurialTestSupport
             #expect(a.status == 0, "\(a)")
             let inspect = try await CLI.run(["inspect", "a.png"], in: dir, timeout: Self.deadline)
             #expect(inspect.status == 0 && inspect.stdout.contains("\"sequence\""), "\(inspect)")
-            #expect(inspect.stdout.contains(##""type": "swipe", "extent": [10, 10, 150, 60], "color": "#ff0000", "angle": 1"##))
+            let recipe = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any]
+            let transitions = (recipe?["sequence"] as? [[String: Any]])?.compactMap { $0["transition"] as? [String: Any] } ?? []
+            let swipe = transitions.first { $0["type"] as? String == "swipe" }
+            #expect(swipe?["extent"] as? [Double] == [10, 10, 150, 60] && swipe?["color"] as? String == "#ff0000"
+                    && swipe?["angle"] as? Double == 1 && swipe?["timing"] as? String == "easeIn", "\(transitions)")
             try Data(inspect.stdout.utf8).write(to: dir.appendingPathComponent("again.json"))
             let b = try await CLI.run(["animate", "again.json", "-o", "b.png", "-q"], in: dir, timeout: Self.deadline)
             #expect(b.status == 0, "\(b)")
