@@ -37,10 +37,14 @@ final class RenderCache: Sendable {
         var shadingImage: String?
         var shadingFile: FileStamp?
         var layers: Int
+        /// How far the styles grow a canvas sized to the title, on each side it sizes itself
+        /// (a shadow turned on or enlarged there makes a larger frame).
+        var grownBy: [Int]
 
         init(_ settings: RenderSettings) {
             geometry = settings.shape
             layers = settings.layers.count
+            grownBy = settings.stylesGrowth
             shadingImage = settings.shadingImage
             shadingFile = settings.shadingImage.flatMap(FileStamp.init)
         }

@@ -676,6 +676,31 @@ struct EditorFixture {
         }
     }
 
+    /// Issue 33's first defect: on a canvas sized to the text, turning on a drop shadow (or
+    /// moving it) grows the frame as `mercurial render` does. The frame's renderer was kept
+    /// for the same shape, so the page stayed 215×89 with the shadow cut off (render: 261×135).
+    @Test func aStyleGrowsAFrameSizedToTheTitleAsRenderDoes() async throws {
+        try await EditorFixture.with(sceneJSON: #"{"text": "Hello", "size": 40}"#) { editor in
+            try await eventually("the first frame") { await editor.session.frame != nil }
+            let steps = [("dropShadow", #"{"size": 20, "distance": 20}"#, #""size": 20, "distance": 20"#),
+                         ("dropShadow.angle", "300", #""size": 20, "distance": 20, "angle": 300"#)]
+            for (key, value, shadow) in steps {
+                let revision = await editor.session.revision
+                let body = String(decoding: try JSONSerialization.data(withJSONObject: ["key": key, "value": value]), as: UTF8.self)
+                let answer = try await editor.post("/api/set", body)
+                #expect(answer.status == 200, "\(answer.text)")
+                try await eventually("the frame of \(key)") { await (editor.session.frame?.revision ?? 0) > revision }
+                var settings = RenderSettings()
+                try SceneFile.load(json: Array(#"{"text": "Hello", "size": 40, "dropShadow": {\#(shadow)}}"#.utf8), name: "expected", into: &settings)
+                let direct = try TitleRenderer.render(settings).image
+                let shown = try #require(await editor.session.frame)
+                #expect((shown.width, shown.height) == (direct.width, direct.height), "\(key): \(shown.width)×\(shown.height)")
+                let samePixels = shown.image.pixels == direct.pixels
+                #expect(samePixels, "\(key): the frame's pixels are not the render's")
+            }
+        }
+    }
+
     /// The scene file itself replaced by a FIFO (a `mv` over it): the watcher's report and
     /// "Reload from disk" are answered with the command line's error at once. The session
     /// opened the file to compare it with what it last read, and `open` on a FIFO waits for

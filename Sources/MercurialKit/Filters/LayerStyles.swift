@@ -184,6 +184,14 @@ extension RenderSettings {
     func canvasHoldingStyles(_ canvas: (width: Int, height: Int)) -> (width: Int, height: Int) {
         look.styles.grown(canvas: canvas, origin: (0, 0), growWidth: width == nil, growHeight: height == nil).canvas
     }
+
+    /// How many pixels the styles add to a title-sized canvas on its left, top, right and
+    /// bottom (0 on a side whose size is given): what the canvas's size and the title's
+    /// place on it depend on, besides the title's shape.
+    public var stylesGrowth: [Int] {
+        let r = look.styles.reach, x = width == nil, y = height == nil
+        return [x ? r.left : 0, y ? r.top : 0, x ? r.right : 0, y ? r.bottom : 0]
+    }
 }
 
 /// A stroke in the title's metal (`stroke.color: "material"`) as a render draws it:
