@@ -29,7 +29,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from editor_browser import Editor, check, retype, wait_for
+from editor_browser import Editor, check, retype, reveal, wait_for
 
 
 def idle(driver):
@@ -40,19 +40,6 @@ def undo(driver):
     idle(driver)
     driver.find_element(By.TAG_NAME, "header").click()
     ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
-
-
-def reveal(driver, element):
-    """Opens the closed groups around `element` by clicking their summaries, outermost first."""
-    closed = driver.execute_script("""
-        const out = [];
-        for (let d = arguments[0].closest('details'); d; d = d.parentElement.closest('details')) if (!d.open) out.unshift(d);
-        return out.map((d) => d.querySelector(':scope > summary'));""", element)
-    for summary in closed:
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
-        summary.click()
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    return element
 
 
 def find(driver, css):

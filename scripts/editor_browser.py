@@ -89,6 +89,19 @@ def retype(field, text):
     field.send_keys(text)
 
 
+def reveal(driver, element):
+    """Opens the closed groups around `element` by clicking their summaries, outermost first."""
+    closed = driver.execute_script("""
+        const out = [];
+        for (let d = arguments[0].closest('details'); d; d = d.parentElement.closest('details')) if (!d.open) out.unshift(d);
+        return out.map((d) => d.querySelector(':scope > summary'));""", element)
+    for summary in closed:
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
+        summary.click()
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    return element
+
+
 def wait_for(predicate, what, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -111,8 +124,9 @@ class Editor:
         self.binary, self.pid_file, self.keep, self.window = binary, pid_file, set(keep) | {"scene.json"}, window
         self.work = tempfile.mkdtemp(prefix="mercurial-edit-test-")
         self.scene = os.path.join(self.work, "scene.json")
-        with open(self.scene, "w") as f:
-            f.write(scene if isinstance(scene, str) else json.dumps(scene))
+        if scene is not None:   # None: a new scene, no file yet
+            with open(self.scene, "w") as f:
+                f.write(scene if isinstance(scene, str) else json.dumps(scene))
         self.editor = self.driver = None
 
     def __enter__(self):

@@ -31,6 +31,11 @@ extension EditorSession {
                 continue
             }
             do {
+                if nextSequence == nil, nextTimeline == nil, Self.needsAnimation(change) {
+                    Self.addAnimation(to: &nextDocument)
+                    let loaded = try nextDocument.load(as: scenePath)
+                    (next, nextTimeline, nextSequence) = (loaded.settings, loaded.timeline, loaded.sequence)
+                }
                 if change.key == Self.keyframeKey || change.key.hasPrefix(Self.keyframeKey + ":") {
                     try keyframe(change.value, of: next, timeline: nextTimeline, sequence: nextSequence != nil, in: &nextDocument)
                 } else if nextSequence == nil, let timeline = nextTimeline, let frame = nextPlayhead,
@@ -71,7 +76,7 @@ extension EditorSession {
                 let loaded = try nextDocument.load(as: scenePath)
                 (next, nextTimeline, nextSequence) = (loaded.settings, loaded.timeline, loaded.sequence)
             } catch {
-                throw EditorChangeError(key: change.key, message: error.message, kind: error.kind)
+                throw EditorChangeError(key: change.key, message: pageMessage(error.message), kind: error.kind)
             }
         }
         nextPlayhead = Self.playhead(nextPlayhead, in: nextTimeline, sequence: nextSequence)
@@ -84,6 +89,32 @@ extension EditorSession {
         settings = next
         changed(tag: tag)
         return (revision, true, added)
+    }
+
+    /// A change that needs the scene to have an animation: an `in` or `out` (not taken out), or a keyframe.
+    static func needsAnimation(_ change: Change) -> Bool {
+        if change.key == keyframeKey || change.key.hasPrefix(keyframeKey + ":") { return true }
+        guard ["in", "out"].contains(change.key) || change.key.hasPrefix("in.") || change.key.hasPrefix("out.") else { return false }
+        return !["none", "null"].contains(change.value.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The animation a scene without one is given when a page adds an in, an out or a
+    /// keyframe to it: 3 s at 30 frames a second.
+    static func addAnimation(to document: inout SceneDocument) {
+        document.set("animation", .members([("duration", .number(3)), ("fps", .number(30))]))
+    }
+
+    /// `message` as the page shows it: the scene the page edits is the one in memory, so the
+    /// scene file's name and a line and column in it (of a text the page may not have saved
+    /// yet) are left out; other files keep theirs.
+    func pageMessage(_ message: String) -> String {
+        let names = [UserPath(checked: scenePath).absolute, scenePath, UserPath(checked: scenePath).description]
+        guard let name = names.first(where: { message.hasPrefix($0 + ":") }) else { return message }
+        var rest = Substring(message.dropFirst(name.count + 1))
+        // ":LINE:COLUMN: " after the name, when there is one.
+        let place = rest.prefix { $0.isNumber || $0 == ":" }
+        if place.contains(":"), rest.dropFirst(place.count).hasPrefix(" ") { rest = rest.dropFirst(place.count) }
+        return String(rest.drop { $0 == " " })
     }
 
     /// The playhead kept within `timeline` (nil without one); a sequence's is on a frame from the start.

@@ -181,10 +181,37 @@ import MercurialTestSupport
                 try await session.apply([.init(key: "layers[0].size", value: #""big""#)], tag: nil)
             }
             let message = try #require(refused?.message)
-            #expect(message.contains("scene.json: ") && message.contains("size"), "\(message)")
+            // Issue 33: a page's message names no file and no place in it (the scene is the page's own).
+            #expect(!message.contains("scene.json") && message.contains("size"), "\(message)")
             #expect(message.firstMatch(of: place) == nil, "\(message)")
             #expect(await session.settings.layers.map(\.settings.size) == [40, RenderSettings().size])
             #expect(await session.settings.layers.map(\.name) == ["a", "b"])
+        }
+    }
+
+    /// Issue 33's fifth defect: a new scene (no file yet) given a fade-in gets an animation
+    /// (3 s at 30 frames a second) with it, and so does one given a keyframe; the fade was
+    /// refused with `/tmp/…/my-title.json:10:3: "in" needs an "animation"…`, a path and a
+    /// place in a file not yet written.
+    @Test func anInOutOrAKeyframeOnAStillSceneGivesItAnAnimation() async throws {
+        try await CLI.withTemporaryDirectory { folder in
+            let fresh = try EditorSession(scenePath: folder.appendingPathComponent("my-title.json").path)
+            #expect(await fresh.animation == nil)
+            _ = try await fresh.apply([.init(key: "in", value: #"{"type": "fade"}"#)], tag: nil)
+            let timeline = try #require(await fresh.animation)
+            #expect(timeline.duration == 3 && timeline.fps == 30 && timeline.inOut != nil)
+            // Taking the in out again leaves the animation as it is; "none" on a still scene adds none.
+            let still = try EditorSession(scenePath: folder.appendingPathComponent("still.json").path)
+            _ = try await still.apply([.init(key: "out", value: "none")], tag: nil)
+            #expect(await still.animation == nil)
+            // A keyframe (the page's ◆) on a still scene.
+            _ = try await still.apply([.init(key: "@keyframe:radius", value: #"{"key": "radius", "t": 1}"#)], tag: nil)
+            #expect(await still.animation?.tracks.map(\.key) == ["radius"])
+            // A refusal (an out longer than the animation) names no file.
+            let refused = await #expect(throws: EditorChangeError.self) {
+                try await fresh.apply([.init(key: "out", value: #"{"type": "fade", "duration": 9}"#)], tag: nil)
+            }
+            #expect(refused?.message.contains("my-title.json") == false, "\(refused?.message ?? "")")
         }
     }
 }

@@ -416,6 +416,14 @@ final class EditorProcess: @unchecked Sendable {
         try await Self.run("editor-groups-test.py", [])
     }
 
+    /// Issue 33's defects, each in the page (scripts/editor-trust-test.py): a drop shadow turned
+    /// on over a canvas sized to the title grows the page's frame to the render's, pixel for
+    /// pixel; a new scene given a fade-in, or a still scene a ◆, gets a 3 s animation and shows
+    /// its timeline at once, and a refused value's message names no file and no line.
+    @Test(.timeLimit(.minutes(5))) func theDesignersTrustChecksPassInHeadlessChromium() async throws {
+        try await Self.run("editor-trust-test.py", [])
+    }
+
     /// Runs a browser test script on the built binary; whatever happens, the editor it started is stopped.
     static func run(_ name: String, _ arguments: [String], timeout: Int = 240) async throws {
         let binary = try CLI.binary()

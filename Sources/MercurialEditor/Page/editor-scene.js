@@ -722,8 +722,9 @@ async function play() {
 }
 // Adds (or with `remove`, deletes) the keyframe of KEY at the playhead, with the control's value.
 async function keyframe(key, remove) {
-  if (!timeline) { showError(key, 'this scene has no "animation"; add one (e.g. "animation": {"duration": 2}) to keyframe its values'); return; }
-  const t = Number($('timeline').value) / timeline.fps;
+  // A still scene: the server gives it an animation (3 s at 30 frames a second) with the keyframe, at 0 s.
+  if (!timeline && remove) return;
+  const t = timeline ? Number($('timeline').value) / timeline.fps : 0;
   const had = keyframeAt(key, t);
   if (remove && !had) { showError(key, `${key} has no keyframe at ${t.toFixed(2)} s to delete`); return; }
   // Undo puts back what was there: nothing (take it out), or the keyframe as it was.

@@ -343,7 +343,7 @@ function makeRow(row) {
       && !(/^layers\[/.test(row.key) && row.nested)) {
     const key = document.createElement('button');
     key.type = 'button'; key.className = 'key'; key.textContent = '◆';
-    key.title = 'Keyframe this value at the playhead (Alt+click: delete the keyframe there)';
+    key.title = 'Keyframe this value at the playhead; a still scene is given a 3 s animation (Alt+click: delete the keyframe there)';
     key.addEventListener('click', (e) => keyframe(row.key, e.altKey));
     div.append(key);
   }

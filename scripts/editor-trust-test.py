@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Headless-Chromium checks of issue 33 (the editor a designer trusts), one per defect fixed.
+
+1. On a canvas sized to the title, turning on a drop shadow grows the page's frame to what
+   `mercurial render` gives for the saved scene, pixel for pixel (the page kept the old size,
+   the shadow cut off at the bottom and right).
+5. A new scene (no file yet) given a fade-in gets an animation, 3 s at 30 frames a second,
+   and its timeline shows at once, with no error; a refused value's message names no file
+   and no line. A ◆ on a still scene keyframes it the same way.
+
+Usage: editor-trust-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE]
+Exits 1 on a failed check; prints PASS at the end.
+"""
+import argparse
+import os
+import re
+import subprocess
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+from editor_browser import Editor, check, png_rgba, retype, reveal, wait_for
+
+
+def idle(driver):
+    wait_for(lambda: not driver.execute_script("return window.__busy()"), "the page to finish its changes", 60)
+
+
+def find(driver, css):
+    idle(driver)
+    return reveal(driver, driver.find_element(By.CSS_SELECTOR, css))
+
+
+def shown_revision(driver):
+    return driver.execute_script("return window.__pending() === 0 && window.__shown ? window.__shown.revision : -1")
+
+
+def shown_errors(driver):
+    return [x.text for x in driver.find_elements(By.CSS_SELECTOR, ".error") if x.is_displayed() and x.text.strip()]
+
+
+def shadow_grows_the_frame(e, binary):
+    driver = e.driver
+    size = lambda: driver.execute_script("const c = document.getElementById('preview'); return [c.width, c.height];")
+    before = size()
+    find(driver, '.row[data-key="dropShadow"] input[type=checkbox]').click()
+    wait_for(lambda: e.state()["editor"]["blocks"].get("dropShadow") is not None, "a drop shadow on the server", 30)
+    revision = e.state()["editor"]["revision"]
+    wait_for(lambda: shown_revision(driver) >= revision, "the page to show the shadow's frame", 60)
+    find(driver, "#save").click()
+    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    out = os.path.join(e.work, "render.png")
+    subprocess.run([binary, "render", "--params", e.scene, "-o", out, "-q"], check=True, timeout=120)
+    rendered = open(out, "rb").read()
+    os.remove(out)
+    width, height = int.from_bytes(rendered[16:20], "big"), int.from_bytes(rendered[20:24], "big")
+    page = size()
+    check(page == [width, height], "the page's frame is the render's size with the shadow: %s, render %dx%d (before: %s)"
+          % (page, width, height, before))
+    served = e.api("/frame.rgba")
+    check(served == png_rgba(rendered), "the frame's pixels are the render's")
+
+
+def new_scene_fades_in(e, screenshot):
+    driver = e.driver
+    bar = driver.find_element(By.ID, "timeline-bar")
+    check(not bar.is_displayed(), "a still scene shows no timeline")
+    Select(find(driver, '.row[data-key="in.type"] select')).select_by_value("fade")
+    wait_for(lambda: (e.state()["editor"]["document"].get("in") or {}).get("type") == "fade", "in = fade on the server", 30)
+    animation = e.state()["editor"]["document"].get("animation")
+    check(animation == {"duration": 3, "fps": 30}, "the fade-in gave the scene an animation of 3 s at 30 frames/s: %s" % animation)
+    wait_for(lambda: bar.is_displayed(), "the timeline to show", 30)
+    idle(driver)
+    check(not shown_errors(driver), "no error on the page: %s" % shown_errors(driver))
+    if screenshot:
+        driver.save_screenshot(screenshot)
+    # A refused value (a fade longer than the animation): its message names no file and no line.
+    duration = find(driver, '.row[data-key="in(fade).duration"] input[type=text]')
+    retype(duration, "9" + Keys.ENTER)
+    errors = wait_for(lambda: shown_errors(driver), "the refused duration's message", 30)
+    check(all(".json" not in m and "/" not in m and not re.search(r"\d+:\d+", m) for m in errors),
+          "the refusal names no file and no place in one: %s" % errors)
+
+
+def keyframe_on_a_still_scene(e):
+    driver = e.driver
+    bar = driver.find_element(By.ID, "timeline-bar")
+    check(not bar.is_displayed(), "a still scene shows no timeline")
+    find(driver, '.row[data-key="radius"] button.key').click()
+    wait_for(lambda: "radius" in ((e.state()["editor"]["document"].get("animation") or {}).get("tracks") or {}),
+             "the ◆ to keyframe radius on the server", 30)
+    check(e.state()["editor"]["document"]["animation"]["duration"] == 3, "the ◆ gave the scene a 3 s animation")
+    wait_for(lambda: bar.is_displayed(), "the timeline to show", 30)
+    check(not shown_errors(driver), "no error on the page: %s" % shown_errors(driver))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--pid-file")
+    parser.add_argument("--screenshot", help="a PNG of the page after a new scene's fade-in")
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    with Editor(binary, {"text": "Hello", "size": 60}, args.pid_file, keep=()) as e:
+        shadow_grows_the_frame(e, binary)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, None, args.pid_file) as e:
+        new_scene_fades_in(e, args.screenshot)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Still", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
+        keyframe_on_a_still_scene(e)
+        check(e.running(), "the editor is still running")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
