@@ -4,6 +4,10 @@
 1. On a canvas sized to the title, turning on a drop shadow grows the page's frame to what
    `mercurial render` gives for the saved scene, pixel for pixel (the page kept the old size,
    the shadow cut off at the bottom and right).
+2. A change on disk under unsaved edits keeps both: #conflict offers the file's (Reload) or
+   the page's (Overwrite), and Overwrite saves the page's edit (the file was read over it).
+3. Unsaved edits show a mark in the header and a dot in the tab's title, leaving warns
+   (beforeunload), and undo outlives a reload of the page.
 5. A new scene (no file yet) given a fade-in gets an animation, 3 s at 30 frames a second,
    and its timeline shows at once, with no error; a refused value's message names no file
    and no line. A ◆ on a still scene keyframes it the same way.
@@ -12,10 +16,12 @@ Usage: editor-trust-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FIL
 Exits 1 on a failed check; prints PASS at the end.
 """
 import argparse
+import json
 import os
 import re
 import subprocess
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
@@ -83,6 +89,43 @@ def new_scene_fades_in(e, screenshot):
           "the refusal names no file and no place in one: %s" % errors)
 
 
+def edits_are_never_lost(e):
+    driver = e.driver
+    marker = driver.find_element(By.ID, "unsaved")
+    check(not marker.is_displayed() and not driver.title.startswith("●"), "no unsaved mark on opening: %r" % driver.title)
+    scale = lambda: float(e.values()["scale"])
+    before = scale()
+    field = find(driver, '.row[data-key="scale"] input[type=text]')
+    retype(field, "20" + Keys.ENTER)
+    wait_for(lambda: scale() == 20, "scale 20 on the server", 30)
+    wait_for(lambda: marker.is_displayed() and driver.title.startswith("●"), "the unsaved mark and the title's dot", 30)
+    prevented = driver.execute_script("const e = new Event('beforeunload', {cancelable: true});"
+                                      "window.dispatchEvent(e); return e.defaultPrevented;")
+    check(prevented, "leaving the page with unsaved edits is warned")
+    # Someone else's edit of the file, under the page's.
+    disk = dict(json.load(open(e.scene)), radius=3)
+    with open(e.scene + ".tmp", "w") as f:
+        json.dump(disk, f)
+    os.replace(e.scene + ".tmp", e.scene)
+    conflict = driver.find_element(By.ID, "conflict")
+    wait_for(conflict.is_displayed, "the page to offer both ways out (#conflict)", 30)
+    check(scale() == 20, "the page's edit is kept")
+    check(json.load(open(e.scene)) == disk, "the file's edit is kept")
+    check("changed on disk" in driver.find_element(By.ID, "status").text, "the page says why")
+    find(driver, "#overwrite").click()
+    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "Overwrite to save", 30)
+    check(json.load(open(e.scene)).get("scale") == 20, "Overwrite saved the page's edit")
+    wait_for(lambda: not marker.is_displayed() and not conflict.is_displayed(), "the mark and #conflict to go", 30)
+    # Undo outlives a reload of the page.
+    driver.refresh()
+    wait_for(lambda: driver.execute_script("return window.__shown !== null"), "the first frame after the reload", 60)
+    idle(driver)
+    driver.find_element(By.TAG_NAME, "header").click()
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+    wait_for(lambda: scale() == before, "Ctrl+Z after the reload to put scale back to %g" % before, 30)
+    wait_for(lambda: driver.find_element(By.ID, "unsaved").is_displayed(), "the unsaved mark after the undo", 30)
+
+
 def keyframe_on_a_still_scene(e):
     driver = e.driver
     bar = driver.find_element(By.ID, "timeline-bar")
@@ -107,6 +150,9 @@ def main():
         check(e.running(), "the editor is still running")
     with Editor(binary, None, args.pid_file) as e:
         new_scene_fades_in(e, args.screenshot)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Mine", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
+        edits_are_never_lost(e)
         check(e.running(), "the editor is still running")
     with Editor(binary, {"text": "Still", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
         keyframe_on_a_still_scene(e)

@@ -77,6 +77,8 @@ struct FrameInfo: Encodable, Sendable {
 struct StateEvent: Encodable, Sendable {
     var revision: Int
     var tag: OrNull<String>
+    /// Whether the scene now has edits not saved (the page's marker).
+    var unsaved: Bool
 }
 
 /// The `render-error` event.

@@ -41,7 +41,7 @@ extension EditorSession {
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
         }
-        continuation.yield(EditorReply.event("state", StateEvent(revision: revision, tag: OrNull(lastTag))))
+        continuation.yield(EditorReply.event("state", StateEvent(revision: revision, tag: OrNull(lastTag), unsaved: unsaved)))
         if let frame {
             continuation.yield(EditorReply.event("frame", frameInfo(frame)))
         }

@@ -14,10 +14,19 @@ extension EditorSession {
         // The file as the editor last read or saved it (the watcher reporting the editor's own
         // save): reading it again would put the saved scene back over the changes made since.
         if sceneFile, let onDisk, DiskState(scenePath) == onDisk { return }
+        if sceneFile, unsaved {
+            // Reading it would put the file over the page's edits, and saving would put the
+            // edits over the file: neither is done until the page chooses (Reload or Overwrite).
+            diskConflict = "the scene file '\(UserPath(checked: scenePath).lastComponent)' changed on disk, and the editor has unsaved changes: take the file's (Reload from disk) or keep yours (Overwrite saves them over it)"
+            revision += 1
+            broadcast(event: "state", StateEvent(revision: revision, tag: OrNull("file"), unsaved: unsaved))
+            return
+        }
         do {
             if sceneFile {
                 let (loaded, read, before) = try Self.read(scenePath)
                 (document, onDisk, sceneReads) = (read, before, sceneReads + 1)
+                (savedText, diskConflict) = (read.text, nil)
                 (settings, timeline, sequence) = (loaded.settings, loaded.timeline, loaded.sequence)
             } else if sequence != nil {
                 // A title's own scene file: the sequence is read again from the scene as edited,
@@ -78,6 +87,7 @@ extension EditorSession {
     public func save(overwrite: Bool = false) throws -> String {
         let name = UserPath(checked: scenePath)
         if !overwrite, let now = DiskState(scenePath), now != onDisk {
+            diskConflict = "the scene file '\(name)' changed on disk since the editor last read or saved it; take the file's (Reload from disk) or keep yours (Overwrite saves them over it)"
             throw SaveConflict(message: "the scene file '\(name)' changed on disk since the editor last read or saved it; reload it from disk, or overwrite it with the editor's scene")
         }
         // The file's own members in its order, `material` named, the keys equal to the preset's left out.
@@ -93,6 +103,7 @@ extension EditorSession {
         // As the file now lays it out: an error in a member then gives its place in the file written.
         document = (try? SceneDocument(parsing: bytes)) ?? saved
         onDisk = DiskState(scenePath)
+        (savedText, diskConflict) = (document.text, nil)
         return scenePath
     }
 
@@ -101,6 +112,7 @@ extension EditorSession {
         let (loaded, read, before) = try Self.read(scenePath)
         let same = loaded.sequence == nil && loaded.settings == settings && loaded.timeline == timeline && read.text == document.text
         (document, timeline, sequence, onDisk, lastError) = (read, loaded.timeline, loaded.sequence, before, nil)
+        (savedText, diskConflict) = (read.text, nil)
         sceneReads += 1
         playhead = Self.playhead(playhead, in: timeline, sequence: sequence)
         guard !same else { return }

@@ -105,6 +105,12 @@ public actor EditorSession {
     /// The scene file as the editor last read or wrote it (nil: it has not read or
     /// written one): a save refuses to replace a file that changed since.
     var onDisk: DiskState?
+    /// The scene as the editor last read or saved it (or began it): the page's edits since are
+    /// unsaved while `document` differs from it.
+    var savedText = ""
+    /// Why the scene file on disk and the page's unsaved edits now differ (the file changed
+    /// meanwhile); nil when they do not. Neither is lost: the page offers both ways out.
+    public internal(set) var diskConflict: String?
     /// The bytes "Export PNG" last wrote, for the download.
     public internal(set) var exported: [UInt8]?
     /// The video export under way, if any.
@@ -142,6 +148,7 @@ public actor EditorSession {
             document.set("text", .string(Self.defaultText))
         }
         self.settings = settings
+        savedText = document.text
         installedFamilies = FontLibrary.installedFamilies()
         bundledFonts = ((try? FontLibrary.bundled()) ?? []).map(\.name)
         materials = ((try? Materials.bundled()) ?? []).map(\.name)
@@ -238,10 +245,13 @@ public actor EditorSession {
     /// Returns once no render is in flight or pending.
     public func waitUntilIdle() async { await pipeline?.waitUntilIdle() }
 
+    /// Whether the page's edits since the scene was last read or saved are unsaved (undone back to it: no).
+    public var unsaved: Bool { document.text != savedText }
+
     func changed(tag: String?) {
         revision += 1
         lastTag = tag
-        broadcast(event: "state", StateEvent(revision: revision, tag: OrNull(tag)))
+        broadcast(event: "state", StateEvent(revision: revision, tag: OrNull(tag), unsaved: unsaved))
         scheduleRender()
         rewatch()
     }

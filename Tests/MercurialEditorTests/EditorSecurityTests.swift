@@ -418,7 +418,9 @@ final class EditorProcess: @unchecked Sendable {
 
     /// Issue 33's defects, each in the page (scripts/editor-trust-test.py): a drop shadow turned
     /// on over a canvas sized to the title grows the page's frame to the render's, pixel for
-    /// pixel; a new scene given a fade-in, or a still scene a ◆, gets a 3 s animation and shows
+    /// pixel; a change on disk under unsaved edits keeps both and offers #conflict, Overwrite
+    /// saving the page's; unsaved edits are marked and leaving warns; undo outlives a reload;
+    /// a new scene given a fade-in, or a still scene a ◆, gets a 3 s animation and shows
     /// its timeline at once, and a refused value's message names no file and no line.
     @Test(.timeLimit(.minutes(5))) func theDesignersTrustChecksPassInHeadlessChromium() async throws {
         try await Self.run("editor-trust-test.py", [])

@@ -447,9 +447,33 @@ struct EditorFixture {
             #expect(try await editor.set("shininess", "0.2").status == 200)
             await editor.session.fileChanged(editor.scene.path)     // the save, reported late
             #expect(await editor.session.settings.scene.material.shininess == 0.2)
+            // Someone else's edit under the page's unsaved one (issue 33's second defect: it was
+            // read over the page's, which was lost): both are kept, and the page is told.
+            #expect(await editor.session.unsaved)
+            #expect(await editor.session.diskConflict == nil)
             try Data(#"{"text": "Disk", "shininess": 0.05}"#.utf8).write(to: editor.scene)
             await editor.session.fileChanged(editor.scene.path)
+            #expect(await editor.session.settings.scene.material.shininess == 0.2)
+            let conflict = await editor.session.diskConflict
+            #expect(conflict?.contains("changed on disk") == true && conflict?.contains("unsaved") == true, "\(conflict ?? "none")")
+            let state = try await editor.get("/api/state")
+            #expect(state.text.contains("\"unsaved\":true") && state.text.contains("changed on disk"), "\(state.text.prefix(200))")
+            #expect(try String(contentsOf: editor.scene, encoding: .utf8).contains("Disk"))
+            // Take the file's: read, nothing unsaved, no conflict.
+            #expect(try await editor.post("/api/reload", "{}").status == 200)
             #expect(await editor.session.settings.scene.material.shininess == 0.05)
+            #expect(await !editor.session.unsaved)
+            #expect(await editor.session.diskConflict == nil)
+            // Without unsaved edits (and after an undo back to the file's value) a change on disk is read at once.
+            for value in ["0.2", "0.05"] {
+                let set = try await editor.set("shininess", value)
+                #expect(set.status == 200, "\(set.status) \(set.text)")
+            }
+            #expect(await !editor.session.unsaved)
+            try Data(#"{"text": "Disk", "shininess": 0.07}"#.utf8).write(to: editor.scene)
+            await editor.session.fileChanged(editor.scene.path)
+            #expect(await editor.session.settings.scene.material.shininess == 0.07)
+            #expect(await editor.session.diskConflict == nil)
         }
     }
 

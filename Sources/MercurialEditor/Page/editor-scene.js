@@ -319,7 +319,11 @@ async function refreshNow() {
   if (code !== 200) { status(json.error || ('HTTP ' + code), true); return; }
   rows = json.parameters.concat(json.nested || []); editor = json.editor;
   revision = Math.max(revision, editor.revision);
-  if (!controls.size) build();
+  if (!controls.size) { build(); restoreHistory(); }
+  showUnsaved(editor.unsaved);
+  // The file on disk changed under unsaved edits (or a save found it changed): both are kept until the page chooses.
+  $('conflict').hidden = !editor.conflict;
+  if (editor.conflict) status(editor.conflict, true);
   showValues();
   showTimeline(editor.timeline);
   placePointDots();
@@ -557,6 +561,7 @@ function listen() {
   events.addEventListener('state', (e) => {
     const s = JSON.parse(e.data);
     const ours = s.tag && String(s.tag).startsWith(me + ':');
+    if (s.unsaved !== undefined) showUnsaved(s.unsaved);
     if (s.revision > revision) {
       revision = s.revision;
       if (!ours) refresh();     // another tab, or the files on disk
@@ -828,6 +833,7 @@ window.addEventListener('DOMContentLoaded', async () => {
   async function save(body) {
     const { status: code, json } = await api('/api/save', body);
     $('conflict').hidden = code !== 409;
+    if (code === 200) showUnsaved(false);
     status(code === 200 ? 'saved ' + json.path : (json.error || 'HTTP ' + code), code !== 200);
   }
   $('save').addEventListener('click', () => save({}));

@@ -144,7 +144,36 @@ function remember(before, after, separate, gesture = null) {
   if (same) { last.after = after; last.time = now; }
   else history.push({ keys, before, after, time: now, separate, gesture });
   future.length = 0;
+  keepHistory();
 }
+
+// Undo and redo outlive a reload of the page: kept in this tab's session storage, for this
+// scene (the newest 500 steps each way).
+const historyKey = () => 'mercurial-history:' + editor.scene;
+function keepHistory() {
+  const steps = (list) => list.slice(-500).map(({ keys, before, after }) => ({ keys, before, after, separate: true }));
+  try { sessionStorage.setItem(historyKey(), JSON.stringify({ history: steps(history), future: steps(future) })); } catch (e) { }
+}
+function restoreHistory() {
+  let kept = null;
+  try { kept = JSON.parse(sessionStorage.getItem(historyKey()) || 'null'); } catch (e) { }
+  if (!kept || history.length || future.length) return;
+  history.push(...(kept.history || []));
+  future.push(...(kept.future || []));
+}
+
+// Edits not saved yet: a dot in the tab's title and a mark in the header, and a warning on leaving.
+let pageTitle = null;
+function showUnsaved(unsaved) {
+  if (pageTitle === null) pageTitle = document.title;
+  $('unsaved').hidden = !unsaved;
+  document.title = (unsaved ? '● ' : '') + pageTitle;
+}
+window.addEventListener('beforeunload', (e) => {
+  if ($('unsaved').hidden) return;
+  e.preventDefault();
+  e.returnValue = '';
+});
 
 // Undo and redo put back a state the server took: every control then shows a valid
 // value, so an error left from a refused value goes.
@@ -155,6 +184,7 @@ function clearErrors() {
 function undo() {
   const step = history.pop(); if (!step) return;
   future.push(step);
+  keepHistory();
   const back = step.before.filter((c) => c.value !== undefined);
   send(back, false).then((code) => { if (code === 200) clearErrors(); return refresh(); });
 }
@@ -162,6 +192,7 @@ function undo() {
 function redo() {
   const step = future.pop(); if (!step) return;
   history.push(step);
+  keepHistory();
   send(step.after, false).then((code) => { if (code === 200) clearErrors(); return refresh(); });
 }
 
