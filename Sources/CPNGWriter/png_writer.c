@@ -242,14 +242,10 @@ static int end_band(z_stream *z, uint8_t **buffer, size_t *capacity, int last) {
     }
 }
 
-/* Unfiltered rows at `level` with the RLE strategy; a run of one repeated row is
-   spliced in from cached segments, REPEAT_BLOCK rows and then one row at a time. */
-static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
-                                   int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler) {
-    z_stream z;
-    size_t capacity = 65536;
-    uint8_t *buffer = begin_deflate(&z, level, 8, Z_RLE, 0, &capacity);
-    if (!buffer) return 0;
+/* Unfiltered rows at `level`; a run of one repeated row is spliced in from cached
+   segments, REPEAT_BLOCK rows and then one row at a time. */
+static int unfiltered_rows(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8_t *const *rows,
+                           size_t row_bytes, uint32_t row_begin, uint32_t row_end, int level, uint32_t *adler) {
     static const uint8_t filter_none = 0;
     const uint8_t *previous = NULL;
     uint32_t previous_adler = 0;
@@ -267,18 +263,18 @@ static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes,
                It is complete only when it leaves output space unused: zlib may hold tens of
                kilobytes of pending blocks, and with too little room it returns early with the
                rest still inside, to come out after the splice (a corrupt stream). */
-            z.avail_in = 0;
+            z->avail_in = 0;
             for (;;) {
-                if (!ensure_output(&z, &buffer, &capacity, 4096)) goto fail;
-                int status = deflate(&z, Z_FULL_FLUSH);
-                if (status != Z_OK && status != Z_BUF_ERROR) goto fail;
-                if (z.avail_out > 0) break;
+                if (!ensure_output(z, buffer, capacity, 4096)) return 0;
+                int status = deflate(z, Z_FULL_FLUSH);
+                if (status != Z_OK && status != Z_BUF_ERROR) return 0;
+                if (z->avail_out > 0) break;
             }
             while (run > 0) {
                 int count = run >= REPEAT_BLOCK ? REPEAT_BLOCK : 1;
                 uint32_t segment_adler;
-                if (!splice_row_segment(&z, &buffer, &capacity, row, row_bytes, level, count, previous_adler,
-                                        &segment_adler)) goto fail;
+                if (!splice_row_segment(z, buffer, capacity, row, row_bytes, level, count, previous_adler,
+                                        &segment_adler)) return 0;
                 a = adler32_combine(a, segment_adler, (z_off_t)((row_bytes + 1) * (size_t)count));
                 y += (uint32_t)count;
                 run -= (uint32_t)count;
@@ -286,20 +282,12 @@ static int deflate_unfiltered_rows(const uint8_t *const *rows, size_t row_bytes,
             continue;
         }
         a = adler32_combine(a, previous_adler, (z_off_t)(row_bytes + 1));
-        if (!deflate_input(&z, &buffer, &capacity, &filter_none, 1)
-            || !deflate_input(&z, &buffer, &capacity, row, row_bytes)) goto fail;
+        if (!deflate_input(z, buffer, capacity, &filter_none, 1)
+            || !deflate_input(z, buffer, capacity, row, row_bytes)) return 0;
         y++;
     }
-    if (!end_band(&z, &buffer, &capacity, last)) goto fail;
-    *out = buffer;
-    *out_size = capacity - z.avail_out;
     *adler = a;
-    deflateEnd(&z);
     return 1;
-fail:
-    deflateEnd(&z);
-    free(buffer);
-    return 0;
 }
 
 /* Row `row` filtered with PNG filter `type` (1 sub, 2 up, 3 average, 4 Paeth) into
@@ -334,19 +322,14 @@ static uint64_t filter_row(int type, const uint8_t *row, const uint8_t *up, size
 
 /* Rows with PNG's adaptive filtering: each row takes, of the five filters, the one whose
    bytes have the smallest signed sum (libpng's heuristic); a row repeated from the one
-   above (the same pointer) is Up-filtered to zeros at once. Deflated with zlib's default
-   strategy at `level`. */
-static int deflate_adaptive_rows(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
-                                 int last, int level, uint8_t **out, size_t *out_size, uint32_t *adler) {
-    z_stream z;
-    size_t capacity = 65536;
-    uint8_t *buffer = begin_deflate(&z, level, 9, Z_DEFAULT_STRATEGY, 0, &capacity);
-    if (!buffer) return 0;
+   above (the same pointer) is Up-filtered to zeros at once. */
+static int adaptive_rows(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8_t *const *rows,
+                         size_t row_bytes, uint32_t row_begin, uint32_t row_end, uint32_t *adler) {
     /* Five filtered candidates (the best is kept in place), and a row of zeros for "above" the first row. */
     uint8_t *candidates = malloc((row_bytes + 1) * 6), *zeros = calloc(row_bytes, 1);
-    if (!candidates || !zeros) goto fail;
+    int ok = candidates && zeros;
     uint32_t a = adler32(0, NULL, 0);
-    for (uint32_t y = row_begin; y < row_end; y++) {
+    for (uint32_t y = row_begin; ok && y < row_end; y++) {
         const uint8_t *row = rows[y], *up = y > 0 ? rows[y - 1] : zeros;
         uint8_t *best = candidates;
         if (row == up) {
@@ -364,22 +347,38 @@ static int deflate_adaptive_rows(const uint8_t *const *rows, size_t row_bytes, u
             }
         }
         a = adler32(a, best, (uInt)(row_bytes + 1));
-        if (!deflate_input(&z, &buffer, &capacity, best, row_bytes + 1)) goto fail;
+        ok = deflate_input(z, buffer, capacity, best, row_bytes + 1);
     }
-    if (!end_band(&z, &buffer, &capacity, last)) goto fail;
-    *out = buffer;
-    *out_size = capacity - z.avail_out;
+    free(candidates);
+    free(zeros);
     *adler = a;
+    return ok;
+}
+
+/* A band deflated unfiltered (zlib's RLE strategy, for speed) or adaptively filtered
+   (the default strategy, for size) at `level`, into output that starts at 64 KiB and
+   grows; *adler receives the Adler-32 of the band's filtered bytes. */
+static int deflate_band(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
+                        int last, int level, int filter, uint8_t **out, size_t *out_size, uint32_t *adler) {
+    int unfiltered = filter == MERCURIAL_FILTER_NONE;
+    z_stream z;
+    size_t capacity = 65536;
+    uint8_t *buffer = begin_deflate(&z, level, unfiltered ? 8 : 9, unfiltered ? Z_RLE : Z_DEFAULT_STRATEGY, 0,
+                                    &capacity);
+    if (!buffer) return 0;
+    uint32_t a = 0;
+    int ok = unfiltered ? unfiltered_rows(&z, &buffer, &capacity, rows, row_bytes, row_begin, row_end, level, &a)
+                        : adaptive_rows(&z, &buffer, &capacity, rows, row_bytes, row_begin, row_end, &a);
+    if (ok && end_band(&z, &buffer, &capacity, last)) {
+        *out = buffer;
+        *out_size = capacity - z.avail_out;
+        *adler = a;
+    } else {
+        ok = 0;
+        free(buffer);
+    }
     deflateEnd(&z);
-    free(candidates);
-    free(zeros);
-    return 1;
-fail:
-    deflateEnd(&z);
-    free(buffer);
-    free(candidates);
-    free(zeros);
-    return 0;
+    return ok;
 }
 
 int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
@@ -389,10 +388,8 @@ int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, 
     size_t row_bytes = (size_t)width * 4;
     size_t raw = (row_bytes + 1) * (row_end - row_begin);
     *raw_size = raw;
-    if (filter == MERCURIAL_FILTER_NONE)
-        return deflate_unfiltered_rows(rows, row_bytes, row_begin, row_end, last, level, out, out_size, adler);
-    if (filter == MERCURIAL_FILTER_ADAPTIVE)
-        return deflate_adaptive_rows(rows, row_bytes, row_begin, row_end, last, level, out, out_size, adler);
+    if (filter == MERCURIAL_FILTER_NONE || filter == MERCURIAL_FILTER_ADAPTIVE)
+        return deflate_band(rows, row_bytes, row_begin, row_end, last, level, filter, out, out_size, adler);
     size_t capacity = 0;
     uint8_t *buffer = begin_deflate(&z, level, 8, Z_DEFAULT_STRATEGY, raw, &capacity);
     if (!buffer) return 0;

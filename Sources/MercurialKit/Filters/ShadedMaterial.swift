@@ -254,10 +254,15 @@ public struct ShadingPlan: Sendable {
     /// The lookup size the samples are for.
     let lookupWidth: Int, lookupHeight: Int
     let width: Int, height: Int
-    /// The inked pixels (indices into the title), their samples and their coverage (≤ 1).
+    /// An inked pixel's sample and its coverage (≤ 1).
+    struct InkSample {
+        var sample: Sample
+        var alpha: Float
+    }
+    /// The inked pixels (indices into the title: what a frame redraws of the canvas) and, in
+    /// the same order, their samples.
     let pixels: [Int32]
-    let samples: [Sample]
-    let alphas: [Float]
+    let samples: [InkSample]
 
     /// The most inked pixels a plan is made for: 28 bytes each, so at most 112 MB (a
     /// larger title is shaded pixel by pixel, as a still title is).
@@ -270,20 +275,20 @@ public struct ShadingPlan: Sendable {
                      "Normals \(normals.width)×\(normals.height) and mask \(coverage.width)×\(coverage.height) differ in size")
         let inked = coverage.withUnsafeBufferPointer { a in a.reduce(0) { $0 + ($1 > 0 ? 1 : 0) } }
         guard inked <= Self.maximumInkedPixels else { return nil }
-        var pixels: [Int32] = [], samples: [Sample] = [], alphas: [Float] = []
-        pixels.reserveCapacity(inked); samples.reserveCapacity(inked); alphas.reserveCapacity(inked)
-        normals.xy.withUnsafeBufferPointer { n in
+        (pixels, samples) = normals.xy.withUnsafeBufferPointer { n in
             coverage.withUnsafeBufferPointer { a in
                 shading.withSampler { sampler in
+                    var pixels: [Int32] = [], samples: [InkSample] = []
+                    pixels.reserveCapacity(inked); samples.reserveCapacity(inked)
                     for i in 0..<a.count where a[i] > 0 {
                         pixels.append(Int32(i))
-                        samples.append(sampler.position(normalX: n[i].x, normalY: n[i].y))
-                        alphas.append(min(a[i], 1))
+                        samples.append(InkSample(sample: sampler.position(normalX: n[i].x, normalY: n[i].y),
+                                                 alpha: min(a[i], 1)))
                     }
+                    return (pixels, samples)
                 }
             }
         }
-        (self.pixels, self.samples, self.alphas) = (pixels, samples, alphas)
         (lookupWidth, lookupHeight) = (shading.width, shading.height)
         (width, height) = (normals.width, normals.height)
     }
@@ -365,21 +370,19 @@ extension ShadedMaterial {
                      "a shading plan for a \(plan.lookupWidth)×\(plan.lookupHeight) lookup and a \(plan.width)×\(plan.height) title, given \(shading.width)×\(shading.height) and \(out.width)×\(out.height)")
         plan.pixels.withUnsafeBufferPointer { pixels in
             plan.samples.withUnsafeBufferPointer { samples in
-                plan.alphas.withUnsafeBufferPointer { alphas in
-                    shading.withSampler { shading in
-                        out.withUnsafeMutableBufferPointer { out in
-                            parallelBands(pixels.count, minimumBand: 4096) { range in
-                                // Two loops, so that the usual one (no background) has no branch.
-                                if let background {
-                                    for k in range {
-                                        out[Int(pixels[k])] = Self.shadedPixel(samples[k], alpha: alphas[k], shading: shading,
-                                                                               background: background)
-                                    }
-                                } else {
-                                    for k in range {
-                                        out[Int(pixels[k])] = Self.shadedPixel(samples[k], alpha: alphas[k], shading: shading,
-                                                                               background: nil)
-                                    }
+                shading.withSampler { shading in
+                    out.withUnsafeMutableBufferPointer { out in
+                        parallelBands(pixels.count, minimumBand: 4096) { range in
+                            // Two loops, so that the usual one (no background) has no branch.
+                            if let background {
+                                for k in range {
+                                    out[Int(pixels[k])] = Self.shadedPixel(samples[k].sample, alpha: samples[k].alpha,
+                                                                           shading: shading, background: background)
+                                }
+                            } else {
+                                for k in range {
+                                    out[Int(pixels[k])] = Self.shadedPixel(samples[k].sample, alpha: samples[k].alpha,
+                                                                           shading: shading, background: nil)
                                 }
                             }
                         }
