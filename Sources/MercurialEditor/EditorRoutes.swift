@@ -99,7 +99,7 @@ struct EditorRoutes: Sendable {
             timeline: Self.timelineInfo(await session.animation, playhead: await session.playhead,
                                         sequence: await session.titleSequence),
             materials: session.materials, fonts: session.bundledFonts, families: session.installedFamilies,
-            scene: session.scenePath, unsaved: await session.unsaved, conflict: OrNull(await session.diskConflict),
+            scene: session.scenePath, conflict: OrNull(await session.diskConflict), unsaved: await session.unsaved,
             error: OrNull(await session.lastError),
             // The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.
             blocks: SceneSchema.blocks.write(settings), document: await session.documentValue))

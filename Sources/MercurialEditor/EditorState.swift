@@ -20,9 +20,10 @@ struct EditorState: Encodable, Sendable {
         var fonts: [String]
         var families: [String]
         var scene: String
-        /// Edits since the scene was last read or saved; and why the file on disk differs from them, if it changed meanwhile.
-        var unsaved: Bool
+        /// Why the file on disk and the unsaved edits differ, if it changed meanwhile.
         var conflict: OrNull<String>
+        /// Whether there are edits since the scene was last read or saved.
+        var unsaved: Bool
         var error: OrNull<String>
         /// The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.
         var blocks: JSONValue
