@@ -8,6 +8,10 @@
    the page's (Overwrite), and Overwrite saves the page's edit (the file was read over it).
 3. Unsaved edits show a mark in the header and a dot in the tab's title, leaving warns
    (beforeunload), and undo outlives a reload of the page.
+6. One visible mode: the page opens on the base scene and the bar says so (it read
+   "0.00 s · frame 0"); Edit base says so again (the bar kept a stale time).
+9. Space plays and pauses without the Play button having focus; ← → step a frame, Home
+   and End go to the first and last.
 5. A new scene (no file yet) given a fade-in gets an animation, 3 s at 30 frames a second,
    and its timeline shows at once, with no error; a refused value's message names no file
    and no line. A ◆ on a still scene keyframes it the same way.
@@ -126,6 +130,29 @@ def edits_are_never_lost(e):
     wait_for(lambda: driver.find_element(By.ID, "unsaved").is_displayed(), "the unsaved mark after the undo", 30)
 
 
+def one_mode_and_the_timelines_keys(e):
+    driver = e.driver
+    time_text = lambda: driver.find_element(By.ID, "time").text
+    playhead = lambda: e.state()["editor"]["timeline"]["playhead"]
+    frames = e.state()["editor"]["timeline"]["frames"]
+    wait_for(lambda: "base scene" in time_text(), "the bar to say the page opens on the base scene", 30)
+    check(not re.search(r"frame \d", time_text()) and playhead() is None, "no frame is claimed on the base scene: %r" % time_text())
+    keys = lambda key: ActionChains(driver).send_keys(key).perform()
+    idle(driver)
+    driver.find_element(By.TAG_NAME, "header").click()   # out of every control, as a user clicking the page
+    keys(Keys.SPACE)
+    wait_for(lambda: driver.find_element(By.ID, "play").text == "Pause", "Space to play", 10)
+    keys(Keys.SPACE)
+    wait_for(lambda: driver.find_element(By.ID, "play").text == "Play", "Space again to pause", 30)
+    for key, frame in ((Keys.HOME, 0), (Keys.ARROW_RIGHT, 1), (Keys.END, frames - 1), (Keys.ARROW_LEFT, frames - 2)):
+        idle(driver)
+        keys(key)
+        wait_for(lambda: time_text().endswith("frame %d" % frame) and playhead() == frame,
+                 "the key to put the playhead on frame %d (%r, server %s)" % (frame, time_text(), playhead()), 30)
+    find(driver, "#edit-base").click()
+    wait_for(lambda: "base scene" in time_text() and playhead() is None, "Edit base to say so in the bar (%r)" % time_text(), 30)
+
+
 def keyframe_on_a_still_scene(e):
     driver = e.driver
     bar = driver.find_element(By.ID, "timeline-bar")
@@ -153,6 +180,10 @@ def main():
         check(e.running(), "the editor is still running")
     with Editor(binary, {"text": "Mine", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
         edits_are_never_lost(e)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Keys", "size": 40, "width": 320, "height": 120, "animation": {"duration": 1, "fps": 10}},
+                args.pid_file) as e:
+        one_mode_and_the_timelines_keys(e)
         check(e.running(), "the editor is still running")
     with Editor(binary, {"text": "Still", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
         keyframe_on_a_still_scene(e)

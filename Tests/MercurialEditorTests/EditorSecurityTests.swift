@@ -420,8 +420,9 @@ final class EditorProcess: @unchecked Sendable {
     /// on over a canvas sized to the title grows the page's frame to the render's, pixel for
     /// pixel; a change on disk under unsaved edits keeps both and offers #conflict, Overwrite
     /// saving the page's; unsaved edits are marked and leaving warns; undo outlives a reload;
-    /// a new scene given a fade-in, or a still scene a ◆, gets a 3 s animation and shows
-    /// its timeline at once, and a refused value's message names no file and no line.
+    /// the bar says when the page is on the base scene; Space plays and pauses, ← → Home End
+    /// move the playhead; a new scene given a fade-in, or a still scene a ◆, gets a 3 s
+    /// animation and shows its timeline at once, and a refused value's message names no file and no line.
     @Test(.timeLimit(.minutes(5))) func theDesignersTrustChecksPassInHeadlessChromium() async throws {
         try await Self.run("editor-trust-test.py", [])
     }

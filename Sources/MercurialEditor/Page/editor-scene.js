@@ -597,6 +597,7 @@ function showTimeline(info) {
   const bar = $('timeline');
   bar.max = timeline.frames - 1;
   if (timeline.playhead !== null && !playing) bar.value = timeline.playhead;
+  onBase = timeline.playhead === null && !playing;
   showTime();
   // A sequence is always on its timeline: there is no base scene to edit alone.
   $('edit-base').hidden = !!timeline.sequence;
@@ -688,12 +689,19 @@ function afterChanges(then) {
   const wait = () => (!window.__busy() || performance.now() - started > 10000) ? then() : setTimeout(wait, 50);
   setTimeout(wait, 0);
 }
+// One visible mode: on a frame of the animation (the time and frame shown), or on the base
+// scene without its animation (said so, the playhead dimmed); a sequence is always on a frame.
+let onBase = false;
 function showTime() {
   const f = Number($('timeline').value);
-  $('time').textContent = `${(f / timeline.fps).toFixed(2)} s / ${timeline.duration.toFixed(2)} s · frame ${f}`;
+  document.body.classList.toggle('base', onBase);
+  $('edit-base').disabled = onBase;
+  $('time').textContent = onBase ? `base scene, no animation applied · ${timeline.duration.toFixed(2)} s, scrub or play to see a frame`
+    : `${(f / timeline.fps).toFixed(2)} s / ${timeline.duration.toFixed(2)} s · frame ${f}`;
 }
 function scrub(frame, started) {
   $('timeline').value = frame;
+  onBase = false;
   showTime();
   return send([{ key: '@frame', value: String(frame) }], false, started);
 }
@@ -788,6 +796,16 @@ function exportProgress(p) {
   window.__export = p;
 }
 
+// The timeline's keys, anywhere but in a field, a menu or a button (where Space is theirs):
+// Space plays and pauses, ← and → step a frame, Home and End go to the first and last.
+document.addEventListener('keydown', (e) => {
+  if (!timeline || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.target.matches && e.target.matches('textarea, select, button, input:not([type=range])')) return;
+  const last = timeline.frames - 1, at = Number($('timeline').value);
+  const to = { ArrowLeft: Math.max(0, at - 1), ArrowRight: Math.min(last, at + 1), Home: 0, End: last }[e.key];
+  if (e.key === ' ') { e.preventDefault(); play(); }
+  else if (to !== undefined) { e.preventDefault(); playing = false; scrub(to).then(() => afterChanges(refresh)); }
+});
 document.addEventListener('keydown', (e) => {
   const typing = e.target.matches && e.target.matches('textarea, input[type=text]');
   if (!(e.ctrlKey || e.metaKey) || typing) return;
@@ -812,7 +830,10 @@ window.addEventListener('DOMContentLoaded', async () => {
   $('timeline').addEventListener('change', () => afterChanges(refresh));
   $('play').addEventListener('click', play);
   // Off the timeline the controls show the base values again.
-  $('edit-base').addEventListener('click', () => { playing = false; send([{ key: '@frame', value: 'none' }], false).then(refresh); });
+  $('edit-base').addEventListener('click', () => {
+    playing = false; onBase = true; showTime();
+    send([{ key: '@frame', value: 'none' }], false).then(refresh);
+  });
   $('keyframe-timing').addEventListener('change', () => {
     const k = selectedKeyframe, frame = k && keyframeAt(k.key, k.t); if (!frame) return;
     const to = $('keyframe-timing').value;
