@@ -256,19 +256,10 @@ extension TitleSequence {
         var base = RenderSettings()
         let own = members.filter { $0.key != "sequence" && $0.key != "animation" }
         // Keys that shape one title's own scene would apply to no title here (they were ignored).
-        if let titleOnly = own.first(where: { $0.key == "layers" || SceneFile.sceneWideKeys.contains($0.key) }) {
+        if let titleOnly = own.first(where: { SceneSchema.refused($0.key, in: .sequence) != nil }) {
             throw MercurialError("\(path):\(titleOnly.keyLocation): \"\(titleOnly.key)\" beside \"sequence\" would apply to no title; put it in the \"scene\" of each step that should have it")
         }
-        if let materialOverride {
-            try Materials.apply(materialOverride, to: &base)
-        } else if let member = own.first(where: { $0.key == "material" }) {
-            guard case .string(let name) = member.value.value else {
-                throw reader.fail(member.value, "\"material\" must be a material name or path, not \(member.value.value.typeName)")
-            }
-            try Materials.apply(SceneFile.resolvePath(name, relativeTo: path, at: member.value.location, key: "material",
-                                                      onlyIfPathLike: true),
-                                to: &base, location: "\(path):\(member.value.location)")
-        }
+        _ = try SceneFile.applyMaterial(of: own, override: materialOverride, from: path, to: &base)
         try SceneFile.apply(own, from: path, kind: .scene, to: &base)
         var sequence = TitleSequence(steps: [])
         if let animation = members.first(where: { $0.key == "animation" }) {

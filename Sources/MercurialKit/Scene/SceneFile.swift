@@ -7,26 +7,10 @@ import Synchronization
 public enum SceneFile {
     public enum Kind: Sendable { case scene, material }
 
-    /// The keys that are not parameters: where the settings start from, the lights as an
-    /// array, a comment, the animation, the blocks `SceneSchema.settings` declares (the
-    /// reflection, point lights, gradient backdrop, vine), dynamics, in and out, what a recipe records
-    /// and a sequence.
-    static var structuralKeys: [String] {
-        ["material", "lights", "description", "animation"] + SceneSchema.blocks.keys
-            + ["dynamics", "in", "out", "generator", "fontSHA256", "fallbackFonts", "sequence", "layers"]
-    }
-
-    /// The keys of the whole scene, which neither a material nor one of its layers gives: its
-    /// animation, what moves it (dynamics, in and out) and a sequence of titles.
-    static let sceneWideKeys = ["animation", "dynamics", "in", "out", "sequence"]
-
-    /// The keys of a scene file that set no setting where they are read: a comment, what a
-    /// recipe records, the scene-wide keys and the layers (each read on its own).
-    static let notSettingKeys = ["description", "generator", "fontSHA256", "layers"] + sceneWideKeys
-
-    /// Keys of a scene file: every parameter's key and the structural keys; a
-    /// material takes all but `text`, `material` and the scene-wide keys.
-    public static var keys: [String] { ParameterGroup.allParameters.map(\.key) + structuralKeys }
+    /// Keys of a scene file: every parameter's key and the structural keys `SceneSchema.structure`
+    /// declares (where each may be given, and what reading it does); a material takes
+    /// those `SceneSchema.keys(in: .material)` gives.
+    public static var keys: [String] { SceneSchema.keys(in: .scene) }
 
     /// The keys of one object in `lights`: the light parameters' keys without `lightN.`.
     public static let lightKeys = ParameterGroup.allParameters
@@ -78,15 +62,12 @@ public enum SceneFile {
         if let sequence = members.first(where: { $0.key == "sequence" }) {
             throw MercurialError("\(path):\(sequence.keyLocation): this scene is a \"sequence\" of titles, which only 'mercurial animate' and 'mercurial watch' render; render one of its titles' scenes instead")
         }
-        var presetKeys: Set<String> = []
-        if let materialOverride {
-            try Materials.apply(materialOverride, to: &settings)
-        } else if let member = members.first(where: { $0.key == "material" }) {
-            presetKeys = try applyMaterial(member, from: path, to: &settings)
-        }
+        let material = try applyMaterial(of: members, override: materialOverride, from: path, to: &settings)
+        // The keys the scene's own "material" sets, which `unusedKeys` weighs (none when the command line's replaces it).
+        let presetKeys = materialOverride == nil ? material ?? [] : []
         let preset = settings
         try apply(members, from: path, kind: .scene, to: &settings)
-        if let layers = members.first(where: { $0.key == "layers" }) {
+        if let layers = members.first(where: { $0.key == SceneSchema.layersKey.key }) {
             let read = try readLayers(layers, from: path, scene: members, preset: preset, over: settings,
                                       materials: layerMaterials)
             settings.layers = read.layers
@@ -140,26 +121,21 @@ public enum SceneFile {
     /// `layerKeys`: a layer's own keys, which its other keys' errors suggest too.
     static func apply(_ members: [JSONMember], from file: String, kind: Kind,
                       to settings: inout RenderSettings, layerKeys: [String] = []) throws(MercurialError) {
-        let known = keys
+        let known = SceneSchema.keys(in: kind == .material ? .material : .scene)
+        let structure = SceneSchema.structure
         for member in members {
             let key = member.key
-            let sceneOnly = ["text", "material"] + sceneWideKeys
-            guard known.contains(key), !(kind == .material && sceneOnly.contains(key)) else {
-                let allowed = layerKeys + (kind == .material ? known.filter { !sceneOnly.contains($0) } : known)
+            guard known.contains(key) else {
+                let allowed = layerKeys + known
                 let hint = closestMatch(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? "; known keys: \(allowed.joined(separator: ", "))"
                 throw MercurialError("\(file):\(member.keyLocation): unknown key \"\(key)\"\(hint)")
             }
-            let node = member.value
-            switch key {
-            case _ where key == "material" || notSettingKeys.contains(key):
-                continue
-            case "fallbackFonts":
-                settings.fallbackFonts = try fallbackFonts.read(node, key, SceneAnimation.Reader(file: file))
-            case "lights":
-                try applyLights(member, file, to: &settings)
-            default:
-                // A parameter or a block: the field the scene's schema declares for the key.
-                try SceneSchema.settings.field(key)?.read(&settings, node, key, SceneAnimation.Reader(file: file))
+            if let structural = structure.first(where: { $0.key == key }) {
+                // A block, the lights or the fallback fonts is read as declared; the rest set no setting here.
+                try structural.read?(&settings, member, file)
+            } else {
+                // A parameter: the field the scene's schema declares for the key.
+                try SceneSchema.settings.field(key)?.read(&settings, member.value, key, SceneAnimation.Reader(file: file))
             }
         }
     }
@@ -189,23 +165,17 @@ public enum SceneFile {
             var base = preset
             base.layers = []
             var layer = TitleLayer(settings: base)
-            var keys = LayerKeys(own: slots(of: fields.filter { $0.key != "material" }), preset: nil)
-            if let material = materials[index] {
-                keys.preset = try Materials.apply(material, to: &layer.settings)
-            } else if let material = fields.first(where: { $0.key == "material" }) {
-                keys.preset = try applyMaterial(material, from: file, to: &layer.settings)
-            }
+            let preset = try applyMaterial(of: fields, override: materials[index], from: file, to: &layer.settings)
+            var keys = LayerKeys(own: slots(of: fields.filter { $0.key != SceneSchema.materialKey.key }), preset: preset)
             try apply(scene, from: file, kind: .scene, to: &layer.settings)
             var rest: [JSONMember] = []
             for field in fields {
-                switch field.key {
-                case _ where SceneSchema.layer.field(field.key) != nil:
-                    try SceneSchema.layer.field(field.key)?.read(&layer, field.value, "\(name).\(field.key)", reader)
-                case _ where field.key == "layers" || sceneWideKeys.contains(field.key):
-                    let inOut = ["in", "out"].contains(field.key) ? " (the scene's \"in\" and \"out\" bring the whole stack in and out)" : ""
-                    throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers\(inOut); move it to the top level")
-                case "material": continue
-                default: rest.append(field)
+                if let own = SceneSchema.layer.field(field.key) {
+                    try own.read(&layer, field.value, "\(name).\(field.key)", reader)
+                } else if let sceneKey = SceneSchema.refused(field.key, in: .layer) {
+                    throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers\(sceneKey.layerNote); move it to the top level")
+                } else if field.key != SceneSchema.materialKey.key {
+                    rest.append(field)
                 }
             }
             try apply(rest, from: file, kind: .scene, to: &layer.settings, layerKeys: SceneSchema.layer.keys)
@@ -256,21 +226,22 @@ public enum SceneFile {
     static func unusedKeys(of scene: [JSONMember], presetKeys: Set<String>, layers: [LayerKeys],
                            file: String) -> [UnusedKey] {
         let sceneSlots = slots(of: scene)
+        let notSettings = Set(SceneSchema.structure.filter(\.setsNoSetting).map(\.key))
         var unused: [UnusedKey] = []
-        for member in scene where !notSettingKeys.contains(member.key) {
+        for member in scene where !notSettings.contains(member.key) {
             let key = member.key
             let (relevant, whose): ([LayerKeys], String) = switch key {
             case "width", "height", "background", "backgroundGradient":
                 (Array(layers.prefix(1)), "the first layer gives its own \"\(key)\" (the canvas and its backdrop are the first layer's)")
             case "anchor", "margin", "offset", "padding":
                 (layers.filter(\.stackTop), "each stack's top layer gives its own \"\(key)\" (a stack is placed by its top layer)")
-            case "material":
+            case SceneSchema.materialKey.key:
                 (layers, "each layer's own \"material\" and keys set all that it sets")
             default:
                 (layers, "every layer gives its own \"\(key)\"")
             }
             let taken = relevant.contains { layer in
-                guard key == "material" else { return !slots(of: [member]).isSubset(of: layer.own) }
+                guard key == SceneSchema.materialKey.key else { return !slots(of: [member]).isSubset(of: layer.own) }
                 guard let preset = layer.preset else { return true }
                 return !presetKeys.isSubset(of: preset.union(layer.own).union(sceneSlots))
             }
@@ -280,20 +251,25 @@ public enum SceneFile {
         return unused
     }
 
-    /// Applies the material a `material` member names; returns the keys it sets.
-    private static func applyMaterial(_ member: JSONMember, from file: String,
-                                      to settings: inout RenderSettings) throws(MercurialError) -> Set<String> {
+    /// Applies the preset a title's keys are read over, the one reader of `material` (a scene's, a
+    /// layer's, and that of the scene around a sequence): `override` (the command line's) when given,
+    /// else the material `members`' "material" names, a bundled name or a path relative to `file`.
+    /// Returns the keys the preset sets; nil when there is none.
+    static func applyMaterial(of members: [JSONMember], override: String?, from file: String,
+                              to settings: inout RenderSettings) throws(MercurialError) -> Set<String>? {
+        if let override { return try Materials.apply(override, to: &settings) }
+        guard let member = members.first(where: { $0.key == SceneSchema.materialKey.key }) else { return nil }
         guard case .string(let name) = member.value.value else {
             throw typeError(file, member, expected: "a material name or path")
         }
-        return try Materials.apply(resolvePath(name, relativeTo: file, at: member.value.location, key: "material",
+        return try Materials.apply(resolvePath(name, relativeTo: file, at: member.value.location, key: member.key,
                                                onlyIfPathLike: true), to: &settings, location: "\(file):\(member.value.location)")
     }
 
     /// A recipe's `fallbackFonts`.
     static let fallbackFonts = SchemaValue<[FallbackFont]>.list(SceneSchema.fallbackFont, maximum: FontFallback.cacheLimit, noun: "font", plural: "fonts")
 
-    private static func applyLights(_ member: JSONMember, _ file: String,
+    static func applyLights(_ member: JSONMember, _ file: String,
                                     to settings: inout RenderSettings) throws(MercurialError) {
         guard case .array(let lights) = member.value.value else {
             throw typeError(file, member, expected: "an array of up to \(ParameterGroup.lightCount) light objects")

@@ -58,7 +58,7 @@ public struct ScenePath: Sendable, Equatable, CustomStringConvertible {
         var known = ParameterGroup.allParameters.map(\.key) + SceneSchema.leafPaths(in: settings)
             + SceneSchema.blocks.keys
         if let layer = try? ScenePath(text).layer, settings.layers.indices.contains(layer) {
-            known += (SceneSchema.settings.keys + SceneSchema.layer.keys + ["material"])
+            known += (SceneSchema.settings.keys + SceneSchema.layer.keys + [SceneSchema.materialKey.key])
                 .map { "layers[\(layer)].\($0)" }
         }
         return closestMatch(to: text, in: known)
@@ -72,7 +72,7 @@ extension RenderSettings {
     public mutating func set(_ path: ScenePath, text: String) throws(MercurialError) {
         if let layer = path.layer {
             try path.checkLayer(in: self)
-            if path.key == "material" {
+            if path.key == SceneSchema.materialKey.key {
                 throw MercurialError("'\(path)' is layer \(layer)'s preset, which its scene is read over: give it with the scene (--params scene.json)")
             }
             do {
@@ -82,7 +82,7 @@ extension RenderSettings {
             }
             return
         }
-        if path.key == "material" {
+        if path.key == SceneSchema.materialKey.key {
             throw MercurialError("'material' is the preset a scene is read over, not a key to set: give --material NAME (or for one layer, --set 'layers[N].material=NAME' with --params)")
         }
         if SceneSchema.isNested(path.key), (try? ParameterGroup.parameter(forKey: path.key)) == nil {

@@ -43,11 +43,10 @@ public enum SceneRecipe {
         }
         if !settings.layers.isEmpty {
             // Each layer with every key it resolved to, so it reads back the same over any top level.
-            members.append(("layers", .list(settings.layers.map { layer in
-                guard case .object(let keys) = value(for: layer.settings) else { return .null }
-                let own: [(String, JSONValue)] = [("name", layer.name.map(JSONValue.string)), ("below", layer.below.map(JSONValue.string)),
-                                                  ("gap", .number(layer.gap))].compactMap { key, value in value.map { (key, $0) } }
-                return .members(own + keys.filter { !["description", "generator"].contains($0.key) }.map { ($0.key, $0.value.value) })
+            members.append((SceneSchema.layersKey.key, .list(settings.layers.map { layer in
+                guard case .object(let keys) = value(for: layer.settings),
+                      case .object(let own) = SceneSchema.layer.write(layer) else { return .null }
+                return .object(own + keys.filter { !["description", "generator"].contains($0.key) })
             })))
         }
         if let timeline {
