@@ -268,17 +268,44 @@ public struct ShadingPlan: Sendable {
     public init?(normals: SurfaceNormals, coverage: Mask, for shading: ShadingLookup) {
         precondition(normals.width == coverage.width && normals.height == coverage.height,
                      "Normals \(normals.width)×\(normals.height) and mask \(coverage.width)×\(coverage.height) differ in size")
-        let inked = coverage.withUnsafeBufferPointer { a in a.reduce(0) { $0 + ($1 > 0 ? 1 : 0) } }
+        // The rows in bands, on every core: each band's inked pixels counted, then
+        // written from where the bands before it end, so in the order of the pixels.
+        let columns = coverage.width, rows = coverage.height
+        let bands = max(1, min(rows, ProcessInfoCores.count * 4))
+        func band(_ k: Int) -> Range<Int> { (rows * k / bands * columns)..<(rows * (k + 1) / bands * columns) }
+        var counts = [Int](repeating: 0, count: bands)
+        coverage.withUnsafeBufferPointer { a in
+            counts.withUnsafeMutableBufferPointer { counts in
+                parallelBands(bands, minimumBand: 1) { ks in
+                    for k in ks { counts[k] = band(k).reduce(0) { $0 + (a[$1] > 0 ? 1 : 0) } }
+                }
+            }
+        }
+        let inked = counts.reduce(0, +)
         guard inked <= Self.maximumInkedPixels else { return nil }
-        var pixels: [Int32] = [], samples: [Sample] = [], alphas: [Float] = []
-        pixels.reserveCapacity(inked); samples.reserveCapacity(inked); alphas.reserveCapacity(inked)
+        var starts = [0]
+        for c in counts.dropLast() { starts.append(starts[starts.count - 1] + c) }
+        var pixels = [Int32](repeating: 0, count: inked), alphas = [Float](repeating: 0, count: inked)
+        var samples = [Sample](repeating: Sample(texel: 0, right: 0, down: 0, tx: 0, ty: 0), count: inked)
         normals.xy.withUnsafeBufferPointer { n in
             coverage.withUnsafeBufferPointer { a in
                 shading.withSampler { sampler in
-                    for i in 0..<a.count where a[i] > 0 {
-                        pixels.append(Int32(i))
-                        samples.append(sampler.position(normalX: n[i].x, normalY: n[i].y))
-                        alphas.append(min(a[i], 1))
+                    pixels.withUnsafeMutableBufferPointer { pixels in
+                        samples.withUnsafeMutableBufferPointer { samples in
+                            alphas.withUnsafeMutableBufferPointer { alphas in
+                                parallelBands(bands, minimumBand: 1) { ks in
+                                    for k in ks {
+                                        var j = starts[k]
+                                        for i in band(k) where a[i] > 0 {
+                                            pixels[j] = Int32(i)
+                                            samples[j] = sampler.position(normalX: n[i].x, normalY: n[i].y)
+                                            alphas[j] = min(a[i], 1)
+                                            j += 1
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             }
