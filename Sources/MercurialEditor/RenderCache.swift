@@ -1,8 +1,9 @@
 import MercurialKit
 import Synchronization
 
-/// What renders keep between frames: the `FrameRenderer` (mask and normals, built
-/// again only when the text, font, size or loft change) and the shading sphere's PNG
+/// What renders keep between frames: the `FrameRenderer` (mask, heights or normals,
+/// built again only when the text, font, size or loft change; the mask only when the
+/// text, font, size or placement do) and the shading sphere's PNG
 /// for the last scene (made again only when the lights or material change).
 final class RenderCache: Sendable {
     /// The session's pipeline renders one frame at a time, so only one render uses
@@ -48,6 +49,17 @@ final class RenderCache: Sendable {
             shadingImage = settings.shadingImage
             shadingFile = settings.shadingImage.flatMap(FileStamp.init)
         }
+
+        /// Whether a renderer made for `self` draws `other`'s title too, building its
+        /// shape again in it (a radius drag): one title, on a canvas of one given size
+        /// (a text's, not a mask's), with the same shading image. It lets go of the old
+        /// shape before it builds the new one and keeps the mask while it stays.
+        func reshapes(to other: Key) -> Bool {
+            layers == 0 && other.layers == 0 && shadingImage == other.shadingImage && shadingFile == other.shadingFile
+                && geometry.mask == nil && other.geometry.mask == nil
+                && geometry.width != nil && geometry.height != nil
+                && geometry.width == other.geometry.width && geometry.height == other.geometry.height
+        }
     }
 
     static let keptSpares = 2
@@ -57,8 +69,11 @@ final class RenderCache: Sendable {
         let key = Key(settings)
         // A renderer for other geometry is let go before the new one is built: at 8K each holds hundreds of MB.
         let cached = state.withLock { state -> FrameRenderer? in
-            if state.renderer?.key != key { state.renderer = nil }
-            return state.renderer?.kept.renderer
+            guard let kept = state.renderer else { return nil }
+            if kept.key == key { return kept.kept.renderer }
+            // Taken out: a render that fails leaves no renderer for the next to reuse.
+            state.renderer = nil
+            return kept.key.reshapes(to: key) ? kept.kept.renderer : nil
         }
         let frameRenderer: FrameRenderer
         if let cached { frameRenderer = cached } else { frameRenderer = try FrameRenderer(base: settings, timeline: Timeline(duration: 1)) }

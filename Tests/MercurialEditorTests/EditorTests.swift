@@ -638,6 +638,28 @@ struct EditorFixture {
         }
     }
 
+    /// A radius drag on a canvas of a given size reuses the session's renderer (its shape
+    /// built again in it, the mask kept while the margin stays): every preview is still
+    /// what render gives, as the text, a light and the backdrop change between the steps.
+    @Test func aRadiusDragsPreviewsAreWhatRenderGives() async throws {
+        try await EditorFixture.with(sceneJSON: #"{"text": "Drag me", "width": 320, "height": 120, "radius": 6}"#) { editor in
+            let steps = [("radius", "6.25"), ("radius", "6.75"), ("radius", "7.25"), ("light1.hue", "0.4"),
+                         ("radius", "7.5"), ("text", "Dragged"), ("radius", "3"), ("background", "#203040"),
+                         ("radius", "3.5"), ("light2.hue", "0.7"), ("background", "#604020"), ("radius", "12")]
+            var previews: [[RGBA8]] = []
+            for (key, value) in steps {
+                #expect(try await editor.set(key, value).status == 200, "\(key)=\(value)")
+                await editor.session.waitUntilIdle()
+                let frame = try #require(await editor.session.frame)
+                let direct = try TitleRenderer.render(await editor.session.settings).image
+                let same = frame.image.pixels == direct.pixels
+                #expect(same, "the preview after \(key)=\(value) is not what render gives")
+                previews.append(frame.image.pixels)
+            }
+            #expect(Set(previews.map { $0.hashValue }).count == steps.count, "every step changes the preview")
+        }
+    }
+
     /// Export's name is derived from the scene's: a planted `scene.png` link is refused, not followed.
     @Test func exportDoesNotFollowAPlantedLink() async throws {
         try await EditorFixture.with { editor in

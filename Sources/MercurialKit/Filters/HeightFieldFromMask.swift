@@ -212,20 +212,25 @@ final class LoftRows {
         let across = self.across, acrossRows = self.acrossRows, blurred = self.blurred
         let tiles = (rw + Self.verticalTile - 1) / Self.verticalTile
         let runs = (last - first + Self.verticalRun - 1) / Self.verticalRun
+        // Where each ink row's blurred row starts in the ring.
+        let starts = (ink.minY...ink.maxY).map { ((($0 - ink.minY) % acrossRows) * rw) }
         blur.weights.withUnsafeBufferPointer { w in
-            parallelBands(tiles * runs, minimumBand: 1) { work in
-                for item in work {
-                    let x0 = (item / runs) * Self.verticalTile, n = min(Self.verticalTile, rw - x0)
-                    let r0 = first + (item % runs) * Self.verticalRun
-                    for y in r0..<min(r0 + Self.verticalRun, last) {
-                        let target = blurred.baseAddress! + (y - first) * rw + x0
-                        target.update(repeating: 0, count: n)
-                        let lo = max(y - reach, ink.minY), hi = min(y + reach, ink.maxY)
-                        guard lo <= hi else { continue }
-                        for sy in lo...hi {
-                            let wk = w[sy - y + reach]
-                            let source = across.baseAddress! + ((sy - ink.minY) % acrossRows) * rw + x0
-                            for x in 0..<n { target[x] += wk * source[x] }
+            starts.withUnsafeBufferPointer { starts in
+                parallelBands(tiles * runs, minimumBand: 1) { work in
+                    for item in work {
+                        let x0 = (item / runs) * Self.verticalTile, n = min(Self.verticalTile, rw - x0)
+                        let r0 = first + (item % runs) * Self.verticalRun
+                        for y in r0..<min(r0 + Self.verticalRun, last) {
+                            let target = blurred.baseAddress! + (y - first) * rw + x0
+                            let lo = max(y - reach, ink.minY), hi = min(y + reach, ink.maxY)
+                            guard lo <= hi else {
+                                target.update(repeating: 0, count: n)
+                                continue
+                            }
+                            // Rows lo…hi, in that order (tap k is row lo + k).
+                            let source = across.baseAddress! + x0, row = starts.baseAddress! + (lo - ink.minY)
+                            GaussianBlur.weightedSum(n, taps: hi - lo + 1, weights: w.baseAddress! + (lo - y + reach),
+                                                     into: target) { k in UnsafePointer(source + row[k]) }
                         }
                     }
                 }

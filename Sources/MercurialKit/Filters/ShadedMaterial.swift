@@ -273,22 +273,48 @@ public struct ShadingPlan: Sendable {
     public init?(normals: SurfaceNormals, coverage: Mask, for shading: ShadingLookup) {
         precondition(normals.width == coverage.width && normals.height == coverage.height,
                      "Normals \(normals.width)×\(normals.height) and mask \(coverage.width)×\(coverage.height) differ in size")
-        let inked = coverage.withUnsafeBufferPointer { a in a.reduce(0) { $0 + ($1 > 0 ? 1 : 0) } }
-        guard inked <= Self.maximumInkedPixels else { return nil }
-        (pixels, samples) = normals.xy.withUnsafeBufferPointer { n in
-            coverage.withUnsafeBufferPointer { a in
-                shading.withSampler { sampler in
-                    var pixels: [Int32] = [], samples: [InkSample] = []
-                    pixels.reserveCapacity(inked); samples.reserveCapacity(inked)
-                    for i in 0..<a.count where a[i] > 0 {
-                        pixels.append(Int32(i))
-                        samples.append(InkSample(sample: sampler.position(normalX: n[i].x, normalY: n[i].y),
-                                                 alpha: min(a[i], 1)))
-                    }
-                    return (pixels, samples)
+        // The rows in bands, on every core: each band's inked pixels counted, then
+        // written from where the bands before it end, so in the order of the pixels.
+        let columns = coverage.width, rows = coverage.height
+        let bands = max(1, min(rows, ProcessInfoCores.count * 4))
+        func band(_ k: Int) -> Range<Int> { (rows * k / bands * columns)..<(rows * (k + 1) / bands * columns) }
+        var counts = [Int](repeating: 0, count: bands)
+        coverage.withUnsafeBufferPointer { a in
+            counts.withUnsafeMutableBufferPointer { counts in
+                parallelBands(bands, minimumBand: 1) { ks in
+                    for k in ks { counts[k] = band(k).reduce(0) { $0 + (a[$1] > 0 ? 1 : 0) } }
                 }
             }
         }
+        let inked = counts.reduce(0, +)
+        guard inked <= Self.maximumInkedPixels else { return nil }
+        var starts = [0]
+        for c in counts.dropLast() { starts.append(starts[starts.count - 1] + c) }
+        var pixels = [Int32](repeating: 0, count: inked)
+        var samples = [InkSample](repeating: InkSample(sample: Sample(texel: 0, right: 0, down: 0, tx: 0, ty: 0), alpha: 0),
+                                  count: inked)
+        normals.xy.withUnsafeBufferPointer { n in
+            coverage.withUnsafeBufferPointer { a in
+                shading.withSampler { sampler in
+                    pixels.withUnsafeMutableBufferPointer { pixels in
+                        samples.withUnsafeMutableBufferPointer { samples in
+                            parallelBands(bands, minimumBand: 1) { ks in
+                                for k in ks {
+                                    var j = starts[k]
+                                    for i in band(k) where a[i] > 0 {
+                                        pixels[j] = Int32(i)
+                                        samples[j] = InkSample(sample: sampler.position(normalX: n[i].x, normalY: n[i].y),
+                                                               alpha: min(a[i], 1))
+                                        j += 1
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (self.pixels, self.samples) = (pixels, samples)
         (lookupWidth, lookupHeight) = (shading.width, shading.height)
         (width, height) = (normals.width, normals.height)
     }

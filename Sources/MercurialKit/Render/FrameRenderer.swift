@@ -4,7 +4,8 @@
 /// lights or the backdrop move, the mask, height field and normals are made once
 /// and each frame is a lookup per inked pixel (the four sphere lights changing
 /// re-trace only the small shading sphere); a track that changes the shape
-/// (radius, scale) makes that frame a full render.
+/// (radius, scale) makes that frame a full render, from the kept mask when only the
+/// loft changed (`TitleShapeSettings.maskKey`).
 public final class FrameRenderer {
     public let base: RenderSettings
     public let timeline: Timeline
@@ -13,12 +14,18 @@ public final class FrameRenderer {
     public private(set) var warnings: [MercurialWarning] = []
     /// How many times the shape was built.
     public private(set) var geometryBuilds = 0
+    /// How many times the title's mask was made (laid out and drawn, or read).
+    public private(set) var maskBuilds = 0
 
     struct Geometry {
-        var key: TitleShapeSettings
+        /// The settings the shape was built for; nil while another is built.
+        var key: TitleShapeSettings?
         var shape: TitleShape
     }
     private(set) var geometry: Geometry
+    /// The title's mask and what it was made from (`TitleShapeSettings.maskKey`): a
+    /// shape built again for another radius, profile, scale or bevel reuses it.
+    private var titleMask: (key: TitleShapeSettings.MaskKey, mask: TitleRenderer.TitleMask)?
     /// A scene with `layers`: its layers' renderers, which make its frames.
     private let layered: LayeredFrames?
     /// Where the shape's inked pixels sample the shading lookup (made again with the
@@ -80,7 +87,10 @@ public final class FrameRenderer {
         self.base = base
         self.timeline = timeline
         shadingImage = try base.shadingImage.map { path throws(MercurialError) in try ShadingLookup.read(path) }
-        let shape = try Self.frameShape(first)
+        let maskKey = first.shape.maskKey, mask = try TitleRenderer.titleMask(first)
+        titleMask = (maskKey, mask)
+        maskBuilds = 1
+        let shape = try Self.frameShape(first, premade: mask)
         geometry = Geometry(key: first.shape, shape: shape)
         geometryBuilds = 1
         warnings = shape.warnings
@@ -106,9 +116,10 @@ public final class FrameRenderer {
         try TitleShape.build(settings, keepingNormals: false)
     }
 
-    /// A shape for frames: its normals, kept; its heights, dropped (frames shade from the normals).
-    private static func frameShape(_ settings: RenderSettings) throws(MercurialError) -> TitleShape {
-        var shape = try TitleShape.build(settings, keepingNormals: true)
+    /// A shape for frames, from its mask: its normals, kept; its heights, dropped (frames shade from the normals).
+    private static func frameShape(_ settings: RenderSettings, premade: TitleRenderer.TitleMask) throws(MercurialError)
+        -> TitleShape {
+        var shape = try TitleShape.build(settings, premade: premade, keepingNormals: true)
         shape.heights = HeightField(width: 0, height: 0, repeating: 0)
         return shape
     }
@@ -233,15 +244,28 @@ public final class FrameRenderer {
         // Nothing moved since the last frame (a still title, or after the last keyframe): the same frame.
         if settings == lastSettings { return canvas }
         if key != geometry.key {
-            let shape = try Self.frameShape(settings)
+            // The old shape, its shading and its plan are let go before the new one is
+            // built (at 8K each holds hundreds of MB); the mask is kept when it stays.
+            geometry = Geometry(key: nil, shape: .none)
+            title = Image(width: 0, height: 0, repeating: .clear)
+            plan = nil
+            let maskKey = key.maskKey
+            if titleMask?.key != maskKey { titleMask = nil }
+            let mask: TitleRenderer.TitleMask
+            if let kept = titleMask {
+                mask = kept.mask
+            } else {
+                mask = try TitleRenderer.titleMask(settings)
+                maskBuilds += 1
+            }
+            titleMask = (maskKey, mask)
+            let shape = try Self.frameShape(settings, premade: mask)
             guard shape.canvas == (width, height) else {
                 throw MercurialError("the canvas changes from \(width)×\(height) to \(shape.canvas.width)×\(shape.canvas.height)\(at); give \"width\" and \"height\" in the scene so that every frame has one size")
             }
             geometry = Geometry(key: key, shape: shape)
             geometryBuilds += 1
             if letters != nil { letters = try LetterMap(settings: settings, shape: shape) }
-            title = Image(width: 0, height: 0, repeating: .clear)
-            plan = nil
             planTooLarge = false
         }
         let compositing = Compositing(settings)

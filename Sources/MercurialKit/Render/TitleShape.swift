@@ -60,6 +60,11 @@ public struct TitleShape: Sendable {
                           material: material)
     }
 
+    /// A shape with nothing in it: what a renderer holds while it builds another.
+    static let none = TitleShape(mask: Mask(width: 0, height: 0, repeating: 0), origin: (0, 0), canvas: (0, 0), warnings: [],
+                                 heights: HeightField(width: 0, height: 0, repeating: 0), plateau: 0, normals: nil,
+                                 material: ShadedMaterial())
+
     /// The normals, kept or taken now.
     public var keptNormals: SurfaceNormals { normals ?? material.normals(of: heights, coverage: mask) }
 

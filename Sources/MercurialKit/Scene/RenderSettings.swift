@@ -80,6 +80,25 @@ public struct TitleShapeSettings: Sendable, Equatable {
         (frame.anchor, frame.margin, frame.padding, frame.offset) = (anchor, margin, padding, offset)
         return frame
     }
+
+    /// What the title's mask (`TitleRenderer.titleMask`) is made from: these settings
+    /// without what only lofts it (the radius, bar the loft's margin it sets; the
+    /// profile, scale and bevel), and the mask and font files as they are on disk.
+    /// Two settings with one key have the same mask, so a radius drag lays out and
+    /// draws the text again only when the margin (radius rounded up, plus 4) moves.
+    public struct MaskKey: Equatable, Sendable {
+        var shape: TitleShapeSettings
+        var loftMargin: Int
+        var maskFile: FileStamp?
+        var fontFile: FileStamp?
+    }
+
+    public var maskKey: MaskKey {
+        var shape = self
+        (shape.radius, shape.profile, shape.scale, shape.bevel) = (1, .liquid, 1, .up)
+        return MaskKey(shape: shape, loftMargin: loftMargin, maskFile: mask.flatMap(FileStamp.init),
+                       fontFile: FileStamp(font))
+    }
 }
 
 /// What lights and colours a shape: changing only these re-shades the kept normals.

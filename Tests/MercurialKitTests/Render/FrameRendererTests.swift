@@ -189,6 +189,44 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         let renderer = try FrameRenderer(base: base, timeline: timeline)
         #expect(throws: MercurialError.self) { _ = try renderer.frame(1) }
     }
+
+    /// A radius drag (the live editor's): each step builds the shape again, but the mask
+    /// (the text laid out and drawn) only when what it is made of changes: the loft's
+    /// margin (the radius rounded up, plus 4), the text, size or font; the profile, scale
+    /// and bevel keep it. Every frame is the still title to the bit, as lights and the
+    /// backdrop change between the shapes.
+    @Test func aRadiusDragKeepsTheMaskWhileItsMarginStays() throws {
+        let base = animatedSettings()   // radius 10: a margin of 14
+        let renderer = try FrameRenderer(base: base, timeline: Timeline(duration: 1))
+        var settings = base
+        let steps: [(what: String, assignment: String, newMask: Bool)] = [
+            ("a radius of the same margin", "radius=9.25", false),
+            ("another", "radius=9.75", false),
+            ("a light on that shape", "light1.hue=0.3", false),
+            ("a background colour", "background=#203040", false),
+            ("a radius over the colour", "radius=9.5", false),
+            ("a light over the colour", "light2.hue=0.6", false),
+            ("another colour", "background=#605040", false),
+            ("the profile", "profile=chisel", false),
+            ("the scale", "scale=4", false),
+            ("the bevel", "bevel=down", false),
+            ("a radius past the margin", "radius=10.5", true),
+            ("the text", "text=Monkey", true),
+            ("the size", "size=40", true),
+            ("the font", "font=serif", true),
+            ("a light on the last shape", "light3.hue=0.1", false),
+        ]
+        var masks = renderer.maskBuilds
+        for step in steps {
+            try settings.set(assignment: step.assignment)
+            let frame = try renderer.render(settings)
+            #expect(renderer.maskBuilds == masks + (step.newMask ? 1 : 0), "\(step.what): \(step.newMask ? "a new mask" : "the kept mask")")
+            masks = renderer.maskBuilds
+            let still = try TitleRenderer.render(settings).image
+            let differing = zip(frame.pixels, still.pixels).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) }
+            #expect(differing == 0, "\(step.what): \(differing) pixels differ from the still title")
+        }
+    }
 }
 
 @Suite struct APNGTests {
