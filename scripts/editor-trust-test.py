@@ -12,6 +12,8 @@
    "0.00 s · frame 0"); Edit base says so again (the bar kept a stale time).
 9. Space plays and pauses without the Play button having focus; ← → step a frame, Home
    and End go to the first and last.
+12. A hue track turns as its values say (0 → 0.999 goes almost once round; it went the
+   short way, 0.001), and its field shows at most 6 significant digits.
 5. A new scene (no file yet) given a fade-in gets an animation, 3 s at 30 frames a second,
    and its timeline shows at once, with no error; a refused value's message names no file
    and no line. A ◆ on a still scene keyframes it the same way.
@@ -153,6 +155,18 @@ def one_mode_and_the_timelines_keys(e):
     wait_for(lambda: "base scene" in time_text() and playhead() is None, "Edit base to say so in the bar (%r)" % time_text(), 30)
 
 
+def hue_tracks_turn(e):
+    driver = e.driver
+    idle(driver)
+    driver.execute_script("scrub(11).then(refresh)")   # 11/30 s into a 2 s track from 0 to 0.999
+    wait_for(lambda: e.state()["editor"]["timeline"]["playhead"] == 11, "the playhead on frame 11", 30)
+    hue = float(e.values()["light1.hue"])
+    check(abs(hue - 0.999 * 11 / 60) < 1e-6, "the hue at frame 11 is 11/60 of the way round: %s (the short way went back from 1 to 0.999)" % hue)
+    field = lambda: driver.find_element(By.CSS_SELECTOR, '.row[data-key="light1.hue"] input[type=text]').get_attribute("value")
+    wait_for(lambda: abs(float(field() or "nan") - hue) < 1e-5, "the hue's field to show %s (%r)" % (hue, field()), 30)
+    check(len(field().replace("0.", "", 1)) <= 6, "the field shows at most 6 significant digits: %r" % field())
+
+
 def keyframe_on_a_still_scene(e):
     driver = e.driver
     bar = driver.find_element(By.ID, "timeline-bar")
@@ -184,6 +198,10 @@ def main():
     with Editor(binary, {"text": "Keys", "size": 40, "width": 320, "height": 120, "animation": {"duration": 1, "fps": 10}},
                 args.pid_file) as e:
         one_mode_and_the_timelines_keys(e)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Hue", "size": 40, "width": 320, "height": 120, "animation": {"duration": 2, "fps": 30,
+                "tracks": {"light1.hue": [{"t": 0, "value": 0}, {"t": 2, "value": 0.999}]}}}, args.pid_file) as e:
+        hue_tracks_turn(e)
         check(e.running(), "the editor is still running")
     with Editor(binary, {"text": "Still", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
         keyframe_on_a_still_scene(e)

@@ -12,7 +12,8 @@
 #                                             build) and compare with the kept manifest,
 #                                             scripts/pixel-corpus.manifest (the pixels of
 #                                             babce07, before issue 20's refactor; the ProRes
-#                                             frames BT.709 since issue 21)
+#                                             frames BT.709 since issue 21; the light sweep's
+#                                             hue turning as its keys say since issue 33)
 #
 # A refactor that keeps every output pixel-identical leaves the manifests equal.
 # Both binaries read this tree's fonts/ and materials/ (MERCURIAL_DATA).

@@ -228,7 +228,8 @@ function makeRow(row) {
     div.append(slider, field);
     controls.set(row.key, (v) => {
       // Not under the user's typing: a frame or a refresh arriving meanwhile would replace it.
-      if (document.activeElement !== field) field.value = v;
+      // A track's value between keys at 6 significant digits, not 0.9994166666666666.
+      if (document.activeElement !== field) field.value = v === '' || isNaN(Number(v)) ? v : String(Number(Number(v).toPrecision(6)));
       const n = Number(v);
       if (v !== '' && !isNaN(n)) slider.value = scale.position(n);
     });

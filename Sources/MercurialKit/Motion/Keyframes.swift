@@ -3,24 +3,19 @@ public protocol Interpolatable: Sendable, Equatable {
     /// The value a fraction `t` of the way from `self` to `other` (t may overshoot 0…1
     /// when a timing function does).
     func interpolated(to other: Self, by t: Double) -> Self
-    /// The same for an angle on a circle of `period`: the short way round, wrapped.
-    func interpolated(to other: Self, by t: Double, around period: Double) -> Self
+    /// The value as an angle on a circle of `period`: taken into 0 ..< period.
+    func wrapped(around period: Double) -> Self
 }
 
 extension Interpolatable {
-    public func interpolated(to other: Self, by t: Double, around period: Double) -> Self {
-        interpolated(to: other, by: t)
-    }
+    public func wrapped(around period: Double) -> Self { self }
 }
 
 extension Double: Interpolatable {
     public func interpolated(to other: Double, by t: Double) -> Double { self + (other - self) * t }
 
-    public func interpolated(to other: Double, by t: Double, around period: Double) -> Double {
-        var d = (other - self).truncatingRemainder(dividingBy: period)
-        if d > period / 2 { d -= period }
-        if d < -period / 2 { d += period }
-        let v = (self + d * t).truncatingRemainder(dividingBy: period)
+    public func wrapped(around period: Double) -> Double {
+        let v = truncatingRemainder(dividingBy: period)
         return v < 0 ? v + period : v
     }
 }
@@ -41,9 +36,9 @@ extension ParameterValue: Interpolatable {
         }
     }
 
-    public func interpolated(to other: ParameterValue, by t: Double, around period: Double) -> ParameterValue {
-        if case let (.number(a), .number(b)) = (self, other) { return .number(a.interpolated(to: b, by: t, around: period)) }
-        return interpolated(to: other, by: t)
+    public func wrapped(around period: Double) -> ParameterValue {
+        if case .number(let v) = self { return .number(v.wrapped(around: period)) }
+        return self
     }
 }
 
@@ -65,7 +60,9 @@ public struct Keyframe<Value: Interpolatable>: Sendable, Equatable {
 /// keyframe's after it, and blended between neighbours through their timing.
 public struct Keyframes<Value: Interpolatable>: Sendable, Equatable {
     public private(set) var frames: [Keyframe<Value>]
-    /// When set, values are angles on a circle of this period (a hue: 1) and blend the short way round.
+    /// When set, values are turns on a circle of this period (a hue: 1), as After Effects'
+    /// rotation: blended as written (0 → 2 goes round twice, 0.9 → 1.1 through 0, 0 → 0.999
+    /// almost once round) and taken into 0 ..< period where they are used.
     public var period: Double?
 
     /// `frames` must be non-empty and in strictly increasing time.
@@ -78,6 +75,11 @@ public struct Keyframes<Value: Interpolatable>: Sendable, Equatable {
     }
 
     public func value(at time: Double) -> Value {
+        let value = unwrappedValue(at: time)
+        return period.map { value.wrapped(around: $0) } ?? value
+    }
+
+    private func unwrappedValue(at time: Double) -> Value {
         guard let first = frames.first, let last = frames.last else { preconditionFailure("no keyframes") }
         if time <= first.time { return first.value }
         if time >= last.time { return last.value }
@@ -86,8 +88,7 @@ public struct Keyframes<Value: Interpolatable>: Sendable, Equatable {
         while frames[i + 1].time <= time { i += 1 }
         let a = frames[i], b = frames[i + 1]
         let progress = a.timing.progress((time - a.time) / (b.time - a.time))
-        return period.map { a.value.interpolated(to: b.value, by: progress, around: $0) }
-            ?? a.value.interpolated(to: b.value, by: progress)
+        return a.value.interpolated(to: b.value, by: progress)
     }
 }
 

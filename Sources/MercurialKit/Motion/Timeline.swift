@@ -283,7 +283,10 @@ public enum SceneAnimation {
         }
 
         func track(_ member: JSONMember, duration: Double, settings: RenderSettings) throws(MercurialError) -> Track {
-            let (target, domain) = try target(member, settings: settings)
+            var (target, domain) = try target(member, settings: settings)
+            // A hue's keyframes are turns (see `Keyframes.period`): a track may go round more than once.
+            let isHue = member.key.hasSuffix(".hue")
+            if isHue { domain = .number(-100...100) }
             let name = "animation.tracks.\(shortQuote(member.key))"
             guard case .array(let items) = member.value.value, !items.isEmpty else {
                 throw fail(member.value, "\"\(name)\" must be a non-empty array of keyframes {\"t\": seconds, \"value\": …}")
@@ -304,7 +307,7 @@ public enum SceneAnimation {
                 }
                 frames.append(frame)
             }
-            let period: Double? = member.key.hasSuffix(".hue") ? 1 : nil
+            let period: Double? = isHue ? 1 : nil
             return Track(key: member.key, target: target, keyframes: Keyframes(frames, period: period))
         }
     }

@@ -53,15 +53,30 @@ import MercurialTestSupport
         #expect(track.value(at: 9) == 0)
     }
 
-    @Test func huesWrapTheShortWayRound() {
-        let hue = Keyframes([Keyframe(time: 0, value: 0.9), Keyframe(time: 1, value: 0.1)], period: 1)
-        #expect(abs(hue.value(at: 0.25) - 0.95) < 1e-9)
-        #expect(abs(hue.value(at: 0.5) - 0.0) < 1e-9)
-        #expect(abs(hue.value(at: 0.75) - 0.05) < 1e-9)
-        let back = Keyframes([Keyframe(time: 0, value: ParameterValue.number(0.1)), Keyframe(time: 1, value: .number(0.9))],
-                             period: 1)
-        guard case .number(let v) = back.value(at: 0.5) else { Issue.record("not a number"); return }
-        #expect(abs(v) < 1e-9 || abs(v - 1) < 1e-9, "0.1 → 0.9 passes through 0: \(v)")
+    /// Issue 33's twelfth defect: hue keyframes are turns, blended as written, as After Effects'
+    /// rotation (they went the short way, so 0 → 0.999 moved 0.001 and the light never turned).
+    @Test func hueTracksTurnAsTheirValuesSay() {
+        func hue(_ a: Double, _ b: Double, at t: Double) -> Double {
+            Keyframes([Keyframe(time: 0, value: a), Keyframe(time: 1, value: b)], period: 1).value(at: t)
+        }
+        #expect(abs(hue(0, 0.999, at: 0.5) - 0.4995) < 1e-9, "0 → 0.999 goes almost once round")
+        #expect(abs(hue(0.9, 1.1, at: 0.5) - 0.0) < 1e-9 && abs(hue(0.9, 1.1, at: 0.75) - 0.05) < 1e-9, "0.9 → 1.1 through red")
+        #expect(abs(hue(0, 2, at: 0.625) - 0.25) < 1e-9, "0 → 2 twice round")
+        #expect(abs(hue(0.1, -0.9, at: 0.5) - 0.6) < 1e-9, "0.1 → -0.9 once round backwards")
+        #expect(abs(hue(0, 2.25, at: 1) - 0.25) < 1e-9 && abs(hue(0, 2.25, at: 9) - 0.25) < 1e-9, "held past the last key, taken modulo 1")
+        let layered = Keyframes([Keyframe(time: 0, value: ParameterValue.number(0.1)), Keyframe(time: 1, value: .number(0.9))], period: 1)
+        #expect(layered.value(at: 0.5) == .number(0.5), "0.1 → 0.9 the way the values say")
+    }
+
+    /// A hue track's keyframes may be −100…100 turns; a scene's hue itself stays 0…1.
+    @Test func aHueTracksKeyframesAreTurns() throws {
+        var settings = RenderSettings()
+        let turning = #"{"text": "Hi", "animation": {"duration": 2, "tracks": {"light1.hue": [{"t": 0, "value": 0}, {"t": 2, "value": 3}]}}}"#
+        let timeline = try #require(try SceneFile.load(json: Array(turning.utf8), name: "turns.json", into: &settings))
+        #expect(abs(timeline.settings(at: 0.5, base: settings).scene.lights[0].hue - 0.75) < 1e-6)
+        let over = #"{"text": "Hi", "animation": {"duration": 2, "tracks": {"light1.hue": [{"t": 0, "value": 0}, {"t": 2, "value": 101}]}}}"#
+        var again = RenderSettings()
+        #expect(throws: MercurialError.self) { try SceneFile.load(json: Array(over.utf8), name: "over.json", into: &again) }
     }
 
     @Test func coloursBlendPerChannel() {
