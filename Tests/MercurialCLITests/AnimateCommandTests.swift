@@ -22,8 +22,11 @@ extension CLIErrorCase {
         return [
             bad("keyframes out of order", track(#""light1.hue": [{"t": 1, "value": 0.5}, {"t": 0.5, "value": 0}]"#),
                 ["scene.json:4:", "out of order", "t = 0.5 comes after t = 1"]),
-            bad("value out of range", track(#""light1.hue": [{"t": 0, "value": 1.5}]"#),
-                ["scene.json:4:", "1.5, out of range 0…1"]),
+            bad("value out of range", track(#""radius": [{"t": 0, "value": 900}]"#),
+                ["scene.json:4:", "900, out of range 0.5…200"]),
+            // A hue's keyframes are turns (issue 33): 1.5 is a turn and a half, 101 too many.
+            bad("hue turns out of range", track(#""light1.hue": [{"t": 0, "value": 101}]"#),
+                ["scene.json:4:", "101, out of range"]),
             bad("unknown track", track(#""light1.hew": [{"t": 0, "value": 0}]"#),
                 ["scene.json:4:", "unknown track \"light1.hew\"", "did you mean \"light1.hue\"?"]),
             bad("negative duration", "{\"duration\": -1}", ["scene.json:4:", "duration", "out of range"]),
