@@ -87,8 +87,9 @@ extension EditorSession {
     public func save(overwrite: Bool = false) throws -> String {
         let name = UserPath(checked: scenePath)
         if !overwrite, let now = DiskState(scenePath), now != onDisk {
-            diskConflict = "the scene file '\(name)' changed on disk since the editor last read or saved it; take the file's (Reload from disk) or keep yours (Overwrite saves them over it)"
-            throw SaveConflict(message: "the scene file '\(name)' changed on disk since the editor last read or saved it; reload it from disk, or overwrite it with the editor's scene")
+            let message = "the scene file '\(name)' changed on disk since the editor last read or saved it; reload it from disk, or overwrite it with the editor's scene"
+            diskConflict = message
+            throw SaveConflict(message: message)
         }
         // The file's own members in its order, `material` named, the keys equal to the preset's left out.
         var saved = document.pruned(base: try preset(document["material"] == nil ? nil : settings.material),

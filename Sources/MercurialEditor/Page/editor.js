@@ -150,10 +150,18 @@ function remember(before, after, separate, gesture = null) {
 // Undo and redo outlive a reload of the page: kept in this tab's session storage, for this
 // scene (the newest 500 steps each way).
 const historyKey = () => 'mercurial-history:' + editor.scene;
+// Written once the changes pause (a drag's many steps are one write), and as the page goes.
+let keepTimer = null;
 function keepHistory() {
+  clearTimeout(keepTimer);
+  keepTimer = setTimeout(writeHistory, 300);
+}
+function writeHistory() {
+  clearTimeout(keepTimer);
   const steps = (list) => list.slice(-500).map(({ keys, before, after }) => ({ keys, before, after, separate: true }));
   try { sessionStorage.setItem(historyKey(), JSON.stringify({ history: steps(history), future: steps(future) })); } catch (e) { }
 }
+window.addEventListener('pagehide', writeHistory);
 function restoreHistory() {
   let kept = null;
   try { kept = JSON.parse(sessionStorage.getItem(historyKey()) || 'null'); } catch (e) { }
