@@ -169,7 +169,7 @@ def main():
 
         # Save, and render the saved scene with the CLI: the same PNG as the preview.
         driver.find_element(By.ID, "save").click()
-        wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save")
+        wait_for(lambda: driver.find_element(By.ID, "status").text.startswith("saved "), "the save")
         saved = json.load(open(scene))
         check(abs(saved["light1.hue"] - 0.777) < 1e-9 and saved["light1.x"] == dragged[0], "the saved scene has the edited values")
         revision = json.loads(api("/api/state"))["editor"]["revision"]

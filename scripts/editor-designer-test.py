@@ -96,7 +96,7 @@ def presets(e):
     check(shown == "0.1", "the shininess field shows the valid value again (%s)" % shown)
 
     driver.find_element(By.ID, "save").click()
-    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    wait_for(lambda: driver.find_element(By.ID, "status").text.startswith("saved "), "the save", 30)
     saved = json.load(open(e.scene))
     check(saved.get("material") == "chrome" and saved.get("description") == "my title",
           "the saved scene keeps material chrome and its description (%s, %r)" % (saved.get("material"), saved.get("description")))
@@ -239,7 +239,7 @@ def keyframes(e):
     check(len(moved) == 2 and 0.9 <= moved[1] <= 1.1, "dragging the ◆ at 2 s half the bar left moves it to %.3f s" % moved[1])
     idle(driver)
     driver.find_element(By.ID, "save").click()
-    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    wait_for(lambda: driver.find_element(By.ID, "status").text.startswith("saved "), "the save", 30)
     saved = [k["t"] for k in json.load(open(e.scene))["animation"]["tracks"]["light1.hue"]]
     check(saved == moved, "the saved scene has the keyframe moved: %s" % saved)
     shortcut(driver, "z")

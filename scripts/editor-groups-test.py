@@ -123,7 +123,7 @@ def stops_in_out_and_lights(e, screenshot):
     retype(duration, "0.7" + Keys.ENTER)
     wait_for(lambda: e.state()["editor"]["document"]["in"].get("duration") == 0.7, "in.duration 0.7 on the server", 30)
     click(driver, "#save")
-    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    wait_for(lambda: driver.find_element(By.ID, "status").text.startswith("saved "), "the save", 30)
     saved = json.load(open(e.scene))
     check(saved.get("in") == {"type": "fade", "duration": 0.7}, "the saved scene has in = fade for 0.7 s: %s" % saved.get("in"))
 
@@ -271,7 +271,7 @@ def delays_and_route(e):
     x = lambda: driver.find_element(By.CSS_SELECTOR, '.row[data-key="vine.path"] .tuple[data-key="vine.path[2]"] input').get_attribute("value")
     wait_for(lambda: x() == str(moved[0]), "its x field to show where it was dragged (%s)" % x(), 30)
     click(driver, "#save")
-    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    wait_for(lambda: driver.find_element(By.ID, "status").text.startswith("saved "), "the save", 30)
     saved = json.load(open(e.scene))
     check(saved["dynamics"].get("delays") == [0.2, 0.4, 0.4] and saved["vine"]["path"] == route(),
           "the saved scene has the delays and the route: %s, %s" % (saved["dynamics"].get("delays"), saved["vine"]["path"]))
@@ -309,7 +309,7 @@ def extent(e, screenshot):
     driver.find_element(By.TAG_NAME, "header").click()
     wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, ".extent-box"), "the outline to go with the focus", 30)
     click(driver, "#save")
-    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    wait_for(lambda: driver.find_element(By.ID, "status").text.startswith("saved "), "the save", 30)
     check(json.load(open(e.scene))["sequence"][0]["transition"].get("extent") == [10, 20, 100, 40], "the saved scene has the extent")
 
     revision = e.state()["editor"]["revision"]

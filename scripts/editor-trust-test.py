@@ -21,7 +21,6 @@
 Usage: editor-trust-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE]
 Exits 1 on a failed check; prints PASS at the end.
 """
-import argparse
 import json
 import os
 import re
@@ -32,16 +31,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from editor_browser import Editor, check, png_rgba, retype, reveal, wait_for
-
-
-def idle(driver):
-    wait_for(lambda: not driver.execute_script("return window.__busy()"), "the page to finish its changes", 60)
-
-
-def find(driver, css):
-    idle(driver)
-    return reveal(driver, driver.find_element(By.CSS_SELECTOR, css))
+from editor_browser import Editor, arguments, check, find, idle, png_rgba, retype, reveal, wait_for
 
 
 def shown_revision(driver):
@@ -61,7 +51,7 @@ def shadow_grows_the_frame(e, binary):
     revision = e.state()["editor"]["revision"]
     wait_for(lambda: shown_revision(driver) >= revision, "the page to show the shadow's frame", 60)
     find(driver, "#save").click()
-    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "the save", 30)
+    wait_for(lambda: driver.find_element(By.ID, "status").text.startswith("saved "), "the save", 30)
     out = os.path.join(e.work, "render.png")
     subprocess.run([binary, "render", "--params", e.scene, "-o", out, "-q"], check=True, timeout=120)
     rendered = open(out, "rb").read()
@@ -119,7 +109,7 @@ def edits_are_never_lost(e):
     check(json.load(open(e.scene)) == disk, "the file's edit is kept")
     check("changed on disk" in driver.find_element(By.ID, "status").text, "the page says why")
     find(driver, "#overwrite").click()
-    wait_for(lambda: "saved" in driver.find_element(By.ID, "status").text, "Overwrite to save", 30)
+    wait_for(lambda: driver.find_element(By.ID, "status").text.startswith("saved "), "Overwrite to save", 30)
     check(json.load(open(e.scene)).get("scale") == 20, "Overwrite saved the page's edit")
     wait_for(lambda: not marker.is_displayed() and not conflict.is_displayed(), "the mark and #conflict to go", 30)
     # Undo outlives a reload of the page.
@@ -180,11 +170,7 @@ def keyframe_on_a_still_scene(e):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("--pid-file")
-    parser.add_argument("--screenshot", help="a PNG of the page after a new scene's fade-in")
-    args = parser.parse_args()
+    args = arguments("after a new scene's fade-in")
     binary = os.path.abspath(args.binary)
     with Editor(binary, {"text": "Hello", "size": 60}, args.pid_file, keep=()) as e:
         shadow_grows_the_frame(e, binary)

@@ -102,6 +102,28 @@ def reveal(driver, element):
     return element
 
 
+def arguments(screenshot):
+    """A browser test's arguments: the binary, the pid file for the suite, and where to put a screenshot (`screenshot` says of what)."""
+    import argparse
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--pid-file")
+    parser.add_argument("--screenshot", help="a PNG of the page " + screenshot)
+    return parser.parse_args()
+
+
+def idle(driver):
+    """Waits for the page's changes, undos and refreshes to be done."""
+    wait_for(lambda: not driver.execute_script("return window.__busy()"), "the page to finish its changes", 60)
+
+
+def find(driver, css):
+    """The element at `css` once the page is idle, its groups opened and scrolled to."""
+    from selenium.webdriver.common.by import By
+    idle(driver)
+    return reveal(driver, driver.find_element(By.CSS_SELECTOR, css))
+
+
 def wait_for(predicate, what, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -18,11 +18,11 @@ struct EditorRoutes: Sendable {
         router.get("/editor.js") { _, _ in Responses.resource(EditorPage.script) }
         router.get("/editor-scene.js") { _, _ in Responses.resource(EditorPage.sceneScript) }
         router.get("/editor.css") { _, _ in Responses.resource(EditorPage.style) }
-        router.get("/api/state") { _, _ in await state() }
+        router.get("/api/state") { request, _ in await state(layer: Self.layer(request)) }
         router.get("/frame.delta") { request, _ in await delta(request) }
         router.get("/frame") { _, _ in await whole(.frame) }
         router.get("/frame.rgba") { _, _ in await whole(.pixels) }
-        router.get("/sphere") { _, _ in await whole(.sphere) }
+        router.get("/sphere") { request, _ in await whole(.sphere, layer: Self.layer(request)) }
         router.get("/api/events") { _, _ in await events() }
         router.post("/api/set") { _, context in
             let (code, json) = await Self.set(EditorMessage.changes(context.body), session: session)
@@ -83,27 +83,73 @@ struct EditorRoutes: Sendable {
         Responses.resource(EditorPage.html, socket: "ws://\(request.head.authority ?? "")")
     }
 
+    /// The layer a request names (`?layer=N`, from 0), if any.
+    static func layer(_ request: Request) -> Int? {
+        request.uri.queryParameters["layer"].flatMap { Int(String($0)) }
+    }
+
     /// The parameter table with the current values (the JSON of `mercurial params
-    /// --json`), and what the menus offer.
-    private func state() async -> Response {
+    /// --json`), and what the menus offer. With `layer` (a layer of the scene), the values
+    /// are that layer's as it is drawn, its own keys are the ones marked, and the keys it
+    /// gives to no effect (the canvas is the first layer's) are the unused ones.
+    private func state(layer asked: Int? = nil) async -> Response {
         // At the playhead, a key with a track shows the track's value there (what an edit sets).
-        let settings = await session.shownSettings
+        let scene = await session.shownSettings
+        let layer = asked.flatMap { scene.layers.indices.contains($0) ? $0 : nil }
+        let settings = layer.map { scene.layers[$0].settings } ?? scene
         // The table as `params --json` writes it, whatever its rows' shape: read back as a value.
         let table = (try? JSONDocument.parse(Array(ParameterGroup.json(values: settings).utf8)))?.value ?? .object([])
+        let sceneKeys = await session.overriddenKeys
         let state = EditorState(table: table, editor: EditorState.Info(
             revision: await session.revision,
             material: settings.material,
-            overridden: await session.overriddenKeys,
-            // The scene's keys no layer takes: the page marks their controls with the message.
-            unused: settings.unusedKeys.map { EditorState.Unused(key: $0.key, message: $0.message) },
+            overridden: layer.map { scene.layers[$0].ownKeys.sorted() + (scene.layers[$0].presetKeys == nil ? [] : ["material"]) }
+                ?? sceneKeys,
+            unused: Self.unusedKeys(of: scene, layer: layer, table: table),
             timeline: Self.timelineInfo(await session.animation, playhead: await session.playhead,
                                         sequence: await session.titleSequence),
             materials: session.materials, fonts: session.bundledFonts, families: session.installedFamilies,
             scene: session.scenePath, conflict: OrNull(await session.diskConflict), unsaved: await session.unsaved,
             error: OrNull(await session.lastError),
             // The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.
-            blocks: SceneSchema.blocks.write(settings), document: await session.documentValue))
+            blocks: SceneSchema.blocks.write(settings), document: await session.documentValue,
+            layer: OrNull(layer), layers: Self.layerInfo(scene),
+            sceneWide: SceneSchema.structure.filter { !$0.places.contains(.layer) }.map(\.key)))
         return Responses.json(.ok, state)
+    }
+
+    /// The keys whose controls do nothing where the page edits: on the scene, those it sets that
+    /// no layer takes (the file's warnings) and those no layer would take if it set them (every
+    /// layer gives its own); on a layer, those that layer gives to no effect.
+    static func unusedKeys(of scene: RenderSettings, layer: Int?, table: JSONValue) -> [EditorState.Unused] {
+        var keys: [String] = ["material"]
+        for list in ["parameters", "nested"] {
+            guard case .array(let rows)? = table.at([.key(list)]) else { continue }
+            for row in rows {
+                guard case .string(let key)? = row.value.at([.key("key")]) else { continue }
+                // A block's rows (`dropShadow.distance`) go with the block, a light's keys are their own.
+                let top = key.hasPrefix("light") ? key : String(key.prefix { $0 != "." && $0 != "[" && $0 != "(" })
+                if !keys.contains(top) { keys.append(top) }
+            }
+        }
+        if let layer {
+            return keys.compactMap { key in scene.layer(layer, ignores: key).map { EditorState.Unused(key: key, message: $0) } }
+        }
+        let set = scene.unusedKeys.map { EditorState.Unused(key: $0.key, message: $0.message) }
+        return set + keys.filter { key in !set.contains { $0.key == key } }
+            .compactMap { key in scene.noLayerTakes(key).map { EditorState.Unused(key: key, message: $0 + "; choose a layer above to edit its own") } }
+    }
+
+    /// Each layer's name and where its ink is on the canvas ([x, y, width, height]; none when
+    /// the scene cannot be placed as it is).
+    static func layerInfo(_ scene: RenderSettings) -> [EditorState.Layer] {
+        guard !scene.layers.isEmpty else { return [] }
+        let boxes = (try? LayeredTitle.inkBoxes(of: scene)) ?? []
+        return scene.layers.enumerated().map { index, layer in
+            let box = boxes.indices.contains(index) ? boxes[index] : nil
+            return EditorState.Layer(name: layer.name ?? "layer \(index + 1)", text: layer.settings.text ?? "",
+                                     box: box.map { [$0.minX, $0.minY, $0.width, $0.height] })
+        }
     }
 
     /// The animation as the page's timeline shows it: length, rate, and each track's keyframe times;
@@ -173,7 +219,7 @@ struct EditorRoutes: Sendable {
     /// event), or the shading sphere's PNG. The raw pixels are sent in slices of the
     /// frame itself, so no copy of the whole is made; at most `concurrentFrameResponses`
     /// such responses hold a frame at once.
-    private func whole(_ kind: Whole) async -> Response {
+    private func whole(_ kind: Whole, layer: Int? = nil) async -> Response {
         await gate.enter()
         guard let frame = await session.frame else {
             await gate.leave()
@@ -203,7 +249,7 @@ struct EditorRoutes: Sendable {
         case .frame, .sphere:
             defer { Task { await gate.leave() } }
             do {
-                let bytes = kind == .frame ? try frame.png() : try session.spherePNG(for: frame.scene)
+                let bytes = kind == .frame ? try frame.png() : try session.spherePNG(for: await sphereScene(of: frame, layer: layer))
                 response = Responses.bytes(.ok, "image/png", bytes)
             } catch {
                 return Responses.refusal(error)
@@ -211,6 +257,13 @@ struct EditorRoutes: Sendable {
             response.headers[.frameNumber] = String(frame.number)
             return response
         }
+    }
+
+    /// The scene of the sphere the page shows: the frame's, or that of the layer it edits.
+    private func sphereScene(of frame: EditorFrame, layer: Int?) async -> ShadingScene {
+        guard let layer else { return frame.scene }
+        let layers = await session.shownSettings.layers
+        return layers.indices.contains(layer) ? layers[layer].settings.scene : frame.scene
     }
 
     /// Server-sent events, as an endless response.

@@ -135,7 +135,13 @@ extension EditorSession {
               case .key(let block)? = path.first else { return nil }
         switch block {
         case "animation", "dynamics": return path.count > 1 ? path : nil
-        case "in", "out", "layers", "sequence": return path
+        case "layers":
+            // A layer's light key (`layers[1].light2.x`) is one key of the layer, as the scene's is.
+            if path.count == 4, case .key(let light) = path[2], case .key(let field) = path[3], SceneDocument.lightKey(light + "." + field) != nil {
+                return Array(path.prefix(2)) + [.key(light + "." + field)]
+            }
+            return path
+        case "in", "out", "sequence": return path
         default: return nil
         }
     }

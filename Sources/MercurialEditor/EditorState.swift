@@ -29,6 +29,19 @@ struct EditorState: Encodable, Sendable {
         var blocks: JSONValue
         /// The scene file as the editor holds it.
         var document: JSONValue
+        /// The layer whose values these are (`?layer=N`); null: the scene's.
+        var layer: OrNull<Int>
+        var layers: [Layer]
+        /// The keys only the scene gives (the animation, in and out…): a layer's edits of them go to the scene.
+        var sceneWide: [String]
+    }
+
+    /// A layer as the page lists it and selects it by a click on its ink.
+    struct Layer: Encodable, Sendable {
+        var name: String
+        var text: String
+        /// [x, y, width, height] on the canvas; null when the scene cannot be placed.
+        var box: [Int]?
     }
 
     struct Unused: Encodable, Sendable {

@@ -427,6 +427,14 @@ final class EditorProcess: @unchecked Sendable {
         try await Self.run("editor-trust-test.py", [])
     }
 
+    /// Issue 33's layers first (scripts/editor-layers-test.py): the layers listed at the top of the
+    /// panel, a click on a layer's ink selects it, the panel then shows that layer as drawn and its
+    /// edits (a radius, a text, a light, a ◆) go to it and change its pixels only; undo takes a key
+    /// the layer did not give out again; keys that do nothing where the page edits are marked.
+    @Test(.timeLimit(.minutes(5))) func theLayersComeFirstInHeadlessChromium() async throws {
+        try await Self.run("editor-layers-test.py", [])
+    }
+
     /// Runs a browser test script on the built binary; whatever happens, the editor it started is stopped.
     static func run(_ name: String, _ arguments: [String], timeout: Int = 240) async throws {
         let binary = try CLI.binary()

@@ -251,6 +251,9 @@ function build() {
     fieldset.append(special[2]());
   }
   form.prepend(top);
+  // In a scene with layers, the layers' own keys (name, below, gap, preset…) come first.
+  const layersGroup = (currentValue('layers') || []).length && form.querySelector('.list[data-key="layers"]');
+  if (layersGroup) form.prepend(layersGroup.closest('details.group'));
   form.addEventListener('submit', (e) => e.preventDefault());
 }
 
@@ -295,13 +298,17 @@ function showValues() {
   // The scene's keys no layer takes (every layer sets its own): marked, with the server's warning.
   const unused = new Map((editor.unused || []).map((u) => [u.key, u.message]));
   document.querySelectorAll('#controls .row[data-key]').forEach((div) => {
-    div.classList.toggle('layered', layered && !/^layers\[/.test(div.dataset.key));
+    div.classList.toggle('layered', layered && selectedLayer === null && !/^layers\[/.test(div.dataset.key));
     const top = div.dataset.key.split(/[.[]/)[0];
-    const note = unused.get(div.dataset.key) ?? unused.get(top);
+    const note = /^layers\[/.test(div.dataset.key) ? undefined : unused.get(div.dataset.key) ?? unused.get(top);
+    // On a layer, the keys only the scene gives: their edits reach the whole scene.
+    div.classList.toggle('scene-wide', selectedLayer !== null && top !== 'layers' && (editor.sceneWide || []).includes(top));
+    const label = div.querySelector(':scope > label');
+    if (label) label.dataset.note = selectedLayer === null ? 'no layer takes it' : 'not used by this layer';
     if (div.dataset.help === undefined) div.dataset.help = div.title || '';
     div.classList.toggle('unused', note !== undefined);
     div.title = note !== undefined ? note : div.dataset.help;
-    div.classList.toggle('own', own.has(div.dataset.key) || (top !== div.dataset.key && own.has(top))
+    div.classList.toggle('own', (selectedLayer === null || !/^layers\[/.test(div.dataset.key)) && own.has(div.dataset.key) || (top !== div.dataset.key && own.has(top))
       || (/^light\d+\./.test(div.dataset.key) && own.has('lights')));
   });
   placeDots();
@@ -315,9 +322,11 @@ async function refresh() {
   try { await refreshNow(); } finally { refreshing--; }
 }
 async function refreshNow() {
-  const { status: code, json } = await api('/api/state');
+  const { status: code, json } = await api('/api/state' + (selectedLayer === null ? '' : '?layer=' + selectedLayer));
   if (code !== 200) { status(json.error || ('HTTP ' + code), true); return; }
   rows = json.parameters.concat(json.nested || []); editor = json.editor;
+  // The layer asked for is gone (taken out, here or on disk): the panel edits the scene.
+  if (selectedLayer !== null && editor.layer === null) { selectedLayer = null; return refreshNow(); }
   revision = Math.max(revision, editor.revision);
   if (!controls.size) { build(); restoreHistory(); }
   showUnsaved(editor.unsaved);
@@ -327,7 +336,75 @@ async function refreshNow() {
   showValues();
   showTimeline(editor.timeline);
   placePointDots();
+  showLayers();
 }
+
+// Layers first: the scene's layers listed at the top of the panel, each selected by a click
+// here or on its ink in the preview; the panel then shows and edits that layer (see `routed`).
+function showLayers() {
+  const box = $('layers'), layers = editor.layers || [];
+  box.hidden = !layers.length;
+  document.body.classList.toggle('on-layer', selectedLayer !== null);
+  const items = [{ name: 'Scene', text: 'every layer: the keys no layer gives itself' }].concat(layers);
+  if (box.children.length !== items.length) {
+    box.replaceChildren(...items.map((_, k) => {
+      const item = document.createElement('button');
+      item.type = 'button'; item.className = 'layer-item';
+      item.dataset.layer = k === 0 ? 'scene' : String(k - 1);
+      item.addEventListener('click', () => selectLayer(k === 0 ? null : k - 1));
+      return item;
+    }));
+  }
+  items.forEach((layer, k) => {
+    const item = box.children[k], n = k === 0 ? null : k - 1;
+    item.textContent = '';
+    const name = document.createElement('b'); name.textContent = layer.name;
+    const text = document.createElement('span'); text.textContent = String(layer.text || '').split('\n')[0];
+    item.append(name, text);
+    item.title = n === null ? 'Edit the scene: its keys reach every layer that does not give its own'
+      : `Edit layer ${n + 1} (“${layer.name}”): the panel shows it as it is drawn, and your edits go to it`;
+    item.classList.toggle('selected', n === selectedLayer);
+  });
+  document.querySelectorAll('.list[data-key="layers"] details.item').forEach((d) => {
+    const mine = d.dataset.key === `layers[${selectedLayer}]`;
+    d.classList.toggle('selected', mine);
+    if (mine && !d.dataset.opened) { d.open = true; d.dataset.opened = '1'; }
+    if (!mine) delete d.dataset.opened;
+  });
+  placeLayerOutline();
+}
+function selectLayer(n) {
+  if (n === selectedLayer) return;
+  selectedLayer = n;
+  $('sphere').src = '/sphere?token=' + encodeURIComponent(token) + (n === null ? '' : '&layer=' + n) + '&n=' + Date.now();
+  refresh();
+}
+window.__selectLayer = selectLayer;
+// The selected layer's ink, outlined over the preview.
+function placeLayerOutline() {
+  const layer = selectedLayer === null ? null : (editor.layers || [])[selectedLayer];
+  let outline = document.querySelector('#light-dots .layer-outline');
+  if (!layer || !layer.box) { if (outline) outline.remove(); return; }
+  if (!outline) { outline = document.createElement('div'); outline.className = 'layer-outline'; $('light-dots').append(outline); }
+  const [x, y, w, h] = layer.box, [left, top] = stagePoint(x, y), [right, bottom] = stagePoint(x + w, y + h);
+  Object.assign(outline.style, { left: left + 'px', top: top + 'px', width: (right - left) + 'px', height: (bottom - top) + 'px' });
+  outline.title = `layer ${selectedLayer + 1}: ${layer.name}`;
+}
+// A click on the preview selects the layer whose ink is there (the topmost: the last painted);
+// elsewhere, the scene.
+function pickLayer(e) {
+  const layers = editor.layers || [];
+  if (!layers.length) return;
+  const canvas = $('preview'), c = canvas.getBoundingClientRect();
+  const x = (e.clientX - c.left) / c.width * canvas.width, y = (e.clientY - c.top) / c.height * canvas.height;
+  let hit = null;
+  layers.forEach((layer, i) => {
+    const b = layer.box;
+    if (b && x >= b[0] && x < b[0] + b[2] && y >= b[1] && y < b[1] + b[3]) hit = i;
+  });
+  selectLayer(hit);
+}
+window.addEventListener('resize', () => placeLayerOutline());
 
 // The lights as dots on the sphere: x and y in -50…50 across the box, coloured by hue.
 function placeDots() {
@@ -514,7 +591,9 @@ function shown(frame) {
   }
   window.__shown = frame;
   clearTimeout(sphereTimer);
-  sphereTimer = setTimeout(() => { $('sphere').src = '/sphere?token=' + encodeURIComponent(token) + '&n=' + frame.n; }, 150);
+  sphereTimer = setTimeout(() => {
+    $('sphere').src = '/sphere?token=' + encodeURIComponent(token) + (selectedLayer === null ? '' : '&layer=' + selectedLayer) + '&n=' + frame.n;
+  }, 150);
   $('info').textContent = `frame ${frame.n} · ${frame.width}×${frame.height} · rendered in ${frame.ms} ms`;
 }
 
@@ -606,7 +685,7 @@ function showTimeline(info) {
   showKeyframe();
   const tracked = new Set(Object.keys(timeline.tracks || {}));
   document.querySelectorAll('#controls .row[data-key]').forEach((div) => {
-    const has = tracked.has(div.dataset.key);
+    const has = tracked.has(routed({ key: div.dataset.key }).key);
     div.classList.toggle('tracked', has);
     const key = div.querySelector('.key');
     if (key) key.title = has
@@ -846,8 +925,9 @@ window.addEventListener('DOMContentLoaded', async () => {
   });
   $('export-video').addEventListener('click', exportVideo);
   $('export-cancel').addEventListener('click', () => api('/api/export-video/cancel', {}));
-  $('zoom-fit').addEventListener('click', () => { $('stage').classList.remove('actual'); placePointDots(); });
-  $('zoom-100').addEventListener('click', () => { $('stage').classList.add('actual'); placePointDots(); });
+  $('zoom-fit').addEventListener('click', () => { $('stage').classList.remove('actual'); placePointDots(); placeLayerOutline(); });
+  $('zoom-100').addEventListener('click', () => { $('stage').classList.add('actual'); placePointDots(); placeLayerOutline(); });
+  $('preview').addEventListener('click', pickLayer);
   $('redo').addEventListener('click', redo);
   // A file changed on disk since the editor read it is not overwritten unless asked:
   // the two ways out are offered beside the message.

@@ -82,13 +82,16 @@ let gesture = null, gestures = 0;
 document.addEventListener('pointerdown', () => { gesture = ++gestures; }, true);
 for (const end of ['pointerup', 'pointercancel']) document.addEventListener(end, () => { gesture = null; }, true);
 function send(changes, record = true, started = performance.now(), separate = false) {
+  changes = changes.map(routed);
   const id = ++seq;
   pending.set(id, started);
   trace('input', id);
   return new Promise((resolve) => {
     if (!next) next = { changes: new Map(), before: new Map(), ids: [], record: false, separate: false, gesture, resolvers: [] };
     for (const c of changes) {
-      if (!next.before.has(c.key)) next.before.set(c.key, values.get(c.key));
+      if (!next.before.has(c.key)) next.before.set(c.key, c.shown === undefined ? values.get(c.key)
+        // A key the layer did not give goes back to not given (the scene's value shows through again).
+        : (editor.overridden || []).includes(c.shown) ? routedValue(c.key, values.get(c.shown)) : 'null');
       next.changes.set(c.key, c.value);
     }
     next.ids.push(id);
@@ -97,6 +100,35 @@ function send(changes, record = true, started = performance.now(), separate = fa
     next.resolvers.push(resolve);
     pump();
   });
+}
+
+// The layer the panel edits (null: the scene). Its controls show the layer as it is drawn, and
+// their changes go to `layers[N].KEY`; those of the keys only the scene gives (the animation,
+// in and out, the layers themselves) and the page's own (@frame) go where they are.
+let selectedLayer = null;
+function routed(change) {
+  const key = change.key;
+  if (selectedLayer === null || key.startsWith('@') || /^layers([.[]|$)/.test(key)
+      || (editor.sceneWide || []).includes(topOf(key))) return change;
+  const to = `layers[${selectedLayer}].${key}`;
+  return { key: to, value: routedValue(to, change.value), shown: key };
+}
+// A value as a layer's key takes it: the file's JSON (a text or a name as a string, even "2024").
+function routedValue(key, value) {
+  if (value === undefined || value === null || !/^layers\[\d+\]\./.test(key)) return value;
+  const row = rows.find((r) => r.key === key.replace(/^layers\[\d+\]\./, ''));
+  if (row && ['text', 'font', 'path', 'enum', 'color'].includes(row.kind) && value !== 'null') return JSON.stringify(value);
+  try { JSON.parse(value); return value; } catch (e) { return JSON.stringify(value); }
+}
+function unroutedValue(value) {
+  try { const v = JSON.parse(value); return typeof v === 'string' ? v : value; } catch (e) { return value; }
+}
+// The key of the control showing KEY: a selected layer's key is shown by the panel's own control.
+function shownKey(key) {
+  const prefix = selectedLayer === null ? null : `layers[${selectedLayer}].`;
+  if (!prefix || !key || !key.startsWith(prefix)) return key;
+  const rest = key.slice(prefix.length);
+  return document.querySelector(`#controls > details.group:not([data-group="layers"]) .row[data-key="${CSS.escape(rest)}"]`) || controls.has(rest) ? rest : key;
 }
 
 function pump() {
@@ -115,7 +147,12 @@ function pump() {
   setChanges({ changes, tag: me + ':' + last }).then(({ status: code, json }) => {
     trace('answer', last);
     if (code === 200) {
-      for (const c of changes) { values.set(c.key, c.value); patchLocal(c.key, c.value); showError(c.key, ''); }
+      for (const c of changes) {
+        values.set(c.key, c.value); patchLocal(c.key, c.value);
+        const shown = shownKey(c.key);
+        if (shown !== c.key) values.set(shown, unroutedValue(c.value));
+        showError(shown, '');
+      }
       if (!json.changed) batch.ids.forEach((id) => pending.delete(id));   // no frame will come
       // A keyframe the edit added at the playhead: its undo takes it out (not back to the value before).
       const added = json.addedKeyframes || {};
@@ -127,7 +164,7 @@ function pump() {
       return;
     }
     batch.ids.forEach((id) => pending.delete(id));
-    showError(json.key || changes[0].key, json.error || ('HTTP ' + code));
+    showError(shownKey(json.key || changes[0].key), json.error || ('HTTP ' + code));
     finish(code);
   }, () => { batch.ids.forEach((id) => pending.delete(id)); status('the editor is not answering', true); finish(0); });
 }
@@ -384,7 +421,7 @@ function makeRow(row) {
     const key = document.createElement('button');
     key.type = 'button'; key.className = 'key'; key.textContent = '◆';
     key.title = 'Keyframe this value at the playhead; a still scene is given a 3 s animation (Alt+click: delete the keyframe there)';
-    key.addEventListener('click', (e) => keyframe(row.key, e.altKey));
+    key.addEventListener('click', (e) => keyframe(routed({ key: row.key }).key, e.altKey));
     div.append(key);
   }
   div.append(error);

@@ -7,6 +7,9 @@ public struct TitleLayer: Sendable, Equatable {
     /// Pixels between the ink of the layer above and this one's.
     public var gap: Double = 12
     public var settings: RenderSettings
+    /// The scene's keys this layer gives itself, and those its own preset sets (nil: it names none).
+    public var ownKeys: Set<String> = []
+    public var presetKeys: Set<String>? = nil
 
     public init(settings: RenderSettings) { self.settings = settings }
 
@@ -22,7 +25,7 @@ public struct TitleLayer: Sendable, Equatable {
 /// layer's anchor, margin and offset; each layer's lines align to that anchor's side
 /// unless it sets `align`. The canvas (`width`, `height`) and the backdrop are the
 /// first layer's.
-enum LayeredTitle {
+public enum LayeredTitle {
     static func render(_ settings: RenderSettings) throws(MercurialError) -> RenderedTitle {
         let (width, height) = try canvas(of: settings)
         // Painted whole, as an animation's frame is: 16384×16384 took 2.2 GB (a still streams: `LayeredBands`).
@@ -76,6 +79,19 @@ enum LayeredTitle {
     /// canvas's middle, never past the margin.
     static func place(_ layers: [TitleLayer], width: Int, height: Int) throws(MercurialError)
         -> (settings: [RenderSettings], warnings: [MercurialWarning]) {
+        let placed = try placeWithInk(layers, width: width, height: height)
+        return (placed.settings, placed.warnings)
+    }
+
+    /// Where each layer's ink goes on the canvas (the editor selects a layer by a click on it).
+    public static func inkBoxes(of settings: RenderSettings) throws(MercurialError) -> [PixelBounds] {
+        let (width, height) = try canvas(of: settings)
+        return try placeWithInk(settings.layers, width: width, height: height).ink
+    }
+
+    /// `place`, with each layer's ink box.
+    static func placeWithInk(_ layers: [TitleLayer], width: Int, height: Int) throws(MercurialError)
+        -> (settings: [RenderSettings], warnings: [MercurialWarning], ink: [PixelBounds]) {
         for layer in layers {
             guard layer.settings.text != nil else {
                 throw MercurialError("each layer needs a \"text\" (a --mask title cannot be a layer)")
@@ -86,6 +102,7 @@ enum LayeredTitle {
         var settings = layers.map(\.settings)
         var warnings: [MercurialWarning] = []
         var inked: [(name: String, box: PixelBounds)] = []
+        var inkBoxes = [PixelBounds](repeating: PixelBounds(minX: 0, minY: 0, maxX: -1, maxY: -1), count: layers.count)
         func label(_ index: Int) -> String { layers[index].name.map { "\"\($0)\"" } ?? "\(index + 1)" }
         // Each stack from its top: the layers under it, in order, and the box they make.
         for top in layers.indices where above[top] == nil {
@@ -158,9 +175,10 @@ enum LayeredTitle {
                     warnings.append(MercurialWarning("layers \(other.name) and \(label(index)) overlap; give \"below\" (or a larger \"gap\") to stack them"))
                 }
                 inked.append((label(index), placed))
+                inkBoxes[index] = placed
             }
         }
-        return (settings, warnings)
+        return (settings, warnings, inkBoxes)
     }
 
     /// For each layer, the index of the layer it is `below` (nil: the top of a stack); refuses

@@ -189,6 +189,7 @@ public enum SceneFile {
                 }
             }
             keys.stackTop = layer.below == nil
+            (layer.ownKeys, layer.presetKeys) = (keys.own, keys.preset)
             layers.append(layer)
             given.append(keys)
         }
@@ -230,17 +231,9 @@ public enum SceneFile {
         var unused: [UnusedKey] = []
         for member in scene where !notSettings.contains(member.key) {
             let key = member.key
-            let (relevant, whose): ([LayerKeys], String) = switch key {
-            case "width", "height", "background", "backgroundGradient":
-                (Array(layers.prefix(1)), "the first layer gives its own \"\(key)\" (the canvas and its backdrop are the first layer's)")
-            case "anchor", "margin", "offset", "padding":
-                (layers.filter(\.stackTop), "each stack's top layer gives its own \"\(key)\" (a stack is placed by its top layer)")
-            case SceneSchema.materialKey.key:
-                (layers, "each layer's own \"material\" and keys set all that it sets")
-            default:
-                (layers, "every layer gives its own \"\(key)\"")
-            }
-            let taken = relevant.contains { layer in
+            let (relevant, whose) = reach(of: key, layers.map { $0.stackTop })
+            let taken = relevant.contains { index in
+                let layer = layers[index]
                 guard key == SceneSchema.materialKey.key else { return !slots(of: [member]).isSubset(of: layer.own) }
                 guard let preset = layer.preset else { return true }
                 return !presetKeys.isSubset(of: preset.union(layer.own).union(sceneSlots))
@@ -249,6 +242,21 @@ public enum SceneFile {
             unused.append(UnusedKey(key: key, message: "\(file):\(member.keyLocation): the scene's \"\(key)\" applies to no layer: \(whose); remove it from the scene or from the layers"))
         }
         return unused
+    }
+
+    /// The layers (of those whose stack tops are `stackTops`) a key of the scene can reach, and
+    /// what decides it: the canvas and backdrop are the first layer's, a stack is placed by its top layer.
+    static func reach(of key: String, _ stackTops: [Bool]) -> (layers: [Int], whose: String) {
+        switch key {
+        case "width", "height", "background", "backgroundGradient":
+            (Array(stackTops.indices.prefix(1)), "the first layer gives its own \"\(key)\" (the canvas and its backdrop are the first layer's)")
+        case "anchor", "margin", "offset", "padding":
+            (stackTops.indices.filter { stackTops[$0] }, "each stack's top layer gives its own \"\(key)\" (a stack is placed by its top layer)")
+        case SceneSchema.materialKey.key:
+            (Array(stackTops.indices), "each layer's own \"material\" and keys set all that it sets")
+        default:
+            (Array(stackTops.indices), "every layer gives its own \"\(key)\"")
+        }
     }
 
     /// Applies the preset a title's keys are read over, the one reader of `material` (a scene's, a
@@ -464,5 +472,31 @@ public enum Materials {
         try SceneFile.apply(members, from: path, kind: .material, to: &settings)
         settings.material = nameOrPath
         return SceneFile.slots(of: members)
+    }
+}
+
+// What a key does in a scene with layers, as the editor shows it before the key is set.
+extension RenderSettings {
+    /// Why a value of the scene's `key` would change no layer (each layer it can reach gives its
+    /// own); nil when some layer takes it, or the scene has no layers. `key` is a parameter's
+    /// (`radius`, `light2.hue`) or a block's (`dropShadow`).
+    public func noLayerTakes(_ key: String) -> String? {
+        guard !layers.isEmpty else { return nil }
+        let (reached, whose) = SceneFile.reach(of: key, layers.map { $0.below == nil })
+        let taken = reached.contains { index in
+            let layer = layers[index]
+            guard key == SceneSchema.materialKey.key else { return !layer.ownKeys.contains(key) }
+            return layer.presetKeys == nil
+        }
+        return taken ? nil : "the scene's \"\(key)\" applies to no layer: \(whose)"
+    }
+
+    /// Why `key` given by layer `index` would change nothing (the canvas is the first layer's,
+    /// a stack is placed by its top layer); nil when it applies.
+    public func layer(_ index: Int, ignores key: String) -> String? {
+        guard layers.indices.contains(index) else { return nil }
+        let (reached, whose) = SceneFile.reach(of: key, layers.map { $0.below == nil })
+        guard !reached.contains(index) else { return nil }
+        return "layer \(index + 1)'s \"\(key)\" is not used: " + whose.replacingOccurrences(of: " gives its own", with: " gives")
     }
 }

@@ -60,4 +60,21 @@ import MercurialTestSupport
             """#))
         #expect(placed.unusedKeys.map(\.key) == ["anchor"])
     }
+
+    /// Issue 33, layers first: what the editor marks before a key is set. On the scene, a key every
+    /// layer it reaches gives itself (the text; the canvas of the first layer); on a layer, a key it
+    /// gives to no effect (a stacked layer's anchor, a later layer's canvas).
+    @Test func theKeysThatWouldDoNothingAreKnownBeforeTheyAreSet() throws {
+        let s = try loadScene(Self.lowerThird(#""radius": 3"#, layers: #"""
+            [{"name": "a", "text": "A", "width": 640, "height": 360, "material": "gold"}, {"name": "b", "below": "a", "text": "B", "light2.x": 5}]
+            """#))
+        #expect(s.noLayerTakes("text")?.contains("every layer gives its own \"text\"") == true)
+        #expect(s.noLayerTakes("width") != nil && s.noLayerTakes("shininess") == nil && s.noLayerTakes("light2.x") == nil)
+        #expect(s.noLayerTakes("material") == nil, "layer b has no preset of its own: the scene's reaches it")
+        #expect(s.layer(1, ignores: "anchor")?.contains("top layer") == true)
+        #expect(s.layer(1, ignores: "width") != nil && s.layer(0, ignores: "width") == nil && s.layer(0, ignores: "anchor") == nil)
+        #expect(s.layer(1, ignores: "radius") == nil)
+        #expect(try LayeredTitle.inkBoxes(of: s).count == 2)
+        #expect(s.layers[1].ownKeys.contains("light2.x") && s.layers[0].presetKeys != nil && s.layers[1].presetKeys == nil)
+    }
 }
