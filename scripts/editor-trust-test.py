@@ -169,6 +169,68 @@ def keyframe_on_a_still_scene(e):
     check(not shown_errors(driver), "no error on the page: %s" % shown_errors(driver))
 
 
+def two_tabs_keep_each_others_text(e):
+    """10. Tab A's focused text box takes tab B's typing; A's next keystroke adds to B's text (it sent A's stale text)."""
+    a, b = e.driver, e.open_page()
+    text = lambda: e.values()["text"]
+    box_a = find(a, '.row[data-key="text"] textarea')
+    box_a.click()
+    retype(find(b, '.row[data-key="text"] textarea'), "From B")
+    wait_for(lambda: text() == "From B", "tab B's text on the server", 30)
+    wait_for(lambda: box_a.get_attribute("value") == "From B", "tab A's focused box to show tab B's text", 30)
+    check(a.execute_script("return document.activeElement") == box_a, "tab A's box kept the focus")
+    box_a.send_keys(Keys.END, "!")
+    wait_for(lambda: text() == "From B!", "tab A's keystroke added to tab B's text (not 'Mine!')", 30)
+    idle(a)
+    # A number field typed in but not yet entered keeps the user's text over another tab's edit.
+    scale_a = find(a, '.row[data-key="scale"] input[type=text]')
+    scale_a.click()
+    scale_a.send_keys(Keys.CONTROL, "a")
+    scale_a.send_keys("12")
+    retype(find(b, '.row[data-key="radius"] input[type=text]'), "7" + Keys.ENTER)
+    wait_for(lambda: float(e.values()["radius"]) == 7, "tab B's radius", 30)
+    wait_for(lambda: a.find_element(By.CSS_SELECTOR, '.row[data-key="radius"] input[type=text]').get_attribute("value") == "7",
+             "tab A to show tab B's radius", 30)
+    check(scale_a.get_attribute("value") == "12", "tab A's typing in scale is kept until it is entered")
+
+
+def errors_go_and_colours_show(e):
+    """11. A refused value's message goes with a valid entry; one message at a time, the refused
+    field going back to the scene's value; a typed colour shows in its swatch; a title that cannot
+    be drawn (its text emptied) marks the preview as not up to date."""
+    driver = e.driver
+    row = lambda key: driver.find_element(By.CSS_SELECTOR, '.row[data-key="%s"]' % key)
+    error = lambda key: row(key).find_element(By.CSS_SELECTOR, ".error")
+    radius = find(driver, '.row[data-key="radius"] input[type=text]')
+    retype(radius, "abc" + Keys.ENTER)
+    wait_for(lambda: error("radius").is_displayed(), "radius = abc refused", 30)
+    retype(radius, "5" + Keys.ENTER)
+    wait_for(lambda: float(e.values()["radius"]) == 5, "radius 5 taken", 30)
+    idle(driver)
+    check(not error("radius").is_displayed() and "invalid" not in radius.get_attribute("class"), "the refusal's message went")
+    retype(radius, "-3" + Keys.ENTER)
+    wait_for(lambda: error("radius").is_displayed(), "radius = -3 refused", 30)
+    retype(find(driver, '.row[data-key="scale"] input[type=text]'), "-999" + Keys.ENTER)
+    wait_for(lambda: error("scale").is_displayed(), "scale = -999 refused", 30)
+    idle(driver)
+    check(shown_errors(driver) == [error("scale").text], "one message at a time: %s" % shown_errors(driver))
+    check(radius.get_attribute("value") == "5", "the radius field shows the scene's radius again: %s" % radius.get_attribute("value"))
+    for typed, hex in (("#f80", "#ff8800"), ("gold", "#ffd700")):
+        retype(find(driver, '.row[data-key="diffuse"] input[type=text]'), typed + Keys.ENTER)
+        picker = row("diffuse").find_element(By.CSS_SELECTOR, "input[type=color]")
+        wait_for(lambda: picker.get_attribute("value") == hex, "the swatch of %s to be %s (%s)" % (typed, hex, picker.get_attribute("value")), 30)
+        check("none" not in row("diffuse").find_element(By.CSS_SELECTOR, ".swatch").get_attribute("class"), "and shown")
+    area = find(driver, '.row[data-key="text"] textarea')
+    area.click()
+    area.send_keys(Keys.CONTROL, "a")
+    area.send_keys(Keys.DELETE)
+    stale = driver.find_element(By.ID, "stale")
+    wait_for(stale.is_displayed, "the preview marked as not up to date", 30)
+    check("stale" in driver.find_element(By.ID, "stage").get_attribute("class"), "and dimmed")
+    area.send_keys("Back")
+    wait_for(lambda: not stale.is_displayed(), "the mark to go with a title that draws", 30)
+
+
 def main():
     args = arguments("after a new scene's fade-in")
     binary = os.path.abspath(args.binary)
@@ -191,6 +253,12 @@ def main():
         check(e.running(), "the editor is still running")
     with Editor(binary, {"text": "Still", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
         keyframe_on_a_still_scene(e)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Mine", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
+        two_tabs_keep_each_others_text(e)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Errors", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
+        errors_go_and_colours_show(e)
         check(e.running(), "the editor is still running")
     print("PASS")
 

@@ -150,6 +150,7 @@ class Editor:
             with open(self.scene, "w") as f:
                 f.write(scene if isinstance(scene, str) else json.dumps(scene))
         self.editor = self.driver = None
+        self.pages = []
 
     def __enter__(self):
         self.editor = subprocess.Popen([self.binary, "edit", self.scene, "--port", "0"], stdout=subprocess.PIPE,
@@ -163,16 +164,22 @@ class Editor:
         self.url = line.split()[-1]
         self.base, self.token = self.url.split("/?token=")
         print("editor at " + self.base)
+        self.driver = self.open_page()
+        return self
+
+    def open_page(self):
+        """A headless Chromium on the editor's page, its first frame shown (a second one: another tab); ended on leaving."""
         options = webdriver.ChromeOptions()
         options.binary_location = "/usr/bin/chromium"
         for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=" + self.window,
                      "--disable-gpu", "--hide-scrollbars"):
             options.add_argument(flag)
-        self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-        self.driver.set_script_timeout(60)
-        self.driver.get(self.url)
-        wait_for(lambda: self.driver.execute_script("return window.__shown !== null"), "the first frame", 60)
-        return self
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        self.pages.append(driver)
+        driver.set_script_timeout(60)
+        driver.get(self.url)
+        wait_for(lambda: driver.execute_script("return window.__shown !== null"), "the first frame", 60)
+        return driver
 
     def api(self, path, body=None):
         data = None if body is None else json.dumps(body).encode()
@@ -198,7 +205,8 @@ class Editor:
             if exc[0] is not None and os.environ.get("EDITOR_FAILURE_SHOT"):
                 self.driver.save_screenshot(os.environ["EDITOR_FAILURE_SHOT"])
                 print("status: %r" % self.driver.find_element("id", "status").text)
-            self.driver.quit()
+        for page in self.pages:
+            page.quit()
         if self.editor is not None and self.editor.poll() is None:
             os.killpg(self.editor.pid, signal.SIGINT)
             try:

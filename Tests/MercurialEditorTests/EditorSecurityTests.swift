@@ -422,7 +422,10 @@ final class EditorProcess: @unchecked Sendable {
     /// saving the page's; unsaved edits are marked and leaving warns; undo outlives a reload;
     /// the bar says when the page is on the base scene; Space plays and pauses, ← → Home End
     /// move the playhead; a new scene given a fade-in, or a still scene a ◆, gets a 3 s
-    /// animation and shows its timeline at once, and a refused value's message names no file and no line.
+    /// animation and shows its timeline at once, and a refused value's message names no file and no line;
+    /// a focused text box takes another tab's typing (its next keystroke adds to it); a refusal's
+    /// message goes with a valid entry, one shows at a time, a typed colour shows in its swatch, and
+    /// a title that cannot be drawn marks the preview as not up to date.
     @Test(.timeLimit(.minutes(5))) func theDesignersTrustChecksPassInHeadlessChromium() async throws {
         try await Self.run("editor-trust-test.py", [])
     }

@@ -149,7 +149,7 @@ function makeStops(block) {
     stops.forEach((s, k) => {
       const [picker, field] = items.children[k].children;
       if (/^#[0-9a-f]{6}$/i.test(s.color)) picker.value = s.color;
-      if (document.activeElement !== field) field.value = String(s.location);
+      showInField(field, String(s.location));
     });
   } });
   return box;
@@ -330,6 +330,7 @@ async function refreshNow() {
   revision = Math.max(revision, editor.revision);
   if (!controls.size) { build(); restoreHistory(); }
   showUnsaved(editor.unsaved);
+  showStale(editor.error);
   // The file on disk changed under unsaved edits (or a save found it changed): both are kept until the page chooses.
   $('conflict').hidden = !editor.conflict;
   if (editor.conflict) status(editor.conflict, true);
@@ -648,6 +649,7 @@ function listen() {
   });
   events.addEventListener('frame', (e) => {
     $('render-error').hidden = true;
+    showStale(null);
     const frame = JSON.parse(e.data);
     trace('event', frame.tag);
   });
@@ -656,7 +658,14 @@ function listen() {
     const box = $('render-error');
     box.textContent = JSON.parse(e.data).message;
     box.hidden = false;
+    showStale(box.textContent);
   });
+}
+// The preview no longer shows the scene (it cannot be drawn as it is): dimmed, and said so over it.
+function showStale(message) {
+  $('stage').classList.toggle('stale', !!message);
+  $('stale').hidden = !message;
+  $('stale').textContent = message ? 'Not up to date: ' + message : '';
 }
 
 // The timeline: a playhead over the animation's frames. Moving it sends the frame

@@ -38,8 +38,22 @@ function text(row, v) {
 }
 
 // Shows the error the server gave for KEY (the command line's text), or clears it.
+// One message at a time: a refusal shown takes the others' away, and their fields go back to
+// the values the scene has (what they held was refused, so it is not what is drawn).
 function showError(key, message) {
   const box = errorBoxFor(key);
+  if (message) {
+    document.querySelectorAll('.error[data-error-for]:not([hidden])').forEach((other) => {
+      if (other === box) return;
+      other.hidden = true; other.textContent = '';
+      const row = other.closest('.row');
+      if (!row) return;
+      row.querySelectorAll('input.invalid').forEach((i) => i.classList.remove('invalid'));
+      row.querySelectorAll('[data-typing]').forEach((i) => { delete i.dataset.typing; });
+      const k = row.dataset.key, v = values.has(k) ? values.get(k) : values.get(other.dataset.errorFor);
+      if (controls.has(k) && v !== undefined) controls.get(k)(v);
+    });
+  }
   if (!box) { if (message) status(message, true); return; }
   box.textContent = message || '';
   box.hidden = !message;
@@ -241,6 +255,30 @@ function redo() {
   send(step.after, false).then((code) => { if (code === 200) clearErrors(); return refresh(); });
 }
 
+// A field shows the scene's value unless the user has typed in it since it last sent (that
+// text is theirs, to be sent on Enter or on leaving); a focused field not typed in takes
+// another tab's edit, its caret kept, so its next keystroke does not send stale text.
+function showInField(field, v) {
+  v = String(v);
+  if (field.value === v || (document.activeElement === field && field.dataset.typing)) return;
+  const focused = document.activeElement === field, [a, b] = [field.selectionStart, field.selectionEnd];
+  field.value = v;
+  if (focused && typeof a === 'number' && field.setSelectionRange) field.setSelectionRange(Math.min(a, v.length), Math.min(b, v.length));
+}
+document.addEventListener('input', (e) => { if (e.target.matches('input[type=text], textarea')) e.target.dataset.typing = '1'; }, true);
+document.addEventListener('change', (e) => { delete e.target.dataset.typing; }, true);
+
+// A colour as the picker takes it (#rrggbb), from any the browser reads (#f80, gold); null for
+// none, transparent or one with alpha.
+const colourProbe = document.createElement('canvas').getContext('2d');
+function hexOf(v) {
+  if (!v || /^(none|transparent|null)$/i.test(v)) return null;
+  colourProbe.fillStyle = '#010203';
+  colourProbe.fillStyle = v;
+  const hex = colourProbe.fillStyle;
+  return /^#[0-9a-f]{6}$/i.test(hex) && (hex !== '#010203' || /^#010203$/i.test(v)) ? hex : null;
+}
+
 function makeRow(row) {
   const div = document.createElement('div');
   div.className = 'row';
@@ -274,7 +312,7 @@ function makeRow(row) {
     controls.set(row.key, (v) => {
       // Not under the user's typing: a frame or a refresh arriving meanwhile would replace it.
       // A track's value between keys at 6 significant digits, not 0.9994166666666666.
-      if (document.activeElement !== field) field.value = v === '' || isNaN(Number(v)) ? v : String(Number(Number(v).toPrecision(6)));
+      showInField(field, v === '' || isNaN(Number(v)) ? v : String(Number(Number(v).toPrecision(6))));
       const n = Number(v);
       if (v !== '' && !isNaN(n)) slider.value = scale.position(n);
     });
@@ -320,24 +358,32 @@ function makeRow(row) {
     field.type = 'text'; field.name = row.key + '-text';
     div.append(swatch, field);
     controls.set(row.key, (v) => {
-      field.value = v;
-      const opaque = /^#[0-9a-f]{6}$/i.test(v);
-      if (opaque) picker.value = v;
-      swatch.classList.toggle('none', !opaque);
+      showInField(field, v);
+      const hex = hexOf(v);
+      if (hex) picker.value = hex;
+      swatch.classList.toggle('none', !hex);
     });
     picker.addEventListener('input', (event) => {
       field.value = picker.value;
       swatch.classList.remove('none');
       put(picker.value, event.timeStamp || performance.now());
     });
-    field.addEventListener('change', () => put(field.value.trim()));
+    // Taken, a typed colour (#f80, gold) shows in its swatch.
+    field.addEventListener('change', () => {
+      const v = field.value.trim();
+      Promise.resolve(put(v)).then((code) => { if (code === 200) controls.get(row.key)(v); });
+    });
   } else if (kind === 'text' && /(^|\.)text$/.test(row.key)) {
     // The title's text: lines of it.
     const area = document.createElement('textarea');
     area.className = 'wide'; area.name = row.key;
     div.append(area);
-    controls.set(row.key, (v) => { if (document.activeElement !== area) area.value = v; });
-    area.addEventListener('input', () => put(area.value || (row.unset || '')));
+    controls.set(row.key, (v) => showInField(area, v));
+    area.addEventListener('input', () => {
+      const sent = area.value;
+      // Sent as typed: once the server has it, the box holds nothing of the user's own.
+      Promise.resolve(put(sent || (row.unset || ''))).then(() => { if (area.value === sent) delete area.dataset.typing; });
+    });
   } else if (kind === 'point' || kind === 'range') {
     // Two numbers, [x, y] or [low, high], a field each; both empty: none (for a key that may be left out).
     const pair = [0, 1].map((k) => {
@@ -350,7 +396,7 @@ function makeRow(row) {
     div.append(both);
     controls.set(row.key, (v) => {
       let p = null; try { p = JSON.parse(v); } catch (e) { }
-      pair.forEach((f, k) => { if (document.activeElement !== f) f.value = Array.isArray(p) ? String(p[k]) : ''; });
+      pair.forEach((f, k) => { showInField(f, Array.isArray(p) ? String(p[k]) : ''); });
     });
     pair.forEach((f) => f.addEventListener('change', () => {
       const [a, b] = pair.map((f) => f.value.trim());
@@ -386,8 +432,8 @@ function makeRow(row) {
     div.append(both);
     controls.set(row.key, (v) => {
       const named = row.cases.includes(v);
-      if (document.activeElement !== field) field.value = named ? '' : v;
-      if (document.activeElement !== select) select.value = named ? v : '';
+      showInField(field, named ? '' : v);
+      showInField(select, named ? v : '');
       field.hidden = named && select.value !== '';
       both.style.gridTemplateColumns = field.hidden ? '1fr' : '';
     });
@@ -407,7 +453,7 @@ function makeRow(row) {
     field.type = 'text'; field.className = 'wide'; field.name = row.key;
     div.append(field);
     field.placeholder = row.kind === 'path' ? 'a file in the scene\'s folder, or ' + (row.unset || 'none') : (row.rangeText || '');
-    controls.set(row.key, (v) => { if (document.activeElement !== field) field.value = v; });
+    controls.set(row.key, (v) => { showInField(field, v); });
     // The fallback for a value the page has no control for (a track's keyframes, fallback fonts): its JSON.
     if (!['path', 'timing', 'margin', 'text'].includes(row.kind)) field.classList.add('json');
     field.addEventListener('change', () => put(field.value.trim() || (row.unset || '')));
@@ -442,7 +488,7 @@ function makeRectangle(row, div, put) {
   div.append(box);
   controls.set(row.key, (v) => {
     let r = null; try { r = JSON.parse(v); } catch (e) { }
-    fields.forEach((f, k) => { if (document.activeElement !== f) f.value = Array.isArray(r) && k < r.length ? String(r[k]) : ''; });
+    fields.forEach((f, k) => { showInField(f, Array.isArray(r) && k < r.length ? String(r[k]) : ''); });
   });
   const numbers = () => fields.map((f) => f.value.trim());
   const outline = () => showExtent(focused() ? numbers().map(Number) : null);
@@ -499,7 +545,7 @@ function tupleList(row, names, fresh, put) {
     }
     list.forEach((element, i) => {
       [...items.children[i].querySelectorAll('input')].forEach((f, k) => {
-        if (document.activeElement !== f) f.value = String(names.length === 1 ? element : element[k]);
+        showInField(f, String(names.length === 1 ? element : element[k]));
       });
     });
   }
