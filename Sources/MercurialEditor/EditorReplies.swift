@@ -71,6 +71,8 @@ struct FrameInfo: Encodable, Sendable {
     var width: Int
     var height: Int
     var ms: Double
+    /// The point lights' centres [x, y] in the animation's frame it shows (left out off the timeline).
+    var pointLights: [[Double]]? = nil
 }
 
 /// The `state` event: the revision now, and the tag of the change that made it.

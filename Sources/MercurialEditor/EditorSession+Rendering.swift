@@ -66,7 +66,7 @@ extension EditorSession {
             let made = EditorFrame(number: frameCounter, revision: snapshot.revision, tag: snapshot.tag, image: r.image,
                                    settings: snapshot.settings,
                                    width: r.image.width, height: r.image.height, milliseconds: r.ms,
-                                   playhead: snapshot.playhead)
+                                   playhead: snapshot.playhead, pointLights: Self.pointLights(in: snapshot))
             frame = made
             wakeFrameWaiters()
             broadcast(event: "frame", frameInfo(made))
@@ -75,6 +75,15 @@ extension EditorSession {
             broadcast(event: "render-error", RenderErrorEvent(message: error.message, revision: snapshot.revision,
                                                               tag: OrNull(snapshot.tag)))
         }
+    }
+
+    /// Where the point lights are in the animation's frame that `snapshot` shows (the page
+    /// puts their handles there), or nil off the timeline. The animators' settings alone,
+    /// without a render: a few microseconds a frame.
+    static func pointLights(in snapshot: Snapshot) -> [[Double]]? {
+        guard let index = snapshot.playhead, snapshot.sequence == nil, let timeline = snapshot.timeline,
+              !snapshot.settings.pointLights.isEmpty else { return nil }
+        return timeline.settings(at: timeline.time(ofFrame: index), base: snapshot.settings).pointLights.map { [$0.x, $0.y] }
     }
 
     /// This process's resident size, from /proc/self/statm (0 when it cannot be read).
@@ -88,7 +97,8 @@ extension EditorSession {
     /// What a page is told of a frame: its number, the state it shows, size and render time.
     nonisolated func frameInfo(_ frame: EditorFrame) -> FrameInfo {
         FrameInfo(n: frame.number, revision: frame.revision, tag: OrNull(frame.tag), frame: OrNull(frame.playhead),
-                  width: frame.width, height: frame.height, ms: (frame.milliseconds * 10).rounded() / 10)
+                  width: frame.width, height: frame.height, ms: (frame.milliseconds * 10).rounded() / 10,
+                  pointLights: frame.pointLights)
     }
 
     /// The newest frame and, when the page's frame `have` is still kept and of the

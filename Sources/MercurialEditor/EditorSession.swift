@@ -24,6 +24,9 @@ public struct EditorFrame: Sendable {
     public var milliseconds: Double
     /// The animation's frame it shows (nil: the scene as edited, without its animation).
     public var playhead: Int? = nil
+    /// The point lights' centres in that frame, canvas pixels (its tracks and orbits move them);
+    /// nil for the scene as edited, a sequence's frame, or a scene without point lights.
+    var pointLights: [[Double]]? = nil
 
     /// The canvas as a PNG (for `/frame`; the page itself draws the raw pixels).
     public func png() throws(MercurialError) -> [UInt8] { try PNGSink(compression: .fast).encode(image) }

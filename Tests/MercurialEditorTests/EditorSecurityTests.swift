@@ -438,6 +438,16 @@ final class EditorProcess: @unchecked Sendable {
         try await Self.run("editor-layers-test.py", [])
     }
 
+    /// Issue 33's items 7 and 8 (scripts/editor-timeline-test.py): the timeline has a ruler of
+    /// seconds and frame ticks, a named row per track holding its ◆, in and out as bars, and the
+    /// playhead and markers on one scale (a ◆ at 2 s within 1 px of the playhead on frame 60);
+    /// an export's progress moves no marker; the animation's own rows have no ◆; a tracked point
+    /// light's handle stands where the frame on screen has it, scrubbed or playing, and a light off
+    /// the canvas gets a handle at its edge marked `offcanvas`.
+    @Test(.timeLimit(.minutes(5))) func theTimelineReadsAndTheLightsFollowInHeadlessChromium() async throws {
+        try await Self.run("editor-timeline-test.py", [])
+    }
+
     /// Runs a browser test script on the built binary; whatever happens, the editor it started is stopped.
     static func run(_ name: String, _ arguments: [String], timeout: Int = 240) async throws {
         let binary = try CLI.binary()

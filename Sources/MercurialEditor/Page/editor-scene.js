@@ -459,12 +459,17 @@ let selectedLight = null;
 function pointLights() { return (editor.blocks && editor.blocks.pointLights) || []; }
 const handleSources = [
   { name: 'light',
-    handles: () => pointLights().map((light, i) => {
-      // What undo puts back after a drag.
-      values.set(`pointLights[${i}].x`, String(light.x)); values.set(`pointLights[${i}].y`, String(light.y));
-      return { key: `pointLights[${i}]`, x: light.x, y: light.y, color: light.color || '#fff', selected: selectedLight === i,
-               title: `point light ${i + 1}: drag to move, click for its colour, intensity, range and Remove` };
-    }),
+    handles: () => {
+      // On the timeline, where the frame on screen has the lights; else their base values.
+      const inFrame = (window.__shown && window.__shown.pointLights) || [];
+      return pointLights().map((light, i) => {
+        // What undo puts back after a drag.
+        values.set(`pointLights[${i}].x`, String(light.x)); values.set(`pointLights[${i}].y`, String(light.y));
+        const [x, y] = inFrame[i] || [light.x, light.y];
+        return { key: `pointLights[${i}]`, x, y, color: light.color || '#fff', selected: selectedLight === i,
+                 name: `point light ${i + 1}`, title: `point light ${i + 1}: drag to move, click for its colour, intensity, range and Remove` };
+      });
+    },
     moved(i, x, y, started) {
       pointLights()[i].x = x; pointLights()[i].y = y;
       send([{ key: `pointLights[${i}].x`, value: String(x) }, { key: `pointLights[${i}].y`, value: String(y) }], true, started);
@@ -486,6 +491,19 @@ function stagePoint(x, y) {
   const c = canvas.getBoundingClientRect(), st = stage.getBoundingClientRect();
   return [c.left - st.left + stage.scrollLeft + x * c.width / canvas.width, c.top - st.top + stage.scrollTop + y * c.height / canvas.height];
 }
+// Where a handle for canvas pixel (x, y) goes in #stage's box: there, or for a point off the
+// canvas, at the canvas's edge (a handle's radius in), TOWARD it being the way to the point in degrees.
+function handlePlace(x, y) {
+  const canvas = $('preview'), width = canvas.width, height = canvas.height;
+  const off = x < 0 || y < 0 || x > width || y > height;
+  const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
+  if (!off) { const [left, top] = stagePoint(x, y); return { left, top, toward: null }; }
+  const [x0, y0] = stagePoint(0, 0), [x1, y1] = stagePoint(width, height);
+  const edge = stagePoint(clamp(x, 0, width), clamp(y, 0, height)), r = 9;
+  const inside = (v, lo, hi) => hi - lo > 2 * r ? clamp(v, lo + r, hi - r) : (lo + hi) / 2;
+  return { left: inside(edge[0], x0, x1), top: inside(edge[1], y0, y1),
+           toward: Math.round(Math.atan2(y - clamp(y, 0, height), x - clamp(x, 0, width)) * 180 / Math.PI) };
+}
 function placePointDots() {
   const layer = $('light-dots');
   for (const source of handleSources) {
@@ -498,9 +516,14 @@ function placePointDots() {
         dot = document.createElement('div'); dot.className = 'point-dot ' + source.name; dot.dataset.source = source.name;
         layer.append(dot); dragHandle(dot, source, i);
       }
-      dot.dataset.key = handle.key; dot.title = handle.title;
-      const [left, top] = stagePoint(handle.x, handle.y);
-      dot.style.left = left + 'px'; dot.style.top = top + 'px';
+      dot.dataset.key = handle.key;
+      const { left, top, toward } = handlePlace(handle.x, handle.y);
+      dot.classList.toggle('offcanvas', toward !== null);
+      dot.title = toward === null ? handle.title : `${handle.name || handle.key} is off the canvas, at (${+handle.x.toFixed(1)}, ${+handle.y.toFixed(1)}) `
+        + `on a ${$('preview').width}×${$('preview').height} canvas: the arrow points to it; drag the handle to bring it back`;
+      if (toward !== null) dot.style.setProperty('--toward', toward + 'deg');
+      // A handle being dragged stays under the pointer, wherever the frames say it was.
+      if (!dot.classList.contains('dragging')) { dot.style.left = left + 'px'; dot.style.top = top + 'px'; }
       dot.style.background = handle.color;
       dot.classList.toggle('selected', !!handle.selected);
     });
@@ -511,11 +534,13 @@ function dragHandle(dot, source, i) {
   let start = null, scheduled = null;
   dot.addEventListener('pointerdown', (e) => { start = [e.clientX, e.clientY]; dot.setPointerCapture(e.pointerId); e.preventDefault(); });
   dot.addEventListener('pointerup', (e) => {
+    dot.classList.remove('dragging');
     if (start && source.clicked && Math.hypot(e.clientX - start[0], e.clientY - start[1]) < 3) source.clicked(i);
     start = null;
   });
   dot.addEventListener('pointermove', (e) => {
     if (!start) return;
+    dot.classList.add('dragging');
     const canvas = $('preview'), c = canvas.getBoundingClientRect();
     const x = Math.round((e.clientX - c.left) / c.width * canvas.width);
     const y = Math.round((e.clientY - c.top) / c.height * canvas.height);
@@ -586,11 +611,11 @@ function shown(frame) {
       if (frameWaiters[k][0] <= upTo) frameWaiters.splice(k, 1)[0][1]();
     }
   }
-  if (!window.__shown || window.__shown.width !== frame.width || window.__shown.height !== frame.height) {
-    window.__shown = frame;
-    placePointDots();
-  }
+  // A new size, or the frame's lights elsewhere (a track moves them while scrubbing or playing): the handles follow.
+  const moved = !window.__shown || window.__shown.width !== frame.width || window.__shown.height !== frame.height
+    || JSON.stringify(window.__shown.pointLights) !== JSON.stringify(frame.pointLights);
   window.__shown = frame;
+  if (moved) placePointDots();
   clearTimeout(sphereTimer);
   sphereTimer = setTimeout(() => {
     $('sphere').src = '/sphere?token=' + encodeURIComponent(token) + (selectedLayer === null ? '' : '&layer=' + selectedLayer) + '&n=' + frame.n;
@@ -684,11 +709,16 @@ function showTimeline(info) {
   if (!timeline) return;
   const bar = $('timeline');
   bar.max = timeline.frames - 1;
+  // The input's thumb centre travels over its width less one thumb: that span is the last
+  // frame's share of the lanes, so frame f stands at place(f / fps) as the markers do.
+  bar.style.width = `calc(${100 * (timeline.frames - 1) / (timeline.fps * timeline.duration)}% + var(--thumb))`;
   if (timeline.playhead !== null && !playing) bar.value = timeline.playhead;
   onBase = timeline.playhead === null && !playing;
   showTime();
   // A sequence is always on its timeline: there is no base scene to edit alone.
   $('edit-base').hidden = !!timeline.sequence;
+  showRuler();
+  showInOut();
   showSpans();
   showMarkers();
   showKeyframe();
@@ -704,7 +734,66 @@ function showTimeline(info) {
     if (has && !div.dataset.markers) { div.dataset.markers = '1'; div.addEventListener('change', () => afterChanges(refresh)); }
   });
 }
+// The timeline's one scale: time T at its share of the duration across #lanes (the ruler,
+// spans, markers and playhead alike).
 const place = (t) => (100 * Math.max(0, Math.min(1, t / timeline.duration))) + '%';
+// The ruler: seconds labelled as often as their labels have room for, and frame ticks as
+// dense as stay apart (a tick a frame at 30 frames/s over a few seconds, fewer on a long one).
+let rulerDrawn = '', rulerWatched = false;
+function showRuler() {
+  const marks = $('ruler-marks'), width = marks.clientWidth, { duration, fps } = timeline;
+  if (!rulerWatched) { rulerWatched = true; new ResizeObserver(() => { if (timeline) showRuler(); }).observe(marks); }
+  const drawn = [duration, fps, width].join();
+  if (!width || drawn === rulerDrawn) return;
+  rulerDrawn = drawn;
+  const perSecond = width / duration;
+  const step = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600].find((s) => s * perSecond >= 90) || 1200;
+  const every = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600].find((n) => n / fps * perSecond >= 5) || 1200;
+  const parts = [];
+  const mark = (className, t, text) => {
+    const m = document.createElement(text === undefined ? 'div' : 'span');
+    m.className = className; m.style.left = place(t);
+    if (text !== undefined) { m.textContent = text; m.title = `${text} · frame ${Math.round(t * fps)}`; }
+    parts.push(m);
+  };
+  for (let k = 0; k * every / fps <= duration + 1e-9; k++) {
+    const t = k * every / fps;
+    if (Math.abs(t / step - Math.round(t / step)) > 1e-6) mark('tick', t);
+  }
+  for (let k = 0; k * step <= duration + 1e-9; k++) {
+    const t = k * step;
+    mark('tick second', t);
+    // A label too near the end to fit after its tick goes before it.
+    mark((duration - t) * perSecond < 36 && k > 0 ? 'second-label end' : 'second-label', t, `${+t.toFixed(2)} s`);
+  }
+  marks.replaceChildren(...parts);
+  $('ruler-name').textContent = `seconds · a tick: ${every === 1 ? 'a frame' : every + ' frames'}`;
+  $('ruler-name').title = `${fps} frames a second, ${timeline.frames} frames`;
+}
+// The scene's in and out as labelled bars where the renderer plays them: in from its delay,
+// out ending its delay before the last frame.
+function showInOut() {
+  const box = $('in-out'), last = (timeline.frames - 1) / timeline.fps;
+  box.querySelectorAll('.span').forEach((s) => s.remove());
+  let shown = false;
+  for (const key of ['in', 'out']) {
+    const block = currentValue(key);
+    if (!block || typeof block !== 'object' || !block.type) continue;
+    const fallback = (field) => (rows.find((r) => r.key === `${key}(${block.type}).${field}`) || {}).default;
+    const length = Number(block.duration ?? fallback('duration') ?? 0.5), delay = Number(block.delay ?? fallback('delay') ?? 0);
+    const start = key === 'in' ? delay : last - delay - length, end = start + length;
+    const div = document.createElement('div');
+    div.className = 'span'; div.dataset.span = key;
+    div.style.left = place(start);
+    div.style.width = `calc(${place(end)} - ${place(start)})`;
+    div.textContent = `${key}: ${block.type}`;
+    div.title = `${key}: ${block.type}, ${start.toFixed(2)}–${end.toFixed(2)} s` + (block.type === 'reveal' ? ' (and the letters\' stagger)' : '');
+    div.addEventListener('click', () => { playing = false; scrub(Math.min(timeline.frames - 1, Math.max(0, Math.round(start * timeline.fps)))); });
+    box.append(div);
+    shown = true;
+  }
+  box.hidden = !shown;
+}
 // A sequence's titles and transitions as labelled spans over the bar; a click goes to the span's start.
 function showSpans() {
   const box = $('spans');
@@ -720,22 +809,35 @@ function showSpans() {
     box.append(div);
   }
 }
-// Each track's keyframes as ◆ markers under the bar, a row a track; drag one to move it.
+// A row a track, named by its key (a click on the name shows its control), its keyframes
+// as ◆ markers; drag one to move it, click it to select it.
 function showMarkers() {
-  const box = $('keyframes'), tracks = Object.entries(timeline.tracks || {});
-  box.replaceChildren();
-  box.style.height = (14 * tracks.length) + 'px';
-  tracks.forEach(([key, times], row) => {
+  const box = $('keyframes');
+  box.replaceChildren(...Object.entries(timeline.tracks || {}).map(([key, times]) => {
+    const row = document.createElement('div');
+    row.className = 'track'; row.dataset.track = key;
+    const name = document.createElement('span');
+    name.className = 'lane-name'; name.textContent = key;
+    const param = rows.find((r) => r.key === key || r.key === key.replace(/\[\d+\]/g, '[]'));
+    name.title = `${key}${param && param.help ? ': ' + param.help : ''} (click: its control)`;
+    name.addEventListener('click', () => {
+      const control = document.querySelector(`#controls .row[data-key="${CSS.escape(key)}"]`);
+      if (!control) return;
+      for (let d = control.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
+      control.scrollIntoView({ block: 'center' });
+    });
+    row.append(name);
     for (const t of times) {
       const marker = document.createElement('span');
       marker.className = 'marker'; marker.textContent = '◆';
       marker.dataset.key = key; marker.dataset.t = t;
-      marker.style.left = place(t); marker.style.top = (14 * row) + 'px';
-      marker.title = `${key} at ${t.toFixed(2)} s: drag to move it`;
+      marker.style.left = place(t);
+      marker.title = `${key} at ${t.toFixed(2)} s: drag to move it, click to select it`;
       dragMarker(marker, key, t);
-      box.append(marker);
+      row.append(marker);
     }
-  });
+    return row;
+  }));
 }
 function dragMarker(marker, key, t) {
   marker.addEventListener('pointerdown', (e) => {
@@ -783,6 +885,7 @@ let onBase = false;
 function showTime() {
   const f = Number($('timeline').value);
   document.body.classList.toggle('base', onBase);
+  $('playhead').style.left = place(f / timeline.fps);
   $('edit-base').disabled = onBase;
   $('time').textContent = onBase ? `base scene, no animation applied · ${timeline.duration.toFixed(2)} s, scrub or play to see a frame`
     : `${(f / timeline.fps).toFixed(2)} s / ${timeline.duration.toFixed(2)} s · frame ${f}`;
@@ -856,6 +959,7 @@ function showKeyframe() {
   $('keyframe').hidden = !frame;
   document.querySelectorAll('#keyframes .marker').forEach((m) => m.classList.toggle('selected',
     !!frame && m.dataset.key === k.key && Math.abs(Number(m.dataset.t) - k.t) < 1e-6));
+  document.querySelectorAll('#keyframes .track').forEach((r) => r.classList.toggle('selected', !!frame && r.dataset.track === k.key));
   if (!frame) { selectedKeyframe = null; return; }
   $('keyframe-name').textContent = `◆ ${k.key} at ${k.t.toFixed(2)} s: ${JSON.stringify(frame.value)}, then`;
   const select = $('keyframe-timing'), timing = frame.timing || 'linear';

@@ -461,8 +461,8 @@ function makeRow(row) {
   // A key the editor cannot change (a track's keyframes, a sequence): shown, not edited.
   // The animation's and dynamics' keys are set in the scene as the file holds it.
   if (row.editable === false && !inDocument(row.key)) div.querySelectorAll('input, select, textarea').forEach((e) => { e.disabled = true; });
-  // A ◆ for any number or colour a track can move (not a layer's own gap, nor in/out's keys).
-  if ((kind === 'number' || kind === 'integer' || kind === 'color') && !row.put && !/^(in|out)[.[(]/.test(row.key)
+  // A ◆ for any number or colour a track can move (not a layer's own gap, nor in/out's or the animation's keys).
+  if ((kind === 'number' || kind === 'integer' || kind === 'color') && !row.put && !/^(in|out)[.[(]|^animation\./.test(row.key)
       && !(/^layers\[/.test(row.key) && row.nested)) {
     const key = document.createElement('button');
     key.type = 'button'; key.className = 'key'; key.textContent = '◆';
