@@ -231,6 +231,54 @@ def errors_go_and_colours_show(e):
     wait_for(lambda: not stale.is_displayed(), "the mark to go with a title that draws", 30)
 
 
+def the_smaller_things(e):
+    """13. A sphere dot stays on the sphere; the canvas's edge shows and the EBU R 95 safe areas
+    can be drawn; Fit enlarges a small canvas and + / − zoom; groups have human names; dynamics
+    off is a box, not a block of empty fields, and turned on it shows its defaults; a fallback
+    font's SHA-256 is not a field to type in."""
+    driver = e.driver
+    idle(driver)
+    dot = driver.find_element(By.CSS_SELECTOR, '#sphere-box .dot[data-light="1"]')
+    box = driver.find_element(By.ID, "sphere-box")
+    ActionChains(driver).click_and_hold(dot).move_to_element_with_offset(box, 160, -100).release().perform()
+    wait_for(lambda: not driver.execute_script("return window.__busy()") and e.values()["light1.x"] != "0", "the dragged light", 30)
+    x, y = float(e.values()["light1.x"]), float(e.values()["light1.y"])
+    check(x > 0 and y > 0 and x * x + y * y <= 50 ** 2 and x * x + y * y > 49.5 ** 2, "a dot dragged off the sphere stays on its rim: (%g, %g)" % (x, y))
+    outline = driver.execute_script("return getComputedStyle(document.getElementById('preview')).outlineStyle")
+    check(outline == "solid", "the canvas's edge is drawn: %s" % outline)
+    guides = driver.find_element(By.ID, "guides")
+    check(not guides.is_displayed(), "no safe areas until asked")
+    driver.find_element(By.ID, "safe-guides").click()
+    check(guides.is_displayed(), "Safe areas draws them")
+    canvas = driver.find_element(By.ID, "preview")
+    title = driver.find_element(By.CSS_SELECTOR, "#guides .title-safe")
+    inset = (title.rect["x"] - canvas.rect["x"]) / canvas.rect["width"]
+    check(abs(inset - 0.05) < 0.005, "title-safe is 5 %% in from the edge: %.4f" % inset)
+    before = canvas.rect["width"]
+    driver.find_element(By.ID, "zoom-fit").click()
+    fitted = canvas.rect["width"]
+    check(fitted > before * 1.5, "Fit enlarges a small canvas: %d px → %d px" % (before, fitted))
+    driver.find_element(By.ID, "zoom-out").click()
+    check(canvas.rect["width"] < fitted, "− zooms out")
+    driver.find_element(By.ID, "zoom-100").click()
+    check(canvas.rect["width"] == 480, "100 %% is pixel for pixel: %s" % canvas.rect["width"])
+    names = driver.execute_script("return [...document.querySelectorAll('#controls details.group > summary')].map((s) => s.textContent)")
+    check("Drop shadow" in names and "Background gradient" in names and not any(n in names for n in ("dropShadow", "backgroundGradient")),
+          "groups have human names: %s" % names)
+    switch = find(driver, '.row[data-key="dynamics"] input[type=checkbox]')
+    rows = driver.find_elements(By.CSS_SELECTOR, 'details.group[data-group="dynamics"] > .row:not([data-key="dynamics"])')
+    check(rows and not any(r.is_displayed() for r in rows), "dynamics off: no empty fields, a box")
+    switch.click()
+    wait_for(lambda: e.state()["editor"]["document"].get("dynamics") is not None, "dynamics on", 30)
+    idle(driver)
+    elasticity = find(driver, '.row[data-key="dynamics.elasticity"] input[type=text]')
+    check(elasticity.is_displayed() and elasticity.get_attribute("value") == "0.4", "on, it shows its defaults")
+    fonts = find(driver, '.list.readonly[data-key="fallbackFonts"]')
+    check(not driver.find_elements(By.CSS_SELECTOR, '[data-key^="fallbackFonts"] input, [data-key^="fallbackFonts"] button.key'),
+          "the fallback fonts (set in the file) show no empty fields, no SHA-256 to type, no ◆")
+    check("set in the scene file" in fonts.text, "they say where they are set: %r" % fonts.text)
+
+
 def main():
     args = arguments("after a new scene's fade-in")
     binary = os.path.abspath(args.binary)
@@ -259,6 +307,9 @@ def main():
         check(e.running(), "the editor is still running")
     with Editor(binary, {"text": "Errors", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
         errors_go_and_colours_show(e)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Small", "size": 40, "width": 480, "height": 200}, args.pid_file) as e:
+        the_smaller_things(e)
         check(e.running(), "the editor is still running")
     print("PASS")
 

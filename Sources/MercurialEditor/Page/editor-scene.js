@@ -238,23 +238,60 @@ function build() {
       fieldset = document.createElement('details');
       fieldset.className = 'group'; fieldset.dataset.group = group;
       fieldset.open = !row.nested;
-      const summary = document.createElement('summary'); summary.textContent = group.replace('|', ' / ');
+      // Two groups of one name (the point lights' level, then their list): the second says it is the list.
+      const human = humanName(group), taken = [...form.querySelectorAll(':scope > details.group > summary')].some((s) => s.textContent === human);
+      const summary = document.createElement('summary'); summary.textContent = taken ? human + ' (list)' : human;
+      summary.title = (rows.find((r) => r.key === group) || row).help || '';
       fieldset.append(summary);
       form.append(fieldset);
     }
     if (!special) { fieldset.append(makeRow(row)); continue; }
     made.add(special[0]);
     if (special[0] !== group) {
-      const title = document.createElement('div'); title.className = 'list-title'; title.textContent = special[0];
+      const title = document.createElement('div'); title.className = 'list-title'; title.textContent = humanName(special[0]);
       fieldset.append(title);
     }
     fieldset.append(special[2]());
   }
   form.prepend(top);
+  for (const block of ['animation', 'dynamics']) {
+    const group = form.querySelector(`details.group[data-group="${block}"]`);
+    if (group) group.querySelector(':scope > summary').after(blockSwitch(block, group));
+  }
   // In a scene with layers, the layers' own keys (name, below, gap, preset…) come first.
   const layersGroup = (currentValue('layers') || []).length && form.querySelector('.list[data-key="layers"]');
   if (layersGroup) form.prepend(layersGroup.closest('details.group'));
   form.addEventListener('submit', (e) => e.preventDefault());
+}
+
+// A block the scene may leave out (the animation, dynamics): a box turns it on, with its
+// defaults (dynamics needs an animation: 3 s at 30 frames a second, when there is none), or
+// off; off, its rows are hidden rather than shown as empty fields.
+function blockSwitch(block, group) {
+  const div = document.createElement('div');
+  div.className = 'row'; div.dataset.key = block;
+  const label = document.createElement('label'); label.textContent = 'on';
+  const box = document.createElement('input'); box.type = 'checkbox'; box.name = block;
+  box.title = block === 'dynamics' ? 'the letters fall, bounce and swing (needs an animation)' : 'the scene moves: a duration, a rate and tracks';
+  div.append(label, box, errorBox(block));
+  controls.set(block, () => {
+    const on = documentValue(block) !== undefined;
+    box.checked = on;
+    group.querySelectorAll(':scope > .row:not([data-key="' + block + '"]), :scope > .list, :scope > .list-title').forEach((r) => { r.hidden = !on; });
+  });
+  box.addEventListener('change', () => {
+    const animation = documentValue('animation') === undefined ? [{ key: 'animation.duration', value: '3' }, { key: 'animation.fps', value: '30' }] : [];
+    const changes = !box.checked ? [{ key: block, value: 'null' }]
+      : block === 'animation' ? animation : animation.concat([{ key: 'dynamics.bodies', value: 'glyphs' }]);
+    send(changes, true, performance.now(), true).then(() => refresh());
+  });
+  return div;
+}
+
+// A schema key as a group's name: dropShadow → Drop shadow, in|out → In and out.
+function humanName(key) {
+  const words = key.split('.').pop().replace(/\|/g, ' and ').replace(/([a-z])([A-Z])/g, '$1 $2').replace(/\((\w+)\)/, ': $1').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 // The keys the editor sets in the scene as the file holds it (see EditorSession.documentPath).
@@ -289,6 +326,7 @@ function showValues() {
     if (show) show(v);
   }
   for (const list of lists.values()) list.show();
+  for (const block of ['animation', 'dynamics']) if (controls.has(block)) controls.get(block)();
   values.set('material', editor.material);
   controls.get('material')(editor.material);
   // The keys the scene sets over its preset (a preset switch keeps them).
@@ -381,6 +419,35 @@ function selectLayer(n) {
   refresh();
 }
 window.__selectLayer = selectLayer;
+// The preview's zoom: 'fit' (the whole canvas in the stage, enlarged as well as shrunk) or a
+// scale (1: pixel for pixel); enlarged twice or more, pixels show as squares.
+// It opens on 'auto': a canvas larger than the stage shrunk to fit, a smaller one pixel for pixel.
+let zoom = 'auto';
+function applyZoom() {
+  const canvas = $('preview'), stage = $('stage');
+  const room = [stage.clientWidth - 24, stage.clientHeight - 24];
+  const fit = Math.max(0.01, Math.min(room[0] / canvas.width, room[1] / canvas.height, 16));
+  const scale = zoom === 'fit' ? fit : zoom === 'auto' ? Math.min(1, fit) : zoom;
+  canvas.style.width = Math.round(canvas.width * scale) + 'px';
+  canvas.style.height = Math.round(canvas.height * scale) + 'px';
+  canvas.classList.toggle('pixelated', scale >= 2);
+  $('zoom-level').textContent = Math.round(scale * 100) + ' %';
+  placePointDots();
+}
+function zoomBy(factor) {
+  const canvas = $('preview'), now = parseFloat(canvas.style.width) / canvas.width || 1;
+  zoom = Math.max(0.05, Math.min(16, now * factor));
+  applyZoom();
+}
+// The canvas's title-safe and action-safe areas (EBU R 95: 5 % and 3.5 % in from each edge), drawn when asked.
+function placeGuides() {
+  const box = $('guides'), canvas = $('preview');
+  box.hidden = !$('safe-guides').checked || canvas.width <= 1;
+  if (box.hidden) return;
+  const [left, top] = stagePoint(0, 0), [right, bottom] = stagePoint(canvas.width, canvas.height);
+  Object.assign(box.style, { left: left + 'px', top: top + 'px', width: (right - left) + 'px', height: (bottom - top) + 'px' });
+}
+
 // The selected layer's ink, outlined over the preview.
 function placeLayerOutline() {
   const layer = selectedLayer === null ? null : (editor.layers || [])[selectedLayer];
@@ -436,9 +503,12 @@ function dragDot(dot, i) {
   dot.addEventListener('pointermove', (e) => {
     if (!dragging) return;
     const rect = $('sphere-box').getBoundingClientRect();
-    const clamp = (v) => Math.max(-50, Math.min(50, v));
-    const x = clamp(Math.round(((e.clientX - rect.left) / 256 * 100 - 50) * 10) / 10);
-    const y = clamp(Math.round((50 - (e.clientY - rect.top) / 256 * 100) * 10) / 10);
+    // On the sphere: a point dragged outside it goes to the rim, towards the pointer.
+    let px = (e.clientX - rect.left) / 256 * 100 - 50, py = 50 - (e.clientY - rect.top) / 256 * 100;
+    const r = Math.hypot(px, py);
+    const round = r > 50 ? Math.trunc : Math.round;   // on the rim: rounded towards the centre, to stay on it
+    if (r > 50) { px *= 50 / r; py *= 50 / r; }
+    const x = round(px * 10) / 10, y = round(py * 10) / 10;
     dot.style.left = ((x + 50) / 100 * 256) + 'px';
     dot.style.top = ((50 - y) / 100 * 256) + 'px';
     const started = e.timeStamp || performance.now();
@@ -529,6 +599,8 @@ function placePointDots() {
     });
   }
   showPointLight();
+  placeGuides();
+  placeLayerOutline();
 }
 function dragHandle(dot, source, i) {
   let start = null, scheduled = null;
@@ -587,6 +659,7 @@ function applyDelta(buffer, offset) {
     if (base !== 0) { have = 0; return false; }
     pixels = new ImageData(width, height); pixels32 = new Uint32Array(pixels.data.buffer);
     canvas.width = width; canvas.height = height;
+    applyZoom();
   }
   if (base === 0) pixels32.fill(0);
   else if (base !== have) { have = 0; return false; }   // not the frame on screen: ask for a whole one
@@ -1038,8 +1111,12 @@ window.addEventListener('DOMContentLoaded', async () => {
   });
   $('export-video').addEventListener('click', exportVideo);
   $('export-cancel').addEventListener('click', () => api('/api/export-video/cancel', {}));
-  $('zoom-fit').addEventListener('click', () => { $('stage').classList.remove('actual'); placePointDots(); placeLayerOutline(); });
-  $('zoom-100').addEventListener('click', () => { $('stage').classList.add('actual'); placePointDots(); placeLayerOutline(); });
+  $('zoom-fit').addEventListener('click', () => { zoom = 'fit'; applyZoom(); });
+  $('zoom-100').addEventListener('click', () => { zoom = 1; applyZoom(); });
+  $('zoom-in').addEventListener('click', () => zoomBy(1.25));
+  $('zoom-out').addEventListener('click', () => zoomBy(1 / 1.25));
+  $('safe-guides').addEventListener('change', placeGuides);
+  window.addEventListener('resize', () => { if (typeof zoom === 'string') applyZoom(); });
   $('preview').addEventListener('click', pickLayer);
   $('redo').addEventListener('click', redo);
   // A file changed on disk since the editor read it is not overwritten unless asked:

@@ -285,7 +285,7 @@ function makeRow(row) {
   div.dataset.key = row.key;
   div.title = row.help || '';
   const label = document.createElement('label');
-  label.textContent = row.name;
+  label.textContent = /^[a-z]+([A-Z][a-z]*)+$/.test(row.name) ? humanName(row.name) : row.name;   // stepsPerSecond → Steps per second
   label.title = row.help || '';
   div.append(label);
   const error = document.createElement('div');
@@ -710,6 +710,7 @@ function editorFor(row) {
   }
   m = /^(.+?)\[\]\./.exec(row.key);
   if (m && settable(row) && !m[1].includes('[')) return [m[1], row.group, () => makeList(m[1])];
+  if (m && !m[1].includes('[')) return [m[1], row.group, () => readOnlyList(m[1])];
   m = /^([\w|]+)\((\w+)\)\./.exec(row.key);
   if (m) return [m[1], m[1], () => makeTyped(m[1])];
   return null;
@@ -781,6 +782,24 @@ function makeList(list) {
   } });
   return box;
 }
+// A list the page does not edit (the fallback fonts, which name files and pin their SHA-256):
+// what the scene file gives, one line an element, to change in the file.
+function readOnlyList(list) {
+  const box = document.createElement('div');
+  box.className = 'list readonly'; box.dataset.key = list;
+  lists.set(list, { show() {
+    const v = currentValue(list) || [];
+    box.replaceChildren(...(v.length ? v : [null]).map((element) => {
+      const line = document.createElement('div');
+      line.textContent = element === null ? 'none; set in the scene file'
+        : [element.name, element.file].filter(Boolean).join(' · ') || JSON.stringify(element);
+      if (element && element.sha256) line.title = 'pinned by its SHA-256: ' + element.sha256;
+      return line;
+    }));
+  } });
+  return box;
+}
+
 // A sequence's steps, each a collapsible group: its hold, its inline scene's text, material
 // and the scene keys it sets over the sequence's, and the transition to the next title (its
 // type from the schema's types, then that type's rows), each sent by its path
