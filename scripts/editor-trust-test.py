@@ -273,6 +273,23 @@ def the_smaller_things(e):
     idle(driver)
     elasticity = find(driver, '.row[data-key="dynamics.elasticity"] input[type=text]')
     check(elasticity.is_displayed() and elasticity.get_attribute("value") == "0.4", "on, it shows its defaults")
+    balls = driver.find_elements(By.CSS_SELECTOR, '.row[data-key="material"] .preset img')
+    wait_for(lambda: all(driver.execute_script("return arguments[0].naturalWidth", b) == 64 for b in balls),
+             "each preset's sphere (64 px) beside the menu", 30)
+    check(len(balls) == len(e.state()["editor"]["materials"]), "a sphere for each of the %d presets" % len(balls))
+    find(driver, '.row[data-key="material"] .preset[data-preset="gold"]').click()
+    wait_for(lambda: e.state()["editor"]["material"] == "gold", "a click on gold's sphere to choose gold", 30)
+    idle(driver)
+    check("selected" in driver.find_element(By.CSS_SELECTOR, '.preset[data-preset="gold"]').get_attribute("class"), "and marks it")
+    search = find(driver, '.row[data-key="font"] input[type=search]')
+    search.send_keys("mono")
+    shown = [i for i in driver.find_elements(By.CSS_SELECTOR, ".font-item") if i.is_displayed()]
+    check(shown and all("mono" in i.get_attribute("data-font").lower() for i in shown),
+          "the font search keeps the fonts it names: %s" % [i.get_attribute("data-font") for i in shown][:5])
+    first = shown[0].find_element(By.TAG_NAME, "img")
+    wait_for(lambda: driver.execute_script("return arguments[0].naturalWidth", first) > 20, "the first font's sample, drawn in it", 30)
+    search.send_keys(Keys.ENTER)
+    wait_for(lambda: e.values()["font"] == shown[0].get_attribute("data-font"), "Enter to choose the first font found", 30)
     fonts = find(driver, '.list.readonly[data-key="fallbackFonts"]')
     check(not driver.find_elements(By.CSS_SELECTOR, '[data-key^="fallbackFonts"] input, [data-key^="fallbackFonts"] button.key'),
           "the fallback fonts (set in the file) show no empty fields, no SHA-256 to type, no ◆")

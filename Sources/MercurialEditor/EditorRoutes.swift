@@ -23,6 +23,12 @@ struct EditorRoutes: Sendable {
         router.get("/frame") { _, _ in await whole(.frame) }
         router.get("/frame.rgba") { _, _ in await whole(.pixels) }
         router.get("/sphere") { request, _ in await whole(.sphere, layer: Self.layer(request)) }
+        router.get("/preset-sphere") { request, _ in
+            picture { () throws(MercurialError) in try session.presetSpherePNG(Self.query(request, "name")) }
+        }
+        router.get("/font-preview") { request, _ in
+            picture { () throws(MercurialError) in try session.fontPreviewPNG(Self.query(request, "name"), text: Self.query(request, "text")) }
+        }
         router.get("/api/events") { _, _ in await events() }
         router.post("/api/set") { _, context in
             let (code, json) = await Self.set(EditorMessage.changes(context.body), session: session)
@@ -81,6 +87,22 @@ struct EditorRoutes: Sendable {
     private func page(_ request: Request) -> Response {
         // The socket named as well as 'self': not every browser lets 'self' cover ws:.
         Responses.resource(EditorPage.html, socket: "ws://\(request.head.authority ?? "")")
+    }
+
+    /// A query parameter's value ("" when absent).
+    static func query(_ request: Request, _ name: String) -> String {
+        request.uri.queryParameters[Substring(name)].map(String.init) ?? ""
+    }
+
+    /// A picker's picture (it changes only with the binary: the browser may keep it), or the refusal.
+    private func picture(_ make: () throws(MercurialError) -> [UInt8]) -> Response {
+        do {
+            var response = Responses.bytes(.ok, "image/png", try make())
+            response.headers[.cacheControl] = "private, max-age=3600"
+            return response
+        } catch {
+            return Responses.refusal(error)
+        }
     }
 
     /// The layer a request names (`?layer=N`, from 0), if any.

@@ -317,7 +317,7 @@ final class SocketCount: Sendable {
 /// The routes, by method and exact path.
 struct Route {
     enum Kind {
-        case page, script, style, state, frame, pixels, delta, sphere, events, socket, set, save, reload, export, download, video, cancelVideo
+        case page, script, style, state, frame, pixels, delta, sphere, preset, fontPreview, events, socket, set, save, reload, export, download, video, cancelVideo
 
         var method: String {
             switch self {
@@ -339,7 +339,7 @@ struct Route {
 
     static let paths: [String: Kind] = [
         "/": .page, "/index.html": .page, "/editor.js": .script, "/editor-scene.js": .script, "/editor.css": .style, "/api/state": .state,
-        "/frame": .frame, "/frame.rgba": .pixels, "/frame.delta": .delta, "/sphere": .sphere, "/api/events": .events,
+        "/frame": .frame, "/frame.rgba": .pixels, "/frame.delta": .delta, "/sphere": .sphere, "/preset-sphere": .preset, "/font-preview": .fontPreview, "/api/events": .events,
         "/api/socket": .socket, "/api/set": .set, "/api/save": .save, "/api/reload": .reload, "/api/export": .export, "/api/export.png": .download,
         "/api/export-video": .video, "/api/export-video/cancel": .cancelVideo,
     ]

@@ -189,6 +189,29 @@ import MercurialTestSupport
         }
     }
 
+    /// Issue 33's pickers: a preset's sphere and a font's sample are drawn for the names the menus
+    /// offer, and for nothing else: a path, a file or a name not offered is refused, never read.
+    /// A layer's own keys, and the keys a layer gives to no effect, are known to the page.
+    @Test func thePickersDrawOnlyWhatTheMenusOffer() async throws {
+        try await CLI.withTemporaryDirectory { folder in
+            let session = try EditorSession(scenePath: folder.appendingPathComponent("title.json").path)
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47]
+            #expect(Array(try session.presetSpherePNG("gold").prefix(4)) == png)
+            let font = try #require(session.bundledFonts.first)
+            #expect(Array(try session.fontPreviewPNG(font, text: "Gold\nline two").prefix(4)) == png)
+            #expect(Array(try session.fontPreviewPNG(font, text: "").prefix(4)) == png, "an empty text shows the font's name")
+            for name in ["/etc/passwd", "../materials/gold.json", "gold.json", ""] {
+                #expect(throws: MercurialError.self) { try session.presetSpherePNG(name) }
+                #expect(throws: MercurialError.self) { try session.fontPreviewPNG(name, text: "x") }
+            }
+            // Real files a path could name: refused as names the menus do not offer (not read and failed).
+            let fontFile = try #require(try FileManager.default.contentsOfDirectory(atPath: CLI.packageRoot.appendingPathComponent("fonts").path)
+                .first { $0.hasSuffix(".ttf") || $0.hasSuffix(".otf") })
+            #expect(throws: MercurialError.self) { try session.fontPreviewPNG(CLI.packageRoot.appendingPathComponent("fonts/" + fontFile).path, text: "x") }
+            #expect(throws: MercurialError.self) { try session.presetSpherePNG(CLI.packageRoot.appendingPathComponent("materials/gold.json").path) }
+        }
+    }
+
     /// Issue 33's fifth defect: a new scene (no file yet) given a fade-in gets an animation
     /// (3 s at 30 frames a second) with it, and so does one given a keyframe; the fade was
     /// refused with `/tmp/…/my-title.json:10:3: "in" needs an "animation"…`, a path and a

@@ -329,6 +329,8 @@ function makeRow(row) {
     };
     slider.addEventListener('dblclick', reset);
     label.addEventListener('dblclick', reset);
+  } else if (kind === 'font' && !row.put) {
+    makeFontPicker(row, div, put);
   } else if (kind === 'enum' || kind === 'font') {
     const select = document.createElement('select');
     select.className = 'wide'; select.name = row.key;
@@ -600,10 +602,71 @@ function makeMaterialRow() {
   const select = document.createElement('select'); select.className = 'wide'; select.name = 'material';
   for (const m of editor.materials) { const o = document.createElement('option'); o.value = o.textContent = m; select.append(o); }
   const error = document.createElement('div'); error.className = 'error'; error.dataset.errorFor = 'material'; error.hidden = true;
-  div.append(label, select, error);
-  controls.set('material', (v) => { select.value = v; });
-  select.addEventListener('change', () => send([{ key: 'material', value: select.value }]).then(() => refresh()));
+  // Each preset as its shading sphere: a click chooses it, as the menu does.
+  const balls = document.createElement('div'); balls.className = 'wide presets';
+  const choose = (m) => send([{ key: 'material', value: m }]).then(() => refresh());
+  for (const m of editor.materials) {
+    const b = document.createElement('button'); b.type = 'button'; b.className = 'preset'; b.dataset.preset = m; b.title = m;
+    const img = document.createElement('img'); img.alt = m; img.src = `/preset-sphere?name=${encodeURIComponent(m)}&token=${encodeURIComponent(token)}`;
+    const name = document.createElement('span'); name.textContent = m;
+    b.append(img, name);
+    b.addEventListener('click', () => { select.value = m; choose(m); });
+    balls.append(b);
+  }
+  div.append(label, select, balls, error);
+  controls.set('material', (v) => {
+    select.value = v;
+    balls.querySelectorAll('.preset').forEach((b) => b.classList.toggle('selected', b.dataset.preset === v));
+  });
+  select.addEventListener('change', () => choose(select.value));
   return div;
+}
+
+// The font picker: a search over the bundled and installed fonts, each shown in its own face
+// (drawn by the server, when it scrolls into view) with the title's first line; a click chooses.
+function makeFontPicker(row, div, put) {
+  const search = document.createElement('input');
+  search.type = 'search'; search.className = 'wide'; search.name = row.key + '-search';
+  const all = editor.fonts.map((f) => [f, 'bundled']).concat(editor.families.map((f) => [f, 'installed']));
+  search.placeholder = `search ${all.length} fonts`;
+  const list = document.createElement('div'); list.className = 'wide font-list'; list.setAttribute('role', 'listbox');
+  let current = null, sample = '';
+  const preview = (f) => `/font-preview?name=${encodeURIComponent(f)}&text=${encodeURIComponent(sample)}&token=${encodeURIComponent(token)}`;
+  for (const [f, where] of all) {
+    const item = document.createElement('button'); item.type = 'button'; item.className = 'font-item';
+    item.dataset.font = f; item.setAttribute('role', 'option'); item.title = `${f} (${where})`;
+    const name = document.createElement('span'); name.textContent = f;
+    const img = document.createElement('img'); img.loading = 'lazy'; img.alt = ''; img.dataset.font = f;
+    item.append(name, img);
+    item.addEventListener('click', () => put(f));
+    list.append(item);
+  }
+  const showSamples = () => list.querySelectorAll('img').forEach((img) => { img.src = preview(img.dataset.font); });
+  search.addEventListener('input', () => {
+    const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    list.querySelectorAll('.font-item').forEach((item) => {
+      item.hidden = !words.every((w) => item.dataset.font.toLowerCase().includes(w));
+    });
+  });
+  search.addEventListener('keydown', (e) => {   // Enter takes the first font found
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    const first = [...list.querySelectorAll('.font-item')].find((i) => !i.hidden);
+    if (first) put(first.dataset.font);
+  });
+  div.append(search, list);
+  controls.set(row.key, (v) => {
+    const text = String(values.get('text') || '').split('\n')[0].slice(0, 40);
+    if (text !== sample) { sample = text; showSamples(); }
+    if (v === current) return;
+    current = v;
+    list.querySelectorAll('.font-item').forEach((i) => {
+      i.classList.toggle('selected', i.dataset.font === v);
+      i.setAttribute('aria-selected', String(i.dataset.font === v));
+    });
+    const chosen = list.querySelector('.font-item.selected');
+    if (chosen) list.scrollTop = chosen.offsetTop - list.offsetTop - 40;
+  });
 }
 
 // The slider's scale for a number row: the value itself over a small range; over
