@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The figures of a radius drag in `mercurial edit`, measured as the page makes it.
+"""The figures of a drag (or of single changes) in `mercurial edit`, measured as the page makes it.
 
 Starts `MERCURIAL_BINARY edit` (give a release build) on a scene of WxH (1920x1080 unless
 --size says otherwise), connects to its WebSocket as the page does (/api/socket, the token
@@ -14,7 +14,12 @@ Prints the median and p90 of
   render  the render time the server reports for that frame (its `ms`)
 and the editor's peak RSS (from /usr/bin/time -v).
 
-Usage: editor-drag-figures.py MERCURIAL_BINARY [--changes 30] [--size 1920x1080]
+--key KEY changes another control (shininess, light1.hue, layers[0].size…) through a range that
+suits it; --scene FILE edits a copy of that scene (its folder's files alongside) instead of the
+two-line title; --pause MS waits that long between changes: single changes, not a drag.
+
+Usage: editor-drag-figures.py MERCURIAL_BINARY [--changes 30] [--size 1920x1080] [--key radius]
+                              [--scene FILE] [--pause MS]
 Needs only Python 3's standard library. Every wait has a deadline; the editor is ended
 (SIGINT, then SIGKILL after 10 s) and its folder removed however the script ends.
 """
@@ -121,7 +126,14 @@ def main():
     parser.add_argument("binary")
     parser.add_argument("--changes", type=int, default=30)
     parser.add_argument("--size", default="1920x1080")
+    parser.add_argument("--key", default="radius")
+    parser.add_argument("--scene")
+    parser.add_argument("--pause", type=float, default=0, help="ms between changes (0: a drag)")
     args = parser.parse_args()
+    # Each key's values: from FIRST by STEP, cycling over 20 steps (every value differs from the last).
+    ranges = {"radius": (6.25, 0.5), "shininess": (0.02, 0.005), "scale": (5, 0.5), "size": (60, 2)}
+    name = args.key.split(".")[-1]
+    first, step = (0.0, 0.05) if name == "hue" else ranges.get(name, ranges["radius"])
     if args.changes < 1:
         sys.exit("error: --changes %d sends nothing; give 1 or more" % args.changes)
     match = re.fullmatch(r"(\d+)x(\d+)", args.size.lower())
@@ -134,8 +146,15 @@ def main():
 
     work = tempfile.mkdtemp(prefix="mercurial-drag-")
     scene = os.path.join(work, "scene.json")
-    with open(scene, "w") as f:
-        json.dump({"text": "Flex Monkey\nMercurial Text", "width": width, "height": height, "radius": 6}, f)
+    if args.scene:
+        for entry in os.listdir(os.path.dirname(os.path.abspath(args.scene))):
+            source = os.path.join(os.path.dirname(os.path.abspath(args.scene)), entry)
+            if os.path.isfile(source):
+                shutil.copy(source, work)
+        shutil.copy(args.scene, scene)
+    else:
+        with open(scene, "w") as f:
+            json.dump({"text": "Flex Monkey\nMercurial Text", "width": width, "height": height, "radius": 6}, f)
     timing = os.path.join(work, "time.txt")
     editor = subprocess.Popen(["/usr/bin/time", "-v", "-o", timing, binary, "edit", scene, "--port", "0"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -164,10 +183,12 @@ def main():
 
         answers, frames, renders = [], [], []
         for i in range(args.changes):
-            radius = "%g" % (6 + (i % 20) * 0.5 + 0.25)   # a drag: every value differs from the last
+            value = "%g" % (first + (i % 20) * step)
             tag = "drag:%d" % i
+            if args.pause:
+                time.sleep(args.pause / 1000)
             sent = time.monotonic()
-            ws.send({"id": i + 1, "changes": [{"key": "radius", "value": radius}], "tag": tag})
+            ws.send({"id": i + 1, "changes": [{"key": args.key, "value": value}], "tag": tag})
             answered = None
             while True:
                 if time.monotonic() - sent > DEADLINE:
@@ -191,7 +212,9 @@ def main():
                     renders.append(info["ms"])
                     if answered is not None:
                         break
-        print("%d radius changes at %dx%d, each sent once the last one's frame came:" % (args.changes, width, height))
+        what = "scene %s" % os.path.basename(args.scene) if args.scene else "%dx%d" % (width, height)
+        print("%d %s changes on %s, each sent %s:" % (args.changes, args.key, what,
+              "%g ms after the last one's frame came" % args.pause if args.pause else "once the last one's frame came"))
         print(figures("answer", answers))
         if frames:
             print(figures("frame", frames))
