@@ -59,8 +59,17 @@ import MercurialTestSupport
             let json = try #require(try JSONSerialization.jsonObject(with: Data(state.body)) as? [String: Any])
             let info = try #require(json["editor"] as? [String: Any])
             let unused = try #require(info["unused"] as? [[String: Any]])
-            #expect(unused.map { $0["key"] as? String } == ["text"])
+            // The file's own key no layer takes first, then (issue 33) the keys no layer would take if
+            // the scene set them: each layer has its own preset and size.
+            #expect(unused.map { $0["key"] as? String } == ["text", "material", "size"])
             #expect((unused.first?["message"] as? String)?.contains("applies to no layer") == true)
+            #expect((unused.last?["message"] as? String)?.contains("every layer gives its own \"size\"") == true)
+            // On layer b (stacked below a), what it gives to no effect: the canvas, the placement.
+            let layerState = try await editor.get("/api/state?layer=1")
+            let layerInfo = try #require((try JSONSerialization.jsonObject(with: Data(layerState.body)) as? [String: Any])?["editor"] as? [String: Any])
+            let ignored = try #require(layerInfo["unused"] as? [[String: Any]]).compactMap { $0["key"] as? String }
+            #expect(["width", "height", "anchor", "margin"].allSatisfy(ignored.contains) && !ignored.contains("radius"), "\(ignored)")
+            #expect(layerInfo["layer"] as? Int == 1 && (layerInfo["overridden"] as? [String])?.contains("size") == true)
         }
     }
 
