@@ -25,6 +25,12 @@ let package = Package(
                        providers: [.apt(["libfontconfig-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // JPEG and WebP stills (`render -o card.jpg`, `-o card.webp`): TurboJPEG's API
+        // returns errors (libjpeg's longjmp cannot cross Swift), libwebp's simple API.
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+                       providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp",
+                       providers: [.apt(["libwebp-dev"])]),
         // SHA-256 of font files, for the recipe each title carries.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
@@ -37,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "MercurialKit",
-            dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL", "CChipmunk"]
+            dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL", "CChipmunk", "CTurboJPEG", "CWebP"]
         ),
         .target(
             name: "MercurialEditor",

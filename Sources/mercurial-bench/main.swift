@@ -2,6 +2,7 @@
 // of N runs after a warm-up, and prints the process's peak memory.
 //
 //   swift run -c release mercurial-bench [runs] [--8k] [--styles] [--stroke-material]
+//   swift run -c release mercurial-bench [runs] --formats   (a 1200×630 card's encoders only)
 import Foundation
 import MercurialKit
 #if canImport(Glibc)
@@ -32,6 +33,53 @@ func peakMemoryMB() -> Double {
 let arguments = CommandLine.arguments.dropFirst()
 let runs = arguments.compactMap { Int($0) }.first ?? 15
 let encoder = PNGSink(compression: .fast)
+
+/// Each still format's encode time (median of `runs`) and size for a 1200×630 card: "Card"
+/// in the default material on a dark ground, rendered once; the encoders take its rows.
+func formatFigures(runs: Int) throws {
+    var settings = RenderSettings()
+    (settings.text, settings.size, settings.width, settings.height) = ("Card", 160, 1200, 630)
+    settings.background = RGBColor(r: 0.06, g: 0.06, b: 0.09)
+    let title = try TitleRenderer.render(settings)
+    let image = ImageSink(width: title.width, height: title.height)
+    try image.write(title.canvas)
+    let pixels = image.frames[0]
+    print("mercurial-bench --formats: 1200×630 card, \(runs) runs after 1 warm-up; medians")
+    let encoders: [(String, (Image<RGBA8>) throws -> [UInt8])] = [
+        ("PNG (fast)", { try PNGSink(compression: .fast).encode($0) }),
+        ("PNG (small)", { try PNGSink(compression: .small).encode($0) }),
+        ("JPEG q90", { try encoded($0, StillEncoding(format: .jpeg)) }),
+        ("WebP q90", { try encoded($0, StillEncoding(format: .webp)) }),
+        ("WebP lossless", { try encoded($0, StillEncoding(format: .webp, lossless: true)) }),
+    ]
+    for (name, encode) in encoders {
+        var size = try encode(pixels).count
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let (bytes, ms) = try time { try encode(pixels) }
+            (size, times) = (bytes.count, times + [ms])
+        }
+        let label = name.padding(toLength: 14, withPad: " ", startingAt: 0)
+        print(label + String(format: " %8d bytes  %7.1f ms  (min %.1f, max %.1f)", size, median(times), times.min() ?? 0, times.max() ?? 0))
+    }
+}
+
+/// `image` through `EncodedStillSink`, as `render -o card.jpg` encodes it.
+func encoded(_ image: Image<RGBA8>, _ encoding: StillEncoding) throws -> [UInt8] {
+    let sink = try EncodedStillSink(width: image.width, height: image.height, encoding: encoding, output: nil)
+    try sink.write(image)
+    return sink.bytes
+}
+
+if arguments.contains("--formats") {
+    do {
+        try formatFigures(runs: runs)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        exit(1)
+    }
+}
 let cases: [(String, Int, Int, Double)] = [("1920×1080", 1920, 1080, 260), ("3840×2160", 3840, 2160, 520)]
     + (arguments.contains("--8k") ? [("7680×4320", 7680, 4320, 1040)] : [])
 

@@ -40,7 +40,7 @@ struct Batch: ParsableCommand {
     @Option(name: [.short, .long], help: ArgumentHelp("The folder to write the titles in (made if missing).", valueName: "dir"))
     var output: String = "."
 
-    @Option(help: ArgumentHelp("Each title's file name: {row} is the row's number, {KEY} a column's or any parameter's value; made safe for file systems, .png added.", valueName: "template"))
+    @Option(help: ArgumentHelp("Each title's file name: {row} is the row's number, {KEY} a column's or any parameter's value; made safe for file systems, .png added unless it ends in .png, .jpg (.jpeg) or .webp, the format it is then written in.", valueName: "template"))
     var name: String = "{row}-{text}"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Render only shard K of N (1 ≤ K ≤ N): rows K, K + N, K + 2N, …", valueName: "K/N"))
@@ -51,6 +51,8 @@ struct Batch: ParsableCommand {
 
     @Flag(help: "Leave out the recipe each PNG otherwise carries.")
     var noMetadata = false
+
+    @OptionGroup var still: StillOptions
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
@@ -79,6 +81,9 @@ struct Batch: ParsableCommand {
 
     func run() throws {
         let shard = try self.shard.map { argument throws(MercurialError) in try Shard(argument) }
+        let (format, ext) = StillFormat.forTemplate(name)
+        let encoding = try StillEncoding.checked(format, quality: still.quality, lossless: still.lossless,
+                                                 progressive: still.progressive)
         try InputFile.refuseIfNotRegular(file, role: "batch file")
         let base = try materialOptions.settings(sceneFile: sceneOption.sceneFile)
         let batch = try BatchFile(path: file)
@@ -89,7 +94,7 @@ struct Batch: ParsableCommand {
 
         let total = shard?.count(of: batch.rowCount) ?? batch.rowCount
         let progress = Progress(total, of: "title", style: try progressOption.style(quiet: quiet))
-        let run = BatchRun(batch: batch, rows: try batch.rows(), base: base, template: name, shard: shard,
+        let run = BatchRun(batch: batch, rows: try batch.rows(), base: base, template: name, extension: ext, shard: shard,
                            folder: folder, place: place, progress: progress)
         let start = ContinuousClock.now
         let noMetadata = self.noMetadata, compression = self.compression
@@ -101,8 +106,8 @@ struct Batch: ParsableCommand {
             while let job = run.nextJob() {
                 do {
                     // As render writes its title: a large one band by band, through the folder.
-                    let still = try TitleRenderer.writePNG(job.settings, compression: compression, recipe: !noMetadata,
-                                                           to: .folder(folder, name: job.name))
+                    let still = try TitleRenderer.writeStill(job.settings, encoding: encoding, compression: compression,
+                                                             recipe: !noMetadata, to: .folder(folder, name: job.name))
                     run.rendered(job, warnings: still.warnings, since: start)
                 } catch {
                     run.failed(line: job.line, (error as? MercurialError)?.message ?? "\(error)", since: start)
@@ -150,6 +155,8 @@ final class BatchRun: Sendable {
     private let batch: BatchFile
     private let base: RenderSettings
     private let template: String
+    /// The files' extension (`StillFormat.forTemplate`).
+    private let fileExtension: String
     private let shard: Batch.Shard?
     private let folder: OutputFolder
     private let place: String
@@ -176,11 +183,12 @@ final class BatchRun: Sendable {
         var stopped = false
     }
 
-    init(batch: BatchFile, rows: sending BatchFile.Rows, base: RenderSettings, template: String,
+    init(batch: BatchFile, rows: sending BatchFile.Rows, base: RenderSettings, template: String, extension ext: String,
          shard: Batch.Shard?, folder: OutputFolder, place: String, progress: Progress) {
         self.batch = batch
         self.base = base
         self.template = template
+        fileExtension = ext
         self.shard = shard
         self.folder = folder
         self.place = place
@@ -209,7 +217,7 @@ final class BatchRun: Sendable {
                 do throws(MercurialError) {
                     let settings = try batch.settings(for: row, base: base)
                     let name = BatchFile.name(template, row: row.index, rows: batch.rowCount, settings: settings,
-                                              other: batch.otherColumns(of: row))
+                                              other: batch.otherColumns(of: row), extension: fileExtension)
                     if let other = state.names[name.hashValue] {
                         throw MercurialError("output '\(folder.display(name))' is also line \(other)'s; put {row} in --name")
                     }

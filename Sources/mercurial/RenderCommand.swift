@@ -7,11 +7,12 @@ import Glibc
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render a title to a PNG.",
+        abstract: "Render a title to a PNG, JPEG or WebP.",
         discussion: """
         Examples:
           mercurial render "Flex Monkey Mercurial Text"
           mercurial render "Gold\\nStandard" --material gold --size 200 -o gold.png
+          mercurial render "Card" --background '#101018' --width 1200 --height 630 -o card.jpg --quality 85
           mercurial render --params scene.json --set light2.hue=0.6 -o title.png
           mercurial render "Chisel" --profile chisel --set size=200 --set align=left
           mercurial render --mask logo.png --material chrome -o logo-metal.png
@@ -23,6 +24,7 @@ struct Render: ParsableCommand {
 
     @OptionGroup var sceneOption: SceneFileOption
     @OptionGroup var options: RenderOptions
+    @OptionGroup var still: StillOptions
 
     @Option(help: ArgumentHelp("Render the title again from the recipe a PNG written by mercurial carries (see 'mercurial inspect'); options given here override it. Without -o the new title goes to the first free TITLE-N.png beside it.", valueName: "title.png"))
     var from: String?
@@ -64,14 +66,18 @@ struct Render: ParsableCommand {
         if let recipe { Self.checkFont(settings, recipe: recipe.json) }
         var inputs = InputFiles.of(settings, sceneFile: sceneFile)
         if let from { inputs.append((role: "title the recipe comes from", path: from)) }
-        for (_, path) in outputs {
+        for (map, path) in outputs {
             try InputFiles.checkOutput(path, against: inputs)
-            try OutputFile.requirePNGName(path, command: "render")
+            if map == .color {
+                _ = try still.encoding(path, command: "render")
+            } else {
+                try OutputFile.requirePNGName(path, command: "render")
+            }
         }
         if emit.maps.contains(where: { $0 != .color }) { try TitleSurface.checkSize(settings) }
         var lines: [String] = []
         if let path = outputs.first(where: { $0.0 == .color })?.1 {
-            let size = try options.writeTitle(settings, to: path)
+            let size = try options.writeTitle(settings, to: path, encoding: still.encoding(path, command: "render"))
             lines.append("\(path) \(size.width)×\(size.height)")
         }
         if emit.maps.contains(where: { $0 != .color }) {
@@ -132,10 +138,14 @@ struct Render: ParsableCommand {
         }
     }
 
-    /// `title.png` → `title-height.png` for the height map (the colour title keeps the name).
+    /// `title.png` → `title-height.png` for the height map (the colour title keeps the name);
+    /// a map is a PNG whatever the title is (`card.webp` → `card-height.png`).
     static func output(_ path: String, for map: SurfaceMap) -> String {
         guard map != .color, path != "-" else { return path }
-        return suffixed(path, map.rawValue)
+        let name = suffixed(path, map.rawValue)
+        guard let dot = name.lastIndex(of: "."),
+              ["jpg", "jpeg", "webp"].contains(name[name.index(after: dot)...].lowercased()) else { return name }
+        return String(name[..<dot]) + ".png"
     }
 
     /// `folder/title.png` → `folder/title-SUFFIX.png` (`.png` added to a name without an extension).

@@ -8,7 +8,7 @@ import MercurialKit
 /// table (see ParameterFlags.swift); `applyParameterFlags` sets them.
 struct RenderOptions: ParsableArguments {
     @Option(name: [.customShort("o"), .customLong("output")],
-            help: ArgumentHelp("The file to write, atomically (default: title.png). A still is a .png; an animation takes the form its name ends in: .webm, .mov, .mp4, .png (APNG) or a pattern such as frames/%04d.png.", valueName: "file"))
+            help: ArgumentHelp("The file to write, atomically (default: title.png). A still is a .png, .jpg (.jpeg) or .webp, by its name; an animation takes the form its name ends in: .webm, .mov, .mp4, .png (APNG) or a pattern such as frames/%04d.png.", valueName: "file"))
     var givenOutput: String?
 
     static let defaultOutput = "title.png"
@@ -53,11 +53,12 @@ struct RenderOptions: ParsableArguments {
     @Flag(help: "Leave out the recipe (the fully resolved scene) that each PNG otherwise carries for 'mercurial inspect' and 'render --from'.")
     var noMetadata = false
 
-    /// Renders `settings` and writes the title to `path`, atomically, with the recipe
-    /// unless --no-metadata (`TitleRenderer.writePNG`, as batch writes each row's).
-    /// Warnings go to standard error; returns the canvas's size.
-    func writeTitle(_ settings: RenderSettings, to path: String) throws -> (width: Int, height: Int) {
-        let still = try TitleRenderer.writePNG(settings, compression: pngCompression, recipe: !noMetadata, to: .path(path))
+    /// Renders `settings` and writes the title to `path`, atomically, in the format its
+    /// name says, a PNG with the recipe unless --no-metadata (`TitleRenderer.writeStill`,
+    /// as batch writes each row's). Warnings go to standard error; returns the canvas's size.
+    func writeTitle(_ settings: RenderSettings, to path: String, encoding: StillEncoding) throws -> (width: Int, height: Int) {
+        let still = try TitleRenderer.writeStill(settings, encoding: encoding,
+                                                 compression: pngCompression, recipe: !noMetadata, to: .path(path))
         still.warnings.forEach(warn)
         return (still.width, still.height)
     }
@@ -66,4 +67,24 @@ struct RenderOptions: ParsableArguments {
     func resolvedSettings(text: String? = nil, sceneFile: String? = nil) throws -> RenderSettings {
         try materialOptions.settings(sceneFile: sceneFile, text: text, flags: [self])
     }
+}
+
+/// How `render`, `watch` and `batch` encode a .jpg or .webp still (not animate's: its
+/// own --quality is the video's).
+struct StillOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A .jpg or .webp title's quality, 0 to 100 (default 90). A JPEG must be opaque (give a background); a WebP keeps alpha only if a pixel is translucent. Neither carries the recipe.", valueName: "N"))
+    var quality: Int?
+
+    @Flag(help: "Write a .webp title lossless (pixel for pixel) rather than lossy at --quality.")
+    var lossless = false
+
+    @Flag(help: "Write a .jpg title progressive rather than baseline.")
+    var progressive = false
+
+    /// The encoding `path`'s name and --quality, --lossless, --progressive ask `command` for
+    /// (one refusal for a name or option that does not fit).
+    func encoding(_ path: String, command: String) throws(MercurialError) -> StillEncoding {
+        try StillEncoding.forPath(path, command: command, quality: quality, lossless: lossless, progressive: progressive)
+    }
+
 }

@@ -25,6 +25,7 @@ struct Watch: ParsableCommand {
     var scene: String
 
     @OptionGroup var options: RenderOptions
+    @OptionGroup var still: StillOptions
 
     func run() throws {
         try InputFile.refuseIfNotRegular(scene, role: "scene file")
@@ -35,11 +36,14 @@ struct Watch: ParsableCommand {
         if let settings = try? options.resolvedSettings(sceneFile: scene) {
             try InputFiles.checkOutput(options.output, against: InputFiles.of(settings, sceneFile: scene))
         }
-        try OutputFile.requirePNGName(options.output, command: "watch", animations: true)
+        // A still scene is written in the format the name says; .webm, .mov and .mp4 are
+        // for an animated scene (as animate's).
+        let animated = (try? AnimationFormat.forPath(options.output)).map { $0 != .apng } ?? false
+        let encoding = animated ? StillEncoding(format: .png) : try still.encoding(options.output, command: "watch")
         let (scene, options) = (scene, options)
         Task {
             do throws(MercurialError) {
-                try await WatchSession(scene: scene, options: options).start()
+                try await WatchSession(scene: scene, options: options, encoding: encoding).start()
             } catch {
                 fail(error.message, status: error.kind.exitStatus)
             }
@@ -53,6 +57,8 @@ struct Watch: ParsableCommand {
 actor WatchSession {
     nonisolated let scene: String
     nonisolated let options: RenderOptions
+    /// How a still scene is written (the output's name and --quality, --lossless, --progressive).
+    nonisolated let encoding: StillEncoding
     private var watcher: FileWatcher?
     private var pipeline: RenderPipeline<String>?
     /// Files of the last scene that loaded, kept when a bad save cannot be read.
@@ -64,9 +70,10 @@ actor WatchSession {
 
     /// Isolated (async) so that the pipeline and the watcher, which call back into
     /// the session, are made here; they hold it for as long as the process runs.
-    init(scene: String, options: RenderOptions) async throws(MercurialError) {
+    init(scene: String, options: RenderOptions, encoding: StillEncoding) async throws(MercurialError) {
         self.scene = scene
         self.options = options
+        self.encoding = encoding
         outputFolder = OutputFile.folder(of: options.output)
         pipeline = RenderPipeline { reason in await self.renderOnce(reason) }
         watcher = try FileWatcher { path in
@@ -125,7 +132,7 @@ actor WatchSession {
                     if let format = try? AnimationFormat.forPath(options.output), format != .apng {
                         throw MercurialError("output '\(options.output)' is \(format), which needs an \"animation\" in the scene; add one or write a .png")
                     }
-                    let size = try options.writeTitle(settings, to: options.output)
+                    let size = try options.writeTitle(settings, to: options.output, encoding: encoding)
                     summary = "\(size.width)×\(size.height)"
                 }
             }

@@ -6,8 +6,8 @@
 /// width (and each layer's styles' reach), not its area, and the pixels are the
 /// in-memory render's (as a plain title's bands are its whole render's).
 enum LayeredBands {
-    static func render(_ settings: RenderSettings, compression: PNGFile.Compression, ancillary: [PNGChunk],
-                       bandHeight: Int, output: OutputTarget?, writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
+    static func render(_ settings: RenderSettings, bandHeight: Int, writer sink: inout (any RowSink)?,
+                       makeWriter: (_ width: Int, _ height: Int) throws(MercurialError) -> any RowSink) throws(MercurialError) -> PNGRender {
         let (width, height) = try LayeredTitle.canvas(of: settings)
         let (placed, placing) = try LayeredTitle.place(settings.layers, width: width, height: height)
         var warnings = placing
@@ -32,7 +32,7 @@ enum LayeredBands {
                 throw error.within("layer \(index + 1)")
             }
         }
-        let writer = StreamedPNGSink(width: width, height: height, compression: compression, ancillary: ancillary, output: output)
+        let writer = try makeWriter(width, height)
         sink = writer
         let out = UnsafeMutableBufferPointer<RGBA8>.allocate(capacity: min(bandHeight, height) * width)
         defer { out.deallocate() }

@@ -40,6 +40,37 @@ extension TitleRenderer {
         }
     }
 
+    /// The one way a still becomes a file in any format (`render`, `watch`, `batch`): a PNG
+    /// as `writePNG` writes it (with its recipe unless not `recipe`), a JPEG or WebP
+    /// rendered as a PNG would be (a large title band by band) and encoded whole by
+    /// `EncodedStillSink`, which checks the format's size limit before rendering. The
+    /// JPEG and WebP carry no recipe: `inspect` and `render --from` read PNGs only.
+    public static func writeStill(_ settings: RenderSettings, encoding: StillEncoding, compression: PNGFile.Compression,
+                                  recipe: Bool = true, to output: OutputTarget) throws(MercurialError) -> WrittenStill {
+        guard encoding.format != .png else {
+            return try writePNG(settings, compression: compression, recipe: recipe, to: output)
+        }
+        var writer: (any RowSink)?
+        do {
+            let result = try renderPNG(settings, bandHeight: streamingBandHeight, force: false, writer: &writer) { width, height throws(MercurialError) in
+                try EncodedStillSink(width: width, height: height, encoding: encoding, output: output)
+            }
+            switch result {
+            case .streamed(let streamed):
+                try writer?.finish()
+                return WrittenStill(width: streamed.width, height: streamed.height, warnings: streamed.warnings)
+            case .inMemory(let title):
+                let sink = try EncodedStillSink(width: title.width, height: title.height, encoding: encoding, output: output)
+                try sink.write(title.canvas)
+                try sink.finish()
+                return WrittenStill(width: title.width, height: title.height, warnings: title.warnings)
+            }
+        } catch {
+            writer?.discard()
+            throw error
+        }
+    }
+
     /// Renders `settings` in horizontal bands and writes the PNG through `output`
     /// as the bands are finished, so that memory grows with the canvas's width, not
     /// its area: a mask PNG is decoded row by row (twice: once to find its ink and
@@ -60,13 +91,14 @@ extension TitleRenderer {
     public static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression,
                                  ancillary: [PNGChunk] = [], bandHeight: Int = streamingBandHeight, force: Bool = false,
                                  output: OutputTarget?) throws(MercurialError) -> PNGRender {
-        var writer: StreamedPNGSink?
+        var writer: (any RowSink)?
         do {
-            let result = try renderPNG(settings, compression: compression, ancillary: ancillary, bandHeight: bandHeight,
-                                       force: force, output: output, writer: &writer)
+            let result = try renderPNG(settings, bandHeight: bandHeight, force: force, writer: &writer) { width, height in
+                StreamedPNGSink(width: width, height: height, compression: compression, ancillary: ancillary, output: output)
+            }
             guard case .streamed(var title) = result, let writer else { return result }
             try writer.finish()
-            title.bytes = writer.bytes
+            title.bytes = (writer as? StreamedPNGSink)?.bytes ?? []
             return .streamed(title)
         } catch {
             writer?.discard()
@@ -74,9 +106,11 @@ extension TitleRenderer {
         }
     }
 
-    private static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression, ancillary: [PNGChunk],
-                                  bandHeight: Int, force: Bool, output: OutputTarget?,
-                                  writer sink: inout StreamedPNGSink?) throws(MercurialError) -> PNGRender {
+    /// Renders as `renderPNG` says, a streamed title's rows going to the sink `makeWriter`
+    /// makes for the canvas's size (kept in `sink`, for the caller to finish or discard).
+    private static func renderPNG(_ settings: RenderSettings, bandHeight: Int, force: Bool,
+                                  writer sink: inout (any RowSink)?,
+                                  makeWriter: (_ width: Int, _ height: Int) throws(MercurialError) -> any RowSink) throws(MercurialError) -> PNGRender {
         try validate(settings)
         let compositing = Compositing(settings)
         let band = max(bandHeight, 1)
@@ -86,8 +120,7 @@ extension TitleRenderer {
                   force || Double(canvas.width) * Double(canvas.height) > Double(streamingThreshold) else {
                 return .inMemory(try render(settings))
             }
-            return try LayeredBands.render(settings, compression: compression, ancillary: ancillary, bandHeight: band,
-                                           output: output, writer: &sink)
+            return try LayeredBands.render(settings, bandHeight: band, writer: &sink, makeWriter: makeWriter)
         }
         let styles = settings.look.styles
         func placed(_ crop: PixelBounds, canvas: (width: Int, height: Int)) -> (bands: PlacedBands?, drawn: PixelBounds?) {
@@ -126,8 +159,7 @@ extension TitleRenderer {
             let styledBands = try place.flatMap { place throws(MercurialError) in
                 try styled(place.drawn, canvas: (scan.width, scan.height), sized: true)
             }
-            let writer = StreamedPNGSink(width: scan.width, height: scan.height, compression: compression,
-                                         ancillary: ancillary, output: output)
+            let writer = try makeWriter(scan.width, scan.height)
             sink = writer
             let canvas = CanvasBands(width: scan.width, height: scan.height, compositing: compositing, writer: writer,
                                      bandHeight: band)
@@ -163,8 +195,7 @@ extension TitleRenderer {
         }
         let place = placed(crop, canvas: size)
         let styledBands = try styled(place.drawn, canvas: size, sized: settings.width != nil || settings.height != nil)
-        let writer = StreamedPNGSink(width: size.width, height: size.height, compression: compression,
-                                     ancillary: ancillary, output: output)
+        let writer = try makeWriter(size.width, size.height)
         sink = writer
         let canvas = CanvasBands(width: size.width, height: size.height, compositing: compositing, writer: writer,
                                  bandHeight: band)

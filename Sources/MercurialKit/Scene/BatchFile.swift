@@ -183,9 +183,10 @@ public struct BatchFile: Sendable {
     /// The output name for a row from a template such as `{row}-{text}`: `{row}` is
     /// the row's number (zero-padded to the count's width), `{KEY}` a column that is
     /// not a parameter (`other`) or any parameter's value. The name is made safe for file systems (no `/`, no control characters,
-    /// no leading dot, at most 200 bytes) and ends in `.png`.
+    /// no leading dot, at most 200 bytes) and ends in `.png` (or `.EXTENSION`: the template's
+    /// own, `StillFormat.forTemplate`).
     public static func name(_ template: String, row: Int, rows: Int, settings: RenderSettings,
-                            other: [String: String] = [:]) -> String {
+                            other: [String: String] = [:], extension ext: String = "png") -> String {
         let out = expand(template) { key in
             if key == "row" {
                 let width = String(rows).count
@@ -213,10 +214,10 @@ public struct BatchFile: Sendable {
             }
         }
         while safe.hasPrefix(".") || safe.hasPrefix("-") { safe.removeFirst() }
-        if safe.lowercased().hasSuffix(".png") { safe.removeLast(4) }
+        if safe.lowercased().hasSuffix("." + ext) { safe.removeLast(ext.count + 1) }
         while safe.utf8.count > 200 { safe.removeLast() }
         if safe.isEmpty { safe = "title-\(row)" }
-        return safe + ".png"
+        return safe + "." + ext
     }
 
     /// `layers[N].KEY`: the layer's index and the key (nil for any other column).
