@@ -28,6 +28,7 @@ import MercurialTestSupport
             let a = try await CLI.run(["animate", "s.json", "-o", "a.png"], in: dir, timeout: Self.deadline)
             let b = try await CLI.run(["animate", "s.json", "-o", "b.png", "-q"], in: dir, timeout: Self.deadline)
             #expect(a.termination == .exit && a.status == 0 && a.stderr.isEmpty, "\(a)")
+            #expect(b.termination == .exit && b.status == 0 && b.stdout.isEmpty, "-q prints nothing: \(b)")
             #expect(a.stdout.contains("a.png: 20 frames 200×80, APNG"), "\(a.stdout)")
             let first = try Data(contentsOf: dir.appendingPathComponent("a.png"))
             #expect(first == (try Data(contentsOf: dir.appendingPathComponent("b.png"))), "two runs, identical bytes")
