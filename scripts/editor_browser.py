@@ -153,6 +153,13 @@ class Editor:
         self.pages = []
 
     def __enter__(self):
+        try:
+            return self._start()
+        except BaseException:   # a failed start (no URL line, no first frame) ends what it began
+            self.__exit__(*sys.exc_info())
+            raise
+
+    def _start(self):
         self.editor = subprocess.Popen([self.binary, "edit", self.scene, "--port", "0"], stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, text=True, start_new_session=True)
         if self.pid_file:
