@@ -135,6 +135,7 @@ public final class EncodedStillSink: RowSink {
     }
 
     public func append(rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
+        try Cancellation.checkCurrent()
         var assembler = assembler
         let (width, height, encoding) = (assembler.width, assembler.height, encoding)
         let quality = encoding.quality ?? StillEncoding.defaultQuality

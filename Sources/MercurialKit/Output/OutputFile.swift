@@ -208,7 +208,9 @@ extension OutputFile {
         public let path: String
         private let what: String
         private var fd: Int32
-        private enum Kind { case standardOutput, device, file(folder: Int32, name: String, pending: PendingFile) }
+        private enum Kind { case standardOutput, device, file(folder: Int32, name: String, pending: PendingFile), memory(MemoryOutput) }
+        /// A memory output's bytes so far.
+        private var held: [UInt8] = []
         private let kind: Kind
         private var finished = false
 
@@ -273,6 +275,14 @@ extension OutputFile {
             kind = .file(folder: descriptor, name: name, pending: pending)
         }
 
+        /// Bytes kept in `memory` when committed.
+        init(memory: MemoryOutput) {
+            path = "memory"
+            what = "memory"
+            fd = -1
+            kind = .memory(memory)
+        }
+
         /// The named temporary file, for a child process to write instead of us.
         public var temporaryPath: String? {
             if case .file(_, _, let pending) = kind, !pending.unnamed { return pending.folderPath + "/" + pending.temporary }
@@ -280,6 +290,10 @@ extension OutputFile {
         }
 
         public func write(_ bytes: UnsafeRawBufferPointer) throws(MercurialError) {
+            if case .memory = kind {
+                held.append(contentsOf: bytes)
+                return
+            }
             do {
                 try OutputFile.writeAll(bytes, to: fd, what: what)
             } catch {
@@ -305,6 +319,9 @@ extension OutputFile {
             case let .file(folder, name, pending):
                 defer { close(folder) }
                 try pending.commit(as: name, what: what)
+            case .memory(let memory):
+                memory.commit(held)
+                held = []
             }
         }
 
@@ -318,6 +335,8 @@ extension OutputFile {
             case let .file(folder, _, pending):
                 pending.discard()
                 close(folder)
+            case .memory:
+                held = []
             }
         }
 
@@ -331,12 +350,15 @@ extension OutputFile {
 public enum OutputTarget: Sendable {
     case path(String)
     case folder(OutputFolder, name: String)
+    /// Bytes kept in memory (a server's answer), whole once committed.
+    case memory(MemoryOutput)
 
     /// Opens the output to be written in pieces (`OutputFile.Stream`).
     public func open() throws(MercurialError) -> OutputFile.Stream {
         switch self {
         case .path(let path): try OutputFile.Stream(path)
         case .folder(let folder, let name): try OutputFile.Stream(in: folder, name: name)
+        case .memory(let memory): OutputFile.Stream(memory: memory)
         }
     }
 

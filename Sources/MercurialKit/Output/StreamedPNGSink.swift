@@ -59,6 +59,7 @@ final class StreamedPNGSink: RowSink {
 
     /// Appends the next `rows.count` rows (each `width` RGBA8 pixels).
     func append(rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
+        try Cancellation.checkCurrent()
         precondition(rowsWritten + rows.count <= height, "\(rowsWritten + rows.count) rows for a \(height)-row PNG")
         guard !rows.isEmpty else { return }
         if !started { try start() }

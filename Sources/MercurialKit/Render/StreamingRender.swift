@@ -27,7 +27,13 @@ extension TitleRenderer {
     /// The warnings are returned, not told: a batch gathers them across its rows.
     public static func writePNG(_ settings: RenderSettings, compression: PNGFile.Compression, recipe: Bool = true,
                                 to output: OutputTarget) throws(MercurialError) -> WrittenStill {
-        let ancillary = recipe ? [try SceneRecipe.pngChunk(SceneRecipe.json(for: settings))] : []
+        try writePNG(settings, compression: compression, recipeJSON: recipe ? SceneRecipe.json(for: settings) : nil, to: output)
+    }
+
+    /// `writePNG` with the recipe already made (nil for none).
+    static func writePNG(_ settings: RenderSettings, compression: PNGFile.Compression, recipeJSON: String?,
+                         to output: OutputTarget) throws(MercurialError) -> WrittenStill {
+        let ancillary = try recipeJSON.map { json throws(MercurialError) in [try SceneRecipe.pngChunk(json)] } ?? []
         switch try renderPNG(settings, compression: compression, ancillary: ancillary, output: output) {
         case .streamed(let streamed):
             return WrittenStill(width: streamed.width, height: streamed.height, warnings: streamed.warnings)
@@ -47,8 +53,15 @@ extension TitleRenderer {
     /// JPEG and WebP carry no recipe: `inspect` and `render --from` read PNGs only.
     public static func writeStill(_ settings: RenderSettings, encoding: StillEncoding, compression: PNGFile.Compression,
                                   recipe: Bool = true, to output: OutputTarget) throws(MercurialError) -> WrittenStill {
+        try writeStill(settings, encoding: encoding, compression: compression,
+                       recipeJSON: recipe && encoding.format == .png ? SceneRecipe.json(for: settings) : nil, to: output)
+    }
+
+    /// `writeStill` with the recipe already made (nil for none; a PNG's only).
+    static func writeStill(_ settings: RenderSettings, encoding: StillEncoding, compression: PNGFile.Compression,
+                           recipeJSON: String?, to output: OutputTarget) throws(MercurialError) -> WrittenStill {
         guard encoding.format != .png else {
-            return try writePNG(settings, compression: compression, recipe: recipe, to: output)
+            return try writePNG(settings, compression: compression, recipeJSON: recipeJSON, to: output)
         }
         var writer: (any RowSink)?
         do {
