@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
@@ -71,8 +72,34 @@ let package = Package(
             name: "mercurial",
             dependencies: [
                 "MercurialKit",
+                "ServeOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // `mercurial serve`'s options, declared once for the command line and the server.
+        .target(
+            name: "ServeOptions",
+            dependencies: ["MercurialKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // The card server (`mercurial serve`): Hummingbird routes over the one job API.
+        .target(
+            name: "MercurialServer",
+            dependencies: [
+                "MercurialKit",
+                "ServeOptions",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The card server's program, which `mercurial serve` becomes (execv), as edit's is.
+        .executableTarget(
+            name: "mercurial-serve-server",
+            dependencies: ["MercurialKit", "MercurialServer", "ServeOptions"]
         ),
         // The live editor's server, which `mercurial edit` becomes (execv): a program
         // of its own so that SwiftNIO, Hummingbird and their dependencies are not linked

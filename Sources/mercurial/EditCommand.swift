@@ -60,7 +60,7 @@ struct Edit: ParsableCommand {
     /// a build that made both), then, when this program is in a SwiftPM build folder, the
     /// other configuration's folder beside it (`swift run -c release mercurial` builds
     /// only `mercurial`; a plain `swift build` makes a debug server).
-    static func serverCandidates(besideBinaryIn folder: String) -> [String] {
+    static func serverCandidates(besideBinaryIn folder: String, named serverName: String = serverName) -> [String] {
         let path = UserPath(checked: folder)
         var candidates = [folder + "/" + serverName]
         if configurations.contains(path.lastComponent) {
@@ -73,19 +73,20 @@ struct Edit: ParsableCommand {
 
     /// The first candidate that is executable; else an error that says how to get one:
     /// in a build folder, the exact `swift build` that makes it; installed, install again.
-    static func server(besideBinaryIn folder: String,
+    /// `serverName` is the program to find (`mercurial-edit-server`, `mercurial-serve-server`), `role` what to call it.
+    static func server(besideBinaryIn folder: String, named serverName: String = serverName, role: String = "the editor's server",
                        isExecutable: (String) -> Bool = { access($0, X_OK) == 0 }) throws(MercurialError) -> String {
-        let candidates = serverCandidates(besideBinaryIn: folder)
+        let candidates = serverCandidates(besideBinaryIn: folder, named: serverName)
         if let found = candidates.first(where: isExecutable) { return found }
         let path = UserPath(checked: folder)
         guard configurations.contains(path.lastComponent) else {
-            throw MercurialError("the editor's server '\(UserPath(checked: candidates[0]))' is missing; install mercurial again (make install, or its .deb)")
+            throw MercurialError("\(role) '\(UserPath(checked: candidates[0]))' is missing; install mercurial again (make install, or its .deb)")
         }
         let folders = candidates.map { "'\(UserPath(checked: UserPath(checked: $0).directory))'" }
         // <root>/.build/<triple>/<configuration>: the build runs in <root>.
         let scratch = UserPath(checked: UserPath(checked: path.directory).directory)
         let place = scratch.lastComponent == ".build" ? "in '\(UserPath(checked: scratch.directory))'" : "in the source tree"
-        throw MercurialError("the editor's server \(serverName) is not built (not in \(folders.joined(separator: " nor "))); "
+        throw MercurialError("\(role) \(serverName) is not built (not in \(folders.joined(separator: " nor "))); "
             + "build it with 'swift build -c \(path.lastComponent) --product \(serverName)' \(place)")
     }
 

@@ -17,7 +17,7 @@ struct Mercurial: ParsableCommand {
           mercurial render -- inpsect
         """,
         version: MercurialVersion.string,
-        subcommands: [Render.self, Watch.self, Edit.self, Animate.self, Batch.self, Inspect.self, Shading.self, Params.self, Materials.self, Fonts.self],
+        subcommands: [Render.self, Watch.self, Edit.self, Serve.self, Sign.self, Animate.self, Batch.self, Inspect.self, Shading.self, Params.self, Materials.self, Fonts.self],
         defaultSubcommand: Render.self
     )
 

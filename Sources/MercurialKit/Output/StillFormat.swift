@@ -5,6 +5,18 @@
 public enum StillFormat: String, Sendable, CaseIterable {
     case png = "PNG", jpeg = "JPEG", webp = "WebP"
 
+    /// The file name's ending a server gives it (`/v1/cards/SHA.EXT`).
+    public var fileExtension: String {
+        switch self {
+        case .png: "png"
+        case .jpeg: "jpg"
+        case .webp: "webp"
+        }
+    }
+
+    /// Its media type.
+    public var mediaType: String { "image/" + (self == .jpeg ? "jpeg" : fileExtension) }
+
     /// What the refusals list.
     public static let namesTaken = ".png, .jpg (or .jpeg) and .webp"
 
