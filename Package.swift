@@ -130,6 +130,11 @@ let package = Package(
             name: "MercurialCLITests",
             dependencies: ["MercurialKit", "MercurialTestSupport", "mercurial"]
         ),
+        // The card server (`mercurial serve`), over real HTTP on loopback.
+        .testTarget(
+            name: "MercurialServerTests",
+            dependencies: ["MercurialKit", "MercurialTestSupport", "mercurial", "mercurial-serve-server"]
+        ),
         // The live editor: its session, server, socket and page.
         .testTarget(
             name: "MercurialEditorTests",

@@ -318,6 +318,8 @@ struct Answers: RouterMiddleware {
             case .resource: response = Self.json(503, error.message, retryAfter: 1)
             case .internal: response = Self.json(500, error.message)
             }
+        } catch let error as HTTPError where error.status == .notFound {
+            response = Self.json(404, "no such route; the server answers POST and GET /v1/render, GET /v1/cards/SHA.EXT, /healthz and /metrics")
         } catch let error as HTTPError {
             response = Self.json(Int(error.status.code), error.body ?? error.status.reasonPhrase)
         } catch {
