@@ -3,7 +3,7 @@
 # AddressSanitizer and LeakSanitizer and runs it for SECONDS on a copy of its
 # seed corpus (scripts/fuzz/corpus/TARGET).
 #
-#   bash scripts/fuzz.sh scene|png|font|cli|batch|editor SECONDS [extra libFuzzer flags...]
+#   bash scripts/fuzz.sh scene|png|font|cli|batch|editor|card SECONDS [extra libFuzzer flags...]
 #   bash scripts/fuzz.sh TARGET build          only build it
 #
 # The cli target also compiles the front end (Sources/mercurial) and
@@ -18,7 +18,7 @@ set -euo pipefail
 # The whole script is one block, read before it runs: editing it during a run changes nothing.
 {
 
-usage() { echo "usage: bash scripts/fuzz.sh scene|png|font|cli|batch|editor SECONDS [libFuzzer flags...]" >&2; exit 2; }
+usage() { echo "usage: bash scripts/fuzz.sh scene|png|font|cli|batch|editor|card SECONDS [libFuzzer flags...]" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 target=$1 seconds=$2
 shift 2
@@ -33,6 +33,7 @@ case $target in
     cli) max_len=4096 sample=2000 ;;
     batch) max_len=16384 sample=20000 ;;
     editor) max_len=8192 sample=200000 ;;
+    card) max_len=8192 sample=100000 ;;
     *) usage ;;
 esac
 export MERCURIAL_FUZZ_SAMPLE=${MERCURIAL_FUZZ_SAMPLE:-$sample}

@@ -46,7 +46,7 @@ public final class CardServer: Sendable {
     /// Serves until SIGTERM or SIGINT, then stops taking connections, lets the requests
     /// under way finish (each within its render deadline) and returns.
     public func run(onListening: @escaping @Sendable (String) -> Void) async throws(MercurialError) {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: CardContext.self)
         router.add(middleware: Answers(metrics: metrics))
         router.get("/healthz") { _, _ in Self.text("ok\n") }
         router.get("/metrics") { [self] _, _ in
@@ -54,8 +54,8 @@ public final class CardServer: Sendable {
                                    cachedCards: await store.count, cachedBytes: await store.memoryBytes),
                       type: "text/plain; version=0.0.4")
         }
-        router.get("/v1/render") { [self] request, _ in try await render(request, body: nil) }
-        router.post("/v1/render") { [self] request, _ in
+        router.get("/v1/render") { [self] request, context in try await render(request, body: nil, channel: context.channel) }
+        router.post("/v1/render") { [self] request, context in
             let tooLarge = Refusal(413, "the scene is over \(Self.maximumBody / 1024) KB; send a smaller scene")
             if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.maximumBody { throw tooLarge }
             let body: ByteBuffer
@@ -66,7 +66,7 @@ public final class CardServer: Sendable {
             } catch let error as HTTPError where error.status == .contentTooLarge {
                 throw tooLarge
             }
-            return try await render(request, body: Array(buffer: body))
+            return try await render(request, body: Array(buffer: body), channel: context.channel)
         }
         router.get("/v1/cards/{name}") { [self] request, context in try await storedCard(request, name: context.parameters.get("name") ?? "") }
         var logger = Logger(label: "mercurial-serve")
@@ -98,10 +98,13 @@ public final class CardServer: Sendable {
 
     // MARK: Routes
 
-    private func render(_ request: Request, body: [UInt8]?) async throws -> Response {
+    private func render(_ request: Request, body: [UInt8]?, channel: any Channel) async throws -> Response {
         let started = ContinuousClock.now
         let limit = Duration.milliseconds(Int64(options.deadline * 1000))
+        // A request whose client has gone is dropped when its turn comes (or between
+        // bands), so that a queue left full by a burst drains at once.
         let cancellation = Cancellation.deadline(started + limit, limit: limit)
+            .or(Cancellation { channel.isActive ? nil : "the client closed the connection" })
         let query = try CardSignature.parameters(request.uri.query ?? "")
         let (encoding, negotiated) = try Self.encoding(query, accept: request.headers[.accept])
         if let key {
@@ -286,6 +289,17 @@ public final class CardServer: Sendable {
     }
 }
 
+/// A request's context: Hummingbird's, and its connection (whether the client is still there).
+struct CardContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
 /// A request refused: its status and message, answered as `{"error": message}`.
 struct Refusal: Error {
     var status: Int
@@ -301,7 +315,7 @@ struct Refusal: Error {
 /// Every answer passes here: a refusal or a `MercurialError` becomes a JSON body with
 /// the status it calls for (never an empty 200), and each status is counted.
 struct Answers: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = CardContext
     let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

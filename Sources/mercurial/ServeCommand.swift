@@ -10,13 +10,14 @@ struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve titles over HTTP: cards for the web, rendered on demand and cached.",
         discussion: """
-        POST /v1/render takes a scene as JSON (the schema of scene files); GET /v1/render
-        takes scene keys as query parameters (text, size, material, layers[0].text, …), for
-        <meta property="og:image"> tags. The format is ?format=png|jpg|webp or the Accept
-        header. Every card is named by its SHA-256 (its ETag), served again at
-        /v1/cards/SHA.EXT and cached for a year. Fonts and materials are named, never
-        given as paths. GET /healthz, GET /metrics (Prometheus). SIGTERM or Ctrl-C stops
-        taking connections and finishes the renders under way. See docs/serve.md.
+        POST /v1/render takes a scene as JSON (the schema of scene files);
+        GET /v1/render takes scene keys as query parameters (text, size,
+        material, layers[0].text, ...), for <meta property="og:image"> tags.
+        The format is ?format=png|jpg|webp or the Accept header. Every card is
+        named by its SHA-256 (its ETag), served again at /v1/cards/SHA.EXT and
+        cached for a year. Fonts and materials are named, never given as paths.
+        GET /healthz; GET /metrics (Prometheus). SIGTERM or Ctrl-C stops taking
+        connections and finishes the renders under way. See docs/serve.md.
 
         Example: mercurial serve --port 0
         """
