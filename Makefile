@@ -5,6 +5,7 @@
 #                           .build/install-stage
 #   make test               swift test
 #   make install            copies the stage to $(DESTDIR)$(PREFIX): bin/mercurial,
+#                           bin/mercurial-edit-server, bin/mercurial-serve-server,
 #                           share/mercurial/ (fonts, materials), completions for bash,
 #                           zsh and fish, share/man/man1/mercurial.1
 #   make uninstall          removes exactly what install wrote (it keeps a list)
@@ -30,7 +31,8 @@ CONFIGURATION ?= release
 STATIC ?= --static-swift-stdlib
 # More flags for swift build, e.g. --scratch-path .build-other
 SWIFT_BUILD_FLAGS ?=
-# A binary to install instead of building one (its mercurial-edit-server beside it).
+# A binary to install instead of building one (its mercurial-edit-server and
+# mercurial-serve-server beside it).
 BIN ?=
 STAGE ?= .build/install-stage
 # The Debian package's name: not `mercurial`, which is the Mercurial VCS's in Debian
@@ -72,6 +74,7 @@ define STAGE_COMMANDS
 @command -v '$(SWIFT)' >/dev/null || { echo "error: '$(SWIFT)' is not on PATH (sudo's PATH often lacks it); run 'make' as yourself first, then 'sudo make install'" >&2; exit 1; }
 $(if $(BIN),,$(BUILD) --product mercurial)
 $(if $(BIN),,$(BUILD) --product mercurial-edit-server)
+$(if $(BIN),,$(BUILD) --product mercurial-serve-server)
 $(BUILD) --product generate-manual
 bin_dir="$$($(BUILD) --show-bin-path)" && bash scripts/install.sh stage "$(or $(BIN),$$bin_dir/mercurial)" "$$bin_dir/generate-manual" '$(STAGE)/tree'
 @touch '$(STAGE)/staged'

@@ -3,13 +3,17 @@
 # the stage is stale), installs it with apt as a user would, and checks the installed
 # copy with no Swift toolchain in reach (PATH without it, LD_LIBRARY_PATH unset,
 # nothing else in the environment):
-#   - ldd of /usr/bin/mercurial and mercurial-edit-server: no Swift runtime library
+#   - ldd of /usr/bin/mercurial, mercurial-edit-server and mercurial-serve-server: no
+#     Swift runtime library
 #     (libswiftCore, libFoundation, libdispatch, …) and nothing "not found";
 #   - --version is the source tree's;
 #   - a title renders from /usr/share/mercurial's data (a material only there) to a
 #     valid PNG (every chunk's CRC, the image data inflates to its size), which
 #     inspect reads back;
 #   - mercurial edit starts its server, which serves the page;
+#   - mercurial serve --port 0 starts the card server, which names its URL on its first
+#     line, answers /healthz with ok and /v1/render?text=Packaged&size=40 with a PNG,
+#     and exits 0 on SIGTERM;
 # then removes the package again (also when a check fails) and checks nothing of it
 # is left. Needs root, or sudo, for apt. CI runs it after swift test (.ci/run).
 #
@@ -38,8 +42,10 @@ echo "Depends: $(dpkg-deb -f "$deb" Depends)"
 
 tmp="$(mktemp -d)"
 editor=""
+server=""
 cleanup() {
     [ -z "$editor" ] || kill "$editor" 2>/dev/null || true
+    [ -z "$server" ] || kill -KILL "$server" 2>/dev/null || true
     rm -f /usr/share/mercurial/materials/zz-deb-test.json 2>/dev/null || $sudo rm -f /usr/share/mercurial/materials/zz-deb-test.json
     if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; then
         DEBIAN_FRONTEND=noninteractive $sudo apt-get remove --purge -y -qq "$package" >/dev/null || true
@@ -51,10 +57,12 @@ trap cleanup EXIT
 step "apt-get install $deb"
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$deb" >"$tmp/apt.log" 2>&1 \
     || fail "apt-get install $deb failed: $(tail -5 "$tmp/apt.log" | tr '\n' ' ')"
-[ -x /usr/bin/mercurial ] && [ -x /usr/bin/mercurial-edit-server ] || fail "the package installed no /usr/bin/mercurial or mercurial-edit-server"
+for binary in /usr/bin/mercurial /usr/bin/mercurial-edit-server /usr/bin/mercurial-serve-server; do
+    [ -x "$binary" ] || fail "the package installed no $binary"
+done
 
 step "ldd"
-for binary in /usr/bin/mercurial /usr/bin/mercurial-edit-server; do
+for binary in /usr/bin/mercurial /usr/bin/mercurial-edit-server /usr/bin/mercurial-serve-server; do
     env -u LD_LIBRARY_PATH ldd "$binary" >"$tmp/ldd.txt"
     echo "ldd $binary:"
     sed 's/^/    /' "$tmp/ldd.txt"
@@ -129,11 +137,45 @@ wait "$editor" || true
 editor=""
 echo "editor served $url"
 
+step "mercurial serve from /usr/bin/mercurial"
+# exec all the way down: $server is the card server itself (mercurial serve execs it).
+# A generous --deadline: the first render on a busy machine may take more than 2 s.
+(cd "$tmp" && exec env -i HOME="$tmp" PATH="$clean_path" LANG=C.UTF-8 /usr/bin/mercurial serve --port 0 --deadline 60 >serve.log 2>serve.err) &
+server=$!
+# The first line, whole, within 30 s (or as soon as the server has exited).
+timeout 30 sh -c 'until [ "$(wc -l <"$1")" -ge 1 ] || ! kill -0 "$2" 2>/dev/null; do sleep 0.1; done' sh "$tmp/serve.log" "$server" || true
+first="$(head -1 "$tmp/serve.log")"
+[[ "$first" =~ ^mercurial\ serve:\ (http://127\.0\.0\.1:[0-9]+/)$ ]] \
+    || fail "mercurial serve's first line within 30 s is not its URL: '$first' (stderr: $(tr '\n' ' ' <"$tmp/serve.err"))"
+base="${BASH_REMATCH[1]}"
+python3 - "$base" "$tmp/card.png" <<'PY' || fail "the card server at $base failed (stderr: $(tr '\n' ' ' <"$tmp/serve.err"))"
+import sys, urllib.request
+base, out = sys.argv[1], sys.argv[2]
+with urllib.request.urlopen(base + "healthz", timeout=30) as answer:
+    body = answer.read()
+    assert answer.status == 200 and body.strip() == b"ok", f"/healthz: {answer.status} {body[:200]!r}"
+with urllib.request.urlopen(base + "v1/render?text=Packaged&size=40", timeout=120) as answer:
+    card = answer.read()
+    kind = answer.headers.get("Content-Type", "")
+    assert answer.status == 200, f"/v1/render: {answer.status}"
+assert card[:8] == b"\x89PNG\r\n\x1a\n", f"/v1/render is not a PNG ({kind}): {card[:200]!r}"
+open(out, "wb").write(card)
+print(f"healthz ok; card {kind}, {len(card)} bytes")
+PY
+kill -TERM "$server"
+timeout 30 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.1; done' sh "$server" \
+    || fail "mercurial serve did not stop within 30 s of SIGTERM"
+status=0
+wait "$server" || status=$?
+server=""
+[ "$status" -eq 0 ] || fail "mercurial serve exited $status on SIGTERM, not 0 (stderr: $(tr '\n' ' ' <"$tmp/serve.err"))"
+echo "card server served $base and stopped on SIGTERM with status 0"
+
 step "apt-get remove --purge $package"
 rm -f /usr/share/mercurial/materials/zz-deb-test.json 2>/dev/null || $sudo rm -f /usr/share/mercurial/materials/zz-deb-test.json
 DEBIAN_FRONTEND=noninteractive $sudo apt-get remove --purge -y -qq "$package" >"$tmp/apt.log" 2>&1 \
     || fail "apt-get remove $package failed: $(tail -5 "$tmp/apt.log" | tr '\n' ' ')"
-for left in /usr/bin/mercurial /usr/bin/mercurial-edit-server /usr/share/man/man1/mercurial.1.gz /usr/share/mercurial/fonts; do
+for left in /usr/bin/mercurial /usr/bin/mercurial-edit-server /usr/bin/mercurial-serve-server /usr/share/man/man1/mercurial.1.gz /usr/share/mercurial/fonts; do
     [ ! -e "$left" ] || fail "removing the package left $left"
 done
 step "deb test passed"
