@@ -59,6 +59,8 @@ import MercurialTestSupport
             #expect(FileManager.default.isExecutableFile(atPath: installed.path))
             // The live editor's server, which `mercurial edit` runs from its own folder.
             #expect(FileManager.default.isExecutableFile(atPath: root.appendingPathComponent("bin/mercurial-edit-server").path))
+            // And the card server, which `mercurial serve` runs.
+            #expect(FileManager.default.isExecutableFile(atPath: root.appendingPathComponent("bin/mercurial-serve-server").path))
             let expectedFiles = [
                 "share/bash-completion/completions/mercurial",
                 "share/zsh/site-functions/_mercurial",
