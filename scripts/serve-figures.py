@@ -73,16 +73,21 @@ def percentile(values, p):
     return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
+last_size = 0
+
+
 def timed_gets(port, paths):
     """Latencies (ms) of GETs on one keep-alive connection, and their Server-Timing durations."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     client, server = [], []
+    global last_size
     for path in paths:
         t = time.perf_counter()
         conn.request("GET", path)
         r = conn.getresponse()
         body = r.read()
         client.append((time.perf_counter() - t) * 1000)
+        last_size = len(body)
         if r.status != 200 or not body:
             sys.exit(f"error: {path} answered {r.status}: {body[:200]!r}")
         timing = r.getheader("Server-Timing") or ""
@@ -175,15 +180,15 @@ def main():
                 timed_gets(port, [CARD.format(fmt=fmt, text="Warm")])
                 cold, cold_server = timed_gets(port, [CARD.format(fmt=fmt, text=f"Cold{run}-{i}") for i in range(N_COLD)])
                 cached, _ = timed_gets(port, [CARD.format(fmt=fmt, text=f"Cold{run}-0")] * N_CACHED)
-                rows.append((fmt, cold, cold_server, cached))
+                rows.append((fmt, cold, cold_server, cached, last_size))
             finally:
                 stop(process)
 
         print(f"Loopback, {cores} cores, release build; one client, one keep-alive connection; ms.\n")
-        print("| format | cold p50 | cold p99 | server-timing p50 | cached p50 | cached p99 |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for fmt, cold, cold_server, cached in rows:
-            print(f"| {fmt} | {percentile(cold, 50):.1f} | {percentile(cold, 99):.1f} | "
+        print("| format | card size | cold p50 | cold p99 | server-timing p50 | cached p50 | cached p99 |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for fmt, cold, cold_server, cached, size in rows:
+            print(f"| {fmt} | {size / 1024:.0f} KB | {percentile(cold, 50):.1f} | {percentile(cold, 99):.1f} | "
                   f"{percentile(cold_server, 50):.1f} | {percentile(cached, 50):.2f} | {percentile(cached, 99):.2f} |")
 
         script = os.path.join(scratch, "new-cards.lua")

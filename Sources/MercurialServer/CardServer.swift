@@ -195,7 +195,7 @@ public final class CardServer: Sendable {
         let elapsed = ContinuousClock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         headers[HTTPField.Name("Server-Timing")!] = "render;dur=\(String(format: "%.2f", ms))"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: card.bytes)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: card.body))
     }
 
     private func notModified(_ identity: String) -> Response {

@@ -1,12 +1,21 @@
 import Foundation
 import MercurialKit
+import NIOCore
 
-/// A rendered card: its bytes, format and name (the SHA-256 that is its ETag).
+/// A rendered card: its bytes, format and name (the SHA-256 that is its ETag). The
+/// bytes are a `ByteBuffer`, which every answer shares rather than copies.
 struct Card: Sendable {
-    var bytes: [UInt8]
+    var body: ByteBuffer
     var format: StillFormat
     var identity: String
     var path: String { "/v1/cards/\(identity).\(format.fileExtension)" }
+    var size: Int { body.readableBytes }
+
+    init(bytes: [UInt8], format: StillFormat, identity: String) {
+        body = ByteBuffer(bytes: bytes)
+        self.format = format
+        self.identity = identity
+    }
 }
 
 /// The cards a server keeps: the most recently used in memory, up to `memoryLimit`
@@ -58,13 +67,13 @@ actor CardStore {
 
     /// Keeps `card` in memory, dropping the least recently used beyond the limit.
     func keep(_ card: Card) {
-        guard cards[card.identity] == nil, card.bytes.count <= memoryLimit else { return }
+        guard cards[card.identity] == nil, card.size <= memoryLimit else { return }
         cards[card.identity] = card
         order.append(card.identity)
-        bytes += card.bytes.count
+        bytes += card.size
         while bytes > memoryLimit, !order.isEmpty {
             let oldest = order.removeFirst()
-            bytes -= cards.removeValue(forKey: oldest)?.bytes.count ?? 0
+            bytes -= cards.removeValue(forKey: oldest)?.size ?? 0
         }
     }
 
@@ -99,6 +108,6 @@ actor CardStore {
         guard let path = diskPath(card.identity, card.format) else { return }
         let directory = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try? OutputTarget.path(path).write(card.bytes)
+        try? OutputTarget.path(path).write(Array(buffer: card.body))
     }
 }
