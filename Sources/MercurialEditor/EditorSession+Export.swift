@@ -7,8 +7,9 @@ import Glibc
 
 /// Export PNG and Export video, written beside the scene file.
 extension EditorSession {
-    /// Renders the full-size PNG (with its recipe) and writes it atomically beside
-    /// the scene file, named after it; returns its path and bytes.
+    /// Renders the full-size PNG (with its recipe) as `mercurial render` writes it (a
+    /// `StillJob`, run into memory) and writes it atomically beside the scene file,
+    /// named after it; returns its path and bytes.
     public func export() async throws(MercurialError) -> (path: String, bytes: [UInt8]) {
         let name = UserPath(checked: scenePath).lastComponent
         let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
@@ -18,9 +19,10 @@ extension EditorSession {
         try InputFiles.checkOutput(path, against: InputFiles.of(settings, sceneFile: scenePath))
         let result = await Task.detached { () -> Result<[UInt8], MercurialError> in
             Result { () throws(MercurialError) in
-                let title = try TitleRenderer.render(settings)
-                let recipe = try SceneRecipe.pngChunk(SceneRecipe.json(for: settings))
-                return try PNGSink(compression: .fast, ancillary: [recipe]).encode(title.canvas)
+                let memory = MemoryOutput()
+                _ = try RenderJob.run(StillJob(settings: settings), to: .memory(memory))
+                guard let bytes = memory.bytes else { throw MercurialError("Export PNG rendered no file") }
+                return bytes
             }
         }.value
         let bytes = try result.get()
@@ -49,22 +51,15 @@ extension EditorSession {
         try Self.refuseLink(path, by: "Export video")
         try OutputFile.validate(path)
         try InputFiles.checkOutput(path, against: inputFiles)
-        let format = try AnimationFormat.forPath(path)
+        // As `mercurial animate` renders it: the same job.
+        let animation = AnimationJob(scene: sequence.map { .sequence($0) } ?? .title(settings, timeline),
+                                     format: try AnimationFormat.forPath(path))
         let job = VideoExport(path: path)
         videoExport = job
-        // As `mercurial animate` makes its frames and recipe.
-        let frames: VideoExport.Frames, recipe: String
-        if let sequence {
-            (frames, recipe) = ({ () throws(MercurialError) in try SequenceRenderer(sequence) }, SceneRecipe.json(for: sequence))
-        } else {
-            let settings = self.settings
-            (frames, recipe) = ({ () throws(MercurialError) in try FrameRenderer(base: settings, timeline: timeline) },
-                                SceneRecipe.json(for: settings, timeline: timeline))
-        }
         broadcast(event: "export", ExportEvent(state: "running", done: 0, frames: timeline.frameCount, path: path))
         // On a Dispatch thread: the frames block it for seconds, and the server needs the pool meanwhile.
         DispatchQueue.global(qos: .userInitiated).async { [weak self] in
-            let outcome = job.run(frames, format: format, recipe: recipe) { done in
+            let outcome = job.run(animation) { done in
                 Task { await self?.exportProgress(job, done: done, of: timeline.frameCount) }
             }
             Task { await self?.exportFinished(job, outcome) }
@@ -107,7 +102,7 @@ extension EditorSession {
     }
 }
 
-/// One video export: renders the frames into the sink until done or cancelled.
+/// One video export: runs its `AnimationJob` until done or cancelled.
 final class VideoExport: Sendable {
     enum Outcome: Sendable { case done(Int), cancelled, failed(String) }
     let path: String
@@ -118,34 +113,14 @@ final class VideoExport: Sendable {
     func cancel() { cancelled.withLock { $0 = true } }
     var isCancelled: Bool { cancelled.withLock { $0 } }
 
-    /// Makes the renderer of the frames (a `FrameRenderer`, or a sequence's).
-    typealias Frames = @Sendable () throws(MercurialError) -> any AnimationFrames
-
-    /// The frames as `mercurial animate` renders them (the same renderer and sink);
-    /// `progress` is told after each frame. A cancel or an error removes the partial file.
-    func run(_ frames: Frames, format: AnimationFormat, recipe: String, progress: (Int) -> Void) -> Outcome {
+    /// Runs `job` to the export's path as `mercurial animate` does (`RenderJob.run`), stopped
+    /// by `cancel`; `progress` is told after each frame. A cancel or an error removes the partial file.
+    func run(_ job: AnimationJob, progress: (Int) -> Void) -> Outcome {
+        let cancellation = Cancellation { [self] in isCancelled ? "the export was cancelled" : nil }
         do {
-            let renderer = try frames()
-            let sink = try format.sink(path: path, width: renderer.width, height: renderer.height, fps: renderer.fps,
-                                       frameCount: renderer.frameCount, loop: renderer.loop, quality: renderer.quality,
-                                       recipe: recipe)
-            do {
-                for index in 0..<renderer.frameCount {
-                    if isCancelled {
-                        sink.discard()
-                        return .cancelled
-                    }
-                    try sink.write(try renderer.frame(index))
-                    progress(index + 1)
-                }
-                try sink.finish()
-            } catch {
-                sink.discard()
-                return .failed(error.message)
-            }
-            return .done(renderer.frameCount)
+            return .done(try RenderJob.run(job, to: path, cancellation: cancellation, progress: progress).frames)
         } catch {
-            return .failed(error.message)
+            return isCancelled ? .cancelled : .failed(error.message)
         }
     }
 }

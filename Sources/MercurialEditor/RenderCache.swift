@@ -5,6 +5,9 @@ import Synchronization
 /// built again only when the text, font, size or loft change; the mask only when the
 /// text, font, size or placement do) and the shading sphere's PNG
 /// for the last scene (made again only when the lights or material change).
+///
+/// The live preview renders canvases for the page, not files, so it does not go through
+/// `RenderJob`; Export PNG and Export video do (`EditorSession+Export.swift`).
 final class RenderCache: Sendable {
     /// The session's pipeline renders one frame at a time, so only one render uses
     /// the renderer at once; the lock guards the fields against the page's requests.

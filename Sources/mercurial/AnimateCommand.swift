@@ -69,16 +69,14 @@ struct Animate: ParsableCommand {
             if format == .mp4 && settings.background == nil && settings.backgroundGradient == nil { settings.background = .black }
         }
         let inputs: [(role: String, path: String)]
-        let makeFrames: () throws -> any AnimationFrames
-        var recipe: String?
+        let animation: AnimationJob.Scene
         if var sequence = try options.materialOptions.sequence(sceneFile: scene, flags: [options], finish: opaque) {
             guard entrance == nil && exit == nil else {
                 throw MercurialError("--in and --out bring one title in and out; in a \"sequence\", give each title's scene its own \"in\" and \"out\"")
             }
             if let quality { sequence.quality = quality }
             inputs = sequence.inputFiles(sceneFile: scene)
-            makeFrames = { try SequenceRenderer(sequence) }
-            recipe = SceneRecipe.json(for: sequence)
+            animation = .sequence(sequence)
         } else {
             var (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
             guard var timeline else {
@@ -92,53 +90,45 @@ struct Animate: ParsableCommand {
             opaque(&settings)
             if let quality { timeline.quality = quality }
             inputs = InputFiles.of(settings, sceneFile: scene)
-            makeFrames = { try FrameRenderer(base: settings, timeline: timeline) }
-            recipe = SceneRecipe.json(for: settings, timeline: timeline)
+            animation = .title(settings, timeline)
         }
         if case .pngSequence = format {} else if format != .null {
             try OutputFile.validate(options.output)
             try InputFiles.checkOutput(options.output, against: inputs)
         }
+        // A signal now stops the job (`Cancellation.signal`) between frames or within one,
+        // which leaves nothing; the process then dies of it.
         SignalCleanup.installDeferred()
-        let renderer = try makeFrames()
-        renderer.warnings.forEach(warn)
-        if let compression = options.compression {
-            warn(MercurialWarning("--compression \(compression.rawValue) is for render's and watch's PNG titles; animate ignores it (its \(format.description) output sets its own)"))
-        }
-        let frameCount = renderer.frameCount
-        let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
-                                   fps: renderer.fps, frameCount: frameCount, loop: renderer.loop, quality: renderer.quality,
-                                   recipe: options.noMetadata ? nil : recipe)
-        let progress = Progress(frameCount, of: "frame", style: try progressOption.style(quiet: options.quiet))
-        let start = ContinuousClock.now
+        let job = AnimationJob(scene: animation, format: format, recipe: !options.noMetadata)
+        var progress: Progress?
+        var start = ContinuousClock.now
+        let report: JobReport
         do {
-            for index in 0..<frameCount {
-                if SignalCleanup.stopRequested != nil { break }
-                try sink.write(try renderer.frame(index))
-                progress.update(done: index + 1, since: start)
-            }
-            if SignalCleanup.stopRequested != nil {
-                sink.discard()
-                progress.clear()
-                SignalCleanup.die()
-            }
-            try sink.finish()
+            report = try RenderJob.run(job, to: options.output, cancellation: .signal, prepared: { renderer throws(MercurialError) in
+                renderer.warnings.forEach(warn)
+                if let compression = options.compression {
+                    warn(MercurialWarning("--compression \(compression.rawValue) is for render's and watch's PNG titles; animate ignores it (its \(format.description) output sets its own)"))
+                }
+                progress = Progress(renderer.frameCount, of: "frame", style: try progressOption.style(quiet: options.quiet))
+                start = .now
+            }, progress: { done in
+                progress?.update(done: done, since: start)
+            })
         } catch {
-            sink.discard()
-            progress.clear()
+            progress?.clear()
             // Ctrl-C on a terminal reaches ffmpeg too, whose end then fails the write: a stop, not an error.
             if SignalCleanup.stopRequested != nil { SignalCleanup.die() }
             throw error
         }
-        progress.clear()
+        progress?.clear()
         let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
             + Double((ContinuousClock.now - start).components.seconds)
         if !options.quiet {
             var usage = rusage()
             getrusage(RUSAGE_SELF.rawValue, &usage)
             let line = String(format: "%@: %d frames %d×%d, %@, in %.2f s (%.1f frames/s), peak memory %.0f MB",
-                              options.output, frameCount, renderer.width, renderer.height, format.description,
-                              seconds, Double(frameCount) / max(seconds, 1e-9), Double(usage.ru_maxrss) / 1024)
+                              options.output, report.frames, report.width, report.height, format.description,
+                              seconds, Double(report.frames) / max(seconds, 1e-9), Double(usage.ru_maxrss) / 1024)
             if OutputFile.isStandardOutput(options.output) { Console.error(line) } else { Console.output(line) }
         }
     }

@@ -106,9 +106,10 @@ struct Batch: ParsableCommand {
             while let job = run.nextJob() {
                 do {
                     // As render writes its title: a large one band by band, through the folder.
-                    let still = try TitleRenderer.writeStill(job.settings, encoding: encoding, compression: compression,
-                                                             recipe: !noMetadata, to: .folder(folder, name: job.name))
-                    run.rendered(job, warnings: still.warnings, since: start)
+                    let still = StillJob(settings: job.settings, encoding: encoding, compression: compression,
+                                         recipe: !noMetadata)
+                    let report = try RenderJob.run(still, to: .folder(folder, name: job.name), cancellation: .signal)
+                    run.rendered(job, warnings: report.warnings, since: start)
                 } catch {
                     run.failed(line: job.line, (error as? MercurialError)?.message ?? "\(error)", since: start)
                 }

@@ -159,3 +159,10 @@ func fail(_ message: String, status: Int32) -> Never {
 func warn(_ warning: MercurialWarning) {
     Console.error("warning: \(warning.message)")
 }
+
+extension Cancellation {
+    /// What stops the command line's jobs: SIGINT, SIGTERM or SIGHUP once `animate` has
+    /// installed `SignalCleanup.installDeferred` (the other commands' handlers end the
+    /// process at once, so this never stops them).
+    static let signal = Cancellation { SignalCleanup.stopRequested.map { "signal \($0)" } }
+}

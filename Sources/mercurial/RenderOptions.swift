@@ -54,13 +54,14 @@ struct RenderOptions: ParsableArguments {
     var noMetadata = false
 
     /// Renders `settings` and writes the title to `path`, atomically, in the format its
-    /// name says, a PNG with the recipe unless --no-metadata (`TitleRenderer.writeStill`,
-    /// as batch writes each row's). Warnings go to standard error; returns the canvas's size.
+    /// name says, a PNG with the recipe unless --no-metadata (a `StillJob` run by
+    /// `RenderJob.run`, as batch runs each row's). Warnings go to standard error; returns
+    /// the canvas's size.
     func writeTitle(_ settings: RenderSettings, to path: String, encoding: StillEncoding) throws -> (width: Int, height: Int) {
-        let still = try TitleRenderer.writeStill(settings, encoding: encoding,
-                                                 compression: pngCompression, recipe: !noMetadata, to: .path(path))
-        still.warnings.forEach(warn)
-        return (still.width, still.height)
+        let job = StillJob(settings: settings, encoding: encoding, compression: pngCompression, recipe: !noMetadata)
+        let report = try RenderJob.run(job, to: .path(path), cancellation: .signal)
+        report.warnings.forEach(warn)
+        return (report.width, report.height)
     }
 
     /// The settings: material, then the scene file, then these options.

@@ -115,7 +115,7 @@ actor WatchSession {
                 files = inputs.map(\.path)
                 await remember(files)
                 try InputFiles.checkOutput(options.output, against: inputs)
-                summary = try renderAnimation(try SequenceRenderer(sequence), recipe: SceneRecipe.json(for: sequence))
+                summary = try renderAnimation(.sequence(sequence))
             } else {
                 let (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
                 let inputs = InputFiles.of(settings, sceneFile: scene)
@@ -126,8 +126,7 @@ actor WatchSession {
                     // An animated scene renders its whole animation on every save.
                     var opaque = settings
                     opaqueForMP4(&opaque)
-                    summary = try renderAnimation(try FrameRenderer(base: opaque, timeline: timeline),
-                                                  recipe: SceneRecipe.json(for: opaque, timeline: timeline))
+                    summary = try renderAnimation(.title(opaque, timeline))
                 } else {
                     if let format = try? AnimationFormat.forPath(options.output), format != .apng {
                         throw MercurialError("output '\(options.output)' is \(format), which needs an \"animation\" in the scene; add one or write a .png")
@@ -197,22 +196,12 @@ actor WatchSession {
     }
 
     /// Renders every frame to the output (its form chosen by its name, a .png being
-    /// an APNG), carrying `recipe` as animate's does; returns what to report.
-    private nonisolated func renderAnimation(_ renderer: any AnimationFrames, recipe: String) throws(MercurialError) -> String {
-        let format = try AnimationFormat.forPath(options.output)
-        renderer.warnings.forEach(warn)
-        let sink = try format.sink(path: options.output, width: renderer.width, height: renderer.height,
-                                   fps: renderer.fps, frameCount: renderer.frameCount, loop: renderer.loop,
-                                   quality: renderer.quality,
-                                   recipe: options.noMetadata ? nil : recipe)
-        do {
-            for index in 0..<renderer.frameCount { try sink.write(try renderer.frame(index)) }
-            try sink.finish()
-        } catch {
-            sink.discard()
-            throw error
-        }
-        return "\(renderer.frameCount) frames \(renderer.width)×\(renderer.height)"
+    /// an APNG), carrying the recipe as animate's does; returns what to report.
+    private nonisolated func renderAnimation(_ scene: AnimationJob.Scene) throws(MercurialError) -> String {
+        let job = AnimationJob(scene: scene, format: try AnimationFormat.forPath(options.output), recipe: !options.noMetadata)
+        let report = try RenderJob.run(job, to: options.output, cancellation: .signal,
+                                       prepared: { renderer in renderer.warnings.forEach(warn) })
+        return "\(report.frames) frames \(report.width)×\(report.height)"
     }
 
     private nonisolated func say(_ line: String) {

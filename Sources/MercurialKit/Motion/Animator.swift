@@ -31,12 +31,13 @@ public enum Animator: Sendable, Equatable {
     }
 
     /// The bodies' poses at `time`, from `world`, the physics animator's simulation.
-    /// Throws when the physics runs over its budget on the way, or Ctrl-C stops it.
+    /// Throws when the physics runs over its budget on the way, or the job is stopped
+    /// (`Cancellation.current`: Ctrl-C, for the command line).
     static func poses(at time: Double, in world: PhysicsWorld) throws(MercurialError) -> [BodyPose] {
         world.advance(to: time)
         if let error = world.overBudget { throw error }
-        // Stopped by Ctrl-C part way (see `PhysicsWorld.advance`): no frame; the caller ends the process.
-        if let signal = SignalCleanup.stopRequested { throw MercurialError("stopped by signal \(signal)") }
+        // Stopped part way (see `PhysicsWorld.advance`): no frame.
+        try Cancellation.checkCurrent()
         return world.poses
     }
 }

@@ -328,14 +328,16 @@ final class PhysicsWorld {
     static let budgetAdvice = "use fewer glyphs (or \"bodies\": \"words\"), fewer rope \"segments\", a lower \"stepsPerSecond\" or a shorter \"duration\""
 
     /// Steps the world to `time` (seconds from the start); going back starts again from 0.
-    /// Stops early when Ctrl-C asks, or when the work runs over `budget` (`overBudget` says so).
+    /// Stops early when the job is stopped (`Cancellation.current`: Ctrl-C, for the command
+    /// line), or when the work runs over `budget` (`overBudget` says so).
     func advance(to time: Double) {
         let target = Int((max(time, 0) * dynamics.stepsPerSecond).rounded())
         if target < steps { reset() }
         let dt = 1 / dynamics.stepsPerSecond
+        let cancellation = Cancellation.current
         while steps < target && overBudget == nil {
-            // Ctrl-C stops within a step, not after the frame's steps (seconds with thousands of bodies).
-            if SignalCleanup.stopRequested != nil { return }
+            // A stop is seen within a step, not after the frame's steps (seconds with thousands of bodies).
+            if cancellation.isCancelled { return }
             let now = Double(steps) * dt
             for i in bodies.indices where !released[i] && now >= specs[i].release - 1e-9 {
                 cpBodySetType(bodies[i], CP_BODY_TYPE_DYNAMIC)

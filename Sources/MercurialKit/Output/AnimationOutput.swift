@@ -398,8 +398,8 @@ final class FFmpegSink: RowSink {
         }
     }
 
-    /// Why the write stopped: ffmpeg stopped reading, or a signal asked us to stop.
-    private enum Interruption { case ffmpegGone, stopRequested }
+    /// Why the write stopped: ffmpeg stopped reading, or the job was stopped (`Cancellation.current`).
+    private enum Interruption { case ffmpegGone, stopped(MercurialError) }
 
     func append(rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
         precondition(rowsWritten + rows.count <= height, "\(rowsWritten + rows.count) rows for a \(height)-row frame")
@@ -421,6 +421,7 @@ final class FFmpegSink: RowSink {
 
     private func send(_ raw: UnsafeRawBufferPointer) throws(MercurialError) {
         let fd = input.fileDescriptor
+        let cancellation = Cancellation.current
         let interruption = { () -> Interruption? in
             var offset = 0
             while offset < raw.count {
@@ -428,9 +429,9 @@ final class FFmpegSink: RowSink {
                 if n > 0 { offset += n; continue }
                 let code = n < 0 ? errno : EIO
                 guard code == EAGAIN || code == EINTR else { return .ffmpegGone }
-                // A stalled ffmpeg keeps the pipe full; a signal between this check and
-                // the poll is seen when the poll times out.
-                if SignalCleanup.stopRequested != nil { return .stopRequested }
+                // A stalled ffmpeg keeps the pipe full; a stop (a signal) between this check
+                // and the poll is seen when the poll times out.
+                if let stop = cancellation.stopError { return .stopped(stop) }
                 var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 _ = poll(&waiting, 1, 100)
             }
@@ -439,14 +440,14 @@ final class FFmpegSink: RowSink {
         switch interruption {
         case nil:
             return
-        case .stopRequested:
+        case .stopped(let stop):
             discard()
-            throw Self.stopped
+            throw stop
         case .ffmpegGone:
             try? input.close()
-            guard waitForExit() else {
+            if let stop = waitForExit() {
                 discard()
-                throw Self.stopped
+                throw stop
             }
             let failure = failure()
             discard()
@@ -456,9 +457,9 @@ final class FFmpegSink: RowSink {
 
     func finish() throws(MercurialError) {
         try? input.close()
-        guard waitForExit() else {
+        if let stop = waitForExit() {
             discard()
-            throw Self.stopped
+            throw stop
         }
         // ffmpeg 5.1 exits 0 when it cannot finish the file ("Error writing trailer of …:
         // File too large"), so its log is read too.
@@ -493,17 +494,16 @@ final class FFmpegSink: RowSink {
         metadata?.remove()
     }
 
-    /// What a write or the finish throws when a signal asked us to stop (the caller then dies of it).
-    static let stopped = MercurialError("stopped by a signal")
-
-    /// Waits for ffmpeg to exit; false if a signal asked us to stop first (its exit
-    /// status may then not be read: Foundation traps on a running process's).
-    private func waitForExit() -> Bool {
+    /// Waits for ffmpeg to exit; nil once it has, else the error of the stop that came
+    /// first (`Cancellation.current`; ffmpeg's exit status may then not be read:
+    /// Foundation traps on a running process's).
+    private func waitForExit() -> MercurialError? {
+        let cancellation = Cancellation.current
         while process.isRunning {
-            if SignalCleanup.stopRequested != nil { return false }
+            if let stop = cancellation.stopError { return stop }
             usleep(10_000)
         }
-        return true
+        return nil
     }
 
     /// The error for an ffmpeg that failed: a full file-size limit (`ulimit -f`) is

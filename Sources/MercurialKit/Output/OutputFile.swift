@@ -612,7 +612,8 @@ public enum SignalCleanup {
 
     /// For work done in steps (an animation's frames): SIGINT, SIGTERM and SIGHUP
     /// remove the armed temporary files at once and set `stopRequested`, which the
-    /// work checks between steps to clean up the rest and then call `die()`.
+    /// command line's job `Cancellation` reads: the job stops and cleans up the rest,
+    /// and the command then calls `die()`.
     public static func installDeferred() {
         prepareTable()
         stopSignal.pointee = 0

@@ -27,9 +27,12 @@ public struct Cancellation: Sendable {
     public var stopReason: String? { reason() }
     public var isCancelled: Bool { reason() != nil }
 
+    /// The error `check()` would throw now, or nil while the job may go on.
+    public var stopError: MercurialError? { reason().map { MercurialError.resource("stopped: \($0)") } }
+
     /// Throws, as a resource error (the same input may go through another time), if the job must stop.
     public func check() throws(MercurialError) {
-        if let reason = reason() { throw MercurialError.resource("stopped: \(reason)") }
+        if let stopError { throw stopError }
     }
 
     /// The job this thread is running: set by `RenderJob.run` for the length of the job,
@@ -151,18 +154,68 @@ public struct StillJob: Sendable {
     }
 }
 
+/// An animation to render: the scene as a scene file gives it (a title and its
+/// timeline, or a sequence of titles), the form to write (`AnimationFormat`), and
+/// whether the output carries the recipe (an APNG's iTXt chunk, a video's comment).
+public struct AnimationJob: Sendable {
+    public enum Scene: Sendable {
+        /// A title (resolved settings) moved by its timeline: `FrameRenderer`.
+        case title(RenderSettings, Timeline)
+        /// Titles one after another: `SequenceRenderer`.
+        case sequence(TitleSequence)
+    }
+    public var scene: Scene
+    public var format: AnimationFormat
+    public var recipe: Bool
+    public var resources: ResourceStore
+
+    public init(scene: Scene, format: AnimationFormat, recipe: Bool = true, resources: ResourceStore = .files) {
+        self.scene = scene
+        self.format = format
+        self.recipe = recipe
+        self.resources = resources
+    }
+
+    /// The scene's recipe (`SceneRecipe.json`), carried unless not `recipe`.
+    public var recipeJSON: String {
+        switch scene {
+        case let .title(settings, timeline): SceneRecipe.json(for: settings, timeline: timeline)
+        case .sequence(let sequence): SceneRecipe.json(for: sequence)
+        }
+    }
+
+    /// The renderer of the scene's frames.
+    func frames() throws(MercurialError) -> any AnimationFrames {
+        switch scene {
+        case let .title(settings, timeline): try FrameRenderer(base: settings, timeline: timeline)
+        case .sequence(let sequence): try SequenceRenderer(sequence)
+        }
+    }
+
+    /// Refuses, under `resources`' rules, a title (each of a sequence's) that names a file.
+    func checkResources() throws(MercurialError) {
+        switch scene {
+        case .title(let settings, _): try resources.check(settings, name: "scene")
+        case .sequence(let sequence):
+            for (i, step) in sequence.steps.enumerated() { try resources.check(step.settings, name: "sequence[\(i)]") }
+        }
+    }
+}
+
 /// What a job did: the canvas's size, what its render warned of, the recipe it wrote
 /// (nil without one), and how long it took.
 public struct JobReport: Sendable {
     public var width: Int, height: Int
+    /// The frames written: 1 for a still.
+    public var frames: Int = 1
     public var warnings: [MercurialWarning]
     public var recipe: String?
     /// Milliseconds, from the job's start to its output's being made whole.
     public var milliseconds: Double
 }
 
-/// The one way a front end renders: the command line's render and watch, batch, the
-/// editor's export and the server each make a job and run it here.
+/// The one way a front end renders a file: the command line's render, watch, animate and
+/// batch, the editor's exports and the server each make a job and run it here.
 public enum RenderJob {
     /// Renders `job` to `output` (a file, a folder's name, or memory), whole or not at
     /// all, stopping with an error when `cancellation` says so.
@@ -178,9 +231,52 @@ public enum RenderJob {
             }
         }
         let written = try result.get()
-        let elapsed = ContinuousClock.now - start
         return JobReport(width: written.width, height: written.height, warnings: written.warnings, recipe: recipe,
-                         milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+                         milliseconds: milliseconds(since: start))
+    }
+
+    /// Renders `job`'s frames to the file `path` (a pattern for a PNG sequence) through the
+    /// sink its format makes, whole or not at all: the sink is discarded when a frame
+    /// fails or `cancellation` says to stop (checked before each frame and, bound as
+    /// `Cancellation.current`, within one: by the physics and the sinks). `prepared` is
+    /// told of the renderer before the output is opened (to show its warnings);
+    /// `progress`, of the frames written after each one.
+    public static func run(_ job: AnimationJob, to path: String, cancellation: Cancellation = .never,
+                           prepared: (any AnimationFrames) throws(MercurialError) -> Void = { _ in },
+                           progress: (_ done: Int) -> Void = { _ in }) throws(MercurialError) -> JobReport {
+        let start = ContinuousClock.now
+        try cancellation.check()
+        try job.checkResources()
+        let recipe = job.recipe ? job.recipeJSON : nil
+        let result = Cancellation.$current.withValue(cancellation) {
+            Result { () throws(MercurialError) -> JobReport in
+                let renderer = try job.frames()
+                try prepared(renderer)
+                let sink = try job.format.sink(path: path, width: renderer.width, height: renderer.height,
+                                               fps: renderer.fps, frameCount: renderer.frameCount, loop: renderer.loop,
+                                               quality: renderer.quality, recipe: recipe)
+                do throws(MercurialError) {
+                    for index in 0..<renderer.frameCount {
+                        try cancellation.check()
+                        try sink.write(try renderer.frame(index))
+                        progress(index + 1)
+                    }
+                    try cancellation.check()
+                    try sink.finish()
+                } catch {
+                    sink.discard()
+                    throw error
+                }
+                return JobReport(width: renderer.width, height: renderer.height, frames: renderer.frameCount,
+                                 warnings: renderer.warnings, recipe: recipe, milliseconds: milliseconds(since: start))
+            }
+        }
+        return try result.get()
+    }
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
     }
 }
 
