@@ -5,7 +5,7 @@ Every line of a ```sh block (or a `$ ` line of a ```console block) that runs
 `mercurial`, `echo` or `sed` is run with bash, in order, in one scratch folder holding a
 copy of examples/, with the `mercurial` given (the debug build by default) first on
 PATH. A line is skipped, and says why, when it names an input file that is not there
-(logo.png, ~/fonts/Some.otf: the user's own), or runs until stopped (watch, edit), or
+(logo.png, ~/fonts/Some.otf, card.key: the user's own), or runs until stopped (watch, edit, serve), or
 needs other machines (parallel -S). Each line that runs must exit 0 within 120 s.
 Prints one line per example and closes with 'N passed, N failed, N skipped'.
 
@@ -44,7 +44,7 @@ def words(command):
     return list(lexer)
 
 def why_skipped(args, folder):
-    if args[:2] in (["mercurial", "watch"], ["mercurial", "edit"]):
+    if args[:2] in (["mercurial", "watch"], ["mercurial", "edit"], ["mercurial", "serve"]):
         return "runs until stopped"
     if args and args[0] == "parallel":
         return "needs other machines"
@@ -53,7 +53,7 @@ def why_skipped(args, folder):
             continue
         if arg.startswith("~"):
             return f"uses the reader's own file {arg}"
-        if re.search(r"\.(png|json|jsonl|csv|otf|ttf)$", arg) and "/" not in arg.rstrip("/").split("/")[0:1][0] \
+        if re.search(r"\.(png|json|jsonl|csv|otf|ttf|key)$", arg) and "/" not in arg.rstrip("/").split("/")[0:1][0] \
                 and not os.path.exists(os.path.join(folder, arg)) and not arg.startswith("-"):
             return f"needs the reader's own {arg}"
     return None
