@@ -122,6 +122,8 @@ if [[ $target == cli ]]; then
     # (Its folders have spaces in their names.)
     mapfile -d '' parser_sources < <(find "$parser/Sources/ArgumentParser" -name '*.swift' -print0 | sort -z)
     target_sources=(Sources/mercurial/*.swift "${target_sources[@]}")
+    # `serve`'s options, a module of their own as in Package.swift (the front end imports it).
+    extra_inputs=(Sources/ServeOptions/*.swift)
 elif [[ $target == editor ]]; then
     # The server's message decoding and the session's Change, without the server (SwiftNIO).
     # (FrameDelta writes NIO's ByteBuffer, and none of these needs it.)
@@ -133,7 +135,7 @@ elif [[ $target == editor ]]; then
                     "${target_sources[@]}")
 fi
 
-if stale "$binary" "$kit/MercurialKit.o" "${target_sources[@]}"; then
+if stale "$binary" "$kit/MercurialKit.o" "${target_sources[@]}" ${extra_inputs[@]+"${extra_inputs[@]}"}; then
     echo "fuzz.sh: building $binary" >&2
     rm -rf "$out/modules" && mkdir -p "$out/modules"
     snapshot "$out/src" "${target_sources[@]}"
@@ -151,7 +153,9 @@ if stale "$binary" "$kit/MercurialKit.o" "${target_sources[@]}"; then
         }
         module ArgumentParserToolInfo "$parser"/Sources/ArgumentParserToolInfo/*.swift
         module ArgumentParser "${parser_sources[@]}"
-        objects+=("$out/obj/ArgumentParserToolInfo.o" "$out/obj/ArgumentParser.o")
+        swiftc "${swift_flags[@]}" -swift-version 6 -module-name ServeOptions -wmo -I "$kit/modules" -I "$out/modules" \
+            -emit-module -emit-module-path "$out/modules/ServeOptions.swiftmodule" -c "${extra_inputs[@]}" -o "$out/obj/ServeOptions.o"
+        objects+=("$out/obj/ArgumentParserToolInfo.o" "$out/obj/ArgumentParser.o" "$out/obj/ServeOptions.o")
         flags+=(-Xfrontend -entry-point-function-name -Xfrontend mercurial_main)
     fi
     swiftc "${flags[@]}" -module-name "MercurialFuzz_$target" "${target_sources[@]/#/$src/}" "${objects[@]}" \
