@@ -13,7 +13,9 @@ let options: ServeOptions
 do {
     options = try ServeOptions.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    Console.error("error: " + ServeOptions.message(for: error).split(separator: "\n").first.map(String.init).map { $0.hasPrefix("Error: ") ? String($0.dropFirst(7)) : $0 }.unsafelyUnwrapped + " (see 'mercurial serve --help')")
+    // ArgumentParser's first line, without its "Error: " (mercurial serve checked the options already).
+    let first = ServeOptions.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+    Console.error("error: " + (first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first) + " (see 'mercurial serve --help')")
     exit(64)
 }
 do {

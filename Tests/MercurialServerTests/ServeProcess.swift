@@ -22,22 +22,10 @@ final class ServeProcess: @unchecked Sendable {
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // The URL line, within 30 s.
-        let fd = stdout.fileHandleForReading.fileDescriptor
-        var line: [UInt8] = []
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !line.contains(10) {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard ContinuousClock.now < deadline, process.isRunning else {
-                stop()
-                throw CLI.SetupError(description: "mercurial serve printed no URL line: \(String(decoding: line, as: UTF8.self))")
-            }
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var byte: UInt8 = 0
-            guard read(fd, &byte, 1) == 1 else { continue }
-            line.append(byte)
+        guard let text = CLI.firstLine(of: stdout, from: process, within: .seconds(30)) else {
+            stop()
+            throw CLI.SetupError(description: "mercurial serve printed no URL line within 30 s")
         }
-        let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("mercurial serve: http://127.0.0.1:"),
               let url = text.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines),
               let port = URLComponents(string: url)?.port else {

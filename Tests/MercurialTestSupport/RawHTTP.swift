@@ -99,3 +99,22 @@ package enum RawHTTP {
     }
 }
 
+
+extension CLI {
+    /// The first line `process` writes to `pipe` (a server's URL line), read byte by byte
+    /// so nothing after it is taken; nil if the process ends or `limit` passes first.
+    package static func firstLine(of pipe: Pipe, from process: Process, within limit: Duration) -> String? {
+        let fd = pipe.fileHandleForReading.fileDescriptor
+        var line: [UInt8] = []
+        let deadline = ContinuousClock.now + limit
+        while !line.contains(10) {
+            guard ContinuousClock.now < deadline, process.isRunning else { return nil }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var byte: UInt8 = 0
+            guard read(fd, &byte, 1) == 1 else { continue }
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+}

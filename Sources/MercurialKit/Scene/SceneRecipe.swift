@@ -1,4 +1,3 @@
-import COpenSSL
 import CPNGWriter
 import Foundation
 import Synchronization
@@ -71,9 +70,7 @@ public enum SceneRecipe {
         let stamp = FileStamp(path)
         if let stamp, let known = hashes.withLock({ $0[stamp] }) { return known }
         let bytes = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
-        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        bytes.withUnsafeBufferPointer { _ = SHA256($0.baseAddress, $0.count, &digest) }
-        let hash = digest.map { String(format: "%02x", $0) }.joined()
+        let hash = CardSignature.hex(CardSignature.sha256(bytes))
         if let stamp {
             hashes.withLock { hashes in
                 // A long watch, edit or batch may name any number of font files: keep a few.
