@@ -58,7 +58,7 @@ extension EditorSession {
                     }
                 }
             }
-            if Self.residentBytes() > Self.pressureBytes {
+            if Self.residentBytes() > pressureBytes {
                 // Under pressure: deltas are then made from the whole frame, and a frame drawn afresh.
                 earlierFrames.removeAll()
                 renderCache.dropSpares()

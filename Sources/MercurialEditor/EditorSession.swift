@@ -90,8 +90,13 @@ public actor EditorSession {
     var stopped = false
     /// The most the frames kept may take: the newest, the earlier ones and the spare canvases.
     static let keptBytes = 160 << 20
-    /// Above this resident size, after a frame, the earlier frames and spare canvases are let go.
-    static let pressureBytes = 384 << 20
+    /// Above this resident size of the process, after a frame, the earlier frames and
+    /// spare canvases are let go.
+    public static let defaultPressureBytes = 384 << 20
+    /// This session's threshold (`defaultPressureBytes` for the edit server; a test
+    /// sharing its process with hundreds of others, whose size says nothing of this
+    /// session, passes `Int.max`).
+    public nonisolated let pressureBytes: Int
     /// The last render's error (nil when it rendered).
     public internal(set) var lastError: String?
     var lastTag: String?
@@ -130,7 +135,8 @@ public actor EditorSession {
     /// A session editing `scenePath`: loaded if it exists (an error if it cannot be
     /// read), otherwise started from the default material and text and created by
     /// the first save.
-    public init(scenePath: String) throws(MercurialError) {
+    public init(scenePath: String, pressureBytes: Int = EditorSession.defaultPressureBytes) throws(MercurialError) {
+        self.pressureBytes = pressureBytes
         let path = try UserPath(scenePath, role: "scene file")
         self.scenePath = path.absolute
         folder = UserPath(checked: path.absolute).directory

@@ -99,7 +99,9 @@ struct EditorFixture {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         scene = folder.appendingPathComponent("scene.json")
         if let sceneJSON { try Data(sceneJSON.utf8).write(to: scene) }
-        session = try EditorSession(scenePath: scene.path)
+        // The test process's size is that of every test running at once: no pressure
+        // check (it would drop the earlier frames deltas are made from).
+        session = try EditorSession(scenePath: scene.path, pressureBytes: .max)
         server = try EditorServer(session: session, port: 0)
         let server = self.server
         task = Task(executorPreference: ServerExecutor.shared) { try? await server.run() }
