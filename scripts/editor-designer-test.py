@@ -208,12 +208,21 @@ def timeline(e, args):
     check(e.state()["editor"]["revision"] == revision, "the keyframe at 99 s is refused: %s" % status.text)
 
     # A cancelled export leaves no file; a finished one is a WebM with alpha and every frame.
+    # The export to cancel is 30 s long (900 frames), so that it is still running when Cancel
+    # is clicked however fast the frames render; the one to check is the sweep's 2 s again.
     webm = os.path.join(e.work, "scene.webm")
+    def duration(seconds):
+        revision = e.state()["editor"]["revision"]
+        driver.execute_script("send([{ key: 'animation.duration', value: '%s' }])" % seconds)
+        wait_for(lambda: e.state()["editor"]["revision"] > revision, "the duration %s s" % seconds, 30)
+        idle(driver)
+    duration(30)
     driver.find_element(By.ID, "export-video").click()
     wait_for(lambda: driver.find_element(By.ID, "export-cancel").is_displayed(), "the export's Cancel button", 30)
     driver.find_element(By.ID, "export-cancel").click()
     wait_for(lambda: driver.execute_script("return window.__export && window.__export.state") == "cancelled", "the cancel", 60)
     check(not os.path.exists(webm), "a cancelled export leaves no file")
+    duration(2)
     driver.find_element(By.ID, "export-video").click()
     wait_for(lambda: driver.execute_script("return window.__export && window.__export.state") == "done", "the export", 240)
     probe = json.loads(subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",

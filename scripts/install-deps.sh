@@ -19,7 +19,8 @@ if [ "$test" = 1 ]; then
                man-db   # the install test shows the man page with man(1), which reports what troff drops
                chromium chromium-driver   # the live editor's browser test (Selenium below)
                dpkg-dev   # make deb: dpkg-shlibdeps reads the package's Depends from the binaries
-               slurm-wlm munge)   # the batch test's real Slurm array (scripts/slurm-cluster.sh)
+               slurm-wlm munge   # the batch test's real Slurm array (scripts/slurm-cluster.sh)
+               parallel)   # GNU parallel splitting a batch (--shard {}/N, --shard auto/N)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -10,20 +10,32 @@ import Glibc
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a title for each row of a CSV or JSON Lines file.",
-        usage: "mercurial batch <file> [-o <dir>] [--name <template>] [--shard <K/N>] [<options>]",
+        usage: "mercurial batch <file> [-o <dir>] [--name <template>] [--shard <K/N|auto>] [<options>]",
         discussion: """
         A CSV's header row names parameter keys (text, size, light1.hue, diffuse, …);
         each row sets them on the base scene (--params, --material, --set), an empty
         cell keeping the base's value. Other columns (a slug) serve --name: {slug}.
         A JSON Lines file has one scene object a line. A bad row is reported as
-        FILE:LINE and the others still render; the exit status is 1 if any failed.
-        Rows render in one process, two at a time, each on every core. The output
-        folder is made if missing; no title is written through a symbolic link in
-        it, and no two rows write one file.
+        FILE:LINE and the others still render. Rows render in one process, two at a
+        time, each on every core. The output folder is made if missing; each title
+        appears whole (written aside and renamed), never through a symbolic link,
+        and no two rows write one file.
 
         To split a job over machines, give each one a shard: row r (1-based) belongs
-        to shard ((r − 1) mod N) + 1, so no coordination is needed; e.g. over SSH:
-          parallel -S host1,host2 mercurial batch t.csv --shard {}/2 -o out ::: 1 2
+        to shard ((r − 1) mod N) + 1, so no coordination is needed. --shard auto
+        reads K and N from the scheduler that started the task:
+          Slurm array      SLURM_ARRAY_TASK_ID, _COUNT, _MIN, _STEP
+          Kubernetes       JOB_COMPLETION_INDEX (give the count: --shard auto/N)
+          AWS Batch        AWS_BATCH_JOB_ARRAY_INDEX (_SIZE, or auto/N)
+          Cloud Run        CLOUD_RUN_TASK_INDEX, CLOUD_RUN_TASK_COUNT
+          Google Batch     BATCH_TASK_INDEX, BATCH_TASK_COUNT
+          GNU parallel     PARALLEL_SEQ (auto/N), or --shard {}/N
+        A task run twice, or again after a kill, with --skip-existing renders only
+        the rows whose title is missing or carries another recipe.
+
+        Exit status: 0 every row written or skipped; 65 some rows refused for their
+        input (retrying will not help); 75 a failure worth retrying (disk full, an
+        I/O error, a signal); 64 a bad command line, batch file or base scene.
 
         Examples:
           mercurial batch titles.csv --params base.json -o out --name '{row}-{text}'
@@ -43,8 +55,14 @@ struct Batch: ParsableCommand {
     @Option(help: ArgumentHelp("Each title's file name: {row} is the row's number, {KEY} a column's or any parameter's value; made safe for file systems, .png added unless it ends in .png, .jpg (.jpeg) or .webp, the format it is then written in.", valueName: "template"))
     var name: String = "{row}-{text}"
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Render only shard K of N (1 ≤ K ≤ N): rows K, K + N, K + 2N, …", valueName: "K/N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Render only shard K of N (1 ≤ K ≤ N): rows K, K + N, K + 2N, …; auto (or auto/N) reads them from the scheduler (see below).", valueName: "K/N"))
     var shard: String?
+
+    @Flag(help: "Leave a row alone when its file is a whole title carrying the same recipe (resuming a killed or repeated task).")
+    var skipExisting = false
+
+    @Option(help: ArgumentHelp("Append a line of JSON for each row as it finishes (row, output, SHA-256, written/skipped/refused/failed).", valueName: "file"))
+    var manifest: String?
 
     @Option(help: ArgumentHelp("PNG compression: fast, small or none (as render's).", valueName: "level"))
     var compression: PNGFile.Compression = .fast
@@ -59,29 +77,81 @@ struct Batch: ParsableCommand {
 
     @OptionGroup var progressOption: ProgressOption
 
-    /// `--shard K/N`.
-    struct Shard: Sendable {
-        var k: Int, n: Int
-
-        /// Parsed by hand: ArgumentParser would take `-1/2` for an unknown flag and say "Missing value".
-        init(_ argument: String) throws(MercurialError) {
-            let parts = argument.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else {
-                throw MercurialError("--shard '\(argument.escapedForTerminal)' is not a shard; give K/N with 1 ≤ K ≤ N, e.g. --shard 1/2")
-            }
-            self.k = k
-            self.n = n
-        }
-
-        func contains(_ row: Int) -> Bool { (row - 1) % n == k - 1 }
-
-        /// How many of `rows` rows are in the shard.
-        func count(of rows: Int) -> Int { rows / n + (rows % n >= k ? 1 : 0) }
+    /// sysexits' codes, which a scheduler can act on (Kubernetes' pod failure policy,
+    /// Slurm's requeue): retry a 75, not a 65.
+    enum Exit {
+        static let usage: Int32 = 64, dataError: Int32 = 65, software: Int32 = 70, temporaryFailure: Int32 = 75
     }
 
     func run() throws {
-        let shard = try self.shard.map { argument throws(MercurialError) in try Shard(argument) }
+        // Before anything is rendered: what is wrong is the command, its files or the
+        // machine (a folder on a full disk), not a row.
+        let prepared: (run: BatchRun, encoding: StillEncoding, folder: OutputFolder, total: Int)
+        do {
+            prepared = try prepare()
+        } catch let error as MercurialError {
+            Console.error("error: \(error.message)")
+            throw ExitCode(error.kind == .resource ? Exit.temporaryFailure : error.kind == .internal ? Exit.software : Exit.usage)
+        }
+        let (run, encoding, folder, _) = prepared
+        // A signal stops the workers between bands (the titles being written are removed
+        // at once), and the batch ends with 75 after telling what was done.
+        SignalCleanup.installDeferred()
+        let start = ContinuousClock.now
+        let noMetadata = self.noMetadata, compression = self.compression, skipExisting = self.skipExisting
+        // Two titles at a time (each render also spreads over the cores), each worker
+        // taking the next row as it is read. Not a task group: with the workers on the
+        // cooperative pool, 24 small titles took 1.1 s instead of 0.2 s here (measured;
+        // each render blocks a pool thread while its own pixel loops want the cores).
+        DispatchQueue.concurrentPerform(iterations: max(1, min(2, prepared.total))) { _ in
+            while let job = run.nextJob() {
+                do {
+                    let recipe = noMetadata ? nil : SceneRecipe.json(for: job.settings)
+                    if skipExisting, let recipe, folder.holdsTitle(job.name, recipe: recipe) {
+                        try run.skipped(job, recipe: recipe, since: start)
+                        continue
+                    }
+                    // As render writes its title: a large one band by band, through the folder.
+                    let still = StillJob(settings: job.settings, encoding: encoding, compression: compression,
+                                         recipe: !noMetadata)
+                    let report = try RenderJob.run(still, to: .folder(folder, name: job.name), cancellation: .signal)
+                    try run.rendered(job, warnings: report.warnings, recipe: recipe, since: start)
+                } catch {
+                    run.failed(job, error, since: start)
+                }
+            }
+        }
+        let outcome = run.finish()
+        let elapsed = start.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if let signal = SignalCleanup.stopRequested {
+            Console.error("error: stopped by signal \(signal) after \(outcome.rendered + outcome.skipped) of \(prepared.total) titles; run it again with --skip-existing to finish")
+            throw ExitCode(Exit.temporaryFailure)
+        }
+        if !quiet {
+            var counts: [String] = []
+            if outcome.skipped > 0 { counts.append("\(outcome.skipped) skipped") }
+            if outcome.refused > 0 { counts.append("\(outcome.refused) refused") }
+            if outcome.failed > 0 { counts.append("\(outcome.failed) failed") }
+            Console.output(String(format: "%@%@: %d title%@ in %.2f s (%.1f titles/s)%@", run.place, run.shardNote, outcome.rendered,
+                                  outcome.rendered == 1 ? "" : "s", seconds, Double(outcome.rendered) / max(seconds, 1e-9),
+                                  counts.isEmpty ? "" : ", " + counts.joined(separator: ", ")))
+        }
+        if outcome.failed > 0 { throw ExitCode(Exit.temporaryFailure) }
+        if outcome.faults > 0 { throw ExitCode(Exit.software) }
+        if outcome.refused > 0 { throw ExitCode(Exit.dataError) }
+    }
+
+    /// The options checked, the base scene and the batch file read, the folder and the manifest opened.
+    private func prepare() throws -> (run: BatchRun, encoding: StillEncoding, folder: OutputFolder, total: Int) {
+        let shard = try self.shard.map { try BatchShard.parse($0, environment: ProcessInfo.processInfo.environment) }
+        if skipExisting && noMetadata {
+            throw MercurialError("--skip-existing tells a finished title by the recipe it carries, which --no-metadata leaves out; drop one of them")
+        }
         let (format, ext) = StillFormat.forTemplate(name)
+        if skipExisting && format != .png {
+            throw MercurialError("--skip-existing tells a finished title by the recipe only a PNG carries; name the titles .png (--name), or drop --skip-existing")
+        }
         let encoding = try StillEncoding.checked(format, quality: still.quality, lossless: still.lossless,
                                                  progressive: still.progressive)
         try InputFile.refuseIfNotRegular(file, role: "batch file")
@@ -91,40 +161,12 @@ struct Batch: ParsableCommand {
         try Self.checkColumns(batch, template: name, place: place)
         try batch.checkLayerColumns(layers: base.layers.count)
         let folder = try OutputFolder(output, create: true)
-
+        let manifest = try self.manifest.map { try BatchManifest(path: $0) }
         let total = shard?.count(of: batch.rowCount) ?? batch.rowCount
         let progress = Progress(total, of: "title", style: try progressOption.style(quiet: quiet))
         let run = BatchRun(batch: batch, rows: try batch.rows(), base: base, template: name, extension: ext, shard: shard,
-                           folder: folder, place: place, progress: progress)
-        let start = ContinuousClock.now
-        let noMetadata = self.noMetadata, compression = self.compression
-        // Two titles at a time (each render also spreads over the cores), each worker
-        // taking the next row as it is read. Not a task group: with the workers on the
-        // cooperative pool, 24 small titles took 1.1 s instead of 0.2 s here (measured;
-        // each render blocks a pool thread while its own pixel loops want the cores).
-        DispatchQueue.concurrentPerform(iterations: max(1, min(2, total))) { _ in
-            while let job = run.nextJob() {
-                do {
-                    // As render writes its title: a large one band by band, through the folder.
-                    let still = StillJob(settings: job.settings, encoding: encoding, compression: compression,
-                                         recipe: !noMetadata)
-                    let report = try RenderJob.run(still, to: .folder(folder, name: job.name), cancellation: .signal)
-                    run.rendered(job, warnings: report.warnings, since: start)
-                } catch {
-                    run.failed(line: job.line, (error as? MercurialError)?.message ?? "\(error)", since: start)
-                }
-            }
-        }
-        progress.clear()
-        let outcome = run.finish()
-        let elapsed = start.duration(to: .now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        if !quiet {
-            Console.output(String(format: "%@: %d title%@ in %.2f s (%.1f titles/s)%@", place, outcome.rendered,
-                                  outcome.rendered == 1 ? "" : "s", seconds, Double(outcome.rendered) / max(seconds, 1e-9),
-                                  outcome.failed == 0 ? "" : ", \(outcome.failed) failed"))
-        }
-        if outcome.failed > 0 { throw ExitCode(1) }
+                           folder: folder, place: place, progress: progress, manifest: manifest)
+        return (run, encoding, folder, total)
     }
 
     /// Columns that are not parameters serve `--name` (a CMS export's `slug`); one
@@ -144,6 +186,8 @@ struct Batch: ParsableCommand {
 
 /// A row to render: its settings and its file's name in the output folder.
 struct BatchJob: Sendable {
+    /// The row's number (1-based, as `{row}`) and its line in the file.
+    var row: Int
     var line: Int
     var settings: RenderSettings
     var name: String
@@ -158,10 +202,12 @@ final class BatchRun: Sendable {
     private let template: String
     /// The files' extension (`StillFormat.forTemplate`).
     private let fileExtension: String
-    private let shard: Batch.Shard?
+    private let shard: BatchShard?
     private let folder: OutputFolder
-    private let place: String
+    /// The batch file, for messages.
+    let place: String
     private let progress: Progress
+    private let manifest: BatchManifest?
     private let state: Mutex<State>
 
     /// The most characters whose rows are told; the rest are counted.
@@ -180,12 +226,15 @@ final class BatchRun: Sendable {
         var missing: [Missing: (lines: [Int], count: Int)] = [:]
         var missingOrder: [Missing] = []
         var untrackedRows = 0
-        var done = 0, rendered = 0, failed = 0
+        var done = 0, rendered = 0, skipped = 0
+        /// Rows refused for their input; failed for the machine (worth retrying); a fault of this program.
+        var refused = 0, failed = 0, faults = 0
         var stopped = false
+        var manifestBroken = false
     }
 
     init(batch: BatchFile, rows: sending BatchFile.Rows, base: RenderSettings, template: String, extension ext: String,
-         shard: Batch.Shard?, folder: OutputFolder, place: String, progress: Progress) {
+         shard: BatchShard?, folder: OutputFolder, place: String, progress: Progress, manifest: BatchManifest?) {
         self.batch = batch
         self.base = base
         self.template = template
@@ -194,7 +243,14 @@ final class BatchRun: Sendable {
         self.folder = folder
         self.place = place
         self.progress = progress
+        self.manifest = manifest
         state = Mutex(State(rows: rows))
+    }
+
+    /// ` (shard 2/3, SLURM_ARRAY_TASK_ID=3)` for the summary, or nothing.
+    var shardNote: String {
+        guard let shard else { return "" }
+        return " (shard \(shard.index)/\(shard.count)\(shard.source == "--shard" ? "" : ", " + shard.source))"
     }
 
     /// The next row of the shard with its settings and name; rows that fail on the
@@ -204,6 +260,7 @@ final class BatchRun: Sendable {
             while !state.stopped {
                 let row: BatchFile.Row
                 do throws(MercurialError) {
+                    if SignalCleanup.stopRequested != nil { state.stopped = true; return nil }
                     if let shard, !shard.contains(state.rows.nextIndex) {
                         if try !state.rows.skip() { state.stopped = true }
                         continue
@@ -211,7 +268,7 @@ final class BatchRun: Sendable {
                     guard let next = try state.rows.next() else { state.stopped = true; return nil }
                     row = next
                 } catch {
-                    report(error.message, &state)
+                    report(error.message, error.kind, &state)
                     state.stopped = true
                     return nil
                 }
@@ -224,19 +281,23 @@ final class BatchRun: Sendable {
                     }
                     state.names[name.hashValue] = Int32(clamping: row.line)
                     try folder.check(name)
-                    return BatchJob(line: row.line, settings: settings, name: name)
+                    return BatchJob(row: row.index, line: row.line, settings: settings, name: name)
                 } catch {
-                    report("\(place):\(row.line): \(error.message)", &state)
+                    report("\(place):\(row.line): \(error.message)", error.kind, &state)
+                    record(BatchManifest.Entry(row: row.index, line: row.line, status: .refused, error: error.message), &state)
                 }
             }
             return nil
         }
     }
 
-    func rendered(_ job: BatchJob, warnings: [MercurialWarning], since start: ContinuousClock.Instant) {
+    /// `job`'s title written; its line in the manifest (with the file's SHA-256, read back).
+    func rendered(_ job: BatchJob, warnings: [MercurialWarning], recipe: String?, since start: ContinuousClock.Instant) throws(MercurialError) {
+        let entry = try manifestEntry(job, .written, recipe: recipe)
         state.withLock { state in
             state.rendered += 1
             state.done += 1
+            record(entry, &state)
             for case let missing? in warnings.map(\.missingGlyphs) {
                 var untracked = false
                 for character in missing.characters {
@@ -258,23 +319,67 @@ final class BatchRun: Sendable {
         }
     }
 
-    func failed(line: Int, _ message: String, since start: ContinuousClock.Instant) {
+    /// `job` left alone: its file is already the title it would write.
+    func skipped(_ job: BatchJob, recipe: String, since start: ContinuousClock.Instant) throws(MercurialError) {
+        let entry = try manifestEntry(job, .skipped, recipe: recipe)
         state.withLock { state in
-            report("\(place):\(line): \(message)", &state)
+            state.skipped += 1
+            state.done += 1
+            record(entry, &state)
             progress.update(done: state.done, since: start)
         }
     }
 
-    private func report(_ message: String, _ state: inout State) {
+    /// `job` not written: refused for its input, failed for the machine, or stopped by a
+    /// signal (then neither told nor counted: the rerun does it).
+    func failed(_ job: BatchJob, _ error: any Error, since start: ContinuousClock.Instant) {
+        let error = error as? MercurialError ?? MercurialError.internal("\(error)")
+        state.withLock { state in
+            if SignalCleanup.stopRequested != nil { return }
+            report("\(place):\(job.line): \(error.message)", error.kind, &state)
+            let status: BatchManifest.Status = error.kind == .resource || error.kind == .internal ? .failed : .refused
+            record(BatchManifest.Entry(row: job.row, line: job.line, status: status, output: "\(folder.display(job.name))",
+                                       error: error.message), &state)
+            progress.update(done: state.done, since: start)
+        }
+    }
+
+    /// The manifest's line for `job`'s file (nil without `--manifest`): hashing it is done outside the lock.
+    private func manifestEntry(_ job: BatchJob, _ status: BatchManifest.Status, recipe: String?) throws(MercurialError) -> BatchManifest.Entry? {
+        guard manifest != nil else { return nil }
+        return BatchManifest.Entry(row: job.row, line: job.line, status: status, output: "\(folder.display(job.name))",
+                                   sha256: try folder.sha256(of: job.name),
+                                   recipeSHA256: recipe.map { CardSignature.hex(CardSignature.sha256(Array($0.utf8))) })
+    }
+
+    /// Appends `entry` to the manifest; a manifest that cannot be written is told once and fails the batch (75).
+    private func record(_ entry: BatchManifest.Entry?, _ state: inout State) {
+        guard let manifest, let entry, !state.manifestBroken else { return }
+        do {
+            try manifest.append(entry)
+        } catch {
+            state.manifestBroken = true
+            progress.clear()
+            Console.error("error: \(error.message)")
+            state.failed += 1
+        }
+    }
+
+    private func report(_ message: String, _ kind: MercurialError.Kind, _ state: inout State) {
         progress.clear()
         Console.error("error: \(message)")
-        state.failed += 1
+        switch kind {
+        case .input, .limit: state.refused += 1
+        case .resource: state.failed += 1
+        case .internal: state.faults += 1
+        }
         state.done += 1
     }
 
     /// Tells the missing glyphs, once a character; the counts of titles.
-    func finish() -> (rendered: Int, failed: Int) {
-        state.withLock { state in
+    func finish() -> (rendered: Int, skipped: Int, refused: Int, failed: Int, faults: Int) {
+        progress.clear()
+        return state.withLock { state in
             let missing = state.missing
             for key in state.missingOrder.sorted(by: { (missing[$0]?.lines.first ?? 0) < (missing[$1]?.lines.first ?? 0) }) {
                 guard let seen = missing[key] else { continue }
@@ -286,7 +391,7 @@ final class BatchRun: Sendable {
             if state.untrackedRows > 0 {
                 warn(MercurialWarning("\(place): \(state.untrackedRows) more row\(state.untrackedRows == 1 ? "" : "s") lack glyphs for still other characters"))
             }
-            return (state.rendered, state.failed)
+            return (state.rendered, state.skipped, state.refused, state.failed, state.faults)
         }
     }
 }

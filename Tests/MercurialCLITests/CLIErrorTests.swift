@@ -17,6 +17,8 @@ struct CLIErrorCase: Sendable, CustomTestStringConvertible {
         case resource
         /// An ArgumentParser usage error: whatever status it picks, as long as it is not 0.
         case usage
+        /// `batch` refusing its command line, batch file or base scene before any row: 64 (EX_USAGE).
+        case batchUsage
     }
 
     /// A file (or folder) made in the temporary folder before the run.
@@ -476,6 +478,7 @@ extension CLIErrorCase {
             case .limit: #expect(r.status == MercurialError.Kind.limit.exitStatus, "\(r)")
             case .resource: #expect(r.status == MercurialError.Kind.resource.exitStatus, "\(r)")
             case .usage: #expect(r.termination == .exit && r.status != 0, "\(r)")
+            case .batchUsage: #expect(r.termination == .exit && r.status == 64, "\(r)")
             }
 
             // Exactly one line, `error: …`, naming the problem, no crash report.

@@ -132,7 +132,7 @@ public enum SceneRecipe {
     }
 
     /// The walk of a PNG's chunks to the recipe's, through `bytes(offset, count)`.
-    private static func read(pngOfSize size: Int, name: String,
+    static func read(pngOfSize size: Int, name: String,
                              bytes: (Int, Int) throws(MercurialError) -> ArraySlice<UInt8>) throws(MercurialError) -> String? {
         guard size >= 8, Array(try bytes(0, 8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
             throw MercurialError("'\(name)' is not a PNG file; give a title written by mercurial")
