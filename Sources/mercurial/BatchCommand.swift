@@ -107,7 +107,7 @@ struct Batch: ParsableCommand {
             while let job = run.nextJob() {
                 do {
                     let recipe = noMetadata ? nil : SceneRecipe.json(for: job.settings)
-                    if skipExisting, let recipe, folder.holdsTitle(job.name, recipe: recipe) {
+                    if skipExisting, let recipe, folder.holdsTitle(job.name, recipe: recipe, encoding: encoding) {
                         try run.skipped(job, recipe: recipe, since: start)
                         continue
                     }
@@ -149,9 +149,6 @@ struct Batch: ParsableCommand {
             throw MercurialError("--skip-existing tells a finished title by the recipe it carries, which --no-metadata leaves out; drop one of them")
         }
         let (format, ext) = StillFormat.forTemplate(name)
-        if skipExisting && format != .png {
-            throw MercurialError("--skip-existing tells a finished title by the recipe only a PNG carries; name the titles .png (--name), or drop --skip-existing")
-        }
         let encoding = try StillEncoding.checked(format, quality: still.quality, lossless: still.lossless,
                                                  progressive: still.progressive)
         try InputFile.refuseIfNotRegular(file, role: "batch file")

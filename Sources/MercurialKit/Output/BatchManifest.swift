@@ -86,24 +86,35 @@ public final class BatchManifest: Sendable {
 }
 
 extension OutputFolder {
-    /// Whether `name` in the folder is a whole PNG title that carries `recipe` (the one
-    /// this row would write): what `batch --skip-existing` leaves alone. Only the
-    /// chunks' headers, the recipe's chunk and the last 12 bytes are read. A file
-    /// that is not one (missing, cut short, another recipe, a link) is false.
-    public func holdsTitle(_ name: String, recipe: String) -> Bool {
+    /// Whether `name` in the folder is a whole title that carries `recipe` written with
+    /// `encoding` (the one this row would write): what `batch --skip-existing` leaves
+    /// alone. A PNG must end with IEND and carry the recipe; a JPEG end with EOI and a
+    /// WebP's RIFF size be its file's, and carry the recipe's stamp. Only headers, the
+    /// recipe and the last bytes are read. Anything else (missing, cut short, another
+    /// recipe, a link) is false.
+    public func holdsTitle(_ name: String, recipe: String, encoding: StillEncoding) -> Bool {
         let fd = openat(self.fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
         let size = Int(info.st_size)
-        // A PNG ends with an empty IEND chunk: its length, type and CRC.
-        let end: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
-        guard size >= 8 + end.count, Self.read(fd, at: size - end.count, count: end.count) == end else { return false }
-        let found = try? SceneRecipe.read(pngOfSize: size, name: name) { offset, count throws(MercurialError) in
-            ArraySlice(Self.read(fd, at: offset, count: count))
+        let bytes = { (offset: Int, count: Int) in Self.read(fd, at: offset, count: count) }
+        switch encoding.format {
+        case .png:
+            // A PNG ends with an empty IEND chunk: its length, type and CRC.
+            let end: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+            guard size >= 8 + end.count, bytes(size - end.count, end.count) == end else { return false }
+            let found = try? SceneRecipe.read(pngOfSize: size, name: name) { offset, count throws(MercurialError) in
+                ArraySlice(bytes(offset, count))
+            }
+            return found == recipe
+        case .jpeg:
+            guard size >= 4, bytes(size - 2, 2) == [0xFF, 0xD9] else { return false }
+            return JPEGFile.comments(size: size, bytes: bytes)?.contains(SceneRecipe.stamp(recipe, encoding: encoding)) == true
+        case .webp:
+            return WebPFile.chunk(WebPFile.stampChunk, size: size, bytes: bytes) == Array(SceneRecipe.stamp(recipe, encoding: encoding).utf8)
         }
-        return found == recipe
     }
 
     /// The SHA-256 of `name` in the folder, in hex (for the manifest).

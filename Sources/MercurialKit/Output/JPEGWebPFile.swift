@@ -47,7 +47,39 @@ public enum JPEGFile {
     /// undone. A title with a `background` is opaque and goes through; one without is
     /// told to give a background or to write a PNG or WebP, which keep the transparency.
     public static func encode(width: Int, height: Int, rows: [UnsafePointer<UInt8>], quality: Int,
-                              progressive: Bool = false) throws(MercurialError) -> [UInt8] {
+                              progressive: Bool = false, comment: String? = nil) throws(MercurialError) -> [UInt8] {
+        let bytes = try encode(width: width, height: height, rows: rows, quality: quality, progressive: progressive)
+        guard let comment else { return bytes }
+        return withComment(bytes, comment)
+    }
+
+    /// `jpeg` with a COM segment holding `comment` (at most 65,533 bytes) right after its SOI.
+    static func withComment(_ jpeg: [UInt8], _ comment: String) -> [UInt8] {
+        let text = Array(comment.utf8.prefix(65_533))
+        let length = text.count + 2
+        return Array(jpeg[..<2]) + [0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)] + text + jpeg[2...]
+    }
+
+    /// The COM segments' texts of a JPEG's header (up to its first scan), through
+    /// `bytes(offset, count)`; nil when it does not start as a JPEG.
+    static func comments(size: Int, bytes: (Int, Int) -> [UInt8]) -> [String]? {
+        guard size >= 4, bytes(0, 2) == [0xFF, 0xD8] else { return nil }
+        var texts: [String] = []
+        var offset = 2
+        while offset + 4 <= size {
+            let head = bytes(offset, 4)
+            guard head.count == 4, head[0] == 0xFF else { return nil }
+            if head[1] == 0xDA { break }
+            let length = Int(head[2]) << 8 | Int(head[3])
+            guard length >= 2, offset + 2 + length <= size else { return nil }
+            if head[1] == 0xFE { texts.append(String(decoding: bytes(offset + 4, length - 2), as: UTF8.self)) }
+            offset += 2 + length
+        }
+        return texts
+    }
+
+    private static func encode(width: Int, height: Int, rows: [UnsafePointer<UInt8>], quality: Int,
+                               progressive: Bool) throws(MercurialError) -> [UInt8] {
         precondition(rows.count == height, "\(rows.count) rows for a \(height)-row JPEG")
         try StillFormat.jpeg.checkSize(width: width, height: height)
         guard ContiguousFrame.isOpaque(rows: rows, width: width) else {
@@ -95,8 +127,59 @@ public enum WebPFile {
     /// made while its client waits, so 2: 2.5 times as fast for 3 % more bytes.
     static let lossyMethod: Int32 = 2
 
+    /// The chunk a WebP title's stamp is in (the extended format keeps unknown chunks;
+    /// decoders skip them).
+    static let stampChunk = "MRCP"
+
     public static func encode(width: Int, height: Int, rows: [UnsafePointer<UInt8>], quality: Int,
-                              lossless: Bool) throws(MercurialError) -> [UInt8] {
+                              lossless: Bool, stamp: String? = nil) throws(MercurialError) -> [UInt8] {
+        let bytes = try encode(width: width, height: height, rows: rows, quality: quality, lossless: lossless)
+        guard let stamp else { return bytes }
+        return try withChunk(bytes, stampChunk, Array(stamp.utf8))
+    }
+
+    /// `webp` in the extended format with a chunk `fourCC` holding `data`, by libwebpmux.
+    static func withChunk(_ webp: [UInt8], _ fourCC: String, _ data: [UInt8]) throws(MercurialError) -> [UInt8] {
+        let failed = MercurialError.resource("cannot add the recipe's stamp to the WebP (libwebpmux failed: out of memory?)")
+        let mux: OpaquePointer? = webp.withUnsafeBufferPointer { image in
+            var whole = WebPData(bytes: image.baseAddress, size: image.count)
+            return WebPMuxCreate(&whole, 1)
+        }
+        guard let mux else { throw failed }
+        defer { WebPMuxDelete(mux) }
+        let set = data.withUnsafeBufferPointer { chunk in
+            var payload = WebPData(bytes: chunk.baseAddress, size: chunk.count)
+            return WebPMuxSetChunk(mux, fourCC, &payload, 1)
+        }
+        guard set == WEBP_MUX_OK else { throw failed }
+        var assembled = WebPData()
+        defer { WebPDataClear(&assembled) }
+        guard WebPMuxAssemble(mux, &assembled) == WEBP_MUX_OK, let out = assembled.bytes else { throw failed }
+        return Array(UnsafeBufferPointer(start: out, count: assembled.size))
+    }
+
+    /// The data of a WebP's chunk `fourCC` through `bytes(offset, count)`, nil when it has none;
+    /// also nil when the RIFF header's size is not the file's (a file cut short).
+    static func chunk(_ fourCC: String, size: Int, bytes: (Int, Int) -> [UInt8]) -> [UInt8]? {
+        let head = bytes(0, 12)
+        guard head.count == 12, head[0..<4] == [0x52, 0x49, 0x46, 0x46], head[8..<12] == [0x57, 0x45, 0x42, 0x50] else { return nil }
+        func little(_ b: [UInt8]) -> Int { Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16 | Int(b[3]) << 24 }
+        guard little(Array(head[4..<8])) + 8 == size else { return nil }
+        let wanted = Array(fourCC.utf8)
+        var offset = 12
+        while offset + 8 <= size {
+            let chunkHead = bytes(offset, 8)
+            guard chunkHead.count == 8 else { return nil }
+            let length = little(Array(chunkHead[4..<8]))
+            guard offset + 8 + length <= size else { return nil }
+            if Array(chunkHead[0..<4]) == wanted { return bytes(offset + 8, length) }
+            offset += 8 + length + (length & 1)
+        }
+        return nil
+    }
+
+    private static func encode(width: Int, height: Int, rows: [UnsafePointer<UInt8>], quality: Int,
+                               lossless: Bool) throws(MercurialError) -> [UInt8] {
         precondition(rows.count == height, "\(rows.count) rows for a \(height)-row WebP")
         try StillFormat.webp.checkSize(width: width, height: height)
         return try ContiguousFrame.with(rows: rows, width: width) { pixels, stride throws(MercurialError) in
@@ -154,26 +237,31 @@ public final class EncodedStillSink: RowSink {
     public let encoding: StillEncoding
     private let output: OutputTarget?
     private var assembler: FrameAssembler
+    /// The recipe's stamp the file carries (`SceneRecipe.stamp`), or nil.
+    private let stamp: String?
     /// The file of the last frame.
     public private(set) var bytes: [UInt8] = []
 
-    public init(width: Int, height: Int, encoding: StillEncoding, output: OutputTarget?) throws(MercurialError) {
+    public init(width: Int, height: Int, encoding: StillEncoding, output: OutputTarget?, stamp: String? = nil) throws(MercurialError) {
         precondition(encoding.format != .png, "a PNG is written by PNGSink or StreamedPNGSink")
         try encoding.format.checkSize(width: width, height: height)
         self.encoding = encoding
         self.output = output
+        self.stamp = stamp
         assembler = FrameAssembler(width: width, height: height)
     }
 
     public func append(rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
         try Cancellation.checkCurrent()
         var assembler = assembler
-        let (width, height, encoding) = (assembler.width, assembler.height, encoding)
+        let (width, height, encoding, stamp) = (assembler.width, assembler.height, encoding, stamp)
         let quality = encoding.quality ?? StillEncoding.defaultQuality
         try assembler.take(rows) { rows throws(MercurialError) in
             bytes = encoding.format == .jpeg
-                ? try JPEGFile.encode(width: width, height: height, rows: rows, quality: quality, progressive: encoding.progressive)
-                : try WebPFile.encode(width: width, height: height, rows: rows, quality: quality, lossless: encoding.lossless)
+                ? try JPEGFile.encode(width: width, height: height, rows: rows, quality: quality, progressive: encoding.progressive,
+                                      comment: stamp)
+                : try WebPFile.encode(width: width, height: height, rows: rows, quality: quality, lossless: encoding.lossless,
+                                      stamp: stamp)
         }
         self.assembler = assembler
     }

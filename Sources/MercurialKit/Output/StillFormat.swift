@@ -81,6 +81,16 @@ public struct StillEncoding: Sendable, Equatable {
 
     public static let defaultQuality = 90
 
+    /// What of the encoding changes a JPEG's or WebP's pixels, for its recipe stamp
+    /// (`SceneRecipe.stamp`): a row rendered again at another quality is another title.
+    public var stampText: String {
+        switch format {
+        case .png: "png"
+        case .jpeg: "jpeg quality \(quality ?? Self.defaultQuality)\(progressive ? " progressive" : "")"
+        case .webp: lossless ? "webp lossless" : "webp quality \(quality ?? Self.defaultQuality)"
+        }
+    }
+
     public init(format: StillFormat, quality: Int? = nil, lossless: Bool = false, progressive: Bool = false) {
         self.format = format
         self.quality = quality

@@ -202,8 +202,8 @@ public struct AnimationJob: Sendable {
     }
 }
 
-/// What a job did: the canvas's size, what its render warned of, the recipe it wrote
-/// (nil without one), and how long it took.
+/// What a job did: the canvas's size, what its render warned of, the recipe it wrote (a
+/// JPEG's or WebP's stamp is made from it; nil without one), and how long it took.
 public struct JobReport: Sendable {
     public var width: Int, height: Int
     /// The frames written: 1 for a still.
@@ -223,7 +223,7 @@ public enum RenderJob {
         let start = ContinuousClock.now
         try cancellation.check()
         try job.resources.check(job.settings, name: "scene")
-        let recipe = job.recipe && job.encoding.format == .png ? SceneRecipe.json(for: job.settings) : nil
+        let recipe = job.recipe ? SceneRecipe.json(for: job.settings) : nil
         let result = Cancellation.$current.withValue(cancellation) {
             Result { () throws(MercurialError) -> WrittenStill in
                 try TitleRenderer.writeStill(job.settings, encoding: job.encoding, compression: job.compression,

@@ -49,15 +49,16 @@ extension TitleRenderer {
     /// The one way a still becomes a file in any format (`render`, `watch`, `batch`): a PNG
     /// as `writePNG` writes it (with its recipe unless not `recipe`), a JPEG or WebP
     /// rendered as a PNG would be (a large title band by band) and encoded whole by
-    /// `EncodedStillSink`, which checks the format's size limit before rendering. The
-    /// JPEG and WebP carry no recipe: `inspect` and `render --from` read PNGs only.
+    /// `EncodedStillSink`, which checks the format's size limit before rendering. A JPEG
+    /// or WebP carries the recipe's stamp (`SceneRecipe.stamp`), not the recipe:
+    /// `inspect` and `render --from` read PNGs only.
     public static func writeStill(_ settings: RenderSettings, encoding: StillEncoding, compression: PNGFile.Compression,
                                   recipe: Bool = true, to output: OutputTarget) throws(MercurialError) -> WrittenStill {
         try writeStill(settings, encoding: encoding, compression: compression,
-                       recipeJSON: recipe && encoding.format == .png ? SceneRecipe.json(for: settings) : nil, to: output)
+                       recipeJSON: recipe ? SceneRecipe.json(for: settings) : nil, to: output)
     }
 
-    /// `writeStill` with the recipe already made (nil for none; a PNG's only).
+    /// `writeStill` with the recipe already made (nil for none).
     static func writeStill(_ settings: RenderSettings, encoding: StillEncoding, compression: PNGFile.Compression,
                            recipeJSON: String?, to output: OutputTarget) throws(MercurialError) -> WrittenStill {
         guard encoding.format != .png else {
@@ -66,14 +67,16 @@ extension TitleRenderer {
         var writer: (any RowSink)?
         do {
             let result = try renderPNG(settings, bandHeight: streamingBandHeight, force: false, writer: &writer) { width, height throws(MercurialError) in
-                try EncodedStillSink(width: width, height: height, encoding: encoding, output: output)
+                try EncodedStillSink(width: width, height: height, encoding: encoding, output: output,
+                                     stamp: recipeJSON.map { SceneRecipe.stamp($0, encoding: encoding) })
             }
             switch result {
             case .streamed(let streamed):
                 try writer?.finish()
                 return WrittenStill(width: streamed.width, height: streamed.height, warnings: streamed.warnings)
             case .inMemory(let title):
-                let sink = try EncodedStillSink(width: title.width, height: title.height, encoding: encoding, output: output)
+                let sink = try EncodedStillSink(width: title.width, height: title.height, encoding: encoding, output: output,
+                                                stamp: recipeJSON.map { SceneRecipe.stamp($0, encoding: encoding) })
                 try sink.write(title.canvas)
                 try sink.finish()
                 return WrittenStill(width: title.width, height: title.height, warnings: title.warnings)

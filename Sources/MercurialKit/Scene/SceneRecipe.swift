@@ -86,6 +86,15 @@ public enum SceneRecipe {
 
     private static let hashes = Mutex<[FileStamp: String]>([:])
 
+    // MARK: Stamps in JPEG and WebP files
+
+    /// What a JPEG or WebP carries instead of the recipe (a card's few hundred bytes
+    /// should not grow by kilobytes): the keyword and the SHA-256 of the recipe and of
+    /// what of the encoding changes its pixels. `batch --skip-existing` compares it.
+    public static func stamp(_ recipe: String, encoding: StillEncoding) -> String {
+        "\(keyword) SHA-256 " + CardSignature.hex(CardSignature.sha256(Array((recipe + "\n" + encoding.stampText).utf8)))
+    }
+
     // MARK: In PNG files
 
     /// The recipe as a compressed iTXt chunk, for a PNG sink to put right after IHDR.

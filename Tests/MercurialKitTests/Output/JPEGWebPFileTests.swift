@@ -20,10 +20,10 @@ import MercurialTestSupport
 
     /// The file `settings` make as `name` (its format by its extension) in `dir`.
     static func written(_ settings: RenderSettings, _ name: String, in dir: URL, quality: Int? = nil,
-                        lossless: Bool = false) throws -> [UInt8] {
+                        lossless: Bool = false, recipe: Bool = true) throws -> [UInt8] {
         let path = dir.appendingPathComponent(name).path
         let encoding = try StillEncoding.forPath(path, command: "test", quality: quality, lossless: lossless)
-        _ = try TitleRenderer.writeStill(settings, encoding: encoding, compression: .fast, to: .path(path))
+        _ = try TitleRenderer.writeStill(settings, encoding: encoding, compression: .fast, recipe: recipe, to: .path(path))
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
@@ -66,6 +66,10 @@ import MercurialTestSupport
 
         let jpegBytes = try Self.written(settings, "card.jpg", in: dir)
         #expect(Array(jpegBytes.prefix(3)) == [0xFF, 0xD8, 0xFF])
+        // The recipe's stamp in a COM segment; the quality is part of it.
+        let comments = JPEGFile.comments(size: jpegBytes.count) { Array(jpegBytes[$0..<min($0 + $1, jpegBytes.count)]) }
+        #expect(comments == [SceneRecipe.stamp(SceneRecipe.json(for: settings), encoding: StillEncoding(format: .jpeg))], "\(String(describing: comments))")
+        #expect(SceneRecipe.stamp("r", encoding: StillEncoding(format: .jpeg)) != SceneRecipe.stamp("r", encoding: StillEncoding(format: .jpeg, quality: 70)))
         let jpeg = try #require(JPEGFile.decode(jpegBytes))
         #expect(jpeg.width == 1200 && jpeg.height == 630)
         let jpegError = Self.meanError(jpeg.pixels, reference)
@@ -75,13 +79,21 @@ import MercurialTestSupport
         #expect(Array(webpBytes.prefix(4)) == Array("RIFF".utf8) && Array(webpBytes[8..<12]) == Array("WEBP".utf8))
         let webp = try #require(WebPFile.decode(webpBytes))
         #expect(webp.width == 1200 && webp.height == 630 && !webp.hasAlpha)
-        #expect(Self.chunkTypes(webpBytes) == ["VP8 "], "\(Self.chunkTypes(webpBytes))")
+        // With the recipe's stamp: the extended format (its alpha flag off) and the stamp's chunk after the image.
+        #expect(Self.chunkTypes(webpBytes) == ["VP8X", "VP8 ", "MRCP"], "\(Self.chunkTypes(webpBytes))")
+        #expect(webpBytes[20] & 0x10 == 0, "VP8X says no alpha")
+        let stamp = SceneRecipe.stamp(SceneRecipe.json(for: settings), encoding: StillEncoding(format: .webp))
+        #expect(WebPFile.chunk("MRCP", size: webpBytes.count) { Array(webpBytes[$0..<min($0 + $1, webpBytes.count)]) }
+                == Array(stamp.utf8))
+        let plain = try Self.written(settings, "plain.webp", in: dir, recipe: false)
+        #expect(Self.chunkTypes(plain) == ["VP8 "], "\(Self.chunkTypes(plain))")
+        #expect(WebPFile.decode(plain)?.pixels == webp.pixels, "the stamp changes no pixel")
         let webpError = Self.meanError(webp.pixels, reference)
         #expect(webpError < 1.5, "WebP q90 mean error \(webpError)")
 
         let losslessBytes = try Self.written(settings, "lossless.webp", in: dir, lossless: true)
         let lossless = try #require(WebPFile.decode(losslessBytes))
-        #expect(!lossless.hasAlpha && Self.chunkTypes(losslessBytes) == ["VP8L"], "\(Self.chunkTypes(losslessBytes))")
+        #expect(!lossless.hasAlpha && Self.chunkTypes(losslessBytes) == ["VP8X", "VP8L", "MRCP"], "\(Self.chunkTypes(losslessBytes))")
         #expect(lossless.pixels == reference, "a lossless WebP is the PNG's pixels")
 
         // A lower quality is a smaller file.
