@@ -64,11 +64,11 @@ extension TitleRenderer {
         guard encoding.format != .png else {
             return try writePNG(settings, compression: compression, recipeJSON: recipeJSON, to: output)
         }
+        let stamp = recipeJSON.map { SceneRecipe.stamp($0, encoding: encoding) }
         var writer: (any RowSink)?
         do {
             let result = try renderPNG(settings, bandHeight: streamingBandHeight, force: false, writer: &writer) { width, height throws(MercurialError) in
-                try EncodedStillSink(width: width, height: height, encoding: encoding, output: output,
-                                     stamp: recipeJSON.map { SceneRecipe.stamp($0, encoding: encoding) })
+                try EncodedStillSink(width: width, height: height, encoding: encoding, output: output, stamp: stamp)
             }
             switch result {
             case .streamed(let streamed):
@@ -76,7 +76,7 @@ extension TitleRenderer {
                 return WrittenStill(width: streamed.width, height: streamed.height, warnings: streamed.warnings)
             case .inMemory(let title):
                 let sink = try EncodedStillSink(width: title.width, height: title.height, encoding: encoding, output: output,
-                                                stamp: recipeJSON.map { SceneRecipe.stamp($0, encoding: encoding) })
+                                                stamp: stamp)
                 try sink.write(title.canvas)
                 try sink.finish()
                 return WrittenStill(width: title.width, height: title.height, warnings: title.warnings)
