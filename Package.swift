@@ -42,9 +42,12 @@ let package = Package(
             dependencies: ["CPNG"],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
+        // The blur's multiply-add loop, compiled for several vector widths and chosen at
+        // run time (Swift cannot), the same bits at each (see weighted_sum.c).
+        .target(name: "CKernels"),
         .target(
             name: "MercurialKit",
-            dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL", "CChipmunk", "CTurboJPEG", "CWebP"],
+            dependencies: ["CKernels", "CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL", "CChipmunk", "CTurboJPEG", "CWebP"],
             // Optimised in debug builds too: unoptimised, its pixel loops are about 100 times
             // slower (300 small titles: 41.5 s against 0.44 s released), and the test suite
             // runs the debug build's commands thousands of times. `-enable-testing` stays on.

@@ -18,7 +18,7 @@ seconds=${1:-60}
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || { echo "usage: bash scripts/fuzz-smoke.sh [SECONDS]" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-targets=(scene png font cli batch editor)
+targets=(scene png font cli batch editor card)
 log=.build-fuzz/smoke
 rm -rf "$log" && mkdir -p "$log"
 

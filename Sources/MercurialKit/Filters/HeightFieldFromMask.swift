@@ -230,7 +230,7 @@ final class LoftRows {
                             // Rows lo…hi, in that order (tap k is row lo + k).
                             let source = across.baseAddress! + x0, row = starts.baseAddress! + (lo - ink.minY)
                             GaussianBlur.weightedSum(n, taps: hi - lo + 1, weights: w.baseAddress! + (lo - y + reach),
-                                                     into: target) { k in UnsafePointer(source + row[k]) }
+                                                     into: target, base: source, offsets: row)
                         }
                     }
                 }

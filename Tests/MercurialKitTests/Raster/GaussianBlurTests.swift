@@ -1,31 +1,69 @@
+import CKernels
 import Testing
 @testable import MercurialKit
 
-/// The blur's multiply-add loop: a release build keeps 32 columns' sums in registers, a
-/// debug build (the test suite's binary) sums a tap at a time; both must give the same bits.
+/// The blur's multiply-add loop runs at the widest vector width the processor has
+/// (CKernels); at every width this processor supports it must give the bits of the
+/// plain sum, a tap at a time, for rows read by step (the horizontal pass) and by
+/// offsets (the vertical pass).
 @Suite struct GaussianBlurTests {
-    @Test(arguments: [1, 7, 8, 31, 32, 33, 77, 200]) func theSumsInRegistersAreTheSumsByTap(count: Int) {
+    static let levels: [mercurial_simd_level] = [MERCURIAL_SIMD_BASELINE, MERCURIAL_SIMD_AVX2, MERCURIAL_SIMD_AVX512]
+        .filter { $0.rawValue <= mercurial_simd_best().rawValue }
+
+    @Test(arguments: [1, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 77, 200])
+    func everyVectorWidthGivesTheSumsByTap(count: Int) {
         var random = SystemRandomNumberGenerator()
         for taps in [1, 3, 13, 61] {
             let weights = (0..<taps).map { _ in Float.random(in: 0...1, using: &random) }
-            let rows = (0..<taps).map { _ in (0..<count).map { _ in Float.random(in: -2...2, using: &random) } }
-            var inRegisters = [Float](repeating: .nan, count: count), byTap = inRegisters
-            let flat = rows.flatMap { $0 }
+            let flat = (0..<(taps * count)).map { _ in Float.random(in: -2...2, using: &random) }
+            // Rows in a shuffled order, as the vertical pass's ring holds them.
+            let offsets = (0..<taps).map { $0 * count }.shuffled(using: &random)
+            var byTap = [Float](repeating: .nan, count: count)
             flat.withUnsafeBufferPointer { f in
                 weights.withUnsafeBufferPointer { w in
-                    inRegisters.withUnsafeMutableBufferPointer { out in
-                        GaussianBlur.weightedSumInRegisters(count, taps: taps, weights: w.baseAddress!, into: out.baseAddress!) {
-                            f.baseAddress! + $0 * count
-                        }
-                    }
                     byTap.withUnsafeMutableBufferPointer { out in
                         GaussianBlur.weightedSumByTap(count, taps: taps, weights: w.baseAddress!, into: out.baseAddress!) {
-                            f.baseAddress! + $0 * count
+                            f.baseAddress! + offsets[$0]
                         }
+                    }
+                    for level in Self.levels {
+                        var vector = [Float](repeating: .nan, count: count)
+                        offsets.withUnsafeBufferPointer { o in
+                            vector.withUnsafeMutableBufferPointer { out in
+                                mercurial_weighted_sum_at(level, count, taps, w.baseAddress!, out.baseAddress!,
+                                                          f.baseAddress!, o.baseAddress!, 0)
+                            }
+                        }
+                        #expect(vector.map(\.bitPattern) == byTap.map(\.bitPattern),
+                                "level \(level.rawValue), \(count) columns, \(taps) taps, by offsets")
                     }
                 }
             }
-            #expect(inRegisters.map(\.bitPattern) == byTap.map(\.bitPattern), "\(count) columns, \(taps) taps")
+            // By step: row k starts k floats on (the horizontal pass's sliding line).
+            let line = Array(flat.prefix(count + taps - 1))
+            var stepByTap = [Float](repeating: .nan, count: count)
+            line.withUnsafeBufferPointer { l in
+                weights.withUnsafeBufferPointer { w in
+                    stepByTap.withUnsafeMutableBufferPointer { out in
+                        GaussianBlur.weightedSumByTap(count, taps: taps, weights: w.baseAddress!, into: out.baseAddress!) {
+                            l.baseAddress! + $0
+                        }
+                    }
+                    for level in Self.levels {
+                        var vector = [Float](repeating: .nan, count: count)
+                        vector.withUnsafeMutableBufferPointer { out in
+                            mercurial_weighted_sum_at(level, count, taps, w.baseAddress!, out.baseAddress!, l.baseAddress!, nil, 1)
+                        }
+                        #expect(vector.map(\.bitPattern) == stepByTap.map(\.bitPattern),
+                                "level \(level.rawValue), \(count) columns, \(taps) taps, by step")
+                    }
+                }
+            }
         }
+    }
+
+    /// The test above only means something for the widths it reached.
+    @Test func thisMachinesWidestLevelIsTested() {
+        #expect(Self.levels.last == mercurial_simd_best())
     }
 }
