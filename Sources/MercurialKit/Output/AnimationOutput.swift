@@ -262,7 +262,7 @@ final class FFmpegSink: RowSink {
             // QuickTime's own comment atom has a 16-bit length; metadata tags (mdta) hold any size.
             // Over 4K UHD one thread: each frame thread holds a 10-bit 4:4:4:4 frame and its packet
             // (about 290 MB at 7680×4320); below, ffmpeg's threads, which encode 1.6 times as fast.
-            return colour(to: "yuva444p10le") + ["-c:v", "prores_ks", "-profile:v", "4444"]
+            return colour(to: "yuva444p10le") + ["-c:v", "prores_ks", "-profile:v", "4444", "-q:v", "1"]
                 + (pixels > 3840 * 2160 ? ["-threads", "1"] : []) + ["-movflags", "+use_metadata_tags", "-f", "mov"]
         case .mov(.qtrle):
             // RGB as rendered: BT.709 primaries and transfer, an RGB matrix (QuickTime's colr atom has no range).
