@@ -33,13 +33,14 @@ int mercurial_zlib_uncompress(const uint8_t *bytes, size_t length, size_t limit,
 /// (Z_FINISH), so that bands compressed separately concatenate into one valid
 /// deflate stream. With MERCURIAL_FILTER_NONE each row gets filter byte 0 (none) and
 /// the RLE strategy, and a run of one repeated row pointer (the empty canvas
-/// around a title) is deflated once per block and copied. With MERCURIAL_FILTER_PAETH
+/// around a title) is deflated once per block and copied; MERCURIAL_FILTER_UP is the
+/// same but for rows that are not such a run, which get PNG's Up filter (type 2). With MERCURIAL_FILTER_PAETH
 /// every row is filtered with PNG's Paeth filter (type 4) and deflated with zlib's
 /// default strategy, for pictures (gradients, shaded metal); with
 /// MERCURIAL_FILTER_ADAPTIVE each row takes the filter libpng's heuristic picks. *adler receives the Adler-32
 /// of the band's uncompressed bytes. Returns 1, or 0 on failure.
 /// `filter`: one of these.
-enum { MERCURIAL_FILTER_NONE = 0, MERCURIAL_FILTER_PAETH = 1, MERCURIAL_FILTER_ADAPTIVE = 2 };
+enum { MERCURIAL_FILTER_NONE = 0, MERCURIAL_FILTER_PAETH = 1, MERCURIAL_FILTER_ADAPTIVE = 2, MERCURIAL_FILTER_UP = 3 };
 int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
                                     int last, int level, int filter, uint8_t **out, size_t *out_size,
                                     uint32_t *adler, size_t *raw_size);

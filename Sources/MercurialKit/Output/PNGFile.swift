@@ -21,7 +21,8 @@ public enum PNGFile {
     public static let maximumFileBytes = 512 * 1024 * 1024
 
     public enum Compression: String, Sendable, CaseIterable {
-        /// Bands of rows deflated on every core, zlib level 1, RLE, no row filter: quick, somewhat larger file.
+        /// Bands of rows deflated on every core, zlib level 1, RLE, each row but a repeated one
+        /// with PNG's Up filter: quick, somewhat larger file.
         case fast
         /// Bands of rows deflated on every core, each row with the filter libpng's heuristic
         /// picks, zlib level 7: a 1200×630 card a twentieth of `fast`'s size, in 4.6 times
@@ -84,7 +85,8 @@ public enum PNGFile {
     /// Bands of rows are compressed on every core at once — libpng deflates on one
     /// thread only — and joined into one zlib stream as pigz does; the few bytes of PNG
     /// framing around it are written here. `.fast`: zlib level 1, the RLE strategy (a
-    /// title is mostly runs of transparent pixels) and no row filter. `.small`: each row
+    /// title is mostly runs of transparent pixels), and PNG's Up filter on every row but a
+    /// repeated one (so that an opaque background's rows, alike, are runs of zeros). `.small`: each row
     /// with the filter of least signed sum (libpng's heuristic) at `smallLevel`.
     ///
     /// `ancillary` chunks (a recipe) go right after IHDR.
@@ -94,7 +96,8 @@ public enum PNGFile {
         switch compression {
         case .small: return try encodeInParallel(width: width, height: height, rows: rows, ancillary: ancillary,
                                                  filter: Int32(MERCURIAL_FILTER_ADAPTIVE), level: smallLevel)
-        case .fast: return try encodeInParallel(width: width, height: height, rows: rows, ancillary: ancillary, level: 1)
+        case .fast: return try encodeInParallel(width: width, height: height, rows: rows, ancillary: ancillary,
+                                                filter: Int32(MERCURIAL_FILTER_UP), level: 1)
         case .none: return try encodeInParallel(width: width, height: height, rows: rows, ancillary: ancillary, level: 0)
         }
     }
@@ -169,13 +172,13 @@ public enum PNGFile {
 
     /// The zlib stream of a PNG's image data for `height` rows of `width` RGBA8 pixels,
     /// deflated in bands on every core and joined, as pigz does. A title canvas (mostly
-    /// runs of one colour) needs no row filter and zlib level 1 with the RLE strategy;
+    /// runs of one colour) needs only the Up filter and zlib level 1 with the RLE strategy;
     /// a `picture` (full frames of metal over a gradient, as an APNG's) compresses far
     /// better with the Paeth filter and level 4.
     static func imageData(width: Int, height: Int, rows: [UnsafePointer<UInt8>],
                           picture: Bool) throws(MercurialError) -> [UInt8] {
         let bands = try deflatedBands(width: width, height: height, rows: rows,
-                                      filter: Int32(picture ? MERCURIAL_FILTER_PAETH : MERCURIAL_FILTER_NONE), level: picture ? 4 : 1)
+                                      filter: Int32(picture ? MERCURIAL_FILTER_PAETH : MERCURIAL_FILTER_UP), level: picture ? 4 : 1)
         defer { bands.forEach { mercurial_png_free($0.bytes) } }
         let adler = combinedAdler(bands)
         var zlib: [UInt8] = [0x78, 0x01]   // deflate, 32 KiB window

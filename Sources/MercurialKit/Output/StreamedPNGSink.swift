@@ -18,8 +18,8 @@ public struct PNGChunk: Sendable, Equatable {
 /// Adler-32 of the whole stream is combined from the bands' as they go.
 ///
 /// `.none` stores unfiltered rows (deflate level 0);
-/// `.fast` deflates unfiltered rows at level 1 with the RLE strategy, as the
-/// in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
+/// `.fast` deflates Up-filtered rows (a repeated row unfiltered) at level 1 with the
+/// RLE strategy, as the in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
 /// adaptive filtering needs the whole image at once; the file is close in size).
 /// The bytes go to `output` as they are made, through an `OutputFile.Stream` opened
 /// at the first of them, which `finish` makes appear whole and `discard` (or a failed
@@ -37,7 +37,7 @@ final class StreamedPNGSink: RowSink {
     private var adler: UInt32 = 1
     private var rowsWritten = 0
     private var started = false
-    /// The last row of the previous band (the Paeth filter reads the row above).
+    /// The last row of the previous band (the Paeth and Up filters read the row above).
     private let previousRow: UnsafeMutableBufferPointer<UInt8>
 
     init(width: Int, height: Int, compression: PNGFile.Compression, ancillary: [PNGChunk] = [], output: OutputTarget?) {
@@ -46,7 +46,7 @@ final class StreamedPNGSink: RowSink {
         self.height = height
         self.compression = compression
         target = output
-        previousRow = .allocate(capacity: compression == .small ? width * 4 : 0)
+        previousRow = .allocate(capacity: compression == .none ? 0 : width * 4)
     }
 
     deinit { previousRow.deallocate() }
@@ -63,9 +63,9 @@ final class StreamedPNGSink: RowSink {
         precondition(rowsWritten + rows.count <= height, "\(rowsWritten + rows.count) rows for a \(height)-row PNG")
         guard !rows.isEmpty else { return }
         if !started { try start() }
-        let paeth = compression == .small
-        // With the Paeth filter, index 0 is the row above the band (none for the first band).
-        let first = paeth && rowsWritten > 0 ? 1 : 0
+        let paeth = compression == .small, filtered = compression != .none
+        // With a filter, index 0 is the row above the band (none for the first band).
+        let first = filtered && rowsWritten > 0 ? 1 : 0
         var pointers = rows
         if first == 1 { pointers.insert(UnsafePointer(previousRow.baseAddress!), at: 0) }
         let pieceCount = max(1, min(rows.count / 32, ProcessInfoCores.count))
@@ -82,7 +82,7 @@ final class StreamedPNGSink: RowSink {
                             let ok = mercurial_deflate_filtered_rows(
                                 rowPointers.baseAddress, UInt32(width),
                                 UInt32(first + total * k / pieceCount), UInt32(first + total * (k + 1) / pieceCount),
-                                0, level, paeth ? 1 : 0, &piece.bytes, &piece.count, &piece.adler, &piece.rawCount)
+                                0, level, Int32(paeth ? MERCURIAL_FILTER_PAETH : filtered ? MERCURIAL_FILTER_UP : MERCURIAL_FILTER_NONE), &piece.bytes, &piece.count, &piece.adler, &piece.rawCount)
                             pieces[k] = ok != 0 ? piece : Piece()
                         }
                     }
@@ -99,7 +99,7 @@ final class StreamedPNGSink: RowSink {
             data.append(contentsOf: UnsafeBufferPointer(start: piece.bytes, count: piece.count))
         }
         try chunk("IDAT", data)
-        if paeth {
+        if filtered {
             UnsafeMutableRawBufferPointer(previousRow).copyMemory(from: UnsafeRawBufferPointer(start: rows[rows.count - 1], count: width * 4))
         }
         rowsWritten += rows.count
