@@ -16,6 +16,7 @@ wrk reports its own. Prints a Markdown table of medians and 99th percentiles.
 import http.client
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -169,6 +170,8 @@ async def open_loop(port, rate, seconds, tag):
 def main():
     if not os.access(BIN, os.X_OK):
         sys.exit(f"error: no mercurial binary at {BIN}; build it with 'swift build -c release --product mercurial --product mercurial-serve-server'")
+    if shutil.which("wrk") is None:
+        sys.exit("error: wrk is not installed (the load figures need it); install it with 'apt-get install wrk'")
     cores = os.cpu_count()
     rows = []
     run = str(int(time.time()))

@@ -130,11 +130,13 @@ public final class CardServer: Sendable {
             return answer(card, request, negotiated: negotiated, started: started)
         }
         let withRecipe = options.recipe
-        let card = try await queued { () throws(MercurialError) -> CardRequest in
-            try cancellation.check()
-            let card = if let body { try CardRequest(json: body, encoding: encoding) } else { try CardRequest(query: query, encoding: encoding) }
-            try Self.checkCanvas(card.settings)
-            return card
+        let card = try await store.request(requestKey) { [self] in
+            try await queued { () throws(MercurialError) -> CardRequest in
+                try cancellation.check()
+                let card = if let body { try CardRequest(json: body, encoding: encoding) } else { try CardRequest(query: query, encoding: encoding) }
+                try Self.checkCanvas(card.settings)
+                return card
+            }
         }
         let identity = card.identity(withRecipe: withRecipe)
         await store.remember(request: requestKey, identity: identity)

@@ -34,6 +34,8 @@ actor CardStore {
     private var bytes = 0
     private var named: [String: String] = [:]
     private var flights: [String: Task<Card, any Error>] = [:]
+    /// Requests being read, by their key: identical requests at once are read once.
+    private var readings: [String: Task<CardRequest, any Error>] = [:]
     static let maximumNamedRequests = 100_000
 
     init(memoryLimit: Int, folder: String?) {
@@ -88,6 +90,18 @@ actor CardStore {
         let card = try await flight.value
         keep(card)
         return (card, true)
+    }
+
+    /// The request `key` names, read by `read` (on a worker), unless the same request is
+    /// being read already, in which case that reading's result is shared: a burst of one
+    /// popular card's requests takes one place in the queue, not one each (each was
+    /// refused with a 429 beyond the queue's length before any had been read).
+    func request(_ key: String, read: @escaping @Sendable () async throws -> CardRequest) async throws -> CardRequest {
+        if let reading = readings[key] { return try await reading.value }
+        let reading = Task { try await read() }
+        readings[key] = reading
+        defer { readings[key] = nil }
+        return try await reading.value
     }
 
     // MARK: On disk

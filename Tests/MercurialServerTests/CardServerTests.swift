@@ -207,6 +207,13 @@ import Glibc
         #expect(same == [200, 200, 200, 200])
         #expect(try shared.request("/metrics").text.contains("mercurial_cache_total{result=\"miss\"} 1\n"))
 
+        // One worker and one place in the queue: eight identical requests at once share one
+        // reading and one render, and none is refused (six were, each read on its own).
+        let narrow = try ServeProcess(["--workers", "1", "--queue", "1", "--deadline", "60"])
+        let burst = Self.concurrently(8) { _ in (try? narrow.request("/v1/render?text=Burst&size=300&width=2400&height=1200", timeout: 60))?.status }
+        #expect(burst == Array(repeating: 200, count: 8), "\(burst)")
+        #expect(try narrow.request("/metrics").text.contains("mercurial_cache_total{result=\"miss\"} 1\n"))
+
         let hurried = try ServeProcess(["--deadline", "0.001"])
         let late = try hurried.request("/v1/render?text=Late&size=300&width=2400&height=1200")
         #expect(late.status == 503, "\(late.text)")
