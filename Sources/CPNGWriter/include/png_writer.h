@@ -37,10 +37,14 @@ int mercurial_zlib_uncompress(const uint8_t *bytes, size_t length, size_t limit,
 /// same but for rows that are not such a run, which get PNG's Up filter (type 2). With MERCURIAL_FILTER_PAETH
 /// every row is filtered with PNG's Paeth filter (type 4) and deflated with zlib's
 /// default strategy, for pictures (gradients, shaded metal); with
+/// MERCURIAL_FILTER_PAETH_RLE the same filter with zlib's RLE strategy (a full frame of
+/// metal over a lit background at level 1: smaller than the default strategy's at
+/// level 4 and in half the time); with
 /// MERCURIAL_FILTER_ADAPTIVE each row takes the filter libpng's heuristic picks. *adler receives the Adler-32
 /// of the band's uncompressed bytes. Returns 1, or 0 on failure.
 /// `filter`: one of these.
-enum { MERCURIAL_FILTER_NONE = 0, MERCURIAL_FILTER_PAETH = 1, MERCURIAL_FILTER_ADAPTIVE = 2, MERCURIAL_FILTER_UP = 3 };
+enum { MERCURIAL_FILTER_NONE = 0, MERCURIAL_FILTER_PAETH = 1, MERCURIAL_FILTER_ADAPTIVE = 2, MERCURIAL_FILTER_UP = 3,
+       MERCURIAL_FILTER_PAETH_RLE = 4 };
 int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
                                     int last, int level, int filter, uint8_t **out, size_t *out_size,
                                     uint32_t *adler, size_t *raw_size);

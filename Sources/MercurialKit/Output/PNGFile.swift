@@ -167,18 +167,20 @@ public enum PNGFile {
     /// A whole-canvas picture (an animation's frame over a gradient) as a PNG, its rows
     /// Paeth-filtered (see `imageData`).
     static func encodePicture(width: Int, height: Int, rows: [UnsafePointer<UInt8>]) throws(MercurialError) -> [UInt8] {
-        try encodeInParallel(width: width, height: height, rows: rows, filter: Int32(MERCURIAL_FILTER_PAETH), level: 4)
+        try encodeInParallel(width: width, height: height, rows: rows, filter: Int32(MERCURIAL_FILTER_PAETH_RLE), level: 1)
     }
 
     /// The zlib stream of a PNG's image data for `height` rows of `width` RGBA8 pixels,
     /// deflated in bands on every core and joined, as pigz does. A title canvas (mostly
     /// runs of one colour) needs only the Up filter and zlib level 1 with the RLE strategy;
     /// a `picture` (full frames of metal over a gradient, as an APNG's) compresses far
-    /// better with the Paeth filter and level 4.
+    /// better with the Paeth filter, and the RLE strategy at level 1 deflates it smaller
+    /// than the default strategy at level 4 in half the time (1920×1080 light-sweep frame:
+    /// 177 KB in 11.7 ms of one core, against 186 KB in 22.4 ms).
     static func imageData(width: Int, height: Int, rows: [UnsafePointer<UInt8>],
                           picture: Bool) throws(MercurialError) -> [UInt8] {
         let bands = try deflatedBands(width: width, height: height, rows: rows,
-                                      filter: Int32(picture ? MERCURIAL_FILTER_PAETH : MERCURIAL_FILTER_UP), level: picture ? 4 : 1)
+                                      filter: Int32(picture ? MERCURIAL_FILTER_PAETH_RLE : MERCURIAL_FILTER_UP), level: 1)
         defer { bands.forEach { mercurial_png_free($0.bytes) } }
         let adler = combinedAdler(bands)
         var zlib: [UInt8] = [0x78, 0x01]   // deflate, 32 KiB window
