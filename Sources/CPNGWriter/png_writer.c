@@ -276,51 +276,37 @@ static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8
     uint32_t a = adler32(0, NULL, 0);
     for (uint32_t y = row_begin; y < row_end;) {
         const uint8_t *row = rows[y];
+        if (!up && row != previous) {
+            previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), row, (uInt)row_bytes);
+            previous = row;
+        }
         uint32_t run = 1;
         while (y + run < row_end && rows[y + run] == row) run++;
-        if (up && run >= 2 && y > 0 && rows[y - 1] != row) {
-            run = 1;   /* the run's first row, filtered against the row above; its rest spliced next */
-        }
-        if (run >= 2) {
-            /* The run's rows after the filter byte: with `up`, zeros (each repeats the row above). */
-            const uint8_t *body = row;
-            uint8_t filter = filter_none;
-            uint32_t body_adler;
-            if (up && y > 0) {
-                body = zeros;
-                filter = filter_up;
-                body_adler = zeros_adler;
-            } else {
-                if (row != previous) {
-                    previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), row, (uInt)row_bytes);
-                    previous = row;
-                }
-                body_adler = previous_adler;
-                if (up) run = 1;   /* image row 0 repeated below: the rows after it take the Up path */
+        /* With `up`, a run is spliced from the row after its first: the first is filtered
+           against whatever is above it, as any row. */
+        if (run >= 2 && (!up || (y > 0 && rows[y - 1] == row))) {
+            /* A full flush empties the window, so nothing after the splice refers back across it.
+               It is complete only when it leaves output space unused: zlib may hold tens of
+               kilobytes of pending blocks, and with too little room it returns early with the
+               rest still inside, to come out after the splice (a corrupt stream). */
+            z->avail_in = 0;
+            for (;;) {
+                if (!ensure_output(z, buffer, capacity, 4096)) return 0;
+                int status = deflate(z, Z_FULL_FLUSH);
+                if (status != Z_OK && status != Z_BUF_ERROR) return 0;
+                if (z->avail_out > 0) break;
             }
-            if (run >= 2) {
-                /* A full flush empties the window, so nothing after the splice refers back across it.
-                   It is complete only when it leaves output space unused: zlib may hold tens of
-                   kilobytes of pending blocks, and with too little room it returns early with the
-                   rest still inside, to come out after the splice (a corrupt stream). */
-                z->avail_in = 0;
-                for (;;) {
-                    if (!ensure_output(z, buffer, capacity, 4096)) return 0;
-                    int status = deflate(z, Z_FULL_FLUSH);
-                    if (status != Z_OK && status != Z_BUF_ERROR) return 0;
-                    if (z->avail_out > 0) break;
-                }
-                while (run > 0) {
-                    int count = run >= REPEAT_BLOCK ? REPEAT_BLOCK : 1;
-                    uint32_t segment_adler;
-                    if (!splice_row_segment(z, buffer, capacity, body, row_bytes, level, count, filter, body_adler,
-                                            &segment_adler)) return 0;
-                    a = adler32_combine(a, segment_adler, (z_off_t)((row_bytes + 1) * (size_t)count));
-                    y += (uint32_t)count;
-                    run -= (uint32_t)count;
-                }
-                continue;
+            while (run > 0) {
+                int count = run >= REPEAT_BLOCK ? REPEAT_BLOCK : 1;
+                uint32_t segment_adler;
+                if (!splice_row_segment(z, buffer, capacity, up ? zeros : row, row_bytes, level, count,
+                                        up ? filter_up : filter_none, up ? zeros_adler : previous_adler,
+                                        &segment_adler)) return 0;
+                a = adler32_combine(a, segment_adler, (z_off_t)((row_bytes + 1) * (size_t)count));
+                y += (uint32_t)count;
+                run -= (uint32_t)count;
             }
+            continue;
         }
         if (up && y > 0) {
             const uint8_t *above = rows[y - 1];
@@ -329,10 +315,7 @@ static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8
             a = adler32_combine(a, adler32(adler32(0, NULL, 0), scratch, (uInt)(row_bytes + 1)), (z_off_t)(row_bytes + 1));
             if (!deflate_input(z, buffer, capacity, scratch, row_bytes + 1)) return 0;
         } else {
-            if (row != previous) {
-                previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), row, (uInt)row_bytes);
-                previous = row;
-            }
+            if (up) previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), row, (uInt)row_bytes);
             a = adler32_combine(a, previous_adler, (z_off_t)(row_bytes + 1));
             if (!deflate_input(z, buffer, capacity, &filter_none, 1)
                 || !deflate_input(z, buffer, capacity, row, row_bytes)) return 0;
