@@ -28,7 +28,7 @@ extension ArgumentHelp {
     /// Help for the flag of the scene's nested key `key` (`--margin`): the schema's help
     /// and its default, as a parameter's flag shows it (null is auto on the command line).
     static func nested(_ key: String, valueName: String, note: String = "", defaultText: String? = nil) -> ArgumentHelp {
-        guard let field = SceneSchema.settings.field(key), let row = SceneSchema.rows.first(where: { $0.path == key }) else {
+        guard let field = SceneSchema.settings.field(key), let row = SceneSchema.row(at: key) else {
             preconditionFailure("the scene's schema has no key '\(key)'")
         }
         var value: String
@@ -65,7 +65,7 @@ extension ArgumentHelp {
 extension ArgumentHelp {
     /// Help for a flag that sets the nested key `path` (`animation.quality`): its schema row's help, default and range.
     static func nested(_ path: String) -> ArgumentHelp {
-        guard let row = SceneSchema.rows.first(where: { $0.path == path }) else {
+        guard let row = SceneSchema.row(at: path) else {
             preconditionFailure("the schema has no row '\(path)'")
         }
         var notes: [String] = []

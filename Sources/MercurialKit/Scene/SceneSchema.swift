@@ -395,6 +395,24 @@ public enum SceneSchema {
         return blocks.write(settings).at(steps[...])
     }
 
+    /// The row `rows` has at `path`, built from the one block that holds it: a flag's help
+    /// reads its row at every start of the command line, and building every row for each of
+    /// the three such flags cost a 64×64 title's whole process 1.7 ms of 24.2 (medians).
+    public static func row(at path: String) -> SchemaRow? {
+        let block = String(path.prefix { $0 != "." && $0 != "[" && $0 != "(" })
+        let candidates: [SchemaRow]
+        if block == "animation" {
+            candidates = animation.rows(under: "animation.")
+        } else if block == "dynamics" {
+            candidates = dynamics.rows(under: "dynamics.")
+        } else if let field = settings.field(block), field.parameter == nil {
+            candidates = Schema(settings.defaultValue, [field]).rows(under: "")
+        } else {
+            candidates = rows
+        }
+        return candidates.first { $0.path == path }
+    }
+
     /// Every nested key as `params` lists it: `pointLights[].intensity`, `vine.branchAngle`, `animation.fps`.
     public static var rows: [SchemaRow] {
         blocks.rows(under: "") + animation.rows(under: "animation.") + dynamics.rows(under: "dynamics.")

@@ -29,6 +29,18 @@ import MercurialTestSupport
     /// `{"KEY": {}}` for each declared key, with a value no place reads before it checks the key.
     static func member(_ key: SchemaKey) -> String { "\"\(key.key)\": {}" }
 
+    /// `SceneSchema.row(at:)` builds only the block that holds a path; for every path of
+    /// `SceneSchema.rows` it must give that row (what `params` and the flags' help show).
+    @Test func aRowFoundByItsPathIsTheListsRow() {
+        for row in SceneSchema.rows {
+            let found = SceneSchema.row(at: row.path)
+            #expect(found?.path == row.path && found?.help == row.help && found?.kind == row.kind
+                    && found?.range == row.range && found?.rangeDescription == row.rangeDescription
+                    && found?.defaultValue.text() == row.defaultValue.text(), "\(row.path)")
+        }
+        #expect(SceneSchema.row(at: "margin.nothing") == nil)
+    }
+
     @Test func everyDeclaredKeyIsAKeyOfAScene() {
         let keys = SceneFile.keys
         for key in SceneSchema.structure {
