@@ -17,7 +17,7 @@
 
 #define SOURCE(k) (base + (offsets ? offsets[k] : (ptrdiff_t)(k) * step))
 
-// The scalar tail, for columns past the last whole group of four registers.
+// The scalar tail, for columns past the last whole register (all of them off x86-64).
 static void weighted_sum_scalar(long from, long count, long taps, const float *weights, float *out,
                                 const float *base, const ptrdiff_t *offsets, ptrdiff_t step) {
     for (long x = from; x < count; x++) {

@@ -34,7 +34,8 @@ int mercurial_zlib_uncompress(const uint8_t *bytes, size_t length, size_t limit,
 /// deflate stream. With MERCURIAL_FILTER_NONE each row gets filter byte 0 (none) and
 /// the RLE strategy, and a run of one repeated row pointer (the empty canvas
 /// around a title) is deflated once per block and copied; MERCURIAL_FILTER_UP is the
-/// same but for rows that are not such a run, which get PNG's Up filter (type 2). With MERCURIAL_FILTER_PAETH
+/// same with PNG's Up filter (type 2) on every row but the image's first, a run's rows
+/// after its first being copied in as zero rows. With MERCURIAL_FILTER_PAETH
 /// every row is filtered with PNG's Paeth filter (type 4) and deflated with zlib's
 /// default strategy, for pictures (gradients, shaded metal); with
 /// MERCURIAL_FILTER_PAETH_RLE the same filter with zlib's RLE strategy (a full frame of

@@ -21,7 +21,7 @@ public enum PNGFile {
     public static let maximumFileBytes = 512 * 1024 * 1024
 
     public enum Compression: String, Sendable, CaseIterable {
-        /// Bands of rows deflated on every core, zlib level 1, RLE, each row but a repeated one
+        /// Bands of rows deflated on every core, zlib level 1, RLE, every row but the first
         /// with PNG's Up filter: quick, somewhat larger file.
         case fast
         /// Bands of rows deflated on every core, each row with the filter libpng's heuristic
@@ -85,8 +85,9 @@ public enum PNGFile {
     /// Bands of rows are compressed on every core at once — libpng deflates on one
     /// thread only — and joined into one zlib stream as pigz does; the few bytes of PNG
     /// framing around it are written here. `.fast`: zlib level 1, the RLE strategy (a
-    /// title is mostly runs of transparent pixels), and PNG's Up filter on every row but a
-    /// repeated one (so that an opaque background's rows, alike, are runs of zeros). `.small`: each row
+    /// title is mostly runs of transparent pixels), and PNG's Up filter on every row but the
+    /// first (so that an opaque background's rows, alike, are runs of zeros; a repeated row
+    /// pointer's rows after its first are spliced in as zero rows). `.small`: each row
     /// with the filter of least signed sum (libpng's heuristic) at `smallLevel`.
     ///
     /// `ancillary` chunks (a recipe) go right after IHDR.

@@ -18,7 +18,7 @@ public struct PNGChunk: Sendable, Equatable {
 /// Adler-32 of the whole stream is combined from the bands' as they go.
 ///
 /// `.none` stores unfiltered rows (deflate level 0);
-/// `.fast` deflates Up-filtered rows (a repeated row unfiltered) at level 1 with the
+/// `.fast` deflates Up-filtered rows (all but the image's first) at level 1 with the
 /// RLE strategy, as the in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
 /// adaptive filtering needs the whole image at once; the file is close in size).
 /// The bytes go to `output` as they are made, through an `OutputFile.Stream` opened
@@ -72,6 +72,7 @@ final class StreamedPNGSink: RowSink {
         var pieces = [Piece](repeating: Piece(), count: pieceCount)
         defer { pieces.forEach { mercurial_png_free($0.bytes) } }
         let level: Int32 = paeth ? 9 : (compression == .none ? 0 : 1)
+        let filter = Int32(paeth ? MERCURIAL_FILTER_PAETH : filtered ? MERCURIAL_FILTER_UP : MERCURIAL_FILTER_NONE)
         let total = rows.count
         do {
             pointers.map(Optional.some).withUnsafeBufferPointer { rowPointers in
@@ -82,7 +83,7 @@ final class StreamedPNGSink: RowSink {
                             let ok = mercurial_deflate_filtered_rows(
                                 rowPointers.baseAddress, UInt32(width),
                                 UInt32(first + total * k / pieceCount), UInt32(first + total * (k + 1) / pieceCount),
-                                0, level, Int32(paeth ? MERCURIAL_FILTER_PAETH : filtered ? MERCURIAL_FILTER_UP : MERCURIAL_FILTER_NONE), &piece.bytes, &piece.count, &piece.adler, &piece.rawCount)
+                                0, level, filter, &piece.bytes, &piece.count, &piece.adler, &piece.rawCount)
                             pieces[k] = ok != 0 ? piece : Piece()
                         }
                     }

@@ -50,21 +50,11 @@ extension GaussianBlur {
     /// from 0 in the order of k, where `source_k` is `base + offsets[k]`, or `base + k·step`
     /// without offsets: the blur's one multiply-add loop, for both passes. In C
     /// (CKernels), at the widest vector width the processor has; every width gives the
-    /// same bits as `weightedSumByTap`.
+    /// same bits as the plain sum a tap at a time (`GaussianBlurTests`).
     @inline(__always)
     static func weightedSum(_ count: Int, taps: Int, weights: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
                             base: UnsafePointer<Float>, offsets: UnsafePointer<Int>? = nil, step: Int = 0) {
         mercurial_weighted_sum(count, taps, weights, out, base, offsets, step)
-    }
-
-    /// `weightedSum` with a running sum in memory, a tap at a time: the reference the tests hold it to.
-    static func weightedSumByTap(_ count: Int, taps: Int, weights: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
-                                 source: (Int) -> UnsafePointer<Float>) {
-        out.update(repeating: 0, count: count)
-        for k in 0..<taps {
-            let wk = weights[k], s = source(k)
-            for x in 0..<count { out[x] += wk * s[x] }
-        }
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import CKernels
 import Testing
 @testable import MercurialKit
@@ -22,7 +23,7 @@ import Testing
             flat.withUnsafeBufferPointer { f in
                 weights.withUnsafeBufferPointer { w in
                     byTap.withUnsafeMutableBufferPointer { out in
-                        GaussianBlur.weightedSumByTap(count, taps: taps, weights: w.baseAddress!, into: out.baseAddress!) {
+                        Self.weightedSumByTap(count, taps: taps, weights: w.baseAddress!, into: out.baseAddress!) {
                             f.baseAddress! + offsets[$0]
                         }
                     }
@@ -45,7 +46,7 @@ import Testing
             line.withUnsafeBufferPointer { l in
                 weights.withUnsafeBufferPointer { w in
                     stepByTap.withUnsafeMutableBufferPointer { out in
-                        GaussianBlur.weightedSumByTap(count, taps: taps, weights: w.baseAddress!, into: out.baseAddress!) {
+                        Self.weightedSumByTap(count, taps: taps, weights: w.baseAddress!, into: out.baseAddress!) {
                             l.baseAddress! + $0
                         }
                     }
@@ -62,8 +63,26 @@ import Testing
         }
     }
 
-    /// The test above only means something for the widths it reached.
-    @Test func thisMachinesWidestLevelIsTested() {
-        #expect(Self.levels.last == mercurial_simd_best())
+    /// The sum with a running sum in memory, a tap at a time: the reference.
+    static func weightedSumByTap(_ count: Int, taps: Int, weights: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+                                 source: (Int) -> UnsafePointer<Float>) {
+        out.update(repeating: 0, count: count)
+        for k in 0..<taps {
+            let wk = weights[k], s = source(k)
+            for x in 0..<count { out[x] += wk * s[x] }
+        }
+    }
+
+    /// The level chosen is the widest the kernel says this processor has (/proc/cpuinfo's
+    /// flags), so that the test above reaches it: a detection that fell back to a narrower
+    /// width would leave the wide paths untested and the blur slow.
+    @Test func theWidestLevelIsTheProcessorsWidest() throws {
+        #if arch(x86_64) && os(Linux)
+        try #require(ProcessInfo.processInfo.environment["MERCURIAL_SIMD"] == nil, "MERCURIAL_SIMD caps the level")
+        let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = Set(info.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
+        let expected = flags.contains("avx512f") ? MERCURIAL_SIMD_AVX512 : flags.contains("avx2") ? MERCURIAL_SIMD_AVX2 : MERCURIAL_SIMD_BASELINE
+        #expect(mercurial_simd_best() == expected, "flags: avx512f \(flags.contains("avx512f")), avx2 \(flags.contains("avx2"))")
+        #endif
     }
 }
