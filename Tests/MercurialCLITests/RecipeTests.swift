@@ -10,6 +10,25 @@ import MercurialTestSupport
         if !warnings { #expect(r.stderr.isEmpty, "\(r)", sourceLocation: sourceLocation) }
     }
 
+    @Test func variationsAndFeaturesAreInTheRecipe() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data("""
+            {"text": "Office 2026", "font": "/usr/share/fonts/truetype/inter-vf/Inter.var.ttf", "size": 60,
+             "variations": {"wght": 720, "slnt": -6}, "features": ["zero", "ss01"]}
+            """.utf8).write(to: dir.appendingPathComponent("v.json"))
+            ok(try await CLI.run(["render", "--params", "v.json", "-o", "a.png", "-q"], in: dir))
+            ok(try await CLI.run(["render", "--from", "a.png", "-o", "b.png", "-q"], in: dir))
+            let a = try Data(contentsOf: dir.appendingPathComponent("a.png"))
+            #expect(a == (try Data(contentsOf: dir.appendingPathComponent("b.png"))))
+            let inspect = try await CLI.run(["inspect", "a.png"], in: dir)
+            #expect(inspect.stdout.contains(#""variations": {"wght": 720, "slnt": -6}"#), "\(inspect.stdout)")
+            #expect(inspect.stdout.contains(#""features": ["zero", "ss01"]"#), "\(inspect.stdout)")
+            // Without them the title differs: they are read, not only recorded.
+            ok(try await CLI.run(["render", "--from", "a.png", "--set", "variations.wght=400", "-o", "c.png", "-q"], in: dir))
+            #expect(a != (try Data(contentsOf: dir.appendingPathComponent("c.png"))))
+        }
+    }
+
     @Test func aTitleRendersAgainByteForByteFromItsOwnPNG() async throws {
         try await CLI.withTemporaryDirectory { dir in
             try Data("""

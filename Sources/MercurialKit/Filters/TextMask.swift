@@ -18,6 +18,10 @@ public struct TextLayout: Sendable, Equatable {
     public var letterSpacing: Double = 0
     /// The font's kerning (GPOS `kern`). Default on.
     public var kerning = true
+    /// OpenType features for HarfBuzz, in its syntax (`smcp`, `-liga`, `ss01=2`).
+    public var features: [String] = []
+    /// Variable-font axes set to design values, checked against the font's axes.
+    public var variations: [FontVariation] = []
     /// On a given canvas, the most lines the text is wrapped into at spaces. Default 5.
     public var maxLines = 5
     /// Draw a character the font lacks from the installed face fontconfig chooses for it. Default on.
@@ -170,6 +174,11 @@ public enum TextMask {
                     warnings.append(MercurialWarning("anchor \(frame.anchor.rawValue) places the ink on a canvas you size, and this one is sized to the text, so it changes nothing; give a width and height (--width, --height)"))
                 }
                 warnings += font.warnings
+                let offered = layout.features.isEmpty ? [] : font.primary.featureTags
+                for feature in layout.features {
+                    guard let tag = FontFeatures.parse(feature).map({ FontFeatures.tagText($0.tag) }), !offered.contains(tag) else { continue }
+                    warnings.append(MercurialWarning("font '\((layout.fontPath as NSString).lastPathComponent)' has no OpenType feature '\(tag)', so \"\(feature)\" changes nothing; its features are \(offered.sorted().joined(separator: " "))"))
+                }
                 if !run.missing.isEmpty {
                     warnings.insert(.missing(run.missing, font: (layout.fontPath as NSString).lastPathComponent), at: 0)
                 }
@@ -219,6 +228,10 @@ final class FontFace {
         }
     }
 
+    /// The FreeType face and the library that opened it, for this file's extensions.
+    var openFace: FT_Face? { face }
+    var openLibrary: FT_Library? { library }
+
     deinit {
         if let face { FT_Done_Face(face) }
         if let library { FT_Done_FreeType(library) }
@@ -244,12 +257,15 @@ final class FontFace {
     }
 
     /// The face set to `size` px and a HarfBuzz font over it (destroy it with hb_font_destroy).
-    func scaled(to size: Double) throws(MercurialError) -> (face: FT_Face, font: OpaquePointer) {
+    /// `variations` set first (see `vary`): HarfBuzz's font reads the face's coordinates as it is made.
+    func scaled(to size: Double, variations: [FontVariation] = [], strict: Bool = true) throws(MercurialError)
+        -> (face: FT_Face, font: OpaquePointer) {
         guard let face else { throw MercurialError("font '\(path)' is not open") }
         let error = FT_Set_Char_Size(face, 0, FT_F26Dot6((size * 64).rounded()), 72, 72)
         guard error == 0 else {
             throw MercurialError("font '\(path)' cannot be scaled to \(size) px (\(Self.describe(error))); use another font or size")
         }
+        try vary(variations, strict: strict)
         guard let hbFont = hb_ft_font_create_referenced(face) else {
             throw MercurialError("HarfBuzz could not open font '\(path)'")
         }
@@ -265,7 +281,7 @@ extension FontSet {
     /// with the first baseline at y = 0. The chosen face sets the line height; every
     /// run of another face sits on the same baseline.
     func layOut(_ layout: TextLayout, size: Double) throws(MercurialError) -> GlyphRun {
-        var scaled = ScaledFonts(self, size: size)
+        var scaled = ScaledFonts(self, size: size, variations: layout.variations)
         defer { scaled.destroy() }
         let face = try scaled.face(0)
         let lineHeight = Double(face.pointee.size.pointee.metrics.height) / 64 * layout.lineSpacing
@@ -309,16 +325,19 @@ extension FontSet {
     struct ScaledFonts {
         let set: FontSet
         let size: Double
+        let variations: [FontVariation]
         private var made: [Int: (face: FT_Face, font: OpaquePointer)] = [:]
 
-        init(_ set: FontSet, size: Double) {
+        init(_ set: FontSet, size: Double, variations: [FontVariation] = []) {
             self.set = set
             self.size = size
+            self.variations = variations
         }
 
         mutating func scaled(_ index: Int) throws(MercurialError) -> (face: FT_Face, font: OpaquePointer) {
             if let known = made[index] { return known }
-            let pair = try set.faces[index].scaled(to: size)
+            // The chosen font must have every axis asked for; a fallback face takes those it has.
+            let pair = try set.faces[index].scaled(to: size, variations: variations, strict: index == 0)
             made[index] = pair
             return pair
         }
@@ -350,10 +369,9 @@ extension FontSet {
         return max(words - 1, 0)
     }
 
+    /// `-kern` when kerning is off, then the layout's features (read when the scene was).
     private static func features(_ layout: TextLayout) -> [hb_feature_t] {
-        guard !layout.kerning else { return [] }
-        var feature = hb_feature_t()
-        return hb_feature_from_string("-kern", -1, &feature) != 0 ? [feature] : []
+        (layout.kerning ? [] : ["-kern"]).compactMap(FontFeatures.parse) + layout.features.compactMap(FontFeatures.parse)
     }
 
     /// Shapes one line with HarfBuzz, run by run of one face, the runs one after another.
@@ -412,7 +430,7 @@ extension FontSet {
     /// The advance of each word and of a space at `size`, and the line height and
     /// the font's ascent plus descent, for choosing line breaks.
     func measure(words: [String], layout: TextLayout, size: Double) throws(MercurialError) -> WordMetrics {
-        var scaled = ScaledFonts(self, size: size)
+        var scaled = ScaledFonts(self, size: size, variations: layout.variations)
         defer { scaled.destroy() }
         let face = try scaled.face(0)
         let features = Self.features(layout)

@@ -94,6 +94,8 @@ public enum TitleRenderer {
         layout.lineSpacing = settings.lineSpacing
         layout.letterSpacing = settings.letterSpacing
         layout.kerning = settings.kerning
+        layout.features = settings.features
+        layout.variations = settings.variations
         layout.fallback = settings.fallback
         layout.fallbackFonts = settings.fallbackFonts
         layout.maxLines = settings.maxLines

@@ -51,6 +51,10 @@ public struct TitleShapeSettings: Sendable, Equatable {
     public var lineSpacing: Double = 1
     public var letterSpacing: Double = 0
     public var kerning = true
+    /// OpenType features passed to HarfBuzz (`smcp`, `-liga`, `ss01=2`), in order.
+    public var features: [String] = []
+    /// Variable-font axes set to design values (`wght` 650), in order.
+    public var variations: [FontVariation] = []
     public var fallback = true
     /// The faces a recipe records as drawing what `font` lacks; tried before fontconfig's choice.
     public var fallbackFonts: [FallbackFont] = []
@@ -150,6 +154,8 @@ extension RenderSettings {
     public var letterSpacing: Double { get { shape.letterSpacing } set { shape.letterSpacing = newValue } }
     public var kerning: Bool { get { shape.kerning } set { shape.kerning = newValue } }
     public var fallback: Bool { get { shape.fallback } set { shape.fallback = newValue } }
+    public var features: [String] { get { shape.features } set { shape.features = newValue } }
+    public var variations: [FontVariation] { get { shape.variations } set { shape.variations = newValue } }
     public var fallbackFonts: [FallbackFont] { get { shape.fallbackFonts } set { shape.fallbackFonts = newValue } }
     public var radius: Double { get { shape.radius } set { shape.radius = newValue } }
     public var profile: LoftProfile { get { shape.profile } set { shape.profile = newValue } }

@@ -22,6 +22,10 @@ public enum SceneSchema {
                     help: "space between the canvas's edges and the box the ink is placed in: px, \"5%\" of the canvas, or \"safe\" (EBU R 95: 5 % a side); auto (null in a file): the loft's radius plus 4 px"),
         SchemaField("offset", \.offset, offset,
                     help: "pixels the placed ink is moved by, [x, y], right and down"),
+        SchemaField("features", \.features, features,
+                    help: "OpenType features for HarfBuzz, in its syntax: [\"smcp\", \"-liga\", \"tnum\", \"salt=2\"] turn small caps on, ligatures off, tabular figures on, and pick the second stylistic alternate"),
+        SchemaField("variations", \.variations, variations,
+                    help: "a variable font's axes: {\"wght\": 650, \"slnt\": -8}, each within the font's range; a track can animate one (variations.wght)"),
         SchemaField("dropShadow", \.dropShadow, SchemaValue.block(dropShadow).optional(acceptsNull: true, what: "a \"dropShadow\""),
                     help: "a shadow under the title, as Photoshop's Drop Shadow layer style"),
         SchemaField("outerGlow", \.outerGlow, SchemaValue.block(outerGlow).optional(acceptsNull: true, what: "an \"outerGlow\""),
@@ -31,6 +35,67 @@ public enum SceneSchema {
         SchemaField("innerShadow", \.innerShadow, SchemaValue.block(innerShadow).optional(acceptsNull: true, what: "an \"innerShadow\""),
                     help: "a shadow inside the letters, as Photoshop's Inner Shadow"),
     ])
+
+    /// `features`: HarfBuzz's feature strings, each checked as it is read.
+    static let features = SchemaValue<[String]>(
+        kind: "features", rangeDescription: "[\"smcp\", \"-liga\", …]",
+        read: { node, name, reader throws(MercurialError) in
+            guard case .array(let items) = node.value else {
+                throw reader.fail(node, "\"\(name)\" must be a list of OpenType features such as [\"smcp\", \"-liga\"]")
+            }
+            guard items.count <= FontFeatures.maximumCount else {
+                throw reader.fail(node, "\"\(name)\" has \(items.count) features, over the limit of \(FontFeatures.maximumCount)")
+            }
+            return try items.enumerated().map { i, item throws(MercurialError) in
+                guard case .string(let text) = item.value, FontFeatures.parse(text) != nil else {
+                    throw reader.fail(item, "\"\(name)[\(i)]\" must be an OpenType feature: a tag such as \"smcp\", \"-liga\" to turn one off, or \"ss01=2\"")
+                }
+                return text
+            }
+        },
+        write: { $0.isEmpty ? nil : .list($0.map { .string($0) }) })
+
+    /// An object of axis tags and design values, each tag checked here and its range at render.
+    static func readVariations(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader) throws(MercurialError) -> [FontVariation] {
+        guard case .object(let members) = node.value else {
+            throw reader.fail(node, "\"\(name)\" must be an object such as {\"wght\": 650}, not \(node.value.typeName)")
+        }
+        guard members.count <= 64 else { throw reader.fail(node, "\"\(name)\" has \(members.count) axes, over the limit of 64") }
+        return try members.map { member throws(MercurialError) in
+            guard FontVariation.isTag(member.key) else {
+                throw reader.fail(member.value, "\"\(name)\" has \"\(shortQuote(member.key))\", which is no axis tag; an axis is 1 to 4 letters such as \"wght\", \"wdth\", \"slnt\" or \"opsz\"")
+            }
+            return FontVariation(tag: member.key, value: try reader.number(member.value, "\(name).\(member.key)", in: FontVariation.range))
+        }
+    }
+
+    /// `variations`: axis tags to design values, in the file's order; `variations.wght` is a track's leaf.
+    static let variations = SchemaValue<[FontVariation]>(
+        SchemaDescription(kind: "variations", range: FontVariation.range, rangeDescription: "{\"wght\": 650, …}", children: { _ in [] }),
+        read: readVariations,
+        write: { $0.isEmpty ? nil : .members($0.map { ($0.tag, .number($0.value)) }) },
+        leaf: { steps in
+            guard steps.count == 1, case .key(let tag)? = steps.first, FontVariation.isTag(tag) else { return nil }
+            // The axis need not be set in the scene: a track sets it on every frame.
+            return SchemaLeaf(kind: .number(FontVariation.range),
+                              get: { .value(.number($0.last { $0.tag == tag }?.value ?? 0)) },
+                              set: { list, value in
+                                  guard case .number(let n) = value else { return }
+                                  let v = clamped(n, FontVariation.range)
+                                  if let i = list.lastIndex(where: { $0.tag == tag }) { list[i].value = v } else { list.append(FontVariation(tag: tag, value: v)) }
+                              })
+        },
+        assign: { list, steps, node, name, reader throws(MercurialError) in
+            switch steps.first {
+            case nil:
+                list = try readVariations(node, name, reader)
+            case .key(let tag)? where steps.count == 1 && FontVariation.isTag(tag):
+                let v = try reader.number(node, name, in: FontVariation.range)
+                if let i = list.lastIndex(where: { $0.tag == tag }) { list[i].value = v } else { list.append(FontVariation(tag: tag, value: v)) }
+            default:
+                throw MercurialError("'\(name).\(SchemaPathStep.text(steps))' is no axis; write variations.TAG, e.g. variations.wght=650")
+            }
+        })
 
     /// `margin`: pixels, a share of the canvas (`"5%"`) or `"safe"`; nil (left out or null): the loft's margin.
     static let margin = SchemaValue<PlacementMargin?>(
