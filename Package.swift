@@ -35,6 +35,10 @@ let package = Package(
         // SHA-256 of font files, for the recipe each title carries.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        // Line breaking by UAX #14 (where a line may end: after spaces, between ideographs,
+        // never before closing punctuation), tailored in LineBreaks.swift.
+        .systemLibrary(name: "CUniBreak", pkgConfig: "libunibreak",
+                       providers: [.apt(["libunibreak-dev"])]),
         // Chipmunk2D (no pkg-config file in Debian): the physics of the `dynamics` block.
         .systemLibrary(name: "CChipmunk", providers: [.apt(["libchipmunk-dev"])]),
         .target(
@@ -47,7 +51,7 @@ let package = Package(
         .target(name: "CKernels"),
         .target(
             name: "MercurialKit",
-            dependencies: ["CKernels", "CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL", "CChipmunk", "CTurboJPEG", "CWebP"],
+            dependencies: ["CKernels", "CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL", "CChipmunk", "CTurboJPEG", "CWebP", "CUniBreak"],
             // Optimised in debug builds too: unoptimised, its pixel loops are about 100 times
             // slower (300 small titles: 41.5 s against 0.44 s released), and the test suite
             // runs the debug build's commands thousands of times. `-enable-testing` stays on.

@@ -17,6 +17,7 @@ shows in them. A transition's extent is set with its four fields and saved, a pa
 refused with the server's error, emptied it is left out, and undo takes each step back.
 
 Usage: editor-groups-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE] [--extent-screenshot FILE]
+A variable font's axes and OpenType features are typed as words in controls of their own.
 Exits 1 on a failed check; prints PASS at the end.
 """
 import argparse
@@ -287,6 +288,31 @@ def delays_and_route(e):
     wait_for(lambda: shown() == [["0.1"], "arc", 0], "the controls to show the file's new delays and route", 30)
 
 
+def type_keys(e):
+    """Issue 37's keys have controls of their own: a variable font's axes typed as "wght 800"
+    thicken the preview's strokes, OpenType features typed as words reach the scene, a value
+    that is no number is refused with the server's message, and undo takes the axes back."""
+    driver = e.driver
+    document = lambda: e.state()["editor"]["document"]
+    ink = lambda: sum(e.api("/frame.rgba")[3::4])
+    idle(driver)
+    light = ink()
+    retype(find(driver, '.row[data-key="variations"] input'), "wght 800" + Keys.ENTER)
+    wait_for(lambda: document().get("variations") == {"wght": 800}, "the weight axis set on the server", 30)
+    heavy = wait_for(lambda: ink() if ink() > 1.3 * light else None, "the preview's strokes to thicken (ink %d before)" % light, 30)
+    check(heavy > 1.3 * light, "wght 800 thickens the preview: ink %d -> %d" % (light, heavy))
+    retype(find(driver, '.row[data-key="features"] input'), "zero tnum" + Keys.ENTER)
+    wait_for(lambda: document().get("features") == ["zero", "tnum"], "the features set on the server", 30)
+    retype(find(driver, '.row[data-key="variations"] input'), "wght heavy" + Keys.ENTER)
+    error = lambda: driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="variations"]')
+    wait_for(lambda: error().is_displayed() and "variations" in error().text, "the refused axis's message", 30)
+    check(document().get("variations") == {"wght": 800}, "a refused value changes nothing: %s" % document().get("variations"))
+    undo(driver)
+    wait_for(lambda: document().get("features") is None, "undo to take the features back (%s)" % document().get("features"), 30)
+    undo(driver)
+    wait_for(lambda: document().get("variations") is None, "undo to take the axis back (%s)" % document().get("variations"), 30)
+
+
 def extent(e, screenshot):
     """A transition's extent: set with its four fields (and saved), a partial one refused with
     the server's error and nothing changed, emptied (left out), and back with undo."""
@@ -355,6 +381,10 @@ def main():
     with Editor(binary, {"text": "Drop", "size": 48, "width": 480, "height": 240, "vine": {"path": "underline"},
                          "animation": {"duration": 2, "fps": 10}, "dynamics": {"delays": [0.2, 0.4]}}, args.pid_file) as e:
         delays_and_route(e)
+        check(e.running(), "the editor is still running")
+    inter = {"text": "Weight", "font": "/usr/share/fonts/truetype/inter-vf/Inter.var.ttf", "size": 64, "width": 480, "height": 200}
+    with Editor(binary, inter, args.pid_file) as e:
+        type_keys(e)
         check(e.running(), "the editor is still running")
     sequence = {"width": 480, "height": 240, "size": 48, "animation": {"fps": 10},
                 "sequence": [{"scene": {"text": "A"}, "hold": 0.5, "transition": {"type": "flash", "duration": 0.5}},

@@ -12,11 +12,12 @@ case "${1:-}" in
 esac
 # Building (the C libraries' headers) and rendering; ffmpeg encodes animate's video.
 packages=(make pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev libssl-dev libchipmunk-dev
-          libturbojpeg0-dev libwebp-dev ffmpeg)
+          libturbojpeg0-dev libwebp-dev libunibreak-dev ffmpeg)
 if [ "$test" = 1 ]; then
     packages+=(fonts-dejavu-core fonts-lohit-deva strace time   # time: /usr/bin/time measures peaks in tests
                fonts-noto-core   # font fallback's tests: Cyrillic and Greek from an installed face
                fonts-inter-variable   # variable-font tests: Inter's weight and slant axes
+               fonts-noto-color-emoji fonts-ipafont-gothic   # emoji (CBDT) and Japanese line breaking tests
                man-db   # the install test shows the man page with man(1), which reports what troff drops
                chromium chromium-driver   # the live editor's browser test (Selenium below)
                dpkg-dev   # make deb: dpkg-shlibdeps reads the package's Depends from the binaries

@@ -13,7 +13,11 @@
 #                                             scripts/pixel-corpus.manifest (the pixels of
 #                                             babce07, before issue 20's refactor; the ProRes
 #                                             frames BT.709 since issue 21; the light sweep's
-#                                             hue turning as its keys say since issue 33)
+#                                             hue turning as its keys say since issue 33;
+#                                             the fallback still's 東京 from IPA Gothic,
+#                                             fonts-ipafont-gothic, which install-deps.sh
+#                                             --test installs since issue 37: this one
+#                                             output depends on the installed fonts)
 #
 # A refactor that keeps every output pixel-identical leaves the manifests equal.
 # Both binaries read this tree's fonts/ and materials/ (MERCURIAL_DATA).

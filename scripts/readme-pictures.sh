@@ -8,6 +8,8 @@
 #   materials/previews/sequence.png        an APNG of examples/sequence.json at 10 fps with shorter holds
 #   materials/previews/maps.png            a height map and a normal map of one title
 #   materials/previews/vine.png            an APNG of examples/vine.json at half size, 12 fps
+#   materials/previews/text.png            Inter's weight axis at 300 and 800; the launch card
+#                                          (emoji, Japanese, line breaks); examples/badge.json
 # Every title is drawn by mercurial; ffmpeg (a dependency for video anyway) only
 # stacks and scales the pictures. Environment: MERCURIAL_BIN=path to use a built binary.
 set -euo pipefail
@@ -36,6 +38,18 @@ sed -e 's/"width": 1280/"width": 640/; s/"height": 400/"height": 200/; s/"fps": 
 "$BIN" animate examples/gold-rise.json -q -o "$TMP/rise-%03d.png"
 ffmpeg -v error -y -i "$TMP/rise-000.png" -i "$TMP/rise-045.png" -i "$TMP/rise-089.png" \
     -filter_complex "vstack=inputs=3,scale=640:-1:flags=lanczos" "$OUT/gold-rise.png"
+# Type: a variable font's weight, an emoji and Japanese in a wrapped card, text round a circle.
+INTER=/usr/share/fonts/truetype/inter-vf/Inter.var.ttf
+for w in 300 800; do
+    "$BIN" render "Weight $w" --font "$INTER" --set "variations.wght=$w" --width 480 --height 160 --background "$BG" -q \
+        -o "$TMP/weight-$w.png"
+done
+"$BIN" render "Launch 🚀 día — 日本語 ✓" --width 1200 --height 630 --material chrome --background "$BG" -q -o "$TMP/card.png"
+"$BIN" render examples/badge.json -q -o "$TMP/badge.png"
+ffmpeg -v error -y -i "$TMP/weight-300.png" -i "$TMP/weight-800.png" -i "$TMP/card.png" -i "$TMP/badge.png" \
+    -filter_complex "[0][1]hstack[top];[2]scale=610:320:flags=lanczos[card];[3]scale=320:320:flags=lanczos,pad=350:320:15:0:color=0x1b1b1f[badge];[card][badge]hstack[bottom];[top][bottom]vstack" \
+    "$OUT/text.png"
+ls -l "$OUT"/text.png
 ls -l "$OUT"/profiles.png "$OUT"/original-scene.png "$OUT"/light-sweep.png "$OUT"/gold-rise.png
 
 # The sequence at 10 fps, each title held 0.3 s (under 1.5 MB).

@@ -14,7 +14,8 @@ import MercurialTestSupport
         try await CLI.withTemporaryDirectory { dir in
             try Data("""
             {"text": "Office 2026", "font": "/usr/share/fonts/truetype/inter-vf/Inter.var.ttf", "size": 60,
-             "variations": {"wght": 720, "slnt": -6}, "features": ["zero", "ss01"]}
+             "variations": {"wght": 720, "slnt": -6}, "features": ["zero", "ss01"],
+             "textPath": {"type": "arc", "radius": 260, "start": 10}}
             """.utf8).write(to: dir.appendingPathComponent("v.json"))
             ok(try await CLI.run(["render", "--params", "v.json", "-o", "a.png", "-q"], in: dir))
             ok(try await CLI.run(["render", "--from", "a.png", "-o", "b.png", "-q"], in: dir))
@@ -23,6 +24,7 @@ import MercurialTestSupport
             let inspect = try await CLI.run(["inspect", "a.png"], in: dir)
             #expect(inspect.stdout.contains(#""variations": {"wght": 720, "slnt": -6}"#), "\(inspect.stdout)")
             #expect(inspect.stdout.contains(#""features": ["zero", "ss01"]"#), "\(inspect.stdout)")
+            #expect(inspect.stdout.contains(#""textPath": {"type": "arc", "radius": 260, "start": 10}"#), "\(inspect.stdout)")
             // Without them the title differs: they are read, not only recorded.
             ok(try await CLI.run(["render", "--from", "a.png", "--set", "variations.wght=400", "-o", "c.png", "-q"], in: dir))
             #expect(a != (try Data(contentsOf: dir.appendingPathComponent("c.png"))))

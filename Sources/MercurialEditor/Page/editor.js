@@ -29,10 +29,10 @@ async function api(path, body) {
   return { status: response.status, json };
 }
 
-// A value left out: a row's `unset` word; for a rectangle or a list of numbers, `null`
+// A value left out: a row's `unset` word; for a rectangle, a list of numbers or points, features or axes, `null`
 // (which takes the key out of the scene, so an undo back to nothing is a change the server takes).
 function text(row, v) {
-  if (v === null || v === undefined) return row.unset || (['rectangle', 'array'].includes(row.kind) ? 'null' : '');
+  if (v === null || v === undefined) return row.unset || (['rectangle', 'array', 'points', 'features', 'variations'].includes(row.kind) ? 'null' : '');
   if (typeof v === 'object') return JSON.stringify(v);   // a point, a range, a list or a block, as JSON
   return String(v);
 }
@@ -422,6 +422,10 @@ function makeRow(row) {
     makeRectangle(row, div, put);
   } else if (kind === 'array' || kind === 'route') {
     (kind === 'array' ? makeNumbers : makeRoute)(row, div, put);
+  } else if (kind === 'points') {
+    makePoints(row, div, put);
+  } else if (kind === 'features' || kind === 'variations') {
+    makeWords(row, div, put);
   } else if (kind === 'timing' && row.cases) {
     // A named timing function, or "cubic Bézier…" and its field: cubicBezier(x1, y1, x2, y2).
     const select = document.createElement('select'); select.name = row.key;
@@ -565,6 +569,33 @@ function makeNumbers(row, div, put) {
   list.box.classList.add('wide');
   div.append(list.box);
   controls.set(row.key, (v) => list.show(parsed(v)));
+}
+// A curve's points (textPath.points), [x, y] each: Add puts one 40 px right of the last.
+function makePoints(row, div, put) {
+  const list = tupleList(row, ['x', 'y'], (l) => l.length ? [l[l.length - 1][0] + 40, l[l.length - 1][1]] : [0, 0], put);
+  list.box.classList.add('wide');
+  div.append(list.box);
+  controls.set(row.key, (v) => list.show(parsed(v)));
+}
+// OpenType features typed as words ("smcp -liga tnum"), or a variable font's axes as
+// tag and value pairs ("wght 650, slnt -8"); sent as the JSON the scene holds, checked by the server.
+function makeWords(row, div, put) {
+  const axes = row.kind === 'variations';
+  const field = document.createElement('input');
+  field.type = 'text'; field.className = 'wide'; field.name = row.key;
+  field.placeholder = axes ? 'wght 650, slnt -8' : 'smcp -liga tnum';
+  div.append(field);
+  controls.set(row.key, (v) => {
+    const p = parsed(v);
+    if (axes) showInField(field, p && typeof p === 'object' && !Array.isArray(p) ? Object.entries(p).map(([t, n]) => `${t} ${n}`).join(', ') : '');
+    else showInField(field, Array.isArray(p) ? p.join(' ') : '');
+  });
+  field.addEventListener('change', () => {
+    const text = field.value.trim();
+    if (!axes) { put(JSON.stringify(text ? text.split(/[\s,]+/) : [])); return; }
+    const pairs = text ? text.split(',').map((pair) => pair.trim().split(/\s+/)) : [];
+    put('{' + pairs.map(([tag, value]) => `${JSON.stringify(tag || '')}: ${value === undefined ? '""' : value}`).join(', ') + '}');
+  });
 }
 // A route (vine.path): underline, arc, or canvas points, listed here and dragged on the preview.
 let routeKey = null, routeShown = null;   // the route row's key, and its points as shown (null: not points)

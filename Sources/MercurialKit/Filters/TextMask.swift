@@ -22,7 +22,9 @@ public struct TextLayout: Sendable, Equatable {
     public var features: [String] = []
     /// Variable-font axes set to design values, checked against the font's axes.
     public var variations: [FontVariation] = []
-    /// On a given canvas, the most lines the text is wrapped into at spaces. Default 5.
+    /// The curve the baseline follows (one line of text), or nil.
+    public var textPath: TextPath? = nil
+    /// On a given canvas, the most lines the text is wrapped into at its line breaks. Default 5.
     public var maxLines = 5
     /// Draw a character the font lacks from the installed face fontconfig chooses for it. Default on.
     public var fallback = true
@@ -121,11 +123,15 @@ public enum TextMask {
         var layout = layout
         let requested = layout.size
         var size = requested ?? defaultSize
-        // On a canvas: wrap at spaces, and on one of both sizes with no size asked for, fill it.
+        // On a canvas: wrap at the line breaks, and on one of both sizes with no size asked for, fill it.
         let fills = requested == nil && width != nil && height != nil
-        if width != nil || height != nil {
-            let paragraphs = layout.lines.map { $0.split(separator: " ").map(String.init) }
-            let metrics = try font.measure(words: paragraphs.flatMap { $0 }, layout: layout, size: size)
+        if layout.textPath != nil && layout.lines.count > 1 {
+            throw MercurialError("a \"textPath\" takes one line of text, and this text has \(layout.lines.count); join its lines or leave out \"textPath\"")
+        }
+        // On a canvas, straight text wraps; text on a path stays one line and only shrinks.
+        if (width != nil || height != nil) && layout.textPath == nil {
+            let paragraphs = layout.lines.map(LineBreaks.units)
+            let metrics = try font.measure(words: paragraphs.flatMap { $0.map(\.text) }, layout: layout, size: size)
             let room = (width: width.map { Double($0 - 2 * inset.x) } ?? .infinity,
                         height: height.map { Double($0 - 2 * inset.y) })
             let wrapped = WordWrap.wrap(paragraphs, metrics: metrics,
@@ -139,7 +145,7 @@ public enum TextMask {
         var grown = !fills
         for _ in 0..<12 {
             let run = try font.layOut(layout, size: size)
-            guard let ink = run.inkBounds else {
+            guard let ink = run.placedBounds else {
                 throw MercurialError("the text draws nothing in font '\(layout.fontPath)' (no glyphs have ink); use another font")
             }
             let canvasWidth = width ?? (ink.width + 2 * inset.x)
@@ -174,6 +180,10 @@ public enum TextMask {
                     warnings.append(MercurialWarning("anchor \(frame.anchor.rawValue) places the ink on a canvas you size, and this one is sized to the text, so it changes nothing; give a width and height (--width, --height)"))
                 }
                 warnings += font.warnings
+                if let path = layout.textPath, let length = path.length, run.advance > length {
+                    let what = path.type == .points ? "the path's \(Int(length)) px" : "the circle's \(Int(length)) px round"
+                    warnings.append(MercurialWarning("the text is \(Int(run.advance)) px long, longer than \(what), so its ends overlap; use a larger radius, longer path or smaller size"))
+                }
                 let offered = layout.features.isEmpty ? [] : font.primary.featureTags
                 for feature in layout.features {
                     guard let tag = FontFeatures.parse(feature).map({ FontFeatures.tagText($0.tag) }), !offered.contains(tag) else { continue }
@@ -222,11 +232,20 @@ final class FontFace {
             throw MercurialError("FreeType could not start")
         }
         let error = FT_New_Memory_Face(library, bytes.baseAddress, FT_Long(bytes.count), FT_Long(index), &face)
-        guard error == 0, let face, face.pointee.face_flags & FT_Long(FT_FACE_FLAG_SCALABLE) != 0 else {
-            let reason = error == 0 ? "has no scalable outlines" : "is not a font FreeType can read (\(Self.describe(error)))"
-            throw MercurialError("font '\(path)' \(reason); give a TrueType or OpenType font file")
+        guard error == 0, let face else {
+            throw MercurialError("font '\(path)' is not a font FreeType can read (\(Self.describe(error))); give a TrueType or OpenType font file")
+        }
+        let flags = face.pointee.face_flags
+        isColorBitmap = flags & FT_Long(FT_FACE_FLAG_SCALABLE) == 0 && flags & FT_Long(FT_FACE_FLAG_COLOR) != 0
+            && face.pointee.num_fixed_sizes > 0
+        guard flags & FT_Long(FT_FACE_FLAG_SCALABLE) != 0 || isColorBitmap else {
+            throw MercurialError("font '\(path)' has no scalable outlines; give a TrueType or OpenType font file")
         }
     }
+
+    /// A face of colour bitmaps in fixed strikes and no outlines (CBDT, as Noto Color Emoji):
+    /// its largest strike is scaled to the size (`GlyphRun.addBitmap`).
+    private(set) var isColorBitmap = false
 
     /// The FreeType face and the library that opened it, for this file's extensions.
     var openFace: FT_Face? { face }
@@ -261,6 +280,7 @@ final class FontFace {
     func scaled(to size: Double, variations: [FontVariation] = [], strict: Bool = true) throws(MercurialError)
         -> (face: FT_Face, font: OpaquePointer) {
         guard let face else { throw MercurialError("font '\(path)' is not open") }
+        if isColorBitmap { return try scaledBitmaps(face, to: size) }
         let error = FT_Set_Char_Size(face, 0, FT_F26Dot6((size * 64).rounded()), 72, 72)
         guard error == 0 else {
             throw MercurialError("font '\(path)' cannot be scaled to \(size) px (\(Self.describe(error))); use another font or size")
@@ -274,6 +294,31 @@ final class FontFace {
     }
 
     static let loadFlags = Int32(FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP)
+
+    /// How this face's glyphs are loaded: outlines, or a colour face's bitmaps in colour.
+    var glyphLoadFlags: Int32 { isColorBitmap ? Int32(FT_LOAD_COLOR) : Self.loadFlags }
+
+    /// A colour bitmap face at its largest strike, with a HarfBuzz font of its own (OpenType
+    /// metrics, not FreeType's, whose advances would be the strike's) set to `size`.
+    private func scaledBitmaps(_ face: FT_Face, to size: Double) throws(MercurialError) -> (face: FT_Face, font: OpaquePointer) {
+        let strikes = UnsafeBufferPointer(start: face.pointee.available_sizes, count: Int(face.pointee.num_fixed_sizes))
+        let largest = strikes.indices.max { strikes[$0].y_ppem < strikes[$1].y_ppem } ?? 0
+        let error = FT_Select_Size(face, FT_Int(largest))
+        guard error == 0 else {
+            throw MercurialError("font '\(path)' has no usable bitmap size (\(Self.describe(error))); use another font")
+        }
+        let bytes = file.buffer
+        let blob = bytes.withMemoryRebound(to: CChar.self) {
+            hb_blob_create($0.baseAddress, UInt32($0.count), HB_MEMORY_MODE_READONLY, nil, nil)
+        }
+        let hbFace = hb_face_create(blob, UInt32(index))
+        hb_blob_destroy(blob)
+        defer { hb_face_destroy(hbFace) }
+        guard let font = hb_font_create(hbFace) else { throw MercurialError("HarfBuzz could not open font '\(path)'") }
+        let scale = Int32((size * 64).rounded())
+        hb_font_set_scale(font, scale, scale)
+        return (face, font)
+    }
 }
 
 extension FontSet {
@@ -295,8 +340,12 @@ extension FontSet {
             lines.append(shaped)
         }
 
-        let widest = lines.map(\.advance).max() ?? 0
         var run = GlyphRun(missing: missing)
+        if let path = layout.textPath, let line = lines.first {
+            try place(line, along: path, text: layout.lines[0], size: size, fonts: &scaled, into: &run)
+            return run
+        }
+        let widest = lines.map(\.advance).max() ?? 0
         var wordsBefore = 0
         for (index, line) in lines.enumerated() {
             let shift: Double
@@ -311,7 +360,8 @@ extension FontSet {
             for glyph in line.glyphs {
                 let drawn = run.bitmaps.count
                 try run.add(face: try scaled.face(glyph.face), glyph: glyph.glyph, x: shift + glyph.x,
-                            baseline: baseline - glyph.y, loadFlags: FontFace.loadFlags, path: faces[glyph.face].path)
+                            baseline: baseline - glyph.y, loadFlags: faces[glyph.face].glyphLoadFlags,
+                            path: faces[glyph.face].path, size: size)
                 if run.bitmaps.count > drawn {
                     run.bitmaps[drawn].word = wordsBefore + Self.wordIndex(ofByte: glyph.cluster, in: bytes)
                 }
@@ -319,6 +369,30 @@ extension FontSet {
             wordsBefore += Self.wordIndex(ofByte: bytes.count, in: bytes) + 1
         }
         return run
+    }
+
+    /// Draws one shaped line along `path`: each glyph at its middle's distance along the curve,
+    /// turned to the curve's direction there (a colour bitmap glyph stays upright).
+    private func place(_ line: ShapedLine, along path: TextPath, text: String, size: Double,
+                       fonts scaled: inout ScaledFonts, into run: inout GlyphRun) throws(MercurialError) {
+        let bytes = Array(text.utf8)
+        run.advance = line.advance
+        if path.type == .circle {
+            // The whole ring, to the font's ascent outside the circle.
+            let ascent = Double(try scaled.face(0).pointee.size.pointee.metrics.ascender) / 64
+            let reach = Int((path.radius + max(ascent, 0)).rounded(.up))
+            run.frame = PixelBounds(minX: -reach, minY: -reach, maxX: reach, maxY: reach)
+        }
+        for (i, glyph) in line.glyphs.enumerated() {
+            let advance = max((i + 1 < line.glyphs.count ? line.glyphs[i + 1].x : line.advance) - glyph.x, 0)
+            let (point, angle) = path.frame(at: glyph.x + advance / 2, total: line.advance)
+            let along = SIMD2(cos(angle), sin(angle)), up = SIMD2(sin(angle), -cos(angle))
+            let origin = point - advance / 2 * along + glyph.y * up
+            let drawn = run.bitmaps.count
+            try run.add(face: try scaled.face(glyph.face), glyph: glyph.glyph, x: origin.x, baseline: origin.y,
+                        loadFlags: faces[glyph.face].glyphLoadFlags, path: faces[glyph.face].path, size: size, rotation: angle)
+            if run.bitmaps.count > drawn { run.bitmaps[drawn].word = Self.wordIndex(ofByte: glyph.cluster, in: bytes) }
+        }
     }
 
     /// The faces set to one size, each with its HarfBuzz font, made when first needed.
@@ -460,7 +534,7 @@ struct TextPlacement {
     var canvasWidth: Int, canvasHeight: Int
     var warnings: [MercurialWarning]
     var size: Double
-    /// The text as laid out: wrapped at spaces into the room, when it was.
+    /// The text as laid out: wrapped into the room, when it was.
     var text: String
     var inkSize: (width: Int, height: Int)
 }
@@ -474,14 +548,26 @@ struct GlyphRun {
     }
     var bitmaps: [Bitmap] = []
     var missing: [Character]
+    /// The length of the text along its path (set for text on a path).
+    var advance = 0.0
     /// Glyphs of more pixels than this are rasterised into their own array directly.
     static let directRenderPixels = 16_777_216
     /// The largest glyph, in em (the font size), either way.
     static let maximumGlyphEm = 16
     /// Bytes of glyph coverage held so far, capped at `PNGFile.maximumPixels`.
-    private var coverageBytes = 0
+    var coverageBytes = 0
 
     init(missing: [Character]) { self.missing = missing }
+
+    /// The box placed at the anchor: the ink's, or with a whole circle the circle's and the ink's,
+    /// so that text turning round its circle keeps the circle's centre still.
+    var placedBounds: PixelBounds? {
+        guard let ink = inkBounds, let frame else { return inkBounds }
+        return PixelBounds(minX: min(ink.minX, frame.minX), minY: min(ink.minY, frame.minY),
+                           maxX: max(ink.maxX, frame.maxX), maxY: max(ink.maxY, frame.maxY))
+    }
+    /// The box the text's path keeps free for it whatever part of it the text covers.
+    var frame: PixelBounds?
 
     var inkBounds: PixelBounds? {
         let inked = bitmaps.filter {
@@ -495,13 +581,27 @@ struct GlyphRun {
 
     /// Rasterises one glyph with its sub-pixel position kept (the outline is shifted
     /// by the fractional part before FreeType's anti-aliasing rasteriser runs).
+    /// `size`: the em size in pixels, to which a colour bitmap glyph is scaled from its strike.
+    /// `rotation`: the outline turned clockwise by this many radians about its origin first.
     mutating func add(face: FT_Face, glyph: UInt32, x: Double, baseline: Double, loadFlags: Int32,
-                      path: String) throws(MercurialError) {
+                      path: String, size: Double, rotation: Double = 0) throws(MercurialError) {
         let error = FT_Load_Glyph(face, glyph, loadFlags)
         guard error == 0, let slot = face.pointee.glyph else {
             throw MercurialError("font '\(path)' has a damaged glyph \(glyph) (\(FontFace.describe(error))); use another font")
         }
+        if slot.pointee.format == FT_GLYPH_FORMAT_BITMAP && slot.pointee.bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_BGRA.rawValue) {
+            let strike = Double(max(face.pointee.size?.pointee.metrics.y_ppem ?? 0, 1))
+            try addBitmap(slot, scale: size / strike, x: x, baseline: baseline)
+            return
+        }
         guard slot.pointee.format == FT_GLYPH_FORMAT_OUTLINE else { return }
+        if rotation != 0 {
+            // Clockwise on the canvas (y down) is clockwise in FreeType's y-up space turned the other way.
+            let (c, s) = (cos(rotation), sin(rotation))
+            var matrix = FT_Matrix(xx: FT_Fixed((c * 65536).rounded()), xy: FT_Fixed((s * 65536).rounded()),
+                                   yx: FT_Fixed((-s * 65536).rounded()), yy: FT_Fixed((c * 65536).rounded()))
+            FT_Outline_Transform(&slot.pointee.outline, &matrix)
+        }
         let wholeX = x.rounded(.down), wholeY = baseline.rounded(.down)
         FT_Outline_Translate(&slot.pointee.outline, FT_Pos(((x - wholeX) * 64).rounded()),
                              -FT_Pos(((baseline - wholeY) * 64).rounded()))
@@ -638,21 +738,23 @@ struct WordMetrics {
     var ascentPlusDescent: Double
 }
 
-/// Breaks text at spaces into at most `maxLines` lines so that it can be as large as
-/// possible (never larger than asked) inside the room, as the original app's label
-/// did (UILabel, `numberOfLines = 5`, `adjustsFontSizeToFitWidth`). Explicit line
-/// breaks are kept; lines are balanced (the widest line as narrow as it can be).
+/// Breaks text at its break opportunities (`LineBreaks`: spaces, between ideographs) into at
+/// most `maxLines` lines so that it can be as large as possible (never larger than asked)
+/// inside the room, as the original app's label did (UILabel, `numberOfLines = 5`,
+/// `adjustsFontSizeToFitWidth`). Explicit line breaks are kept; lines are balanced (the
+/// widest line as narrow as it can be).
 enum WordWrap {
     /// The lines (nil: leave the text as it is) and the factor by which the size the
     /// metrics were measured at can grow (or must shrink) to fit the room, at most `cap`.
-    static func wrap(_ paragraphs: [[String]], metrics: WordMetrics, room: (width: Double, height: Double?),
+    static func wrap(_ paragraphs: [[LineBreaks.Unit]], metrics: WordMetrics, room: (width: Double, height: Double?),
                      maxLines: Int, cap: Double) -> (lines: [String]?, factor: Double) {
         let fixed = paragraphs.count
         var index = 0
-        let widths = paragraphs.map { words -> [Double] in
-            defer { index += words.count }
-            return Array(metrics.words[index..<(index + words.count)])
+        let widths = paragraphs.map { units -> [Double] in
+            defer { index += units.count }
+            return Array(metrics.words[index..<(index + units.count)])
         }
+        let gaps = paragraphs.map { $0.map { $0.spaced ? metrics.space : 0 } }
         let totalWords = paragraphs.reduce(0) { $0 + $1.count }
         // The factor the size may be multiplied by to fit with `lines` lines of widest `w`.
         func fit(lines: Int, widest w: Double) -> Double {
@@ -664,7 +766,7 @@ enum WordWrap {
         }
         var best: (factor: Double, lines: [[Int]])? = nil
         for count in fixed...max(fixed, min(maxLines, totalWords)) {
-            guard let breaks = balancedBreaks(widths, space: metrics.space, lines: count) else { continue }
+            guard let breaks = balancedBreaks(widths, gaps: gaps, lines: count) else { continue }
             let factor = fit(lines: count, widest: breaks.widest)
             // A larger size wins; at the same size, fewer lines.
             if best == nil || factor > best!.factor * (1 + 1e-9) { best = (factor, breaks.lineWords) }
@@ -675,7 +777,8 @@ enum WordWrap {
         for (p, counts) in zip(paragraphs, best.lines) {
             var start = 0
             for n in counts {
-                lines.append(p[start..<(start + n)].joined(separator: " "))
+                let line = p[start..<(start + n)]
+                lines.append(line.enumerated().map { i, unit in unit.text + (unit.spaced && i < n - 1 ? " " : "") }.joined())
                 start += n
             }
         }
@@ -683,18 +786,19 @@ enum WordWrap {
     }
 
     /// The narrowest widest line with at most `lines` lines in all (each paragraph
-    /// at least one), found by bisecting the width and filling lines greedily.
-    static func balancedBreaks(_ paragraphs: [[Double]], space: Double, lines: Int)
+    /// at least one), found by bisecting the width and filling lines greedily. `gaps[p][i]`
+    /// is the room after unit `i` when the next one is on its line (a space's, or none).
+    static func balancedBreaks(_ paragraphs: [[Double]], gaps: [[Double]], lines: Int)
         -> (widest: Double, lineWords: [[Int]])? {
         func greedy(_ limit: Double) -> [[Int]] {
-            paragraphs.map { words in
+            zip(paragraphs, gaps).map { words, gaps in
                 var counts: [Int] = [], current = 0, width = 0.0
-                for w in words {
-                    if current > 0 && width + space + w > limit {
+                for (i, w) in words.enumerated() {
+                    if current > 0 && width + gaps[i - 1] + w > limit {
                         counts.append(current)
                         current = 0; width = 0
                     }
-                    width = current == 0 ? w : width + space + w
+                    width = current == 0 ? w : width + gaps[i - 1] + w
                     current += 1
                 }
                 if current > 0 || counts.isEmpty { counts.append(current) }
@@ -703,11 +807,12 @@ enum WordWrap {
         }
         func widest(_ lineWords: [[Int]]) -> Double {
             var result = 0.0
-            for (words, counts) in zip(paragraphs, lineWords) {
+            for ((words, gaps), counts) in zip(zip(paragraphs, gaps), lineWords) {
                 var start = 0
                 for n in counts {
-                    let line = words[start..<(start + n)]
-                    result = max(result, line.reduce(0, +) + space * Double(max(n - 1, 0)))
+                    var width = 0.0
+                    for i in start..<(start + n) { width += words[i] + (i > start ? gaps[i - 1] : 0) }
+                    result = max(result, width)
                     start += n
                 }
             }

@@ -96,6 +96,7 @@ public enum TitleRenderer {
         layout.kerning = settings.kerning
         layout.features = settings.features
         layout.variations = settings.variations
+        layout.textPath = settings.textPath
         layout.fallback = settings.fallback
         layout.fallbackFonts = settings.fallbackFonts
         layout.maxLines = settings.maxLines

@@ -464,7 +464,7 @@ extension ParameterGroup {
             SchemaField("fallback", "Layout", "Font fallback", .setFallback, .bool, \.fallback, flag: "on/off",
                       help: "draw a character the font lacks from the installed font fontconfig chooses for it"),
             SchemaField("maxLines", "Layout", "Maximum lines", .adjustMaximumLines, .integer(1...100), \.maxLines,
-                      flag: "lines", help: "with --width/--height, wrap the text at spaces into at most this many lines"),
+                      flag: "lines", help: "with --width/--height, wrap the text into at most this many lines (at spaces, between ideographs, never before a dash or closing punctuation)"),
             SchemaField("background", "Images", "Background", .setBackground, .color, \.background, unset: "transparent",
                       flag: "color", help: "composite onto a colour: a name, #rrggbb, or transparent"),
             SchemaField("shadingImage", "Images", "Shading image", .setShadingImage, .path, \.shadingImage,

@@ -55,6 +55,8 @@ public struct TitleShapeSettings: Sendable, Equatable {
     public var features: [String] = []
     /// Variable-font axes set to design values (`wght` 650), in order.
     public var variations: [FontVariation] = []
+    /// The curve the baseline follows, or nil for straight lines.
+    public var textPath: TextPath? = nil
     public var fallback = true
     /// The faces a recipe records as drawing what `font` lacks; tried before fontconfig's choice.
     public var fallbackFonts: [FallbackFont] = []
@@ -62,7 +64,7 @@ public struct TitleShapeSettings: Sendable, Equatable {
     public var radius: Double = 10
     /// The loft's shape across a stroke.
     public var profile: LoftProfile = .liquid
-    /// With a canvas (`width`/`height`), the most lines the text is wrapped into at spaces.
+    /// With a canvas (`width`/`height`), the most lines the text is wrapped into (`LineBreaks`).
     public var maxLines: Int = 5
     /// CIShadedMaterial's inputScale: it steepens the normals, so it is part of the shape.
     public var scale: Double = 10
@@ -156,6 +158,7 @@ extension RenderSettings {
     public var fallback: Bool { get { shape.fallback } set { shape.fallback = newValue } }
     public var features: [String] { get { shape.features } set { shape.features = newValue } }
     public var variations: [FontVariation] { get { shape.variations } set { shape.variations = newValue } }
+    public var textPath: TextPath? { get { shape.textPath } set { shape.textPath = newValue } }
     public var fallbackFonts: [FallbackFont] { get { shape.fallbackFonts } set { shape.fallbackFonts = newValue } }
     public var radius: Double { get { shape.radius } set { shape.radius = newValue } }
     public var profile: LoftProfile { get { shape.profile } set { shape.profile = newValue } }

@@ -24,6 +24,8 @@ public enum SceneSchema {
                     help: "pixels the placed ink is moved by, [x, y], right and down"),
         SchemaField("features", \.features, features,
                     help: "OpenType features for HarfBuzz, in its syntax: [\"smcp\", \"-liga\", \"tnum\", \"salt=2\"] turn small caps on, ligatures off, tabular figures on, and pick the second stylistic alternate"),
+        SchemaField("textPath", \.textPath, SchemaValue.block(textPath).optional(acceptsNull: true, what: "a \"textPath\""),
+                    help: "the baseline follows a curve: round a circle (arc: centred on start; circle: beginning at it) or through points, each glyph turned to it"),
         SchemaField("variations", \.variations, variations,
                     help: "a variable font's axes: {\"wght\": 650, \"slnt\": -8}, each within the font's range; a track can animate one (variations.wght)"),
         SchemaField("dropShadow", \.dropShadow, SchemaValue.block(dropShadow).optional(acceptsNull: true, what: "a \"dropShadow\""),
@@ -40,6 +42,7 @@ public enum SceneSchema {
     static let features = SchemaValue<[String]>(
         kind: "features", rangeDescription: "[\"smcp\", \"-liga\", …]",
         read: { node, name, reader throws(MercurialError) in
+            if case .null = node.value { return [] }
             guard case .array(let items) = node.value else {
                 throw reader.fail(node, "\"\(name)\" must be a list of OpenType features such as [\"smcp\", \"-liga\"]")
             }
@@ -57,6 +60,7 @@ public enum SceneSchema {
 
     /// An object of axis tags and design values, each tag checked here and its range at render.
     static func readVariations(_ node: JSONNode, _ name: String, _ reader: SceneAnimation.Reader) throws(MercurialError) -> [FontVariation] {
+        if case .null = node.value { return [] }
         guard case .object(let members) = node.value else {
             throw reader.fail(node, "\"\(name)\" must be an object such as {\"wght\": 650}, not \(node.value.typeName)")
         }
@@ -224,6 +228,37 @@ public enum SceneSchema {
     static let strokePosition = SchemaValue<Stroke.Position>.choice(
         Stroke.Position.allCases.map(\.rawValue), parse: { Stroke.Position(rawValue: $0) }, name: { $0.rawValue },
         what: orList(Stroke.Position.allCases.map { "\"\($0.rawValue)\"" }))
+
+    public static let textPath = Schema(TextPath(), [
+        SchemaField("type", \.type, SchemaValue<TextPath.Kind>.choice(
+            TextPath.Kind.allCases.map(\.rawValue), parse: { TextPath.Kind(rawValue: $0) }, name: { $0.rawValue },
+            what: orList(TextPath.Kind.allCases.map { "\"\($0.rawValue)\"" })),
+                    help: "arc: round a circle, the text centred on start; circle: round a circle from start; points: through points"),
+        SchemaField("radius", \.radius, .number(1...100_000), help: "the circle's radius in pixels; the baseline runs on it, the letters outside"),
+        SchemaField("start", \.start, .number(-36_000...36_000),
+                    help: "degrees clockwise from the circle's top where the text's middle (arc) or start (circle) is; a track turns the text"),
+        SchemaField("points", \.points, textPathPoints, help: "with type points: the curve through [[x, y], …] in pixels, y down, the letters on its left"),
+    ], finish: { path, node, members, name, reader throws(MercurialError) in
+        if path.type == .points && path.points.count < 2 {
+            throw reader.fail(node, "\"\(name)\" of type \"points\" needs \"points\": at least 2 points [[x, y], …]")
+        }
+    })
+
+    static let textPathPoints = SchemaValue<[SIMD2<Double>]>(
+        kind: "points", rangeDescription: "[[x, y], …], 2 to \(TextPath.maximumPoints)",
+        read: { node, name, reader throws(MercurialError) in
+            if case .null = node.value { return [] }
+            guard case .array(let items) = node.value, (2...TextPath.maximumPoints).contains(items.count) else {
+                throw reader.fail(node, "\"\(name)\" must be 2 to \(TextPath.maximumPoints) points [[x, y], …]")
+            }
+            return try items.map { item throws(MercurialError) in
+                guard case .array(let xy) = item.value, xy.count == 2 else {
+                    throw reader.fail(item, "each point of \"\(name)\" must be [x, y] in pixels")
+                }
+                return SIMD2(try reader.number(xy[0], name, in: -1e5...1e5), try reader.number(xy[1], name, in: -1e5...1e5))
+            }
+        },
+        write: { $0.isEmpty ? nil : .list($0.map { .list([.number($0.x), .number($0.y)]) }) })
 
     public static let orbit = Schema(Orbit(cx: 0, cy: 0, r: 0, period: 1), [
         SchemaField("cx", \.cx, .number(-1e6...1e6), help: "centre x in canvas pixels"),

@@ -173,14 +173,19 @@ func inkLines(_ mask: Mask) -> [ClosedRange<Int>] {
         #expect(result.warnings.isEmpty)
     }
 
+    /// Words with a space after each, as `LineBreaks.units` cuts "a b c".
+    func spaced(_ words: [String]) -> [LineBreaks.Unit] {
+        words.enumerated().map { LineBreaks.Unit(text: $1, spaced: $0 < words.count - 1) }
+    }
+
     @Test func linesAreBalancedAndExplicitBreaksKept() {
         let metrics = WordMetrics(words: [10, 10, 10, 10, 40], space: 2, lineHeight: 12, ascentPlusDescent: 10)
         // Five words with room for 40 px lines and 3 lines: balanced, widest 40.
-        let result = WordWrap.wrap([["a", "b", "c", "d", "e"]], metrics: metrics, room: (width: 40, height: 60),
+        let result = WordWrap.wrap([spaced(["a", "b", "c", "d", "e"])], metrics: metrics, room: (width: 40, height: 60),
                                    maxLines: 3, cap: 10)
         #expect(result.lines == ["a b c", "d", "e"] || result.lines == ["a b", "c d", "e"], "\(String(describing: result.lines))")
         // An explicit break is kept whatever the room.
-        let kept = WordWrap.wrap([["a"], ["b", "c"]], metrics: WordMetrics(words: [10, 10, 10], space: 2, lineHeight: 12,
+        let kept = WordWrap.wrap([spaced(["a"]), spaced(["b", "c"])], metrics: WordMetrics(words: [10, 10, 10], space: 2, lineHeight: 12,
                                                                             ascentPlusDescent: 10),
                                  room: (width: 1000, height: 1000), maxLines: 5, cap: 1)
         #expect(kept.lines == nil, "fits as it is: \(String(describing: kept.lines))")

@@ -1,0 +1,59 @@
+import Foundation
+
+/// A curve the text's baseline follows: each glyph is placed at its distance along the
+/// curve and turned to the curve's direction there, its top away from a circle's centre.
+public struct TextPath: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Round a circle, centred on `start`.
+        case arc
+        /// Round a circle, beginning at `start`.
+        case circle
+        /// Through `points`, from the first.
+        case points
+    }
+
+    public var type: Kind = .arc
+    /// The circle's radius in pixels (arc and circle).
+    public var radius: Double = 300
+    /// Degrees clockwise from the circle's top: where the text's middle (arc) or start (circle) is.
+    public var start: Double = 0
+    /// The curve through these points, in pixels, y down (points).
+    public var points: [SIMD2<Double>] = []
+
+    public init() {}
+
+    public static let maximumPoints = 4096
+
+    /// The length of the curve before the text runs past its end (nil: it may go round again).
+    var length: Double? {
+        switch type {
+        case .arc, .circle: return 2 * Double.pi * radius
+        case .points: return zip(points, points.dropFirst()).reduce(0) { $0 + hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y) }
+        }
+    }
+
+    /// The point at distance `s` along the curve, for text `total` pixels long, and the
+    /// direction there as a clockwise angle from +x in radians (y down).
+    func frame(at s: Double, total: Double) -> (point: SIMD2<Double>, angle: Double) {
+        switch type {
+        case .arc, .circle:
+            let along = type == .arc ? s - total / 2 : s
+            let phi = start * .pi / 180 + along / radius
+            return (SIMD2(radius * sin(phi), -radius * cos(phi)), phi)
+        case .points:
+            // The pieces of the curve, repeated points left out.
+            let pieces = zip(points, points.dropFirst()).filter { $0.0 != $0.1 }
+            var walked = 0.0
+            for (i, (a, b)) in pieces.enumerated() {
+                let step = hypot(b.x - a.x, b.y - a.y)
+                if s <= walked + step || i == pieces.count - 1 {
+                    // Past the last point the text runs on along the last piece's direction.
+                    let t = (s - walked) / step
+                    return (a + (b - a) * t, atan2(b.y - a.y, b.x - a.x))
+                }
+                walked += step
+            }
+            return (points.first ?? .zero, 0)
+        }
+    }
+}
