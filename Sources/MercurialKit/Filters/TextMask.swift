@@ -24,6 +24,8 @@ public struct TextLayout: Sendable, Equatable {
     public var variations: [FontVariation] = []
     /// The curve the baseline follows (one line of text), or nil.
     public var textPath: TextPath? = nil
+    /// What becomes of text too long for `maxLines` lines on its canvas.
+    public var overflow: TextOverflow = .shrink
     /// On a given canvas, the most lines the text is wrapped into at its line breaks. Default 5.
     public var maxLines = 5
     /// Draw a character the font lacks from the installed face fontconfig chooses for it. Default on.
@@ -42,6 +44,14 @@ public struct TextLayout: Sendable, Equatable {
             .replacingOccurrences(of: "\r\n", with: "\n")
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
+}
+
+/// What becomes of text too long for its canvas's `maxLines` lines.
+public enum TextOverflow: String, Sendable, CaseIterable {
+    /// Made smaller until it fits (UILabel's adjustsFontSizeToFitWidth, as the original app).
+    case shrink
+    /// Kept at its size, cut after the last line that fits with "…" (CSS's line-clamp).
+    case ellipsis
 }
 
 /// The text mask and what the user should be told about it.
@@ -123,12 +133,14 @@ public enum TextMask {
         var layout = layout
         let requested = layout.size
         var size = requested ?? defaultSize
-        // On a canvas: wrap at the line breaks, and on one of both sizes with no size asked for, fill it.
-        let fills = requested == nil && width != nil && height != nil
+        // On a canvas: wrap at the line breaks, and on one of both sizes with no size asked for, fill it
+        // (unless text that does not fit is cut with an ellipsis: then it keeps its size).
+        let fills = requested == nil && width != nil && height != nil && layout.overflow == .shrink
         if layout.textPath != nil && layout.lines.count > 1 {
             throw MercurialError("a \"textPath\" takes one line of text, and this text has \(layout.lines.count); join its lines or leave out \"textPath\"")
         }
         // On a canvas, straight text wraps; text on a path stays one line and only shrinks.
+        var warnings: [MercurialWarning] = []
         if (width != nil || height != nil) && layout.textPath == nil {
             let paragraphs = layout.lines.map(LineBreaks.units)
             let metrics = try font.measure(words: paragraphs.flatMap { $0.map(\.text) }, layout: layout, size: size)
@@ -140,8 +152,15 @@ public enum TextMask {
             if fills && wrapped.factor.isFinite && wrapped.factor > 1 {
                 size = min((size * wrapped.factor).rounded(.down), maximumSize)
             }
+            if layout.overflow == .ellipsis && wrapped.factor < 1 {
+                let limit = max(1, min(layout.maxLines, room.height.map { Int((($0 - metrics.ascentPlusDescent) / metrics.lineHeight).rounded(.down)) + 1 } ?? layout.maxLines))
+                let cut = try Ellipsis.cut(paragraphs, metrics: metrics, width: room.width, lines: limit) { text throws(MercurialError) in
+                    try font.measure(words: [text], layout: layout, size: size).words[0]
+                }
+                layout.text = cut.joined(separator: "\n")
+                warnings.append(MercurialWarning("the text does not fit \(limit) line\(limit == 1 ? "" : "s") at \(format(size)) px, so it was cut with an ellipsis: its last line is '\(shortQuote(cut.last ?? ""))'; give a larger canvas, more --max-lines or a smaller --size to see it all"))
+            }
         }
-        var warnings: [MercurialWarning] = []
         var grown = !fills
         for _ in 0..<12 {
             let run = try font.layOut(layout, size: size)
@@ -725,6 +744,56 @@ struct GlyphRun {
             }
         }
         return mask
+    }
+}
+
+// MARK: - Cutting text with an ellipsis
+
+enum Ellipsis {
+    static let mark = "…"
+
+    /// The first `lines` lines of the paragraphs filled greedily to `width`, the last one cut
+    /// so that it and "…" fit (inside its first unit, at a character, when none whole does).
+    static func cut(_ paragraphs: [[LineBreaks.Unit]], metrics: WordMetrics, width: Double, lines limit: Int,
+                    measure: (String) throws(MercurialError) -> Double) throws(MercurialError) -> [String] {
+        var lines: [(units: [LineBreaks.Unit], width: Double)] = []
+        var widths = metrics.words[...]
+        for paragraph in paragraphs {
+            var line: [LineBreaks.Unit] = [], used = 0.0
+            for unit in paragraph {
+                let w = widths.popFirst() ?? 0
+                let gap = line.last.map { $0.spaced ? metrics.space : 0 } ?? 0
+                if !line.isEmpty && used + gap + w > width {
+                    lines.append((line, used))
+                    (line, used) = ([], 0)
+                }
+                used += (line.isEmpty ? 0 : gap) + w
+                line.append(unit)
+            }
+            lines.append((line, used))
+        }
+        func text(_ units: some Collection<LineBreaks.Unit>) -> String {
+            units.enumerated().map { i, u in u.text + (u.spaced && i < units.count - 1 ? " " : "") }.joined()
+        }
+        // The line that takes the mark: the first too wide (a unit longer than the line), or the last kept.
+        let end: Int
+        if let wide = lines.prefix(limit).firstIndex(where: { $0.width > width }) { end = wide }
+        else if lines.count > limit { end = limit - 1 }
+        else { return lines.map { text($0.units) } }
+        var last = lines[end].units
+        while !last.isEmpty, try measure(text(last) + mark) > width, last.count > 1 { last.removeLast() }
+        var tail = text(last)
+        if try measure(tail + mark) > width {
+            // One unit too wide: the most characters of it that fit with the mark.
+            let characters = Array(tail)
+            var (low, high) = (0, characters.count)
+            while low < high {
+                let mid = (low + high + 1) / 2
+                if try measure(String(characters[..<mid]) + mark) <= width { low = mid } else { high = mid - 1 }
+            }
+            tail = String(characters[..<low])
+        }
+        return lines[..<end].map { text($0.units) } + [tail.trimmingCharacters(in: .whitespaces) + mark]
     }
 }
 

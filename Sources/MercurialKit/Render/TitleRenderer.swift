@@ -97,6 +97,7 @@ public enum TitleRenderer {
         layout.features = settings.features
         layout.variations = settings.variations
         layout.textPath = settings.textPath
+        layout.overflow = settings.overflow
         layout.fallback = settings.fallback
         layout.fallbackFonts = settings.fallbackFonts
         layout.maxLines = settings.maxLines

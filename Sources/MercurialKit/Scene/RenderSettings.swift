@@ -57,6 +57,8 @@ public struct TitleShapeSettings: Sendable, Equatable {
     public var variations: [FontVariation] = []
     /// The curve the baseline follows, or nil for straight lines.
     public var textPath: TextPath? = nil
+    /// Text too long for `maxLines` lines: shrunk, or cut with an ellipsis.
+    public var overflow: TextOverflow = .shrink
     public var fallback = true
     /// The faces a recipe records as drawing what `font` lacks; tried before fontconfig's choice.
     public var fallbackFonts: [FallbackFont] = []
@@ -159,6 +161,7 @@ extension RenderSettings {
     public var features: [String] { get { shape.features } set { shape.features = newValue } }
     public var variations: [FontVariation] { get { shape.variations } set { shape.variations = newValue } }
     public var textPath: TextPath? { get { shape.textPath } set { shape.textPath = newValue } }
+    public var overflow: TextOverflow { get { shape.overflow } set { shape.overflow = newValue } }
     public var fallbackFonts: [FallbackFont] { get { shape.fallbackFonts } set { shape.fallbackFonts = newValue } }
     public var radius: Double { get { shape.radius } set { shape.radius = newValue } }
     public var profile: LoftProfile { get { shape.profile } set { shape.profile = newValue } }

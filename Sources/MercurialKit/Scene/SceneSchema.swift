@@ -24,6 +24,8 @@ public enum SceneSchema {
                     help: "pixels the placed ink is moved by, [x, y], right and down"),
         SchemaField("features", \.features, features,
                     help: "OpenType features for HarfBuzz, in its syntax: [\"smcp\", \"-liga\", \"tnum\", \"salt=2\"] turn small caps on, ligatures off, tabular figures on, and pick the second stylistic alternate"),
+        SchemaField("overflow", \.overflow, overflow,
+                    help: "text too long for maxLines lines on its canvas: shrink (smaller until it fits) or ellipsis (kept at its size, 160 px when auto, and cut with …)"),
         SchemaField("textPath", \.textPath, SchemaValue.block(textPath).optional(acceptsNull: true, what: "a \"textPath\""),
                     help: "the baseline follows a curve: round a circle (arc: centred on start; circle: beginning at it) or through points, each glyph turned to it"),
         SchemaField("variations", \.variations, variations,
@@ -37,6 +39,13 @@ public enum SceneSchema {
         SchemaField("innerShadow", \.innerShadow, SchemaValue.block(innerShadow).optional(acceptsNull: true, what: "an \"innerShadow\""),
                     help: "a shadow inside the letters, as Photoshop's Inner Shadow"),
     ])
+
+    /// `overflow`: written only when it is not the default, so older titles' recipes stay as they were.
+    static let overflow: SchemaValue<TextOverflow> = {
+        let choice = SchemaValue<TextOverflow>.choice(TextOverflow.allCases.map(\.rawValue), parse: { TextOverflow(rawValue: $0) },
+                                                      name: { $0.rawValue }, what: "\"shrink\" or \"ellipsis\"")
+        return SchemaValue(choice.description, read: choice.read, write: { $0 == .shrink ? nil : choice.write($0) }, leaf: choice.leaf)
+    }()
 
     /// `features`: HarfBuzz's feature strings, each checked as it is read.
     static let features = SchemaValue<[String]>(

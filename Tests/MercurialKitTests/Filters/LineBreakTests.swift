@@ -59,6 +59,43 @@ import Testing
         #expect(abs(Double(wide.width) / Double(ink.width) - 2) < 0.05, "\(wide.width) against \(ink.width)")
     }
 
+    func clamped(_ text: String, size: Double = 60, width: Int = 600, height: Int = 300, maxLines: Int = 2) throws -> TextPlacement {
+        var l = try layout(text, size: size)
+        (l.maxLines, l.overflow) = (maxLines, .ellipsis)
+        return try TextMask.place(l, width: width, height: height, margin: 14)
+    }
+
+    @Test func textTooLongIsCutWithAnEllipsisAtItsSize() throws {
+        let fox = "The quick brown fox jumps over the lazy dog and keeps on running far away"
+        let cut = try clamped(fox)
+        let lines = cut.text.split(separator: "\n")
+        #expect(lines.count == 2 && lines[1].hasSuffix("…") && !lines[0].hasSuffix("…"), "\(lines)")
+        #expect(cut.size == 60, "kept at its size: \(cut.size)")
+        #expect(cut.inkSize.width <= 600 - 28, "\(cut.inkSize)")
+        #expect(cut.warnings.count == 1 && cut.warnings[0].message.contains("cut with an ellipsis"), "\(cut.warnings)")
+        // As much as fits: the last line with one more word and the mark is wider than the room.
+        let shown = lines[1].dropLast()
+        let next = fox.split(separator: " ")[lines.joined(separator: " ").split(separator: " ").count]
+        let longer = try TextMask.render(try layout(shown + " " + next + "…", size: 60), margin: 0).mask
+        #expect(longer.width > 600 - 28, "'\(shown) \(next)…' is \(longer.width) px")
+        // The default shrinks the same text to fit instead.
+        var shrunk = try layout(fox, size: 60)
+        shrunk.maxLines = 2
+        #expect(try TextMask.place(shrunk, width: 600, height: 300, margin: 14).size < 60)
+    }
+
+    @Test func aWordWiderThanTheLineIsCutInsideIt() throws {
+        let cut = try clamped("Supercalifragilisticexpialidocious", size: 80, width: 400, height: 200, maxLines: 1)
+        #expect(cut.text.hasPrefix("Super") && cut.text.hasSuffix("…") && cut.text.count < 20, "\(cut.text)")
+        #expect(cut.size == 80 && cut.inkSize.width <= 400 - 28)
+        // A canvas too low for maxLines lines takes as many as fit.
+        let low = try clamped("新しい日本語のタイトルを、ここに。句読点は行頭に来ない", size: 80, width: 600, height: 200, maxLines: 3)
+        #expect(!low.text.contains("\n") && low.text.hasSuffix("…"), "\(low.text)")
+        // Text that fits is left whole, with no warning.
+        let fits = try clamped("Short and sweet")
+        #expect(fits.text == "Short and sweet" && fits.warnings.isEmpty)
+    }
+
     @Test func resamplingKeepsTheTotal() {
         // A tent filter's weights sum to one inside; shrinking by 3 averages three samples.
         let taps = ResampleTaps(source: 30, scale: 1.0 / 3, shift: 0)
