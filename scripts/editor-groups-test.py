@@ -312,6 +312,21 @@ def type_keys(e):
     undo(driver)
     wait_for(lambda: document().get("variations") is None, "undo to take the axis back (%s)" % document().get("variations"), 30)
 
+    # A text path through canvas points: its points are handles on the preview, dragged as a vine's.
+    points = lambda: (e.state()["editor"]["document"].get("textPath") or {}).get("points")
+    driver.execute_script("setWhole('textPath', arguments[0])", {"type": "points", "points": [[60, 150], [240, 110], [420, 150]]})
+    wait_for(lambda: points() == [[60, 150], [240, 110], [420, 150]], "the text path set on the server", 30)
+    idle(driver)
+    dot = wait_for(lambda: (driver.find_elements(By.CSS_SELECTOR, '.point-dot[data-key="textPath.points[1]"]') or [None])[0],
+                   "a handle for the path's middle point", 30)
+    before = sum(e.api("/frame.rgba")[3::4])
+    ActionChains(driver).click_and_hold(dot).move_by_offset(0, 20).move_by_offset(0, 20).release().perform()
+    moved = wait_for(lambda: points()[1] if points()[1][1] > 130 else None, "the dragged point to reach the server", 30)
+    check(moved[0] == 240 and moved[1] > 130, "dragging the middle point down moved it: %s" % moved)
+    undo(driver)
+    wait_for(lambda: points()[1] == [240, 110], "undo to take the drag back in one step (%s)" % points(), 30)
+    check(before > 0, "the text drawn along the path has ink (%d)" % before)
+
 
 def extent(e, screenshot):
     """A transition's extent: set with its four fields (and saved), a partial one refused with

@@ -554,6 +554,15 @@ const handleSources = [
       controls.get(routeKey)(v);
       send([{ key: routeKey, value: v }], true, started);
     } },
+  { name: 'path',
+    handles: () => pathPoints().map(([x, y], i) => ({ key: `${pathKey}[${i}]`, x, y, color: '#c8a', title: `text path point ${i + 1}: drag to move` })),
+    // As a route's: the whole list one change, a drag one undo step.
+    moved(i, x, y, started) {
+      pathShown[i] = [x, y];
+      const v = JSON.stringify(pathShown);
+      controls.get(pathKey)(v);
+      send([{ key: pathKey, value: v }], true, started);
+    } },
 ];
 // Canvas pixel (x, y) → its place in #stage's scrolled box, where the handles are.
 function stagePoint(x, y) {

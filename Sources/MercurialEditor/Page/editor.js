@@ -167,6 +167,8 @@ function pump() {
         if (shown !== c.key) values.set(shown, unroutedValue(c.value));
         showError(shown, '');
       }
+      // A text path's handles follow its type and points, however they were set.
+      if (changes.some((c) => topOf(c.key) === 'textPath')) placePointDots();
       if (!json.changed) batch.ids.forEach((id) => pending.delete(id));   // no frame will come
       // A keyframe the edit added at the playhead: its undo takes it out (not back to the value before).
       const added = json.addedKeyframes || {};
@@ -570,12 +572,25 @@ function makeNumbers(row, div, put) {
   div.append(list.box);
   controls.set(row.key, (v) => list.show(parsed(v)));
 }
-// A curve's points (textPath.points), [x, y] each: Add puts one 40 px right of the last.
+// A curve's points (textPath.points), [x, y] each: Add puts one 40 px right of the last. On a
+// canvas of a given size they are its pixels, shown and dragged on the preview as a vine's route.
+let pathKey = null, pathShown = null;     // the points row's key, and its points as shown (null: none)
 function makePoints(row, div, put) {
   const list = tupleList(row, ['x', 'y'], (l) => l.length ? [l[l.length - 1][0] + 40, l[l.length - 1][1]] : [0, 0], put);
   list.box.classList.add('wide');
   div.append(list.box);
-  controls.set(row.key, (v) => list.show(parsed(v)));
+  pathKey = row.key;
+  controls.set(row.key, (v) => { list.show(parsed(v)); placePointDots(); });
+}
+// The text path's points as handles: when its type is points and the canvas has a given size
+// (else they are not canvas pixels). A drag changes PATHSHOWN and sends it; otherwise it is
+// taken again from the values the page shows.
+function pathPoints() {
+  const p = parsed(values.get(pathKey) || 'null'), sized = (k) => /^\d+$/.test(values.get(k) || '');
+  if (!pathShown || !document.querySelector('.point-dot.path.dragging')) {
+    pathShown = Array.isArray(p) && values.get('textPath.type') === 'points' && sized('width') && sized('height') ? clone(p) : null;
+  }
+  return pathShown || [];
 }
 // OpenType features typed as words ("smcp -liga tnum"), or a variable font's axes as
 // tag and value pairs ("wght 650, slnt -8"); sent as the JSON the scene holds, checked by the server.

@@ -184,10 +184,14 @@ public enum TextMask {
                 }
                 // The ink at its anchor; only the ink plus the loft's margin, within the canvas, is drawn.
                 let margin = frame.loftMargin
-                let inkX = TextFrame.position(length: canvasWidth, inset: inset.x, ink: ink.width,
-                                              side: frame.anchor.horizontal, offset: frame.offset.x)
-                let inkY = TextFrame.position(length: canvasHeight, inset: inset.y, ink: ink.height,
-                                              side: frame.anchor.vertical, offset: frame.offset.y)
+                // A path through points on a canvas of a given size is in its pixels: the ink is where the path puts it.
+                let onCanvas = layout.textPath?.type == .points && width != nil && height != nil
+                let inkX = onCanvas ? ink.minX + Int(frame.offset.x.rounded())
+                    : TextFrame.position(length: canvasWidth, inset: inset.x, ink: ink.width,
+                                         side: frame.anchor.horizontal, offset: frame.offset.x)
+                let inkY = onCanvas ? ink.minY + Int(frame.offset.y.rounded())
+                    : TextFrame.position(length: canvasHeight, inset: inset.y, ink: ink.height,
+                                         side: frame.anchor.vertical, offset: frame.offset.y)
                 let originX = min(max(inkX - margin, 0), canvasWidth), originY = min(max(inkY - margin, 0), canvasHeight)
                 let regionWidth = max(min(inkX + ink.width + margin, canvasWidth) - originX, 0)
                 let regionHeight = max(min(inkY + ink.height + margin, canvasHeight) - originY, 0)

@@ -17,7 +17,9 @@ public struct TextPath: Sendable, Equatable {
     public var radius: Double = 300
     /// Degrees clockwise from the circle's top: where the text's middle (arc) or start (circle) is.
     public var start: Double = 0
-    /// The curve through these points, in pixels, y down (points).
+    /// The curve through these points, in pixels, y down (points): on a canvas of a given
+    /// width and height, its pixels (the text is where the path is, as a vine's route);
+    /// else relative, the canvas sized to the ink.
     public var points: [SIMD2<Double>] = []
 
     public init() {}

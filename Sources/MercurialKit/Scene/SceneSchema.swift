@@ -246,7 +246,7 @@ public enum SceneSchema {
         SchemaField("radius", \.radius, .number(1...100_000), help: "the circle's radius in pixels; the baseline runs on it, the letters outside"),
         SchemaField("start", \.start, .number(-36_000...36_000),
                     help: "degrees clockwise from the circle's top where the text's middle (arc) or start (circle) is; a track turns the text"),
-        SchemaField("points", \.points, textPathPoints, help: "with type points: the curve through [[x, y], …] in pixels, y down, the letters on its left"),
+        SchemaField("points", \.points, textPathPoints, help: "with type points: the curve through [[x, y], …] in pixels, y down, the letters on its left; canvas pixels when width and height are given (dragged on the editor's preview)"),
     ], finish: { path, node, members, name, reader throws(MercurialError) in
         if path.type == .points && path.points.count < 2 {
             throw reader.fail(node, "\"\(name)\" of type \"points\" needs \"points\": at least 2 points [[x, y], …]")

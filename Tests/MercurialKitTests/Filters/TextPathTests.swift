@@ -75,6 +75,20 @@ import Testing
         #expect(along.mask.width == plain.width && along.mask.pixels == plain.pixels)
     }
 
+    @Test func pointsOnASizedCanvasAreItsPixels() throws {
+        var path = TextPath()
+        (path.type, path.points) = (.points, [SIMD2(100, 300), SIMD2(560, 300)])
+        // "HIH" has no descender: its ink sits on the path's line, starting at its first point.
+        let result = try TextMask.render(try onPath("HIH", path), width: 640, height: 400, margin: 14)
+        let ink = try #require(result.canvasMask.inkBounds(threshold: 0.5))
+        #expect(abs(ink.maxY - 299) <= 1 && abs(ink.minX - 100) <= 8, "ink \(ink)")
+        // Moved with the path, not placed at the anchor.
+        (path.points[0].y, path.points[1].y) = (200, 200)
+        let higher = try #require(try TextMask.render(try onPath("HIH", path), width: 640, height: 400, margin: 14)
+            .canvasMask.inkBounds(threshold: 0.5))
+        #expect(higher.maxY == ink.maxY - 100 && higher.minX == ink.minX, "\(higher) against \(ink)")
+    }
+
     @Test func textLongerThanTheCircleIsWarnedAboutAndTwoLinesRefused() throws {
         let long = try TextMask.place(try onPath(String(repeating: "round ", count: 20), circle(50)), margin: 0)
         #expect(long.warnings.contains { $0.message.contains("longer than the circle's 314 px round") }, "\(long.warnings)")
