@@ -218,8 +218,10 @@ def timeline(e, args):
         idle(driver)
     duration(30)
     driver.find_element(By.ID, "export-video").click()
-    wait_for(lambda: driver.find_element(By.ID, "export-cancel").is_displayed(), "the export's Cancel button", 30)
-    driver.find_element(By.ID, "export-cancel").click()
+    # Shown and laid out (a button just unhidden can have no size for a frame under load).
+    cancel = lambda: driver.find_element(By.ID, "export-cancel")
+    wait_for(lambda: cancel().is_displayed() and cancel().size["width"] > 0, "the export's Cancel button", 30)
+    cancel().click()
     wait_for(lambda: driver.execute_script("return window.__export && window.__export.state") == "cancelled", "the cancel", 60)
     check(not os.path.exists(webm), "a cancelled export leaves no file")
     duration(2)

@@ -247,7 +247,7 @@ Architecture: $(dpkg --print-architecture)
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: ffmpeg
+Recommends: ffmpeg, fonts-noto-color-emoji
 Suggests: xdg-utils
 Section: graphics
 Priority: optional
