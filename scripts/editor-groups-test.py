@@ -314,6 +314,11 @@ def type_keys(e):
 
     # A text path through canvas points: its points are handles on the preview, dragged as a vine's.
     points = lambda: (e.state()["editor"]["document"].get("textPath") or {}).get("points")
+    # Switched to points from its menu, the path gets two points across the canvas (the type alone would be refused).
+    click(driver, '.row[data-key="textPath"] input[type=checkbox]')
+    wait_for(lambda: e.state()["editor"]["document"].get("textPath") is not None, "the text path turned on", 30)
+    Select(find(driver, '.row[data-key="textPath.type"] select')).select_by_value("points")
+    wait_for(lambda: points() == [[72, 120], [408, 120]], "two points across the canvas (%s)" % points(), 30)
     driver.execute_script("setWhole('textPath', arguments[0])", {"type": "points", "points": [[60, 150], [240, 110], [420, 150]]})
     wait_for(lambda: points() == [[60, 150], [240, 110], [420, 150]], "the text path set on the server", 30)
     idle(driver)

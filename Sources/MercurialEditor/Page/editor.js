@@ -350,7 +350,18 @@ function makeRow(row) {
       if (![...select.options].some((o) => o.value === v)) add(select, v);
       select.value = v;
     });
-    select.addEventListener('change', () => put(select.value));
+    select.addEventListener('change', () => {
+      // A text path switched to points with none yet: two across the canvas's lower half, as a
+      // vine's route gets (the type alone would be refused: points need points).
+      const none = !Array.isArray(parsed(values.get('textPath.points') || 'null'));
+      if (row.key === 'textPath.type' && select.value === 'points' && none) {
+        const w = $('preview').width, h = $('preview').height, y = Math.round(h * 0.6);
+        setWhole('textPath', Object.assign(clone(currentValue('textPath') || {}),
+          { type: 'points', points: [[Math.round(w * 0.15), y], [Math.round(w * 0.85), y]] }));
+        return;
+      }
+      put(select.value);
+    });
   } else if (kind === 'color') {
     const picker = document.createElement('input');
     picker.type = 'color'; picker.name = row.key;

@@ -1,4 +1,5 @@
 import CFreeType
+import Foundation
 
 extension GlyphRun {
     /// Adds a colour bitmap glyph (an emoji from a CBDT face) as its silhouette: the bitmap's
@@ -39,6 +40,45 @@ extension GlyphRun {
             }
         }
         bitmaps.append(Bitmap(left: Int(wholeX), top: Int(wholeY), width: columns.count, height: rows.count, coverage: coverage))
+    }
+}
+
+extension GlyphRun.Bitmap {
+    /// The bitmap turned clockwise by `angle` radians about the canvas point `pivot` (a
+    /// colour glyph on a path, turned as outlines are), each pixel sampled bilinearly from
+    /// the unturned one at its centre's place; the box grows to hold the turned corners.
+    func rotated(by angle: Double, about pivot: SIMD2<Double>) -> GlyphRun.Bitmap {
+        guard !coverage.isEmpty, width > 0, height > 0 else { return self }
+        let (c, s) = (cos(angle), sin(angle))
+        func turn(_ p: SIMD2<Double>) -> SIMD2<Double> {
+            let d = p - pivot
+            return pivot + SIMD2(c * d.x - s * d.y, s * d.x + c * d.y)
+        }
+        let corners = [SIMD2(Double(left), Double(top)), SIMD2(Double(left + width), Double(top)),
+                       SIMD2(Double(left), Double(top + height)), SIMD2(Double(left + width), Double(top + height))].map(turn)
+        let minX = Int(corners.map(\.x).min()!.rounded(.down)), maxX = Int(corners.map(\.x).max()!.rounded(.up))
+        let minY = Int(corners.map(\.y).min()!.rounded(.down)), maxY = Int(corners.map(\.y).max()!.rounded(.up))
+        let (w, h) = (maxX - minX, maxY - minY)
+        var out = [UInt8](repeating: 0, count: w * h)
+        func sample(_ x: Int, _ y: Int) -> Double {
+            x >= 0 && x < width && y >= 0 && y < height ? Double(coverage[y * width + x]) : 0
+        }
+        for oy in 0..<h {
+            for ox in 0..<w {
+                // The output pixel's centre turned back, in the source's pixel-centre grid.
+                let d = SIMD2(Double(minX + ox) + 0.5, Double(minY + oy) + 0.5) - pivot
+                let back = pivot + SIMD2(c * d.x + s * d.y, -s * d.x + c * d.y)
+                let u = back.x - Double(left) - 0.5, v = back.y - Double(top) - 0.5
+                let x0 = Int(u.rounded(.down)), y0 = Int(v.rounded(.down))
+                let fx = u - Double(x0), fy = v - Double(y0)
+                let value = (sample(x0, y0) * (1 - fx) + sample(x0 + 1, y0) * fx) * (1 - fy)
+                    + (sample(x0, y0 + 1) * (1 - fx) + sample(x0 + 1, y0 + 1) * fx) * fy
+                out[oy * w + ox] = UInt8(min(max(value, 0), 255).rounded())
+            }
+        }
+        var turned = self
+        (turned.left, turned.top, turned.width, turned.height, turned.coverage) = (minX, minY, w, h, out)
+        return turned
     }
 }
 

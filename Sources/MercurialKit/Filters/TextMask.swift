@@ -615,6 +615,9 @@ struct GlyphRun {
         if slot.pointee.format == FT_GLYPH_FORMAT_BITMAP && slot.pointee.bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_BGRA.rawValue) {
             let strike = Double(max(face.pointee.size?.pointee.metrics.y_ppem ?? 0, 1))
             try addBitmap(slot, scale: size / strike, x: x, baseline: baseline)
+            if rotation != 0, let last = bitmaps.popLast() {
+                bitmaps.append(last.rotated(by: rotation, about: SIMD2(x, baseline)))
+            }
             return
         }
         guard slot.pointee.format == FT_GLYPH_FORMAT_OUTLINE else { return }

@@ -89,6 +89,25 @@ import Testing
         #expect(higher.maxY == ink.maxY - 100 && higher.minX == ink.minX, "\(higher) against \(ink)")
     }
 
+    @Test func aColourGlyphIsTurnedAsOutlinesAre() throws {
+        // A bar 10 wide and 2 high, turned a quarter clockwise about its top-left corner: 2 wide and 10 high, left of it.
+        let bar = GlyphRun.Bitmap(left: 0, top: 0, width: 10, height: 2, coverage: [UInt8](repeating: 255, count: 20))
+        let turned = bar.rotated(by: .pi / 2, about: SIMD2(0, 0))
+        let inked = (0..<turned.height).flatMap { y in (0..<turned.width).compactMap { x in
+            turned.coverage[y * turned.width + x] > 127 ? SIMD2(turned.left + x, turned.top + y) : nil } }
+        #expect(Set(inked.map(\.x)) == [-2, -1] && Set(inked.map(\.y)) == Set(0..<10), "\(inked)")
+        // On an arc the rocket turns with the letters: at the circle's top it stands as drawn,
+        // at its right (a quarter turn on) its box is the upright one's turned, width for height.
+        func rocket(at start: Double) throws -> GlyphRun.Bitmap {
+            try #require(try TextMask.place(try onPath("🚀", circle(150, .arc, start: start), size: 80), margin: 0)
+                .run.bitmaps.first { !$0.coverage.isEmpty })
+        }
+        let top = try rocket(at: 0), right = try rocket(at: 90)
+        #expect(abs(top.width - top.height) >= 4, "the rocket's box is not square: \(top.width)×\(top.height)")
+        #expect(abs(right.width - top.height) <= 2 && abs(right.height - top.width) <= 2,
+                "\(top.width)×\(top.height) at the top, \(right.width)×\(right.height) at the right")
+    }
+
     @Test func textLongerThanTheCircleIsWarnedAboutAndTwoLinesRefused() throws {
         let long = try TextMask.place(try onPath(String(repeating: "round ", count: 20), circle(50)), margin: 0)
         #expect(long.warnings.contains { $0.message.contains("longer than the circle's 314 px round") }, "\(long.warnings)")
