@@ -104,9 +104,21 @@ struct Materials: ParsableCommand {
 }
 
 struct Fonts: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the bundled fonts.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the bundled fonts, or describe one: its variation axes and OpenType features.",
+        discussion: "With FONT (a bundled name, a TTF/OTF file or an installed font's fontconfig name), prints its axes with their ranges, for \"variations\", and the features it has, for \"features\".")
+
+    @Argument(help: "a font to describe") var font: String?
 
     func run() throws {
+        if let font {
+            let about = try FontDescription.of(font)
+            print("font      \(about.name) (\(about.file))")
+            print("axes      \(about.axes.isEmpty ? "none (not a variable font)" : about.axes.joined(separator: ", "))")
+            print("features  \(about.features.isEmpty ? "none" : about.features.joined(separator: " "))")
+            if about.colorBitmaps { print("glyphs    colour bitmaps (drawn as silhouettes)") }
+            return
+        }
         let rows = try FontLibrary.bundled().map { f in
             [f.name + (f.default ? " (default)" : ""), "\(f.family) \(f.style)", f.license, f.file]
         }

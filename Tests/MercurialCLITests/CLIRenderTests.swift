@@ -245,6 +245,22 @@ import MercurialTestSupport
         }
     }
 
+    @Test func fontsDescribesOneFontsAxesAndFeatures() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let inter = try await CLI.run(["fonts", "/usr/share/fonts/truetype/inter-vf/Inter.var.ttf"], in: dir)
+            expectSuccess(inter)
+            #expect(inter.stdout.contains("axes      wght 100…900 (default 400), slnt -10…0 (default 0)"), "\(inter)")
+            #expect(inter.stdout.contains(" ss01 ") && inter.stdout.contains(" tnum "), "\(inter)")
+            let rounded = try await CLI.run(["fonts", "rounded"], in: dir)
+            expectSuccess(rounded)
+            #expect(rounded.stdout.contains("axes      none (not a variable font)") && rounded.stdout.contains("liga"), "\(rounded)")
+            let emoji = try await CLI.run(["fonts", "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"], in: dir)
+            #expect(emoji.stdout.contains("colour bitmaps"), "\(emoji)")
+            let missing = try await CLI.run(["fonts", "no-such-font.ttf"], in: dir)
+            #expect(missing.status != 0 && missing.stderr.hasPrefix("error: ") && missing.stderr.split(separator: "\n").count == 1, "\(missing)")
+        }
+    }
+
     static let dejaVuInstalled = FileManager.default.fileExists(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
 
     @Test(.enabled(if: dejaVuInstalled, "fonts-dejavu-core is not installed"))

@@ -112,3 +112,24 @@ extension FontFace {
         return tags
     }
 }
+
+/// What a font offers a title: its name, variation axes, OpenType features, and whether it
+/// is a colour bitmap face (`mercurial fonts FONT`).
+public struct FontDescription: Sendable, Equatable {
+    public var name: String
+    public var file: String
+    /// `wght 100…900 (default 400)` for each axis; empty for a static font.
+    public var axes: [String]
+    /// The tags GSUB and GPOS list, sorted.
+    public var features: [String]
+    public var colorBitmaps: Bool
+
+    /// The font `font` names (a bundled name, a file or a fontconfig name), described.
+    public static func of(_ font: String) throws(MercurialError) -> FontDescription {
+        let path = try FontLibrary.resolve(font)
+        let face = try FontFace(path: path)
+        return FontDescription(name: face.name, file: path,
+                               axes: face.axes.map { "\($0.description) (default \(formatNumber($0.defaultValue)))" },
+                               features: face.featureTags.sorted(), colorBitmaps: face.isColorBitmap)
+    }
+}
