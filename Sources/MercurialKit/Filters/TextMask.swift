@@ -406,9 +406,10 @@ extension FontSet {
             let reach = Int((path.radius + max(ascent, 0)).rounded(.up))
             run.frame = PixelBounds(minX: -reach, minY: -reach, maxX: reach, maxY: reach)
         }
+        let frame = path.frames(total: line.advance)
         for (i, glyph) in line.glyphs.enumerated() {
             let advance = max((i + 1 < line.glyphs.count ? line.glyphs[i + 1].x : line.advance) - glyph.x, 0)
-            let (point, angle) = path.frame(at: glyph.x + advance / 2, total: line.advance)
+            let (point, angle) = frame(glyph.x + advance / 2)
             let along = SIMD2(cos(angle), sin(angle)), up = SIMD2(sin(angle), -cos(angle))
             let origin = point - advance / 2 * along + glyph.y * up
             let drawn = run.bitmaps.count

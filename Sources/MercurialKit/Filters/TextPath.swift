@@ -37,25 +37,40 @@ public struct TextPath: Sendable, Equatable {
     /// The point at distance `s` along the curve, for text `total` pixels long, and the
     /// direction there as a clockwise angle from +x in radians (y down).
     func frame(at s: Double, total: Double) -> (point: SIMD2<Double>, angle: Double) {
+        frames(total: total)(s)
+    }
+
+    /// `frame(at:total:)` for many distances: a path's pieces and where each starts along it
+    /// are found once, and each distance's piece by bisection.
+    func frames(total: Double) -> (Double) -> (point: SIMD2<Double>, angle: Double) {
         switch type {
         case .arc, .circle:
-            let along = type == .arc ? s - total / 2 : s
-            let phi = start * .pi / 180 + along / radius
-            return (SIMD2(radius * sin(phi), -radius * cos(phi)), phi)
-        case .points:
-            // The pieces of the curve, repeated points left out.
-            let pieces = zip(points, points.dropFirst()).filter { $0.0 != $0.1 }
-            var walked = 0.0
-            for (i, (a, b)) in pieces.enumerated() {
-                let step = hypot(b.x - a.x, b.y - a.y)
-                if s <= walked + step || i == pieces.count - 1 {
-                    // Past the last point the text runs on along the last piece's direction.
-                    let t = (s - walked) / step
-                    return (a + (b - a) * t, atan2(b.y - a.y, b.x - a.x))
-                }
-                walked += step
+            let (radius, start, shift) = (radius, start * .pi / 180, type == .arc ? total / 2 : 0)
+            return { s in
+                let phi = start + (s - shift) / radius
+                return (SIMD2(radius * sin(phi), -radius * cos(phi)), phi)
             }
-            return (points.first ?? .zero, 0)
+        case .points:
+            // The pieces of the curve, repeated points left out, and the distance each starts at.
+            let pieces = zip(points, points.dropFirst()).filter { $0.0 != $0.1 }
+            guard !pieces.isEmpty else { let first = points.first ?? .zero; return { _ in (first, 0) } }
+            var starts: [Double] = [], walked = 0.0
+            for (a, b) in pieces {
+                starts.append(walked)
+                walked += hypot(b.x - a.x, b.y - a.y)
+            }
+            return { s in
+                // The last piece that starts at or before `s` (the first before the start; past
+                // the last point the text runs on along the last piece's direction).
+                var (low, high) = (0, pieces.count - 1)
+                while low < high {
+                    let mid = (low + high + 1) / 2
+                    if starts[mid] <= s { low = mid } else { high = mid - 1 }
+                }
+                let (a, b) = pieces[low]
+                let t = (s - starts[low]) / hypot(b.x - a.x, b.y - a.y)
+                return (a + (b - a) * t, atan2(b.y - a.y, b.x - a.x))
+            }
         }
     }
 }
