@@ -290,7 +290,8 @@ def delays_and_route(e):
 
 def type_keys(e):
     """Issue 37's keys have controls of their own: a variable font's axes typed as "wght 800"
-    thicken the preview's strokes, OpenType features typed as words reach the scene, a value
+    thicken the preview's strokes, each axis has a slider whose ◆ makes a track, OpenType
+    features typed as words reach the scene, a value
     that is no number is refused with the server's message, and undo takes the axes back."""
     driver = e.driver
     document = lambda: e.state()["editor"]["document"]
@@ -301,6 +302,14 @@ def type_keys(e):
     wait_for(lambda: document().get("variations") == {"wght": 800}, "the weight axis set on the server", 30)
     heavy = wait_for(lambda: ink() if ink() > 1.3 * light else None, "the preview's strokes to thicken (ink %d before)" % light, 30)
     check(heavy > 1.3 * light, "wght 800 thickens the preview: ink %d -> %d" % (light, heavy))
+    # The font's axes have sliders of their own: the weight's shows 800, its range is Inter's, and its ◆ makes a track.
+    field = lambda: driver.find_element(By.CSS_SELECTOR, '.row[data-key="variations.wght"] input[type=text]')
+    wait_for(lambda: field().get_attribute("value") == "800", "the weight's slider to show 800", 30)
+    check(driver.find_elements(By.CSS_SELECTOR, '.row[data-key="variations.slnt"]'), "a slider for the slant axis too")
+    click(driver, '.row[data-key="variations.wght"] button.key')
+    tracks = lambda: ((document().get("animation") or {}).get("tracks") or {})
+    wait_for(lambda: "variations.wght" in tracks(), "the weight's ◆ to add a track (%s)" % tracks(), 30)
+    check(tracks()["variations.wght"][0]["value"] == 800, "the keyframe holds the weight: %s" % tracks()["variations.wght"])
     retype(find(driver, '.row[data-key="features"] input'), "zero tnum" + Keys.ENTER)
     wait_for(lambda: document().get("features") == ["zero", "tnum"], "the features set on the server", 30)
     retype(find(driver, '.row[data-key="variations"] input'), "wght heavy" + Keys.ENTER)
@@ -309,6 +318,8 @@ def type_keys(e):
     check(document().get("variations") == {"wght": 800}, "a refused value changes nothing: %s" % document().get("variations"))
     undo(driver)
     wait_for(lambda: document().get("features") is None, "undo to take the features back (%s)" % document().get("features"), 30)
+    undo(driver)
+    wait_for(lambda: "variations.wght" not in tracks(), "undo to take the keyframe back (%s)" % tracks(), 30)
     undo(driver)
     wait_for(lambda: document().get("variations") is None, "undo to take the axis back (%s)" % document().get("variations"), 30)
 
@@ -402,7 +413,8 @@ def main():
                          "animation": {"duration": 2, "fps": 10}, "dynamics": {"delays": [0.2, 0.4]}}, args.pid_file) as e:
         delays_and_route(e)
         check(e.running(), "the editor is still running")
-    inter = {"text": "Weight", "font": "/usr/share/fonts/truetype/inter-vf/Inter.var.ttf", "size": 64, "width": 480, "height": 200}
+    inter = {"text": "Weight", "font": "/usr/share/fonts/truetype/inter-vf/Inter.var.ttf", "size": 64, "width": 480, "height": 200,
+             "animation": {"duration": 2, "fps": 10}}
     with Editor(binary, inter, args.pid_file) as e:
         type_keys(e)
         check(e.running(), "the editor is still running")

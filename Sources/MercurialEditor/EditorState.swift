@@ -19,6 +19,8 @@ struct EditorState: Encodable, Sendable {
         var materials: [String]
         var fonts: [String]
         var families: [String]
+        /// The variation axes of the font the page edits (a slider for each); empty for a static one.
+        var fontAxes: [FontDescription.Axis]
         var scene: String
         /// Why the file on disk and the unsaved edits differ, if it changed meanwhile.
         var conflict: OrNull<String>

@@ -114,7 +114,7 @@ struct Fonts: ParsableCommand {
         if let font {
             let about = try FontDescription.of(font)
             print("font      \(about.name) (\(about.file))")
-            print("axes      \(about.axes.isEmpty ? "none (not a variable font)" : about.axes.joined(separator: ", "))")
+            print("axes      \(about.axes.isEmpty ? "none (not a variable font)" : about.axes.map(\.text).joined(separator: ", "))")
             print("features  \(about.features.isEmpty ? "none" : about.features.joined(separator: " "))")
             if about.colorBitmaps { print("glyphs    colour bitmaps (drawn as silhouettes)") }
             return

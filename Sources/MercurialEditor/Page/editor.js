@@ -169,6 +169,13 @@ function pump() {
       }
       // A text path's handles follow its type and points, however they were set.
       if (changes.some((c) => topOf(c.key) === 'textPath')) placePointDots();
+      // An axis's slider moved: the axes' field shows it too.
+      for (const c of changes.filter((c) => /^variations\.[^.]+$/.test(c.key) && controls.has('variations'))) {
+        const all = parsed(values.get('variations') || 'null');
+        const next = Object.assign(all && typeof all === 'object' && !Array.isArray(all) ? all : {}, { [c.key.slice(11)]: Number(c.value) });
+        values.set('variations', JSON.stringify(next));
+        controls.get('variations')(JSON.stringify(next));
+      }
       if (!json.changed) batch.ids.forEach((id) => pending.delete(id));   // no frame will come
       // A keyframe the edit added at the playhead: its undo takes it out (not back to the value before).
       const added = json.addedKeyframes || {};
@@ -611,16 +618,33 @@ function makeWords(row, div, put) {
   field.type = 'text'; field.className = 'wide'; field.name = row.key;
   field.placeholder = axes ? 'wght 650, slnt -8' : 'smcp -liga tnum';
   div.append(field);
+  // A variable font's axes also get a slider each (with ◆), made again when the font's axes change.
+  const sliders = document.createElement('div'); sliders.className = 'wide axes';
+  let made = null;
+  if (axes) div.append(sliders);
   controls.set(row.key, (v) => {
     const p = parsed(v);
-    if (axes) showInField(field, p && typeof p === 'object' && !Array.isArray(p) ? Object.entries(p).map(([t, n]) => `${t} ${n}`).join(', ') : '');
-    else showInField(field, Array.isArray(p) ? p.join(' ') : '');
+    if (!axes) { showInField(field, Array.isArray(p) ? p.join(' ') : ''); return; }
+    const set = p && typeof p === 'object' && !Array.isArray(p) ? p : {};
+    showInField(field, Object.entries(set).map(([t, n]) => `${t} ${n}`).join(', '));
+    const fontAxes = editor.fontAxes || [];
+    if (JSON.stringify(fontAxes) !== made) {
+      made = JSON.stringify(fontAxes);
+      sliders.replaceChildren(...fontAxes.map((a) => makeRow({ key: `${row.key}.${a.tag}`, name: a.tag, kind: 'number',
+        range: [a.minimum, a.maximum], help: `the font's ${a.tag} axis, ${a.minimum}…${a.maximum} (default ${a.defaultValue})` })));
+    }
+    for (const a of fontAxes) {
+      const key = `${row.key}.${a.tag}`, value = String(a.tag in set ? set[a.tag] : a.defaultValue);
+      values.set(key, value);
+      if (controls.has(key)) controls.get(key)(value);
+    }
   });
   field.addEventListener('change', () => {
     const text = field.value.trim();
-    if (!axes) { put(JSON.stringify(text ? text.split(/[\s,]+/) : [])); return; }
+    // As one undo step; once the server took it the sliders show it too.
+    if (!axes) { editStep(row, put, JSON.stringify(text ? text.split(/[\s,]+/) : [])); return; }
     const pairs = text ? text.split(',').map((pair) => pair.trim().split(/\s+/)) : [];
-    put('{' + pairs.map(([tag, value]) => `${JSON.stringify(tag || '')}: ${value === undefined ? '""' : value}`).join(', ') + '}');
+    editStep(row, put, '{' + pairs.map(([tag, value]) => `${JSON.stringify(tag || '')}: ${value === undefined ? '""' : value}`).join(', ') + '}');
   });
 }
 // A route (vine.path): underline, arc, or canvas points, listed here and dragged on the preview.

@@ -118,8 +118,15 @@ extension FontFace {
 public struct FontDescription: Sendable, Equatable {
     public var name: String
     public var file: String
-    /// `wght 100…900 (default 400)` for each axis; empty for a static font.
-    public var axes: [String]
+    /// One variation axis: its tag and design range.
+    public struct Axis: Sendable, Equatable, Encodable {
+        public var tag: String
+        public var minimum: Double, defaultValue: Double, maximum: Double
+        /// `wght 100…900 (default 400)`.
+        public var text: String { "\(tag) \(formatNumber(minimum))…\(formatNumber(maximum)) (default \(formatNumber(defaultValue)))" }
+    }
+    /// The axes; empty for a static font.
+    public var axes: [Axis]
     /// The tags GSUB and GPOS list, sorted.
     public var features: [String]
     public var colorBitmaps: Bool
@@ -129,7 +136,7 @@ public struct FontDescription: Sendable, Equatable {
         let path = try FontLibrary.resolve(font)
         let face = try FontFace(path: path)
         return FontDescription(name: face.name, file: path,
-                               axes: face.axes.map { "\($0.description) (default \(formatNumber($0.defaultValue)))" },
+                               axes: face.axes.map { Axis(tag: $0.tag, minimum: $0.minimum, defaultValue: $0.defaultValue, maximum: $0.maximum) },
                                features: face.featureTags.sorted(), colorBitmaps: face.isColorBitmap)
     }
 }
