@@ -88,7 +88,13 @@ extension EditorSession {
         if let parameter = try? ParameterGroup.parameter(forKey: key), parameter.key == key {
             return JSONValue(parameter.value(in: settings))
         }
-        return SceneSchema.value(at: key, in: settings)
+        if let value = SceneSchema.value(at: key, in: settings) { return value }
+        // An axis the scene does not set has the font's default (what its slider shows).
+        if key.hasPrefix("variations."), let axis = (try? FontDescription.of(settings.font))?.axes
+            .first(where: { "variations." + $0.tag == key }) {
+            return .number(axis.defaultValue)
+        }
+        return nil
     }
 
     /// A playhead's value from a page: a frame of the animation, or `none`.
