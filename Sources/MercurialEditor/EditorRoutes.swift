@@ -131,7 +131,7 @@ struct EditorRoutes: Sendable {
             timeline: Self.timelineInfo(await session.animation, playhead: await session.playhead,
                                         sequence: await session.titleSequence),
             materials: session.materials, fonts: session.bundledFonts, families: session.installedFamilies,
-            fontAxes: (try? FontDescription.of(settings.font))?.axes ?? [],
+            fontAxes: (try? FontDescription.axes(of: settings.font)) ?? [],
             scene: session.scenePath, conflict: OrNull(await session.diskConflict), unsaved: await session.unsaved,
             error: OrNull(await session.lastError),
             // The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.

@@ -90,7 +90,7 @@ extension EditorSession {
         }
         if let value = SceneSchema.value(at: key, in: settings) { return value }
         // An axis the scene does not set has the font's default (what its slider shows).
-        if key.hasPrefix("variations."), let axis = (try? FontDescription.of(settings.font))?.axes
+        if key.hasPrefix("variations."), let axis = (try? FontDescription.axes(of: settings.font))?
             .first(where: { "variations." + $0.tag == key }) {
             return .number(axis.defaultValue)
         }

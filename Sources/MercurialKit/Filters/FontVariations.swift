@@ -20,9 +20,12 @@ public struct FontVariation: Sendable, Equatable {
         (1...4).contains(tag.utf8.count) && tag.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
-    /// The tag as OpenType stores it: four bytes, padded with spaces.
-    var code: UInt32 {
-        (tag + "    ").utf8.prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
+}
+
+extension [FontVariation] {
+    /// Sets axis `tag` to `value`: the last entry for it, or a new one at the end.
+    mutating func set(_ tag: String, to value: Double) {
+        if let i = lastIndex(where: { $0.tag == tag }) { self[i].value = value } else { append(FontVariation(tag: tag, value: value)) }
     }
 }
 
@@ -44,6 +47,11 @@ enum FontFeatures {
         guard !text.isEmpty, text.utf8.count <= 64, text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
         var feature = hb_feature_t()
         return hb_feature_from_string(text, -1, &feature) != 0 ? feature : nil
+    }
+
+    /// A tag as OpenType stores it (`GSUB`, `wght`): four bytes, padded with spaces.
+    static func tag(_ text: String) -> hb_tag_t {
+        (text + "    ").utf8.prefix(4).reduce(0) { $0 << 8 | hb_tag_t($1) }
     }
 
     static func tagText(_ tag: hb_tag_t) -> String {
@@ -103,7 +111,7 @@ extension FontFace {
         defer { hb_face_destroy(hbFace) }
         var tags: Set<String> = []
         for table in ["GSUB", "GPOS"] {
-            let tableTag = FontVariation(tag: table, value: 0).code
+            let tableTag = FontFeatures.tag(table)
             var count: UInt32 = 256
             var found = [hb_tag_t](repeating: 0, count: 256)
             _ = hb_ot_layout_table_get_feature_tags(hbFace, tableTag, 0, &count, &found)
@@ -135,8 +143,16 @@ public struct FontDescription: Sendable, Equatable {
     public static func of(_ font: String) throws(MercurialError) -> FontDescription {
         let path = try FontLibrary.resolve(font)
         let face = try FontFace(path: path)
-        return FontDescription(name: face.name, file: path,
-                               axes: face.axes.map { Axis(tag: $0.tag, minimum: $0.minimum, defaultValue: $0.defaultValue, maximum: $0.maximum) },
+        return FontDescription(name: face.name, file: path, axes: axes(of: face),
                                features: face.featureTags.sorted(), colorBitmaps: face.isColorBitmap)
+    }
+
+    /// Only the axes of the font `font` names (what the editor's sliders need, on every state it sends).
+    public static func axes(of font: String) throws(MercurialError) -> [Axis] {
+        axes(of: try FontFace(path: try FontLibrary.resolve(font)))
+    }
+
+    private static func axes(of face: FontFace) -> [Axis] {
+        face.axes.map { Axis(tag: $0.tag, minimum: $0.minimum, defaultValue: $0.defaultValue, maximum: $0.maximum) }
     }
 }

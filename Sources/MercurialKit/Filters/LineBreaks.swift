@@ -47,6 +47,11 @@ enum LineBreaks {
         return units
     }
 
+    /// Units on one line as text: a space after each that had one, but the last.
+    static func joined(_ units: some Collection<Unit>) -> String {
+        units.enumerated().map { i, unit in unit.text + (unit.spaced && i < units.count - 1 ? " " : "") }.joined()
+    }
+
     /// libunibreak's tables, indexed once per process before the first use.
     private static let initialised: Void = { init_linebreak() }()
 }

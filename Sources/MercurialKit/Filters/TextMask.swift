@@ -395,7 +395,7 @@ extension FontSet {
     }
 
     /// Draws one shaped line along `path`: each glyph at its middle's distance along the curve,
-    /// turned to the curve's direction there (a colour bitmap glyph stays upright).
+    /// turned to the curve's direction there (a colour bitmap glyph too, its bitmap turned).
     private func place(_ line: ShapedLine, along path: TextPath, text: String, size: Double,
                        fonts scaled: inout ScaledFonts, into run: inout GlyphRun) throws(MercurialError) {
         let bytes = Array(text.utf8)
@@ -764,33 +764,23 @@ enum Ellipsis {
     /// so that it and "…" fit (inside its first unit, at a character, when none whole does).
     static func cut(_ paragraphs: [[LineBreaks.Unit]], metrics: WordMetrics, width: Double, lines limit: Int,
                     measure: (String) throws(MercurialError) -> Double) throws(MercurialError) -> [String] {
-        var lines: [(units: [LineBreaks.Unit], width: Double)] = []
-        var widths = metrics.words[...]
-        for paragraph in paragraphs {
-            var line: [LineBreaks.Unit] = [], used = 0.0
-            for unit in paragraph {
-                let w = widths.popFirst() ?? 0
-                let gap = line.last.map { $0.spaced ? metrics.space : 0 } ?? 0
-                if !line.isEmpty && used + gap + w > width {
-                    lines.append((line, used))
-                    (line, used) = ([], 0)
-                }
-                used += (line.isEmpty ? 0 : gap) + w
-                line.append(unit)
+        let (widths, gaps) = WordWrap.measured(paragraphs, metrics: metrics)
+        var lines: [(units: ArraySlice<LineBreaks.Unit>, width: Double)] = []
+        for p in paragraphs.indices {
+            var start = 0
+            for n in WordWrap.greedy(widths[p], gaps: gaps[p], limit: width) {
+                lines.append((paragraphs[p][start..<(start + n)], WordWrap.width(widths[p], gaps: gaps[p], start..<(start + n))))
+                start += n
             }
-            lines.append((line, used))
-        }
-        func text(_ units: some Collection<LineBreaks.Unit>) -> String {
-            units.enumerated().map { i, u in u.text + (u.spaced && i < units.count - 1 ? " " : "") }.joined()
         }
         // The line that takes the mark: the first too wide (a unit longer than the line), or the last kept.
         let end: Int
         if let wide = lines.prefix(limit).firstIndex(where: { $0.width > width }) { end = wide }
         else if lines.count > limit { end = limit - 1 }
-        else { return lines.map { text($0.units) } }
-        var last = lines[end].units
-        while !last.isEmpty, try measure(text(last) + mark) > width, last.count > 1 { last.removeLast() }
-        var tail = text(last)
+        else { return lines.map { LineBreaks.joined($0.units) } }
+        var last = Array(lines[end].units)
+        while !last.isEmpty, try measure(LineBreaks.joined(last) + mark) > width, last.count > 1 { last.removeLast() }
+        var tail = LineBreaks.joined(last)
         if try measure(tail + mark) > width {
             // One unit too wide: the most characters of it that fit with the mark.
             let characters = Array(tail)
@@ -801,7 +791,7 @@ enum Ellipsis {
             }
             tail = String(characters[..<low])
         }
-        return lines[..<end].map { text($0.units) } + [tail.trimmingCharacters(in: .whitespaces) + mark]
+        return lines[..<end].map { LineBreaks.joined($0.units) } + [tail.trimmingCharacters(in: .whitespaces) + mark]
     }
 }
 
@@ -826,12 +816,7 @@ enum WordWrap {
     static func wrap(_ paragraphs: [[LineBreaks.Unit]], metrics: WordMetrics, room: (width: Double, height: Double?),
                      maxLines: Int, cap: Double) -> (lines: [String]?, factor: Double) {
         let fixed = paragraphs.count
-        var index = 0
-        let widths = paragraphs.map { units -> [Double] in
-            defer { index += units.count }
-            return Array(metrics.words[index..<(index + units.count)])
-        }
-        let gaps = paragraphs.map { $0.map { $0.spaced ? metrics.space : 0 } }
+        let (widths, gaps) = measured(paragraphs, metrics: metrics)
         let totalWords = paragraphs.reduce(0) { $0 + $1.count }
         // The factor the size may be multiplied by to fit with `lines` lines of widest `w`.
         func fit(lines: Int, widest w: Double) -> Double {
@@ -854,12 +839,43 @@ enum WordWrap {
         for (p, counts) in zip(paragraphs, best.lines) {
             var start = 0
             for n in counts {
-                let line = p[start..<(start + n)]
-                lines.append(line.enumerated().map { i, unit in unit.text + (unit.spaced && i < n - 1 ? " " : "") }.joined())
+                lines.append(LineBreaks.joined(p[start..<(start + n)]))
                 start += n
             }
         }
         return (lines, best.factor)
+    }
+
+    /// Each paragraph's units' widths (from `metrics.words`, in order) and the gap after each
+    /// unit when the next is on its line: a space's width, or none.
+    static func measured(_ paragraphs: [[LineBreaks.Unit]], metrics: WordMetrics) -> (widths: [[Double]], gaps: [[Double]]) {
+        var index = 0
+        let widths = paragraphs.map { units -> [Double] in
+            defer { index += units.count }
+            return Array(metrics.words[index..<(index + units.count)])
+        }
+        return (widths, paragraphs.map { $0.map { $0.spaced ? metrics.space : 0 } })
+    }
+
+    /// How many units each line of one paragraph takes, lines filled in turn up to `limit`
+    /// (a unit wider than that alone on its line); an empty paragraph is one empty line.
+    static func greedy(_ words: [Double], gaps: [Double], limit: Double) -> [Int] {
+        var counts: [Int] = [], current = 0, width = 0.0
+        for (i, w) in words.enumerated() {
+            if current > 0 && width + gaps[i - 1] + w > limit {
+                counts.append(current)
+                current = 0; width = 0
+            }
+            width = current == 0 ? w : width + gaps[i - 1] + w
+            current += 1
+        }
+        if current > 0 || counts.isEmpty { counts.append(current) }
+        return counts
+    }
+
+    /// The width of units `range` of one paragraph on one line.
+    static func width(_ words: [Double], gaps: [Double], _ range: Range<Int>) -> Double {
+        range.reduce(0) { $0 + words[$1] + ($1 > range.lowerBound ? gaps[$1 - 1] : 0) }
     }
 
     /// The narrowest widest line with at most `lines` lines in all (each paragraph
@@ -868,28 +884,14 @@ enum WordWrap {
     static func balancedBreaks(_ paragraphs: [[Double]], gaps: [[Double]], lines: Int)
         -> (widest: Double, lineWords: [[Int]])? {
         func greedy(_ limit: Double) -> [[Int]] {
-            zip(paragraphs, gaps).map { words, gaps in
-                var counts: [Int] = [], current = 0, width = 0.0
-                for (i, w) in words.enumerated() {
-                    if current > 0 && width + gaps[i - 1] + w > limit {
-                        counts.append(current)
-                        current = 0; width = 0
-                    }
-                    width = current == 0 ? w : width + gaps[i - 1] + w
-                    current += 1
-                }
-                if current > 0 || counts.isEmpty { counts.append(current) }
-                return counts
-            }
+            zip(paragraphs, gaps).map { WordWrap.greedy($0, gaps: $1, limit: limit) }
         }
         func widest(_ lineWords: [[Int]]) -> Double {
             var result = 0.0
             for ((words, gaps), counts) in zip(zip(paragraphs, gaps), lineWords) {
                 var start = 0
                 for n in counts {
-                    var width = 0.0
-                    for i in start..<(start + n) { width += words[i] + (i > start ? gaps[i - 1] : 0) }
-                    result = max(result, width)
+                    result = max(result, width(words, gaps: gaps, start..<(start + n)))
                     start += n
                 }
             }

@@ -95,7 +95,7 @@ public enum SceneSchema {
                               set: { list, value in
                                   guard case .number(let n) = value else { return }
                                   let v = clamped(n, FontVariation.range)
-                                  if let i = list.lastIndex(where: { $0.tag == tag }) { list[i].value = v } else { list.append(FontVariation(tag: tag, value: v)) }
+                                  list.set(tag, to: v)
                               })
         },
         assign: { list, steps, node, name, reader throws(MercurialError) in
@@ -104,7 +104,7 @@ public enum SceneSchema {
                 list = try readVariations(node, name, reader)
             case .key(let tag)? where steps.count == 1 && FontVariation.isTag(tag):
                 let v = try reader.number(node, name, in: FontVariation.range)
-                if let i = list.lastIndex(where: { $0.tag == tag }) { list[i].value = v } else { list.append(FontVariation(tag: tag, value: v)) }
+                list.set(tag, to: v)
             default:
                 throw MercurialError("'\(name).\(SchemaPathStep.text(steps))' is no axis; write variations.TAG, e.g. variations.wght=650")
             }
