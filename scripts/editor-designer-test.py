@@ -208,15 +208,16 @@ def timeline(e, args):
     check(e.state()["editor"]["revision"] == revision, "the keyframe at 99 s is refused: %s" % status.text)
 
     # A cancelled export leaves no file; a finished one is a WebM with alpha and every frame.
-    # The export to cancel is 30 s long (900 frames), so that it is still running when Cancel
-    # is clicked however fast the frames render; the one to check is the sweep's 2 s again.
+    # The export to cancel is 300 s long (9,000 frames), so that it is still running when Cancel
+    # is clicked however fast the frames render (900 frames could end first under CI's load);
+    # the one to check is the sweep's 2 s again.
     webm = os.path.join(e.work, "scene.webm")
     def duration(seconds):
         revision = e.state()["editor"]["revision"]
         driver.execute_script("send([{ key: 'animation.duration', value: '%s' }])" % seconds)
         wait_for(lambda: e.state()["editor"]["revision"] > revision, "the duration %s s" % seconds, 30)
         idle(driver)
-    duration(30)
+    duration(300)
     driver.find_element(By.ID, "export-video").click()
     # Shown and laid out (a button just unhidden can have no size for a frame under load).
     cancel = lambda: driver.find_element(By.ID, "export-cancel")

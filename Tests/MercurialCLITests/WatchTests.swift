@@ -438,6 +438,8 @@ final class WatchProcess: @unchecked Sendable {
         try await CLI.withTemporaryDirectory { dir in
             let (watch, scene, output) = try startWatch(#"{"text": "Logo", "size": 50}"#, in: dir, output: "logo.png")
             try await waitUntilOutput(output, matches: scene, in: dir, watch)
+            // The first render's line can come after its file (seen under CI's load): counted once it has.
+            try await watch.wait("the first render's line") { watch.renderLines.count >= 1 }
             let good = try Data(contentsOf: output)
             let renders = watch.renderLines.count
 
