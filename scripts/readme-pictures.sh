@@ -10,6 +10,7 @@
 #   materials/previews/vine.png            an APNG of examples/vine.json at half size, 12 fps
 #   materials/previews/text.png            Inter's weight axis at 300 and 800; the launch card
 #                                          (emoji, Japanese, line breaks); examples/badge.json
+#   materials/previews/runs.png            examples/runs.json: styled runs in three metals, at 900 px wide
 # Every title is drawn by mercurial; ffmpeg (a dependency for video anyway) only
 # stacks and scales the pictures. Environment: MERCURIAL_BIN=path to use a built binary.
 set -euo pipefail
@@ -50,6 +51,9 @@ ffmpeg -v error -y -i "$TMP/weight-300.png" -i "$TMP/weight-800.png" -i "$TMP/ca
     -filter_complex "[0][1]hstack[top];[2]scale=610:320:flags=lanczos[card];[3]scale=320:320:flags=lanczos,pad=350:320:15:0:color=0x1b1b1f[badge];[card][badge]hstack[bottom];[top][bottom]vstack" \
     "$OUT/text.png"
 ls -l "$OUT"/text.png
+"$BIN" render examples/runs.json -q -o "$TMP/runs.png"
+ffmpeg -v error -y -i "$TMP/runs.png" -vf "scale=900:-1:flags=lanczos" "$OUT/runs.png"
+ls -l "$OUT"/runs.png
 ls -l "$OUT"/profiles.png "$OUT"/original-scene.png "$OUT"/light-sweep.png "$OUT"/gold-rise.png
 
 # The sequence at 10 fps, each title held 0.3 s (under 1.5 MB).

@@ -156,7 +156,8 @@ struct Batch: ParsableCommand {
                                                  progressive: still.progressive)
         try InputFile.refuseIfNotRegular(file, role: "batch file")
         let base = try materialOptions.settings(sceneFile: sceneOption.sceneFile)
-        let batch = try BatchFile(path: file)
+        var batch = try BatchFile(path: file)
+        batch.markup = materialOptions.markup
         let place = "\(UserPath(checked: file))"
         try Self.checkColumns(batch, template: name, place: place)
         try batch.checkLayerColumns(layers: base.layers.count)

@@ -19,6 +19,9 @@ struct MaterialOptions: ParsableArguments {
     @Option(name: .customLong("set"), help: ArgumentHelp("Set any parameter, repeatable, e.g. --set light1.hue=0.6 or --set align=left (see 'mercurial params').", valueName: "key=value"))
     var assignments: [String] = []
 
+    @Flag(help: ArgumentHelp("Read the text as styled runs: {KEY=VALUE …: TEXT} is a run with its own material, font, size, letterSpacing, baselineShift or sphere keys, e.g. 'Gold {material=chrome: and chrome}'; \\{ \\} \\\\ stand for { } \\."))
+    var markup = false
+
     /// Settings from the material, then the scene file, then the text argument,
     /// then the parameter flags of these options and of `flags`, then `--set`.
     func settings(sceneFile: String? = nil, text: String? = nil,
@@ -46,6 +49,7 @@ struct MaterialOptions: ParsableArguments {
         for unused in settings.unusedKeys { warn(MercurialWarning(unused.message)) }
         if let text { settings.text = text }
         try applyFlags(flags, to: &settings)
+        if markup, settings.runs.isEmpty, let text = settings.text { try settings.setMarkup(text) }
         return (settings, timeline)
     }
 

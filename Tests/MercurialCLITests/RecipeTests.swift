@@ -31,6 +31,31 @@ import MercurialTestSupport
         }
     }
 
+    @Test func styledRunsFromMarkupAndABatchRenderAgainByteForByte() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            ok(try await CLI.run(["render", "--markup", "Gold {material=chrome size=90 baselineShift=20: and chrome}",
+                                  "--material", "gold", "-o", "a.png", "-q"], in: dir))
+            ok(try await CLI.run(["render", "--from", "a.png", "-o", "b.png", "-q"], in: dir))
+            let a = try Data(contentsOf: dir.appendingPathComponent("a.png"))
+            #expect(a == (try Data(contentsOf: dir.appendingPathComponent("b.png"))))
+            let inspect = try await CLI.run(["inspect", "a.png"], in: dir)
+            #expect(inspect.stdout.contains(#""text": [{"text": "Gold "}, {"text": "and chrome", "size": 90, "baselineShift": 20, "shininess": 0.15"#), "\(inspect.stdout)")
+            // Without --markup the braces are text.
+            ok(try await CLI.run(["render", "a {b}", "-o", "c.png", "-q"], in: dir))
+            #expect(try await CLI.run(["inspect", "c.png"], in: dir).stdout.contains(#""text": "a {b}""#))
+            // A batch's text column read as markup: the row's runs in the recipe.
+            try Data("text,name\n\"Gold {material=chrome: chrome}\",one\nplain,two\n".utf8).write(to: dir.appendingPathComponent("t.csv"))
+            ok(try await CLI.run(["batch", "t.csv", "--markup", "--material", "gold", "--name", "{name}", "-o", "out", "-q"], in: dir))
+            let one = try await CLI.run(["inspect", "out/one.png"], in: dir)
+            #expect(one.stdout.contains(#""text": [{"text": "Gold "}, {"text": "chrome", "shininess": 0.15"#), "\(one.stdout)")
+            #expect(try await CLI.run(["inspect", "out/two.png"], in: dir).stdout.contains(#""text": "plain""#))
+            // Bad markup: one error line, no file.
+            let bad = try await CLI.run(["render", "--markup", "a {material=chrome: b", "-o", "d.png"], in: dir)
+            #expect(bad.status != 0 && bad.stderr == "error: the markup's run at character 3 is not closed; end it with '}'\n", "\(bad)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("d.png").path))
+        }
+    }
+
     @Test func aTitleRendersAgainByteForByteFromItsOwnPNG() async throws {
         try await CLI.withTemporaryDirectory { dir in
             try Data("""

@@ -19,7 +19,7 @@ public struct ShadedMaterial: Sendable {
                             background: RGBColor? = nil) -> Image<RGBA8> {
         precondition(heights.width == coverage.width && heights.height == coverage.height,
                      "Height field \(heights.width)×\(heights.height) and mask \(coverage.width)×\(coverage.height) differ in size")
-        return outputImage(heights: heights, coverage: coverage, rows: .whole(coverage), shading: shading,
+        return outputImage(heights: heights, coverage: coverage, looks: nil, rows: .whole(coverage), shading: shading,
                            background: background)
     }
 
@@ -44,16 +44,17 @@ public struct ShadedMaterial: Sendable {
 
     /// The shaded rows `rows.rows` of a title (one image row each), each pixel's
     /// normal taken from the heights as it goes: the whole title, or a band of it.
-    func outputImage(heights: HeightField, coverage: Mask, rows: Rows, shading: ShadingLookup,
+    func outputImage(heights: HeightField, coverage: Mask, looks: LookPlane?, rows: Rows, shading: ShadingLookup,
                      background: RGBColor?) -> Image<RGBA8> {
         var out = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
-        shade(heights: heights, coverage: coverage, rows: rows, shading: shading, background: background, into: &out)
+        shade(heights: heights, coverage: coverage, looks: looks, rows: rows, shading: shading, background: background, into: &out)
         return out
     }
 
-    /// The same into `out`, whose storage is reused when it has the size (band after band).
-    func shade(heights: HeightField, coverage: Mask, rows: Rows, shading: ShadingLookup, background: RGBColor?,
-               into out: inout Image<RGBA8>) {
+    /// The same into `out`, whose storage is reused when it has the size (band after band);
+    /// `looks` (the coverage's size): which of the lookup's pages each pixel samples.
+    func shade(heights: HeightField, coverage: Mask, looks: LookPlane? = nil, rows: Rows, shading: ShadingLookup,
+               background: RGBColor?, into out: inout Image<RGBA8>) {
         precondition(heights.width == coverage.width && coverage.height == rows.rows.count
                      && rows.heightsFrom <= max(rows.rows.lowerBound - 1, 0)
                      && rows.heightsFrom + heights.height >= min(rows.rows.upperBound + 1, rows.regionHeight),
@@ -74,6 +75,7 @@ public struct ShadedMaterial: Sendable {
         let k = inputScale * 0.5
         heights.withUnsafeBufferPointer { h in
             coverage.withUnsafeBufferPointer { a in
+                LookPlane.withOptionalBuffer(looks) { looks in
                 shading.withSampler { shading in
                 out.withUnsafeMutableBufferPointer { out in
                     parallelBands(inkRows.count, minimumBand: 8) { band in
@@ -81,12 +83,13 @@ public struct ShadedMaterial: Sendable {
                             let row = (y - from) * width
                             let up = (max(y - 1, 0) - from) * width, down = (min(y + 1, height - 1) - from) * width
                             let r = (y - first) * width
-                            Self.shadeSpan(ink.minX..<(ink.maxX + 1), coverage: a.baseAddress! + r, shading: shading,
-                                           background: background, into: out.baseAddress! + r) { x in
+                            Self.shadeSpan(ink.minX..<(ink.maxX + 1), coverage: a.baseAddress! + r, looks: looks.map { $0 + r },
+                                           shading: shading, background: background, into: out.baseAddress! + r) { x in
                                 Self.normal(h, row: row, up: up, down: down, x: x, width: width, halfScale: k)
                             }
                         }
                     }
+                }
                 }
                 }
             }
@@ -108,10 +111,21 @@ public struct ShadedMaterial: Sendable {
     /// shaded by its normal's colour in the lookup, with its coverage, over `background`
     /// when there is one (un-inked pixels are left as they are). The whole-image and
     /// banded renders take the normal from the heights as they go; frames reuse kept ones.
+    /// `looks` (nil: all the first page): the lookup page each pixel samples (styled runs).
     @inline(__always)
-    static func shadeSpan(_ xs: Range<Int>, coverage a: UnsafePointer<Float>, shading: ShadingLookup.Sampler,
-                          background: RGBColor?, into out: UnsafeMutablePointer<RGBA8>,
+    static func shadeSpan(_ xs: Range<Int>, coverage a: UnsafePointer<Float>, looks: UnsafePointer<UInt8>? = nil,
+                          shading: ShadingLookup.Sampler, background: RGBColor?, into out: UnsafeMutablePointer<RGBA8>,
                           normal: (Int) -> SIMD2<Float>) {
+        if let looks {
+            for x in xs {
+                let alpha = a[x]
+                guard alpha > 0 else { continue }
+                let n = normal(x)
+                out[x] = shadedPixel(shading.position(normalX: n.x, normalY: n.y, look: looks[x]), alpha: alpha,
+                                     shading: shading, background: background)
+            }
+            return
+        }
         for x in xs {
             let alpha = a[x]
             guard alpha > 0 else { continue }
@@ -154,8 +168,10 @@ public struct ShadedMaterial: Sendable {
 /// A shading image ready for lookups: RGB as floats, and its inscribed circle.
 public struct ShadingLookup: Sendable, Equatable {
     public let width: Int, height: Int
-    private let rgb: [Float]          // 3 floats a pixel
+    private let rgb: [Float]          // 3 floats a pixel, page after page
     private let centreX: Float, centreY: Float, radius: Float
+    /// How many shading images of this size are stacked (one per look of a title's styled runs).
+    public let pages: Int
 
     public init(_ image: Image<RGBA8>) {
         self.init(width: image.width, height: image.height) { rgb in
@@ -180,7 +196,19 @@ public struct ShadingLookup: Sendable, Equatable {
         centreX = Float(width) / 2
         centreY = Float(height) / 2
         radius = Float(min(width, height)) / 2
+        pages = 1
     }
+
+    /// Lookups of one size stacked as pages (the first is page 0), for a title whose styled runs
+    /// take looks of their own; the lookups of other sizes than the first's are not taken.
+    init(pages lookups: [ShadingLookup]) {
+        let first = lookups[0]
+        let same = lookups.filter { $0.width == first.width && $0.height == first.height && $0.pages == 1 }
+        (width, height, centreX, centreY, radius) = (first.width, first.height, first.centreX, first.centreY, first.radius)
+        rgb = same.flatMap(\.rgb)
+        pages = same.count
+    }
+
 
     /// The colour where the hemisphere's normal is (nx, ny, √(1 − nx² − ny²)).
     public func color(normalX nx: Float, normalY ny: Float) -> RGBColor {
@@ -191,7 +219,7 @@ public struct ShadingLookup: Sendable, Equatable {
     func withSampler<R>(_ body: (Sampler) -> R) -> R {
         rgb.withUnsafeBufferPointer { texels in
             body(Sampler(texels: texels, width: width, height: height, centreX: centreX, centreY: centreY,
-                         radius: radius))
+                         radius: radius, pageStride: Int32(3 * width * height), lastPage: UInt8(clamping: pages - 1)))
         }
     }
 
@@ -199,6 +227,17 @@ public struct ShadingLookup: Sendable, Equatable {
         let texels: UnsafeBufferPointer<Float>
         let width: Int, height: Int
         let centreX: Float, centreY: Float, radius: Float
+        /// Floats from one page to the next, and the last page's index.
+        let pageStride: Int32
+        let lastPage: UInt8
+
+        /// Where the normal (nx, ny) samples page `look` (the last page beyond the last).
+        @inline(__always)
+        func position(normalX nx: Float, normalY ny: Float, look: UInt8) -> ShadingPlan.Sample {
+            var p = position(normalX: nx, normalY: ny)
+            p.texel += Int32(min(look, lastPage)) * pageStride
+            return p
+        }
 
         @inline(__always)
         func color(normalX nx: Float, normalY ny: Float) -> RGBColor {
@@ -237,7 +276,7 @@ extension ShadingLookup {
     /// once per scene: `ShadingSphere.lookup` caches it).
     static func of(_ settings: RenderSettings) throws(MercurialError) -> ShadingLookup {
         if let path = settings.shadingImage { return try read(path) }
-        return ShadingSphere.lookup(settings.scene)
+        return ShadingSphere.lookup(for: settings)
     }
 }
 
@@ -251,8 +290,8 @@ public struct ShadingPlan: Sendable {
         var texel: Int32, right: Int32, down: Int32
         var tx: Float, ty: Float
     }
-    /// The lookup size the samples are for.
-    let lookupWidth: Int, lookupHeight: Int
+    /// The lookup size and pages the samples are for.
+    let lookupWidth: Int, lookupHeight: Int, lookupPages: Int
     let width: Int, height: Int
     /// An inked pixel's sample and its coverage (≤ 1).
     struct InkSample {
@@ -270,7 +309,7 @@ public struct ShadingPlan: Sendable {
 
     /// The plan for a title's shape and a lookup's size; nil when the title has more
     /// than `maximumInkedPixels` inked pixels.
-    public init?(normals: SurfaceNormals, coverage: Mask, for shading: ShadingLookup) {
+    public init?(normals: SurfaceNormals, coverage: Mask, looks: LookPlane? = nil, for shading: ShadingLookup) {
         precondition(normals.width == coverage.width && normals.height == coverage.height,
                      "Normals \(normals.width)×\(normals.height) and mask \(coverage.width)×\(coverage.height) differ in size")
         // The rows in bands, on every core: each band's inked pixels counted, then
@@ -295,6 +334,7 @@ public struct ShadingPlan: Sendable {
                                   count: inked)
         normals.xy.withUnsafeBufferPointer { n in
             coverage.withUnsafeBufferPointer { a in
+                LookPlane.withOptionalBuffer(looks) { looks in
                 shading.withSampler { sampler in
                     pixels.withUnsafeMutableBufferPointer { pixels in
                         samples.withUnsafeMutableBufferPointer { samples in
@@ -303,8 +343,9 @@ public struct ShadingPlan: Sendable {
                                     var j = starts[k]
                                     for i in band(k) where a[i] > 0 {
                                         pixels[j] = Int32(i)
-                                        samples[j] = InkSample(sample: sampler.position(normalX: n[i].x, normalY: n[i].y),
-                                                               alpha: min(a[i], 1))
+                                        let sample = looks.map { sampler.position(normalX: n[i].x, normalY: n[i].y, look: $0[i]) }
+                                            ?? sampler.position(normalX: n[i].x, normalY: n[i].y)
+                                        samples[j] = InkSample(sample: sample, alpha: min(a[i], 1))
                                         j += 1
                                     }
                                 }
@@ -312,16 +353,17 @@ public struct ShadingPlan: Sendable {
                         }
                     }
                 }
+                }
             }
         }
         (self.pixels, self.samples) = (pixels, samples)
-        (lookupWidth, lookupHeight) = (shading.width, shading.height)
+        (lookupWidth, lookupHeight, lookupPages) = (shading.width, shading.height, shading.pages)
         (width, height) = (normals.width, normals.height)
     }
 
     /// Whether the plan's samples fit `shading` (they depend only on its size).
     public func fits(_ shading: ShadingLookup) -> Bool {
-        shading.width == lookupWidth && shading.height == lookupHeight
+        shading.width == lookupWidth && shading.height == lookupHeight && shading.pages == lookupPages
     }
 }
 
@@ -419,25 +461,27 @@ extension ShadedMaterial {
     }
 
     /// The same into an image of the same size (every pixel is written), for frame after frame.
-    public static func shade(normals: SurfaceNormals, coverage: Mask, shading: ShadingLookup, background: RGBColor? = nil,
-                             into out: inout Image<RGBA8>) {
+    public static func shade(normals: SurfaceNormals, coverage: Mask, looks: LookPlane? = nil, shading: ShadingLookup,
+                             background: RGBColor? = nil, into out: inout Image<RGBA8>) {
         precondition(normals.width == coverage.width && normals.height == coverage.height
                      && out.width == coverage.width && out.height == coverage.height,
                      "Normals \(normals.width)×\(normals.height), mask \(coverage.width)×\(coverage.height) and image \(out.width)×\(out.height) differ in size")
         let width = normals.width, height = normals.height
         normals.xy.withUnsafeBufferPointer { n in
             coverage.withUnsafeBufferPointer { a in
+                LookPlane.withOptionalBuffer(looks) { looks in
                 shading.withSampler { shading in
                     out.withUnsafeMutableBufferPointer { out in
                         parallelBands(height, minimumBand: 8) { rows in
                             for y in rows {
                                 let row = y * width
                                 (out.baseAddress! + row).update(repeating: .clear, count: width)
-                                Self.shadeSpan(0..<width, coverage: a.baseAddress! + row, shading: shading,
-                                               background: background, into: out.baseAddress! + row) { x in n[row + x] }
+                                Self.shadeSpan(0..<width, coverage: a.baseAddress! + row, looks: looks.map { $0 + row },
+                                               shading: shading, background: background, into: out.baseAddress! + row) { x in n[row + x] }
                             }
                         }
                     }
+                }
                 }
             }
         }

@@ -93,6 +93,13 @@ public enum ShadingSphere {
     }
 
     /// The sphere as a shading lookup, built once per scene and size and cached.
+    /// The lookup a title's settings shade with: its scene's sphere, then (styled runs with
+    /// looks of their own) each look's sphere as a further page.
+    public static func lookup(for settings: RenderSettings) -> ShadingLookup {
+        guard !settings.runLooks.isEmpty else { return lookup(settings.scene) }
+        return ShadingLookup(pages: settings.shadingScenes.map { lookup($0) })
+    }
+
     public static func lookup(_ scene: ShadingScene, size: Int = lookupSize) -> ShadingLookup {
         ShadingCache.shared.lookup(scene, size: size)
     }

@@ -32,10 +32,27 @@ public struct TextLayout: Sendable, Equatable {
     public var fallback = true
     /// Faces tried, in order, before fontconfig's choice for a character the font lacks.
     public var fallbackFonts: [FallbackFont] = []
+    /// Styled runs (`RunStyle`), and which of them each Unicode scalar of `text` belongs to
+    /// (both empty: plain text in the title's font, size and letter spacing).
+    public var runs: [RunStyle] = []
+    var scalarRuns: [UInt8] = []
 
     public init(text: String, fontPath: String) {
         self.text = text
         self.fontPath = fontPath
+    }
+
+    /// Text in styled runs: their texts joined (each `\\n` already a newline), each run's style.
+    public init(runs: [(text: String, style: RunStyle)], fontPath: String) {
+        self.init(text: runs.map(\.text).joined(), fontPath: fontPath)
+        self.runs = runs.map(\.style)
+        scalarRuns = runs.enumerated().flatMap { i, run in [UInt8](repeating: UInt8(i), count: run.text.unicodeScalars.count) }
+    }
+
+    /// `text` replaced by the same text wrapped or cut, the runs following it.
+    mutating func relaid(_ laid: String) {
+        if !runs.isEmpty { scalarRuns = RunAligner.runs(of: laid, in: text, runs: scalarRuns) }
+        text = laid
     }
 
     /// The lines: split at real newlines and at the two characters `\n`.
@@ -67,6 +84,8 @@ public struct TextMaskResult: Sendable {
     public var size: Double
     /// The files of the installed faces that drew characters the chosen font lacks.
     public var fallbackFonts: [String] = []
+    /// The look each pixel of `mask` is shaded with (styled runs); nil: the title's alone.
+    public var looks: LookPlane? = nil
 
     /// The mask on the whole canvas.
     public var canvasMask: Mask {
@@ -97,7 +116,8 @@ public enum TextMask {
         return TextMaskResult(mask: p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY),
                               originX: p.originX, originY: p.originY, canvasWidth: p.canvasWidth,
                               canvasHeight: p.canvasHeight, warnings: p.warnings, size: p.size,
-                              fallbackFonts: p.fallbackFonts)
+                              fallbackFonts: p.fallbackFonts,
+                              looks: p.run.drawLooks(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY))
     }
 
     /// Where `render` draws the glyphs, without drawing them.
@@ -129,6 +149,16 @@ public enum TextMask {
 
         let font = FontSet(primary: try FontFace(path: layout.fontPath), fallback: layout.fallback,
                            preferred: layout.fallbackFonts)
+        // Each run's font (the title's when it names none or the same file), opened once.
+        var runSets: [FontSet] = [font]
+        var runFonts: [Int] = []
+        for style in layout.runs {
+            guard let path = style.fontPath, path != layout.fontPath else { runFonts.append(0); continue }
+            if let known = runSets.firstIndex(where: { $0.primary.path == path }) { runFonts.append(known); continue }
+            runSets.append(FontSet(primary: try FontFace(path: path), fallback: layout.fallback, preferred: layout.fallbackFonts))
+            runFonts.append(runSets.count - 1)
+        }
+        let fonts = RunFonts(sets: runSets, ofRun: runFonts)
         let inset = (x: try frame.inset(width, side: "width"), y: try frame.inset(height, side: "height"))
         var layout = layout
         let requested = layout.size
@@ -142,28 +172,37 @@ public enum TextMask {
         // On a canvas, straight text wraps; text on a path stays one line and only shrinks.
         var warnings: [MercurialWarning] = []
         if (width != nil || height != nil) && layout.textPath == nil {
-            let paragraphs = layout.lines.map(LineBreaks.units)
-            let metrics = try font.measure(words: paragraphs.flatMap { $0.map(\.text) }, layout: layout, size: size)
+            let styled = layout.styledLines
+            let paragraphs = styled.map { LineBreaks.units($0.text) }
+            // Each unit with its scalars' runs (found in order through its paragraph).
+            var words: [(String, [UInt8])] = []
+            for (line, units) in zip(styled, paragraphs) {
+                var aligner = RunAligner(line.text, runs: line.runs)
+                for unit in units { words.append((unit.text, layout.runs.isEmpty ? [] : aligner.runs(of: unit.text))) }
+            }
+            let metrics = try fonts.measure(words: words, layout: layout, size: size)
             let room = (width: width.map { Double($0 - 2 * inset.x) } ?? .infinity,
                         height: height.map { Double($0 - 2 * inset.y) })
             let wrapped = WordWrap.wrap(paragraphs, metrics: metrics,
                                         room: room, maxLines: layout.maxLines, cap: fills ? maximumSize / size : 1)
-            if let lines = wrapped.lines { layout.text = lines.joined(separator: "\n") }
+            if let lines = wrapped.lines { layout.relaid(lines.joined(separator: "\n")) }
             if fills && wrapped.factor.isFinite && wrapped.factor > 1 {
                 size = min((size * wrapped.factor).rounded(.down), maximumSize)
             }
             if layout.overflow == .ellipsis && wrapped.factor < 1 {
                 let limit = max(1, min(layout.maxLines, room.height.map { Int((($0 - metrics.ascentPlusDescent) / metrics.lineHeight).rounded(.down)) + 1 } ?? layout.maxLines))
+                let whole = layout
                 let cut = try Ellipsis.cut(paragraphs, metrics: metrics, width: room.width, lines: limit) { text throws(MercurialError) in
-                    try font.measure(words: [text], layout: layout, size: size).words[0]
+                    let runs = whole.runs.isEmpty ? [] : RunAligner.runs(of: text, in: whole.text, runs: whole.scalarRuns)
+                    return try fonts.measure(words: [(text, runs)], layout: whole, size: size).words[0]
                 }
-                layout.text = cut.joined(separator: "\n")
+                layout.relaid(cut.joined(separator: "\n"))
                 warnings.append(MercurialWarning("the text does not fit \(limit) line\(limit == 1 ? "" : "s") at \(format(size)) px, so it was cut with an ellipsis: its last line is '\(shortQuote(cut.last ?? ""))'; give a larger canvas, more --max-lines or a smaller --size to see it all"))
             }
         }
         var grown = !fills
         for _ in 0..<12 {
-            let run = try font.layOut(layout, size: size)
+            let run = try fonts.layOut(layout, size: size)
             guard let ink = run.placedBounds else {
                 throw MercurialError("the text draws nothing in font '\(layout.fontPath)' (no glyphs have ink); use another font")
             }
@@ -202,7 +241,7 @@ public enum TextMask {
                 if width == nil && height == nil && frame.anchor != .center {
                     warnings.append(MercurialWarning("anchor \(frame.anchor.rawValue) places the ink on a canvas you size, and this one is sized to the text, so it changes nothing; give a width and height (--width, --height)"))
                 }
-                warnings += font.warnings
+                for set in runSets { warnings += set.warnings }
                 if let path = layout.textPath, let length = path.length, run.advance > length {
                     let what = path.type == .points ? "the path's \(Int(length)) px" : "the circle's \(Int(length)) px round"
                     warnings.append(MercurialWarning("the text is \(Int(run.advance)) px long, longer than \(what), so its ends overlap; use a larger radius, longer path or smaller size"))
@@ -215,7 +254,7 @@ public enum TextMask {
                 if !run.missing.isEmpty {
                     warnings.insert(.missing(run.missing, font: (layout.fontPath as NSString).lastPathComponent), at: 0)
                 }
-                return TextPlacement(run: run, fallbackFonts: font.fallbackPaths, regionWidth: regionWidth, regionHeight: regionHeight,
+                return TextPlacement(run: run, fallbackFonts: runSets.flatMap(\.fallbackPaths), regionWidth: regionWidth, regionHeight: regionHeight,
                                      offsetX: inkX - ink.minX - originX, offsetY: inkY - ink.minY - originY,
                                      originX: originX, originY: originY, canvasWidth: canvasWidth,
                                      canvasHeight: canvasHeight, warnings: warnings, size: size, text: layout.text,
@@ -318,6 +357,17 @@ final class FontFace {
 
     static let loadFlags = Int32(FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP)
 
+    /// A face `scaled` made, set to `size` again (after another size was set on it), its
+    /// HarfBuzz font told. A colour bitmap face keeps its strike (its font has its own scale).
+    func resize(_ scaled: (face: FT_Face, font: OpaquePointer), to size: Double) throws(MercurialError) {
+        guard !isColorBitmap else { return }
+        let error = FT_Set_Char_Size(scaled.face, 0, FT_F26Dot6((size * 64).rounded()), 72, 72)
+        guard error == 0 else {
+            throw MercurialError("font '\(path)' cannot be scaled to \(size) px (\(Self.describe(error))); use another font or size")
+        }
+        hb_ft_font_changed(scaled.font)
+    }
+
     /// How this face's glyphs are loaded: outlines, or a colour face's bitmaps in colour.
     var glyphLoadFlags: Int32 { isColorBitmap ? Int32(FT_LOAD_COLOR) : Self.loadFlags }
 
@@ -345,27 +395,85 @@ final class FontFace {
 }
 
 extension FontSet {
+    /// `layout`'s glyphs in this font set alone (`RunFonts.layOut`).
+    func layOut(_ layout: TextLayout, size: Double) throws(MercurialError) -> GlyphRun {
+        try RunFonts(self).layOut(layout, size: size)
+    }
+}
+
+/// The fonts of a title's text: the title's font set first, then those of its runs that
+/// name another font (`ofRun[r]`: run r's set).
+struct RunFonts {
+    let sets: [FontSet]
+    let ofRun: [Int]
+
+    /// One title's fonts, no runs.
+    init(_ set: FontSet) { (sets, ofRun) = ([set], []) }
+    init(sets: [FontSet], ofRun: [Int]) { (self.sets, self.ofRun) = (sets, ofRun) }
+
+    /// The faces of each set, scaled for one size of the title as they are first needed: the
+    /// title's at `size`, a run's at its own size scaled as the title's was.
+    struct Scaled {
+        var fonts: [ScaledFonts]
+        /// Which of `fonts` a run (−1: plain text) is shaped with.
+        var ofRun: [Int]
+        let styles: [RunStyle]
+        let letterSpacing: Double
+
+        init(_ runFonts: RunFonts, layout: TextLayout, size: Double) {
+            styles = layout.runs
+            letterSpacing = layout.letterSpacing
+            fonts = [ScaledFonts(runFonts.sets[0], size: size, variations: layout.variations)]
+            ofRun = []
+            let factor = size / (layout.size ?? TextMask.defaultSize)
+            for (r, style) in layout.runs.enumerated() {
+                let set = runFonts.ofRun.indices.contains(r) ? runFonts.ofRun[r] : 0
+                let px = style.size.map { $0 * factor } ?? size
+                if let known = fonts.firstIndex(where: { $0.set === runFonts.sets[set] && $0.size == px }) {
+                    ofRun.append(known)
+                } else {
+                    // A run's own font takes those of the title's axes it has.
+                    fonts.append(ScaledFonts(runFonts.sets[set], size: px, variations: layout.variations, strict: set == 0))
+                    ofRun.append(fonts.count - 1)
+                }
+            }
+            // One FreeType face at two sizes is set to its size again each time it is used.
+            for i in fonts.indices where fonts.indices.contains(where: { $0 != i && fonts[$0].set === fonts[i].set }) {
+                fonts[i].shared = true
+            }
+        }
+
+        /// The fonts run `run` (−1: plain text) is shaped with, its letter spacing and baseline shift.
+        func of(run: Int) -> (font: Int, letterSpacing: Double, shift: Double) {
+            guard run >= 0, run < styles.count else { return (0, letterSpacing, 0) }
+            return (ofRun[run], styles[run].letterSpacing ?? letterSpacing, styles[run].baselineShift)
+        }
+
+        func destroy() { for f in fonts { f.destroy() } }
+    }
+
     /// Shapes and rasterises every glyph of `layout` at `size`, positioned in pixels
     /// with the first baseline at y = 0. The chosen face sets the line height; every
-    /// run of another face sits on the same baseline.
+    /// run of another face or style sits on the same baseline (a run's shifted by its own).
     func layOut(_ layout: TextLayout, size: Double) throws(MercurialError) -> GlyphRun {
-        var scaled = ScaledFonts(self, size: size, variations: layout.variations)
+        var scaled = Scaled(self, layout: layout, size: size)
         defer { scaled.destroy() }
-        let face = try scaled.face(0)
+        let face = try scaled.fonts[0].face(0)
         let lineHeight = Double(face.pointee.size.pointee.metrics.height) / 64 * layout.lineSpacing
         let features = Self.features(layout)
 
         var lines: [ShapedLine] = []
         var missing: [Character] = []
-        for line in layout.lines {
-            let shaped = try shape(line, fonts: &scaled, features: features, letterSpacing: layout.letterSpacing)
+        let styledLines = layout.styledLines
+        for line in styledLines {
+            let shaped = try shape(line.text, runs: line.runs, fonts: &scaled, features: features)
             for c in shaped.missing where !missing.contains(c) { missing.append(c) }
             lines.append(shaped)
         }
 
         var run = GlyphRun(missing: missing)
         if let path = layout.textPath, let line = lines.first {
-            try place(line, along: path, text: layout.lines[0], size: size, fonts: &scaled, into: &run)
+            try place(line, along: path, text: styledLines[0].text, fonts: &scaled, into: &run)
             return run
         }
         let widest = lines.map(\.advance).max() ?? 0
@@ -379,12 +487,10 @@ extension FontSet {
             }
             let baseline = Double(index) * lineHeight
             // Which word of the text each glyph belongs to (for `dynamics` by words).
-            let bytes = Array(layout.lines[index].utf8)
+            let bytes = Array(styledLines[index].text.utf8)
             for glyph in line.glyphs {
                 let drawn = run.bitmaps.count
-                try run.add(face: try scaled.face(glyph.face), glyph: glyph.glyph, x: shift + glyph.x,
-                            baseline: baseline - glyph.y, loadFlags: faces[glyph.face].glyphLoadFlags,
-                            path: faces[glyph.face].path, size: size)
+                try add(glyph, x: shift + glyph.x, baseline: baseline - glyph.y, fonts: &scaled, into: &run)
                 if run.bitmaps.count > drawn {
                     run.bitmaps[drawn].word = wordsBefore + Self.wordIndex(ofByte: glyph.cluster, in: bytes)
                 }
@@ -394,15 +500,28 @@ extension FontSet {
         return run
     }
 
+    /// Rasterises one shaped glyph in its font at its pen point, marked with its run's look.
+    private func add(_ glyph: ShapedLine.Placed, x: Double, baseline: Double, rotation: Double = 0,
+                     fonts scaled: inout Scaled, into run: inout GlyphRun) throws(MercurialError) {
+        let fonts = scaled.fonts[glyph.font]
+        let drawn = run.bitmaps.count
+        try run.add(face: try scaled.fonts[glyph.font].face(glyph.face), glyph: glyph.glyph, x: x, baseline: baseline,
+                    loadFlags: fonts.set.faces[glyph.face].glyphLoadFlags, path: fonts.set.faces[glyph.face].path,
+                    size: fonts.size, rotation: rotation)
+        if run.bitmaps.count > drawn, glyph.run >= 0, glyph.run < scaled.styles.count {
+            run.bitmaps[drawn].look = UInt8(clamping: scaled.styles[glyph.run].look)
+        }
+    }
+
     /// Draws one shaped line along `path`: each glyph at its middle's distance along the curve,
     /// turned to the curve's direction there (a colour bitmap glyph too, its bitmap turned).
-    private func place(_ line: ShapedLine, along path: TextPath, text: String, size: Double,
-                       fonts scaled: inout ScaledFonts, into run: inout GlyphRun) throws(MercurialError) {
+    private func place(_ line: ShapedLine, along path: TextPath, text: String,
+                       fonts scaled: inout Scaled, into run: inout GlyphRun) throws(MercurialError) {
         let bytes = Array(text.utf8)
         run.advance = line.advance
         if path.type == .circle {
             // The whole ring, to the font's ascent outside the circle.
-            let ascent = Double(try scaled.face(0).pointee.size.pointee.metrics.ascender) / 64
+            let ascent = Double(try scaled.fonts[0].face(0).pointee.size.pointee.metrics.ascender) / 64
             let reach = Int((path.radius + max(ascent, 0)).rounded(.up))
             run.frame = PixelBounds(minX: -reach, minY: -reach, maxX: reach, maxY: reach)
         }
@@ -413,29 +532,36 @@ extension FontSet {
             let along = SIMD2(cos(angle), sin(angle)), up = SIMD2(sin(angle), -cos(angle))
             let origin = point - advance / 2 * along + glyph.y * up
             let drawn = run.bitmaps.count
-            try run.add(face: try scaled.face(glyph.face), glyph: glyph.glyph, x: origin.x, baseline: origin.y,
-                        loadFlags: faces[glyph.face].glyphLoadFlags, path: faces[glyph.face].path, size: size, rotation: angle)
+            try add(glyph, x: origin.x, baseline: origin.y, rotation: angle, fonts: &scaled, into: &run)
             if run.bitmaps.count > drawn { run.bitmaps[drawn].word = Self.wordIndex(ofByte: glyph.cluster, in: bytes) }
         }
     }
 
-    /// The faces set to one size, each with its HarfBuzz font, made when first needed.
+    /// The faces of one font set at one size, each with its HarfBuzz font, made when first needed.
     struct ScaledFonts {
         let set: FontSet
         let size: Double
         let variations: [FontVariation]
+        /// Whether the set's chosen face must have every axis asked for (the title's font must).
+        let strict: Bool
+        /// Whether another `ScaledFonts` sets the same faces to another size (styled runs).
+        var shared = false
         private var made: [Int: (face: FT_Face, font: OpaquePointer)] = [:]
 
-        init(_ set: FontSet, size: Double, variations: [FontVariation] = []) {
+        init(_ set: FontSet, size: Double, variations: [FontVariation] = [], strict: Bool = true) {
             self.set = set
             self.size = size
             self.variations = variations
+            self.strict = strict
         }
 
         mutating func scaled(_ index: Int) throws(MercurialError) -> (face: FT_Face, font: OpaquePointer) {
-            if let known = made[index] { return known }
+            if let known = made[index] {
+                if shared { try set.faces[index].resize(known, to: size) }
+                return known
+            }
             // The chosen font must have every axis asked for; a fallback face takes those it has.
-            let pair = try set.faces[index].scaled(to: size, variations: variations, strict: index == 0)
+            let pair = try set.faces[index].scaled(to: size, variations: variations, strict: strict && index == 0)
             made[index] = pair
             return pair
         }
@@ -449,7 +575,8 @@ extension FontSet {
 
     /// A line's glyphs, positioned in pixels from its start, and its advance.
     struct ShapedLine {
-        struct Placed { var glyph: UInt32; var x: Double; var y: Double; var cluster = 0; var face = 0 }
+        /// A glyph: its face in font `font` of `Scaled.fonts`, and its run (−1: plain text).
+        struct Placed { var glyph: UInt32; var x: Double; var y: Double; var cluster = 0; var face = 0; var font = 0; var run = -1 }
         var glyphs: [Placed]
         var advance: Double
         var missing: [Character]
@@ -472,18 +599,30 @@ extension FontSet {
         (layout.kerning ? [] : ["-kern"]).compactMap(FontFeatures.parse) + layout.features.compactMap(FontFeatures.parse)
     }
 
-    /// Shapes one line with HarfBuzz, run by run of one face, the runs one after another.
-    private func shape(_ line: String, fonts: inout ScaledFonts, features: [hb_feature_t],
-                       letterSpacing: Double) throws(MercurialError) -> ShapedLine {
+    /// Shapes one line with HarfBuzz: piece by piece of one run (`runs`: each scalar's; empty:
+    /// plain text), each piece face by face of its font set, the pieces one after another.
+    private func shape(_ line: String, runs: [UInt8], fonts: inout Scaled, features: [hb_feature_t]) throws(MercurialError) -> ShapedLine {
         let utf8 = Array(line.utf8)
         var shaped = ShapedLine(glyphs: [], advance: 0, missing: [])
         var pen = 0.0
-        for run in runs(line) {
-            let hbFont = try fonts.scaled(run.face).font
-            shapeRun(utf8, bytes: run.bytes, face: run.face, hbFont: hbFont, features: features,
-                     letterSpacing: letterSpacing, pen: &pen, into: &shaped)
+        var lastSpacing = fonts.letterSpacing
+        for piece in TextLayout.runPieces(line, runs: runs) {
+            let style = fonts.of(run: piece.run)
+            let text = String(decoding: utf8[piece.bytes], as: UTF8.self)
+            for part in fonts.fonts[style.font].set.runs(text) {
+                let bytes = (part.bytes.lowerBound + piece.bytes.lowerBound)..<(part.bytes.upperBound + piece.bytes.lowerBound)
+                let hbFont = try fonts.fonts[style.font].scaled(part.face).font
+                let first = shaped.glyphs.count
+                shapeRun(utf8, bytes: bytes, face: part.face, hbFont: hbFont, features: features,
+                         letterSpacing: style.letterSpacing, pen: &pen, into: &shaped)
+                for i in first..<shaped.glyphs.count {
+                    (shaped.glyphs[i].font, shaped.glyphs[i].run) = (style.font, piece.run)
+                    shaped.glyphs[i].y += style.shift
+                }
+            }
+            lastSpacing = style.letterSpacing
         }
-        if !utf8.isEmpty { pen -= letterSpacing }
+        if !utf8.isEmpty { pen -= lastSpacing }
         shaped.advance = pen
         return shaped
     }
@@ -525,18 +664,18 @@ extension FontSet {
         }
     }
 
-    /// The advance of each word and of a space at `size`, and the line height and
-    /// the font's ascent plus descent, for choosing line breaks.
-    func measure(words: [String], layout: TextLayout, size: Double) throws(MercurialError) -> WordMetrics {
-        var scaled = ScaledFonts(self, size: size, variations: layout.variations)
+    /// The advance of each word (with its scalars' runs; empty: plain text) and of a space at
+    /// `size`, and the line height and the font's ascent plus descent, for choosing line breaks.
+    func measure(words: [(text: String, runs: [UInt8])], layout: TextLayout, size: Double) throws(MercurialError) -> WordMetrics {
+        var scaled = Scaled(self, layout: layout, size: size)
         defer { scaled.destroy() }
-        let face = try scaled.face(0)
+        let face = try scaled.fonts[0].face(0)
         let features = Self.features(layout)
-        func advance(_ text: String) throws(MercurialError) -> Double {
-            try shape(text, fonts: &scaled, features: features, letterSpacing: layout.letterSpacing).advance
+        func advance(_ text: String, _ runs: [UInt8] = []) throws(MercurialError) -> Double {
+            try shape(text, runs: runs, fonts: &scaled, features: features).advance
         }
         var widths: [Double] = []
-        for word in words { widths.append(try advance(word)) }
+        for word in words { widths.append(try advance(word.text, word.runs)) }
         let metrics = face.pointee.size.pointee.metrics
         return WordMetrics(words: widths,
                            space: try advance("a a") - advance("aa") + layout.letterSpacing,
@@ -569,6 +708,8 @@ struct GlyphRun {
         var left: Int; var top: Int; var width: Int; var height: Int; var coverage: [UInt8]
         /// The word of the text (counted over all lines) the glyph belongs to.
         var word = 0
+        /// The look its pixels are shaded with (its run's; 0: the title's).
+        var look: UInt8 = 0
     }
     var bitmaps: [Bitmap] = []
     var missing: [Character]
@@ -732,6 +873,38 @@ struct GlyphRun {
             }
         }
         return maxX < 0 ? nil : PixelBounds(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+    }
+
+    /// Which look each pixel of what `draw` makes is shaded with: that of the glyph with the
+    /// most coverage there (the later on a tie, as overlapping glyphs are drawn); nil when
+    /// every glyph takes the title's look.
+    func drawLooks(width: Int, height: Int, offsetX: Int, offsetY: Int) -> LookPlane? {
+        guard bitmaps.contains(where: { $0.look != 0 }) else { return nil }
+        var looks = LookPlane(width: width, height: height, repeating: 0)
+        looks.withUnsafeMutableBufferPointer { out in
+            for y in 0..<height { _ = drawLooksRow(y, width: width, offsetX: offsetX, offsetY: offsetY, into: out.baseAddress! + y * width) }
+        }
+        return looks
+    }
+
+    /// Row `y` of what `drawLooks` makes, into `out` (`width` values); false (and `out` untouched) when every glyph takes the title's look.
+    func drawLooksRow(_ y: Int, width: Int, offsetX: Int, offsetY: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        guard bitmaps.contains(where: { $0.look != 0 }) else { return false }
+        out.update(repeating: 0, count: width)
+        var best = [UInt8](repeating: 0, count: width)
+        for bitmap in bitmaps where !bitmap.coverage.isEmpty {
+            let row = y - bitmap.top - offsetY
+            guard row >= 0 && row < bitmap.height else { continue }
+            let first = max(0, -(bitmap.left + offsetX)), last = min(bitmap.width, width - bitmap.left - offsetX)
+            guard first < last else { continue }
+            for column in first..<last {
+                let x = bitmap.left + offsetX + column, value = bitmap.coverage[row * bitmap.width + column]
+                guard value > 0, value >= best[x] else { continue }
+                best[x] = value
+                out[x] = bitmap.look
+            }
+        }
+        return true
     }
 
     /// Draws the glyphs, moved by the offset; overlapping glyphs take the larger coverage.

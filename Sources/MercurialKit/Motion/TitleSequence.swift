@@ -395,7 +395,8 @@ extension TitleSequence {
             return ((width, height), [])
         }
         if settings.mask != nil {
-            let (_, _, canvas, warnings) = try TitleRenderer.titleMask(settings)
+            let made = try TitleRenderer.titleMask(settings)
+            let (canvas, warnings) = (made.canvas, made.warnings)
             return (canvas, warnings)
         }
         guard let text = settings.text else {

@@ -89,5 +89,15 @@ public struct RGBA8: Sendable, Equatable, Hashable {
 
 /// Grey coverage, 0 (outside) … 1 (inside).
 public typealias Mask = Image<Float>
+/// Which look (shading page) each pixel of a mask takes: 0 the title's, k a styled run's.
+public typealias LookPlane = Image<UInt8>
 /// Heights, 0 at the mask's edge … 1 on the plateau.
 public typealias HeightField = Image<Float>
+
+extension Image where Pixel == UInt8 {
+    /// Runs `body` with the plane's pixels, or nil when there is no plane (for hot loops that take either).
+    static func withOptionalBuffer<R>(_ plane: Image<UInt8>?, _ body: (UnsafePointer<UInt8>?) -> R) -> R {
+        guard let plane else { return body(nil) }
+        return plane.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+}

@@ -102,11 +102,19 @@ final class BandLoft: TitleShapeSource {
         w.mask.withUnsafeMutableBufferPointer { mask in
             for y in b0..<b1 { (mask.baseAddress! + (y - b0) * width).update(from: rows.row(y), count: width) }
         }
+        // The looks of rows b0..<b1 (styled runs), or none.
+        var plane = LookPlane(width: width, height: b1 - b0, repeating: 0)
+        let styled = plane.withUnsafeMutableBufferPointer { out in
+            (b0..<b1).allSatisfy { source.looks(ofRow: $0, into: out.baseAddress! + ($0 - b0) * width) }
+        }
+        let looks = styled ? plane : nil
         w.b0 = b1
         walk = w
-        return TitleShape(mask: w.mask, origin: (origin.x, origin.y + b0), canvas: canvas, warnings: [],
-                          heights: w.heights, plateau: HeightFieldFromMask.plateau(of: profile), normals: nil,
-                          material: w.material,
-                          band: ShadedMaterial.Rows(rows: b0..<b1, regionHeight: height, heightsFrom: hyLo, ink: ink))
+        var shape = TitleShape(mask: w.mask, origin: (origin.x, origin.y + b0), canvas: canvas, warnings: [],
+                               heights: w.heights, plateau: HeightFieldFromMask.plateau(of: profile), normals: nil,
+                               material: w.material,
+                               band: ShadedMaterial.Rows(rows: b0..<b1, regionHeight: height, heightsFrom: hyLo, ink: ink))
+        shape.looks = looks
+        return shape
     }
 }

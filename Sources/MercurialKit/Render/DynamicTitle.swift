@@ -18,6 +18,8 @@ final class DynamicTitle {
         var hull: [SIMD2<Double>]
         /// The inked part of the mask.
         var ink: PixelBounds
+        /// The look each pixel of the mask is shaded with (styled runs); nil: the title's.
+        var looks: LookPlane? = nil
     }
 
     static let maximumBodies = 2_000
@@ -70,9 +72,10 @@ final class DynamicTitle {
             let outline = ConvexHull.body(of: Self.hullPoints(mask), maximumVertices: 12)
             let centroid = ConvexHull.centroid(outline)
             let normals = TitleShape.lofted(mask, settings.shape).keptNormals
+            let looks = run.drawLooks(width: mask.width, height: mask.height, offsetX: dx - minX + margin, offsetY: dy - minY + margin)
             pieces.append(Piece(mask: mask, normals: normals,
                                 origin: SIMD2(Double(minX - margin), Double(minY - margin)),
-                                centroid: centroid, hull: outline.map { $0 - centroid }, ink: ink))
+                                centroid: centroid, hull: outline.map { $0 - centroid }, ink: ink, looks: looks))
         }
         self.pieces = pieces
         self.width = width
@@ -250,6 +253,7 @@ final class DynamicTitle {
         let inkHigh = SIMD2(Double(piece.ink.maxX) + 1, Double(piece.ink.maxY) + 1)
         piece.mask.withUnsafeBufferPointer { a in
             piece.normals.xy.withUnsafeBufferPointer { n in
+                LookPlane.withOptionalBuffer(piece.looks) { looks in
                 shading.withSampler { shading in
                     layer.withUnsafeMutableBufferPointer { out in
                         parallelBands(y1 - y0, minimumBand: 8) { rows in
@@ -295,7 +299,9 @@ final class DynamicTitle {
                                     let ny = (w00 * n[k].y + w10 * n[k + 1].y + w01 * n[k + w].y + w11 * n[k + w + 1].y) / alpha
                                     // The normal turned with the piece (normals are y-up, the canvas y-down).
                                     let rx = fc * nx + fs * ny, ry = -fs * nx + fc * ny
-                                    let colour = shading.color(normalX: rx, normalY: ry), a = min(alpha, 1)
+                                    // A styled run's look: that of the nearest of the four pixels.
+                                    let look = looks.map { $0[k + (ty < 0.5 ? 0 : w) + (tx < 0.5 ? 0 : 1)] } ?? 0
+                                    let colour = shading.color(at: shading.position(normalX: rx, normalY: ry, look: look)), a = min(alpha, 1)
                                     // Over another piece (or a rope), stacked; else as it is.
                                     row[x] = row[x].a == 0 ? PixelStack.pixel(colour, alpha: a)
                                         : PixelStack.pixel(PixelStack.over(SIMD4(colour.r * a, colour.g * a, colour.b * a, a),
@@ -304,6 +310,7 @@ final class DynamicTitle {
                             }
                         }
                     }
+                }
                 }
             }
         }

@@ -238,7 +238,7 @@ public final class FrameRenderer {
             // The physics animator's poses (a still frame: as at the start).
             let poses = try Animator.poses(at: time ?? 0, in: dynamicTitle.world)
             dynamicTitle.render(poses: poses, settings: settings,
-                                shading: shadingImage ?? ShadingSphere.lookup(settings.scene), into: &canvas)
+                                shading: shadingImage ?? ShadingSphere.lookup(for: settings), into: &canvas)
             return canvas
         }
         // Nothing moved since the last frame (a still title, or after the last keyframe): the same frame.
@@ -271,7 +271,7 @@ public final class FrameRenderer {
         let compositing = Compositing(settings)
         try compositing.checkStyles(region: (geometry.shape.mask.width, geometry.shape.mask.height),
                                     at: geometry.shape.origin, canvas: (width, height))
-        let shading = shadingImage ?? ShadingSphere.lookup(settings.scene)
+        let shading = shadingImage ?? ShadingSphere.lookup(for: settings)
         shade(shading: shading, compositing: compositing)
         if let reveal = settings.look.reveal, let letters {
             let origin = letters.reveal(title, at: reveal, origin: geometry.shape.origin, canvasHeight: height, into: &revealed)
@@ -308,13 +308,13 @@ public final class FrameRenderer {
         }
         let normals = shape.keptNormals
         if !planTooLarge, plan.map({ !$0.fits(shading) }) ?? true {
-            plan = ShadingPlan(normals: normals, coverage: mask, for: shading)
+            plan = ShadingPlan(normals: normals, coverage: mask, looks: shape.looks, for: shading)
             planTooLarge = plan == nil
         }
         if let plan {
             ShadedMaterial.shade(plan, shading: shading, background: compositing.shadingBackground, into: &title)
         } else {
-            ShadedMaterial.shade(normals: normals, coverage: mask, shading: shading,
+            ShadedMaterial.shade(normals: normals, coverage: mask, looks: shape.looks, shading: shading,
                                  background: compositing.shadingBackground, into: &title)
         }
     }

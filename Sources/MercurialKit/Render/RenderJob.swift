@@ -92,6 +92,9 @@ public struct ResourceStore: Sendable, Equatable {
             if let mask = s.mask { throw refuse(prefix + "mask", mask) }
             if let image = s.shadingImage { throw refuse(prefix + "shadingImage", image) }
             if try Self.namesAFile(s.font) { throw refuse(prefix + "font", s.font) }
+            for (i, run) in s.runs.enumerated() {
+                if let font = run.font, try Self.namesAFile(font) { throw refuse(prefix + "text[\(i)].font", font) }
+            }
             for fallback in s.fallbackFonts where try Self.namesAFile(fallback.name) {
                 throw refuse(prefix + "fallbackFonts", fallback.name)
             }
@@ -123,6 +126,13 @@ public struct ResourceStore: Sendable, Equatable {
             for member in members where member.key == "material" {
                 guard case .string(let value) = member.value.value else { continue }
                 do { try Self.checkMaterialName(value, key: prefix + "material") } catch { throw error.within("\(name):\(member.value.location)") }
+            }
+            // Styled runs' materials too.
+            for member in members where member.key == "text" {
+                guard case .array(let runs) = member.value.value else { continue }
+                for (i, run) in runs.enumerated() {
+                    if case .object(let runMembers) = run.value { try checked(runMembers, prefix: prefix + "text[\(i)].") }
+                }
             }
         }
         try checked(members, prefix: "")

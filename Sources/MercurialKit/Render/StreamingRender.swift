@@ -206,8 +206,9 @@ extension TitleRenderer {
         guard streams(crop, canvas: size) else {
             if settings.vine != nil { return .inMemory(try render(settings)) }
             let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
-            return .inMemory(try FrameRenderer.still(settings, premade: (mask, (p.originX, p.originY), (p.canvasWidth, p.canvasHeight),
-                                                            p.warnings)))
+            let looks = p.run.drawLooks(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
+            return .inMemory(try FrameRenderer.still(settings, premade: TitleRenderer.TitleMask(
+                mask: mask, origin: (p.originX, p.originY), canvas: (p.canvasWidth, p.canvasHeight), warnings: p.warnings, looks: looks)))
         }
         let place = placed(crop, canvas: size)
         let styledBands = try styled(place.drawn, canvas: size, sized: settings.width != nil || settings.height != nil)
@@ -415,6 +416,12 @@ public enum PNGRender: Sendable {
 protocol CoverageRowSource: AnyObject {
     /// The next row's coverage (the crop's width of values).
     func read(into out: UnsafeMutablePointer<Float>) throws(MercurialError)
+    /// Row `y`'s looks (`LookPlane`), the crop's width of them; false when every pixel takes the title's.
+    func looks(ofRow y: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool
+}
+
+extension CoverageRowSource {
+    func looks(ofRow y: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool { false }
 }
 
 /// The rows of a laid-out text's mask, drawn from its glyphs a row at a time.
@@ -428,6 +435,11 @@ final class GlyphRowSource: CoverageRowSource {
         let p = placement
         p.run.drawRow(next, width: p.regionWidth, offsetX: p.offsetX, offsetY: p.offsetY, into: out)
         next += 1
+    }
+
+    func looks(ofRow y: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        let p = placement
+        return p.run.drawLooksRow(y, width: p.regionWidth, offsetX: p.offsetX, offsetY: p.offsetY, into: out)
     }
 }
 

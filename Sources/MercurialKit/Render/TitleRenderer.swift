@@ -40,7 +40,14 @@ public enum TitleRenderer {
     }
 
     /// The title mask as `titleMask` makes it.
-    typealias TitleMask = (mask: Mask, origin: (x: Int, y: Int), canvas: (width: Int, height: Int), warnings: [MercurialWarning])
+    struct TitleMask {
+        var mask: Mask
+        var origin: (x: Int, y: Int)
+        var canvas: (width: Int, height: Int)
+        var warnings: [MercurialWarning]
+        /// The look each pixel of `mask` is shaded with (styled runs); nil: the title's alone.
+        var looks: LookPlane? = nil
+    }
 
     /// The canvas and the region drawn on it (the ink and its margin; a mask's whole
     /// size), from the mask's header or the text's layout, before anything is drawn:
@@ -66,29 +73,46 @@ public enum TitleRenderer {
         if let maskPath = settings.mask {
             let full = coverage(of: try PNGFile.read(maskPath, role: "mask"))
             guard let ink = full.inkBounds(threshold: 0) else {
-                return (Mask(width: 0, height: 0, repeating: 0), (0, 0), (full.width, full.height),
-                        [MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank")])
+                return TitleMask(mask: Mask(width: 0, height: 0, repeating: 0), origin: (0, 0), canvas: (full.width, full.height),
+                                 warnings: [MercurialWarning("mask '\(maskPath)' is empty (no pixel has coverage); the title is blank")])
             }
             let m = settings.loftMargin
             let x0 = max(ink.minX - m, 0), y0 = max(ink.minY - m, 0)
             let mask = full.cropped(x: x0, y: y0, width: min(ink.maxX + m, full.width - 1) - x0 + 1,
                                     height: min(ink.maxY + m, full.height - 1) - y0 + 1)
-            return (mask, (x0, y0), (full.width, full.height), [])
+            return TitleMask(mask: mask, origin: (x0, y0), canvas: (full.width, full.height), warnings: [])
         }
         guard let text = settings.text else {
             throw MercurialError("there is no text to render; give it as an argument, as \"text\" in the scene file, or use --mask")
         }
         let result = try TextMask.render(try textLayout(settings, text: text), frame: settings.textFrame)
-        let title = (mask: result.mask, origin: (x: result.originX, y: result.originY),
-                     canvas: (width: result.canvasWidth, height: result.canvasHeight), warnings: result.warnings)
+        let title = TitleMask(mask: result.mask, origin: (x: result.originX, y: result.originY),
+                              canvas: (width: result.canvasWidth, height: result.canvasHeight), warnings: result.warnings,
+                              looks: result.looks)
         guard let vine = settings.vine else { return title }
         let (mask, origin) = vine.drawn(with: title.mask, at: title.origin, canvas: title.canvas, margin: settings.loftMargin)
-        return (mask, origin, title.canvas, title.warnings)
+        // The vine's pixels take the title's look.
+        let looks = title.looks.map {
+            CanvasRegion(width: mask.width, height: mask.height, content: $0, originX: title.origin.x - origin.x,
+                         originY: title.origin.y - origin.y, fill: 0).image
+        }
+        return TitleMask(mask: mask, origin: origin, canvas: title.canvas, warnings: title.warnings, looks: looks)
     }
 
     /// The text's layout as the settings ask.
     static func textLayout(_ settings: RenderSettings, text: String) throws(MercurialError) -> TextLayout {
         var layout = TextLayout(text: text, fontPath: try FontLibrary.resolve(settings.font))
+        if !settings.runs.isEmpty, settings.runs.map(\.text).joined() == text {
+            // Styled runs, each `\\n` a newline in its own run (as `lines` makes it in plain text).
+            var runs: [(text: String, style: RunStyle)] = []
+            for run in settings.runs {
+                var style = RunStyle()
+                style.fontPath = try run.font.map { font throws(MercurialError) in try FontLibrary.resolve(font) }
+                (style.size, style.letterSpacing, style.baselineShift, style.look) = (run.size, run.letterSpacing, run.baselineShift, run.look)
+                runs.append((run.text.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\r\n", with: "\n"), style))
+            }
+            layout = TextLayout(runs: runs, fontPath: layout.fontPath)
+        }
         layout.size = settings.size
         layout.alignment = settings.alignment ?? settings.anchor.alignment
         layout.lineSpacing = settings.lineSpacing
@@ -110,6 +134,12 @@ public enum TitleRenderer {
             throw MercurialError("the text is \(problem); shorten it")
         }
         try settings.validateParameters()
+        if settings.shadingImage != nil && !settings.runLooks.isEmpty {
+            throw MercurialError("the text's runs set looks of their own (a material or the sphere's keys), which a \"shadingImage\" replaces; leave out \"shadingImage\", or the runs' looks")
+        }
+        if settings.mask != nil && !settings.runs.isEmpty {
+            throw MercurialError("styled runs are text, and --mask replaces the text; leave out one of them")
+        }
         if settings.vine != nil && settings.mask == nil && (settings.width == nil || settings.height == nil) {
             throw MercurialError("a vine needs the canvas's \"width\" and \"height\" (it reaches outside the text's ink); give both")
         }

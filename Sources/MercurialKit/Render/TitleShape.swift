@@ -19,6 +19,8 @@ public struct TitleShape: Sendable {
     /// whose normals are taken from the heights as it is shaded.
     public var normals: SurfaceNormals?
     public let material: ShadedMaterial
+    /// The look each pixel of `mask` is shaded with (styled runs); nil: the title's alone.
+    public var looks: LookPlane? = nil
     /// For a band of a large title: which of its region's rows this shape holds (its
     /// heights reach one row further either side). Nil: the whole title.
     var band: ShadedMaterial.Rows? = nil
@@ -33,7 +35,7 @@ public struct TitleShape: Sendable {
         if let premade { made = premade } else { made = try TitleRenderer.titleMask(settings) }
         finished(.mask)
         var shape = lofted(made.mask, settings.shape, keepingNormals: keepingNormals)
-        (shape.origin, shape.canvas, shape.warnings) = (made.origin, made.canvas, made.warnings)
+        (shape.origin, shape.canvas, shape.warnings, shape.looks) = (made.origin, made.canvas, made.warnings, made.looks)
         // A canvas sized to the text grows to hold the layer styles (a mask's canvas is its own size).
         if settings.mask == nil {
             (shape.canvas, shape.origin) = settings.look.styles.grown(canvas: shape.canvas, origin: shape.origin,
@@ -72,7 +74,7 @@ public struct TitleShape: Sendable {
     /// it goes: the title's region, or this band of it (one image row a mask row).
     /// `into` is reused when it has the size.
     func shaded(_ shading: ShadingLookup, background: RGBColor?, into title: inout Image<RGBA8>) {
-        material.shade(heights: heights, coverage: mask, rows: band ?? .whole(mask), shading: shading,
+        material.shade(heights: heights, coverage: mask, looks: looks, rows: band ?? .whole(mask), shading: shading,
                        background: background, into: &title)
     }
 }

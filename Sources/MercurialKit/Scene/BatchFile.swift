@@ -44,6 +44,8 @@ public struct BatchFile: Sendable {
     public let format: Format
     /// CSV: the header's columns.
     public let columns: [Column]
+    /// Whether a row's text is read as inline markup (styled runs, `TextRuns.markup`), as `--markup` asks.
+    public var markup = false
     /// CSV: the line of the header row.
     public let headerLine: Int
     public let rowCount: Int
@@ -169,6 +171,7 @@ public struct BatchFile: Sendable {
         case .refused(let why):
             throw MercurialError(why)
         }
+        if markup, settings.runs.isEmpty, let text = settings.text { try settings.setMarkup(text) }
         return settings
     }
 

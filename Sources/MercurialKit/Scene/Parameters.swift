@@ -290,13 +290,21 @@ public struct Parameter: Sendable {
 }
 
 extension SchemaField where Root == RenderSettings {
+    /// A parameter that a scene file may also give as a list (`text` as styled runs): how the
+    /// list is read, and the list written in place of the value (nil: the value).
+    struct ListForm: Sendable {
+        var read: @Sendable (JSONNode, inout RenderSettings, SceneAnimation.Reader) throws(MercurialError) -> Void
+        var write: @Sendable (RenderSettings) -> JSONValue?
+    }
+
     /// A top-level parameter, the one declaration of its key: its `Parameter` row (key, group,
     /// label, what it does, kind, the setting's key path, unset word, CLI flag, help) as a field of
     /// the scene's schema. A scene file's value is read as a parameter's (`SceneFile.setParameter`:
     /// `null` for its unset word, a path relative to the file); `--set` and the editor parse its text.
     init<Value: ParameterStorable>(_ key: String, _ group: String, _ name: String, _ function: ParameterFunction,
                                    _ kind: ParameterKind, _ path: WritableKeyPath<RenderSettings, Value> & Sendable,
-                                   unset: String? = nil, flag: String? = nil, help: String) {
+                                   unset: String? = nil, flag: String? = nil, help: String,
+                                   orList list: ListForm? = nil) {
         let parameter = Parameter(key, group, name, function, kind, path, unset: unset, flag: flag, help: help)
         self.key = key
         self.help = help
@@ -305,9 +313,10 @@ extension SchemaField where Root == RenderSettings {
         value = SchemaDescription(kind: kind.name, range: kind.range, cases: kind.cases,
                                   rangeDescription: kind.rangeDescription, children: { _ in [] })
         read = { settings, node, _, reader throws(MercurialError) in
+            if let list, case .array = node.value { return try list.read(node, &settings, reader) }
             try SceneFile.setParameter(parameter, node, reader.file, &settings)
         }
-        write = { JSONValue(parameter.value(in: $0)) }
+        write = { settings in list?.write(settings) ?? JSONValue(parameter.value(in: settings)) }
         leaf = { _ in nil }
         assign = { settings, steps, node, name, _ throws(MercurialError) in
             guard steps.isEmpty else { throw MercurialError("'\(name)' has no '\(SchemaPathStep.text(steps))' (see 'mercurial params')") }
@@ -439,7 +448,9 @@ extension ParameterGroup {
         let side = 1...PNGFile.maximumSide
         rows += [
             SchemaField("text", "Layout", "Text", .setText, .text, \.text, unset: "none",
-                      help: "the title's text; \\n or a real newline starts a new line"),
+                      help: "the title's text; \\n or a real newline starts a new line; in a scene, also a list of styled runs, each {\"text\", \"font\", \"size\", \"letterSpacing\", \"baselineShift\", \"material\" and the sphere's keys}",
+                      orList: SchemaField.ListForm(read: { node, settings, reader throws(MercurialError) in try TextRuns.read(node, into: &settings, reader: reader) },
+                                       write: { $0.runs.isEmpty ? nil : TextRuns.write($0) })),
             SchemaField("font", "Layout", "Font", .setFont, .font, \.font, flag: "font",
                       help: "a bundled font (rounded, serif, display, dosis), a TTF/OTF file, or an installed font's fontconfig name such as \"DejaVu Sans:bold\""),
             SchemaField("size", "Layout", "Size", .adjustTextSize, .number(1...8192), \.size, unset: "auto", flag: "px",

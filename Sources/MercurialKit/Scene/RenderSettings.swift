@@ -32,6 +32,8 @@ public struct RenderSettings: Sendable, Equatable {
 /// shape is built again.
 public struct TitleShapeSettings: Sendable, Equatable {
     public var text: String? = nil
+    /// The text as styled runs (`TextRuns.swift`), whose texts joined are `text`; empty: plain text.
+    public var runs: [TextRun] = []
     /// A bundled font name, a font file, or a fontconfig name.
     public var font: String = "rounded"
     /// The em size in pixels; nil: 160, or with `width`/`height` as large as fits.
@@ -131,6 +133,8 @@ public struct TitleLookSettings: Sendable, Equatable {
     public var reveal: LetterReveal.Frame? = nil
     /// Drop shadow, outer glow, stroke and inner shadow, drawn around the shaded title.
     public var styles = LayerStyles()
+    /// The looks of the text's styled runs beyond the title's own (`TextRun.look`).
+    public var runLooks: [RunLook] = []
 
     public init() {}
 }
@@ -144,7 +148,14 @@ public struct UnusedKey: Sendable, Equatable {
 
 // The flat names the parameter table, scene readers and the editor use.
 extension RenderSettings {
-    public var text: String? { get { shape.text } set { shape.text = newValue } }
+    /// Setting another text drops the styled runs (their texts joined were the old text).
+    public var text: String? {
+        get { shape.text }
+        set {
+            if newValue != shape.text { (shape.runs, look.runLooks) = ([], []) }
+            shape.text = newValue
+        }
+    }
     public var font: String { get { shape.font } set { shape.font = newValue } }
     public var size: Double? { get { shape.size } set { shape.size = newValue } }
     public var width: Int? { get { shape.width } set { shape.width = newValue } }

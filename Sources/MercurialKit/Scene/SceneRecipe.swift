@@ -30,6 +30,11 @@ public enum SceneRecipe {
             if case .text(let s) = value, row.kind == .path || (row.kind == .font && UserPath.looksLikePath(s)) {
                 value = .text(UserPath(checked: s).absolute)
             }
+            // Text in styled runs is written as their list, a run's font file by its absolute path.
+            if row.key == "text", !settings.runs.isEmpty {
+                members.append((row.key, TextRuns.write(settings, absolutePaths: true)))
+                continue
+            }
             members.append((row.key, JSONValue(value)))
         }
         let fontPath = try? FontLibrary.resolve(settings.font)
