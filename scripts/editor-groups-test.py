@@ -18,6 +18,7 @@ refused with the server's error, emptied it is left out, and undo takes each ste
 
 Usage: editor-groups-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE] [--extent-screenshot FILE]
 A variable font's axes and OpenType features are typed as words in controls of their own.
+The title's text turned into styled runs takes inline markup in its box.
 Exits 1 on a failed check; prints PASS at the end.
 """
 import argparse
@@ -393,12 +394,56 @@ def extent(e, screenshot):
     wait_for(lambda: [f.get_attribute("value") for f in fields] == [""] * 4, "the fields to show none", 30)
 
 
+def styled_runs(e, screenshot=None):
+    """Styled runs on the page: the Styled runs box turns the title's text into runs, the text box
+    then takes inline markup whose runs reach the scene (a chrome run beside the gold one, bluer on
+    the preview), a material that names a file is refused with the server's message, and undo takes
+    the runs and then the box back."""
+    driver = e.driver
+    text = lambda: e.state()["editor"]["document"].get("text")
+    idle(driver)
+    click(driver, 'input[name=text-runs]')
+    wait_for(lambda: text() == ["Gold chrome"], "the text turned into one run (%s)" % text(), 30)
+    retype(find(driver, 'textarea[name=text]'), "Gold {material=chrome: chrome}")
+    runs = ["Gold ", {"text": "chrome", "material": "chrome"}]
+    wait_for(lambda: text() == runs, "the markup's runs on the server (%s)" % text(), 30)
+    idle(driver)
+    frame = wait_for(lambda: e.api("/frame.rgba"), "a frame", 30)
+    width = e.state()["editor"]["document"]["width"]
+
+    def blue_minus_red(x0, x1):
+        px = [(frame[i], frame[i + 2]) for y in range(len(frame) // (4 * width)) for x in range(x0, x1)
+              for i in [(y * width + x) * 4] if frame[i + 3] > 200]
+        return sum(b - r for r, b in px) / max(len(px), 1), len(px)
+    left, right = blue_minus_red(0, width // 2 - 40), blue_minus_red(width // 2 + 40, width)
+    check(left[1] > 200 and right[1] > 200, "ink either side: %s %s" % (left, right))
+    check(right[0] > left[0] + 60, "the chrome run is bluer than the gold one: %.0f against %.0f" % (right[0], left[0]))
+    check(driver.find_element(By.CSS_SELECTOR, 'textarea[name=text]').get_attribute("value") == "Gold {material=chrome: chrome}",
+          "the text box shows the markup")
+    if screenshot:
+        driver.save_screenshot(screenshot)
+    # A page names bundled materials only.
+    retype(find(driver, 'textarea[name=text]'), "Gold {material=/etc/passwd: chrome}")
+    error = lambda: driver.find_element(By.CSS_SELECTOR, '.error[data-error-for="text"]')
+    wait_for(lambda: error().is_displayed() and "unknown material" in error().text, "the refused material's message", 30)
+    # Typed a key at a time, the last markup the server took is the text before the bad run.
+    check(not any(isinstance(r, dict) and "/" in r.get("material", "") for r in text()), "no run names a file: %s" % text())
+    retype(find(driver, 'textarea[name=text]'), "Gold {material=chrome: chrome}")
+    wait_for(lambda: not error().is_displayed(), "the message to go once the runs are taken", 30)
+    undo(driver)
+    wait_for(lambda: text() == ["Gold chrome"], "undo to take the runs back (%s)" % text(), 30)
+    undo(driver)
+    wait_for(lambda: text() == "Gold chrome", "undo to turn the runs back into plain text (%s)" % text(), 30)
+    wait_for(lambda: not driver.find_element(By.CSS_SELECTOR, 'input[name=text-runs]').is_selected(), "the box unticked", 30)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
     parser.add_argument("--pid-file")
     parser.add_argument("--screenshot", help="a PNG of the page with the gradient's stops, a point light's group and in open")
     parser.add_argument("--extent-screenshot", help="a PNG of the page with a transition's extent being edited")
+    parser.add_argument("--runs-screenshot", help="a PNG of the page with the title's text as styled runs")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     scene = {"text": "Hi", "size": 60, "width": 480, "height": 240,
@@ -423,6 +468,9 @@ def main():
              "animation": {"duration": 2, "fps": 10}}
     with Editor(binary, inter, args.pid_file) as e:
         type_keys(e)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Gold chrome", "material": "gold", "size": 60, "width": 480, "height": 160}, args.pid_file) as e:
+        styled_runs(e, args.runs_screenshot)
         check(e.running(), "the editor is still running")
     sequence = {"width": 480, "height": 240, "size": 48, "animation": {"fps": 10},
                 "sequence": [{"scene": {"text": "A"}, "hold": 0.5, "transition": {"type": "flash", "duration": 0.5}},

@@ -122,6 +122,10 @@ struct EditorRoutes: Sendable {
         // The table as `params --json` writes it, whatever its rows' shape: read back as a value.
         let table = (try? JSONDocument.parse(Array(ParameterGroup.json(values: settings).utf8)))?.value ?? .object([])
         let sceneKeys = await session.overriddenKeys
+        // The scene's text as the file holds it, when it is a list of styled runs.
+        var runs: JSONValue? = nil
+        if case .object(let members) = await session.documentValue, let text = members.first(where: { $0.key == "text" })?.value.value,
+           case .array = text { runs = text }
         let state = EditorState(table: table, editor: EditorState.Info(
             revision: await session.revision,
             material: settings.material,
@@ -136,6 +140,8 @@ struct EditorRoutes: Sendable {
             error: OrNull(await session.lastError),
             // The nested blocks' values (the point lights the page draws on the preview), as the scene file writes them.
             blocks: SceneSchema.blocks.write(settings), document: await session.documentValue,
+            textRuns: OrNull(layer == nil ? runs.flatMap(TextRuns.markupText(of:)) : nil),
+            textRunsFixed: layer == nil && runs != nil && runs.flatMap(TextRuns.markupText(of:)) == nil,
             layer: OrNull(layer), layers: Self.layerInfo(scene),
             sceneWide: SceneSchema.structure.filter { !$0.places.contains(.layer) }.map(\.key)))
         return Responses.json(.ok, state)

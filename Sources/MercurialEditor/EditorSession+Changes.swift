@@ -69,6 +69,8 @@ extension EditorSession {
                     }
                     if case .key("layers") = path[0] { try checkLayers(nextDocument["layers"], had: document["layers"]) }
                     if case .key("sequence") = path[0] { try checkSteps(nextDocument["sequence"], had: document["sequence"]) }
+                } else if change.key == Self.textRunsKey || (change.key == "text" && Self.hasRuns(nextDocument)) {
+                    try setRuns(change, in: &nextDocument)
                 } else {
                     try applyOne(change, to: &next)
                     try record(change, from: next, in: &nextDocument)
@@ -89,6 +91,44 @@ extension EditorSession {
         settings = next
         changed(tag: tag)
         return (revision, true, added)
+    }
+
+    /// The page's switch between plain text and styled runs (`on`, `off`).
+    static let textRunsKey = "@textRuns"
+
+    /// Whether the scene's text is a list of styled runs.
+    static func hasRuns(_ document: SceneDocument) -> Bool {
+        if case .array? = document["text"] { true } else { false }
+    }
+
+    /// The scene's text as runs: `text` given as inline markup (`TextRuns.markup`) while the scene's
+    /// text is runs, or the switch turned on (the text, one run) or off (the runs' text, plain). A page
+    /// names bundled materials and the fonts it may (`allowedFont`), never a file to read.
+    func setRuns(_ change: Change, in document: inout SceneDocument) throws(MercurialError) {
+        let plain: String
+        if case .string(let text)? = document["text"] { plain = text } else { plain = settings.text ?? "" }
+        if change.key == Self.textRunsKey {
+            switch change.value {
+            case "on": if !Self.hasRuns(document) { document.set("text", .list([.string(plain)])) }
+            case "off": if Self.hasRuns(document) { document.set("text", .string(settings.text ?? "")) }
+            default: throw MercurialError("\(Self.textRunsKey) is 'on' or 'off', not '\(change.value)'")
+            }
+            return
+        }
+        let runs = try TextRuns.markup(change.value)
+        guard case .array(let items) = runs.value, !items.isEmpty else {
+            throw MercurialError("the text is empty; give the title's text")
+        }
+        for case .object(let members) in items.map(\.value) {
+            for member in members {
+                guard case .string(let value) = member.value.value else { continue }
+                if member.key == "material", !materials.contains(value) {
+                    throw MercurialError("unknown material '\(value)'; bundled: \(materials.joined(separator: ", "))")
+                }
+                if member.key == "font" { _ = try allowedFont(value) }
+            }
+        }
+        document.set("text", runs.value)
     }
 
     /// A change that needs the scene to have an animation: an `in` or `out` (not taken out), or a keyframe.

@@ -31,6 +31,10 @@ struct EditorState: Encodable, Sendable {
         var blocks: JSONValue
         /// The scene file as the editor holds it.
         var document: JSONValue
+        /// The scene's text as inline markup when it is styled runs (null: plain text, or runs markup
+        /// cannot write, `textRunsFixed`, which the page does not let the text box change).
+        var textRuns: OrNull<String>
+        var textRunsFixed: Bool
         /// The layer whose values these are (`?layer=N`); null: the scene's.
         var layer: OrNull<Int>
         var layers: [Layer]

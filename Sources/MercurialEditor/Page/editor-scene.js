@@ -329,6 +329,20 @@ function showValues() {
   for (const block of ['animation', 'dynamics']) if (controls.has(block)) controls.get(block)();
   values.set('material', editor.material);
   controls.get('material')(editor.material);
+  // Styled runs: the text box holds their markup (runs it cannot write are edited in the file).
+  const runsBox = document.querySelector('input[name=text-runs]');
+  if (runsBox) {
+    const runs = editor.textRuns !== null && editor.textRuns !== undefined;
+    runsBox.checked = runs || !!editor.textRunsFixed;
+    runsBox.disabled = !!editor.textRunsFixed || selectedLayer !== null;
+    values.set('@textRuns', runsBox.checked ? 'on' : 'off');
+    if (runs) { values.set('text', editor.textRuns); controls.get('text')(editor.textRuns); }
+    const area = document.querySelector('textarea[name=text]');
+    if (area) {
+      area.disabled = !!editor.textRunsFixed;
+      area.title = editor.textRunsFixed ? 'these runs set lights or a reflection, which markup cannot write: edit them in the scene file' : '';
+    }
+  }
   // The keys the scene sets over its preset (a preset switch keeps them).
   const own = new Set(editor.overridden || []);
   // In a scene with layers, a track moves one layer's key: the top level's rows have no ◆.

@@ -169,6 +169,8 @@ function pump() {
       }
       // A text path's handles follow its type and points, however they were set.
       if (changes.some((c) => topOf(c.key) === 'textPath')) placePointDots();
+      // Plain text turned into styled runs or back (or undone): the box shows the text in its new form.
+      if (changes.some((c) => c.key === '@textRuns')) refresh();
       // An axis's slider moved: the axes' field shows it too.
       for (const c of changes.filter((c) => /^variations\.[^.]+$/.test(c.key) && controls.has('variations'))) {
         const all = parsed(values.get('variations') || 'null');
@@ -406,6 +408,17 @@ function makeRow(row) {
       // Sent as typed: once the server has it, the box holds nothing of the user's own.
       Promise.resolve(put(sent || (row.unset || ''))).then(() => { if (area.value === sent) delete area.dataset.typing; });
     });
+    if (row.key === 'text') {
+      // The title's text as styled runs: the box then holds inline markup, {KEY=VALUE …: TEXT}.
+      const label = document.createElement('label');
+      label.className = 'runs';
+      const box = document.createElement('input');
+      box.type = 'checkbox'; box.name = 'text-runs';
+      label.title = 'Each {KEY=VALUE …: TEXT} is a run with its own material, font, size, letterSpacing, baselineShift or sphere keys; \\{ \\} \\\\ are the characters';
+      label.append(box, ' Styled runs, e.g. Gold {material=chrome size=90: and chrome}');
+      div.append(label);
+      box.addEventListener('change', () => send([{ key: '@textRuns', value: box.checked ? 'on' : 'off' }], true, performance.now(), true));
+    }
   } else if (kind === 'point' || kind === 'range') {
     // Two numbers, [x, y] or [low, high], a field each; both empty: none (for a key that may be left out).
     const pair = [0, 1].map((k) => {

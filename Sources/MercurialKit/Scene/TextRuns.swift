@@ -86,7 +86,7 @@ extension RenderSettings {
 }
 
 /// Reading and writing `text` as a list of runs, and the inline markup the command line takes.
-enum TextRuns {
+public enum TextRuns {
     /// Reads `"text": [run, …]` onto `settings`: each run a string or an object of run keys.
     static func read(_ node: JSONNode, into settings: inout RenderSettings, reader: SceneAnimation.Reader) throws(MercurialError) {
         guard case .array(let items) = node.value, !items.isEmpty else {
@@ -204,7 +204,7 @@ extension TextRuns {
     /// One space after the ':' separates the keys from the text and is not part of it.
     ///
     ///     Gold {material=chrome size=90: and chrome}
-    static func markup(_ text: String) throws(MercurialError) -> JSONNode {
+    public static func markup(_ text: String) throws(MercurialError) -> JSONNode {
         var runs: [JSONNode] = []
         var plain = "", column = 0
         var chars = Array(text).makeIterator()
