@@ -11,6 +11,7 @@
 #   materials/previews/text.png            Inter's weight axis at 300 and 800; the launch card
 #                                          (emoji, Japanese, line breaks); examples/badge.json
 #   materials/previews/runs.png            examples/runs.json: styled runs in three metals, at 900 px wide
+#   materials/previews/emoji.png           colour emoji embossed in gold (emoji: emboss) above their own colours (color)
 # Every title is drawn by mercurial; ffmpeg (a dependency for video anyway) only
 # stacks and scales the pictures. Environment: MERCURIAL_BIN=path to use a built binary.
 set -euo pipefail
@@ -54,6 +55,12 @@ ls -l "$OUT"/text.png
 "$BIN" render examples/runs.json -q -o "$TMP/runs.png"
 ffmpeg -v error -y -i "$TMP/runs.png" -vf "scale=900:-1:flags=lanczos" "$OUT/runs.png"
 ls -l "$OUT"/runs.png
+for style in emboss color; do
+    "$BIN" render "Launch 🚀 🎉" --material gold --set "emoji=$style" --width 900 --height 200 --background "$BG" -q \
+        -o "$TMP/emoji-$style.png"
+done
+ffmpeg -v error -y -i "$TMP/emoji-emboss.png" -i "$TMP/emoji-color.png" -filter_complex vstack=inputs=2 "$OUT/emoji.png"
+ls -l "$OUT"/emoji.png
 ls -l "$OUT"/profiles.png "$OUT"/original-scene.png "$OUT"/light-sweep.png "$OUT"/gold-rise.png
 
 # The sequence at 10 fps, each title held 0.3 s (under 1.5 MB).

@@ -9,6 +9,26 @@ import MercurialTestSupport
 @Suite(.serialized) struct BatchTests {
     static let deadline: Duration = .seconds(120)
 
+    @Test func aBlocksKeysAreColumnsAsTheyAreForSet() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data(#"""
+            text,emoji,features,textPath.radius,name
+            Go 🚀,color,"[""-liga""]",,a
+            Ring,,,120,b
+            Bad,colour,,,c
+
+            """#.utf8).write(to: dir.appendingPathComponent("t.csv"))
+            let r = try await CLI.run(["batch", "t.csv", "--name", "{name}-{emoji}", "--set", "size=40",
+                                       "--set", #"textPath={"type": "arc", "radius": 300}"#, "-o", "out"], in: dir, timeout: Self.deadline)
+            #expect(r.status == 65, "\(r)")
+            #expect(r.stderrLines.count == 1 && r.stderrLines[0].hasPrefix("error: t.csv:4:") && r.stderrLines[0].contains("did you mean \"color\""), "\(r)")
+            let a = try await CLI.run(["inspect", "out/a-color.png"], in: dir)
+            #expect(a.stdout.contains(#""emoji": "color""#) && a.stdout.contains(#""features": ["-liga"]"#), "\(a)")
+            let b = try await CLI.run(["inspect", "out/b-.png"], in: dir)
+            #expect(b.stdout.contains(#""textPath": {"type": "arc", "radius": 120"#), "\(b)")
+        }
+    }
+
     @Test func everyRowRendersAndABadRowIsReportedByItsLine() async throws {
         try await CLI.withTemporaryDirectory { dir in
             try Data("""

@@ -4,8 +4,10 @@ import Foundation
 extension GlyphRun {
     /// Adds a colour bitmap glyph (an emoji from a CBDT face) as its silhouette: the bitmap's
     /// alpha, scaled from the strike by `scale` and placed at the pen's sub-pixel position,
-    /// embossed in the title's metal like every other glyph.
-    mutating func addBitmap(_ slot: FT_GlyphSlot, scale: Double, x: Double, baseline: Double) throws(MercurialError) {
+    /// embossed in the title's metal like every other glyph. With `keepColor` its colours are
+    /// kept too (`Bitmap.paint`), for the loft's luminance cue and the paint pass.
+    mutating func addBitmap(_ slot: FT_GlyphSlot, scale: Double, x: Double, baseline: Double,
+                            keepColor: Bool = false) throws(MercurialError) {
         let bitmap = slot.pointee.bitmap
         let width = Int(bitmap.width), height = Int(bitmap.rows), pitch = Int(bitmap.pitch)
         guard width > 0, height > 0, let buffer = bitmap.buffer, scale.isFinite, scale > 0 else { return }
@@ -17,29 +19,45 @@ extension GlyphRun {
         guard columns.count <= PNGFile.maximumSide, rows.count <= PNGFile.maximumSide else {
             throw MercurialError("an emoji at this size would be \(columns.count)×\(rows.count) px, over the largest canvas; use a smaller --size")
         }
-        coverageBytes += columns.count * rows.count
+        coverageBytes += columns.count * rows.count * (keepColor ? 5 : 1)
         guard coverageBytes <= PNGFile.maximumPixels else {
             throw MercurialError.limit("the text's glyphs need more than \(PNGFile.maximumPixels / 1_048_576) M pixels at this size; use a smaller --size or shorter text")
         }
-        // Rows first (each source row to the output's width), then columns.
-        var across = [Float](repeating: 0, count: height * columns.count)
-        across.withUnsafeMutableBufferPointer { out in
-            for y in 0..<height {
-                let row = pitch >= 0 ? buffer + y * pitch : buffer + (height - 1 - y) * -pitch
-                columns.apply(count: columns.count, into: out.baseAddress! + y * columns.count, stride: 1) { Float(row[4 * $0 + 3]) }
-            }
-        }
-        var coverage = [UInt8](repeating: 0, count: rows.count * columns.count)
-        var column = [Float](repeating: 0, count: rows.count)
-        across.withUnsafeBufferPointer { a in
-            for x in 0..<columns.count {
-                column.withUnsafeMutableBufferPointer { c in
-                    rows.apply(count: rows.count, into: c.baseAddress!, stride: 1) { a[$0 * columns.count + x] }
+        // Each channel (FreeType's BGRA, premultiplied): rows first (each source row to the output's width), then columns.
+        func resampled(_ channel: Int) -> [Float] {
+            var across = [Float](repeating: 0, count: height * columns.count)
+            across.withUnsafeMutableBufferPointer { out in
+                for y in 0..<height {
+                    let row = pitch >= 0 ? buffer + y * pitch : buffer + (height - 1 - y) * -pitch
+                    columns.apply(count: columns.count, into: out.baseAddress! + y * columns.count, stride: 1) { Float(row[4 * $0 + channel]) }
                 }
-                for y in 0..<rows.count { coverage[y * columns.count + x] = UInt8(min(max(column[y], 0), 255).rounded()) }
             }
+            var out = [Float](repeating: 0, count: rows.count * columns.count)
+            across.withUnsafeBufferPointer { a in
+                out.withUnsafeMutableBufferPointer { o in
+                    for x in 0..<columns.count {
+                        rows.apply(count: rows.count, into: o.baseAddress! + x, stride: columns.count) { a[$0 * columns.count + x] }
+                    }
+                }
+            }
+            return out
         }
-        bitmaps.append(Bitmap(left: Int(wholeX), top: Int(wholeY), width: columns.count, height: rows.count, coverage: coverage))
+        let alpha = resampled(3)
+        func byte(_ v: Float) -> UInt8 { UInt8(min(max(v, 0), 255).rounded()) }
+        guard keepColor else {
+            bitmaps.append(Bitmap(left: Int(wholeX), top: Int(wholeY), width: columns.count, height: rows.count,
+                                  coverage: alpha.map(byte)))
+            return
+        }
+        let (blue, green, red) = (resampled(0), resampled(1), resampled(2))
+        var paint = [RGBA8](repeating: .clear, count: alpha.count)
+        for i in alpha.indices where alpha[i] > 0.5 {
+            // Straight colour from premultiplied.
+            let k = 255 / alpha[i]
+            paint[i] = RGBA8(r: byte(red[i] * k), g: byte(green[i] * k), b: byte(blue[i] * k), a: byte(alpha[i]))
+        }
+        bitmaps.append(Bitmap(left: Int(wholeX), top: Int(wholeY), width: columns.count, height: rows.count,
+                              coverage: alpha.map(byte), paint: paint))
     }
 }
 
@@ -60,8 +78,15 @@ extension GlyphRun.Bitmap {
         let minY = Int(corners.map(\.y).min()!.rounded(.down)), maxY = Int(corners.map(\.y).max()!.rounded(.up))
         let (w, h) = (maxX - minX, maxY - minY)
         var out = [UInt8](repeating: 0, count: w * h)
+        var turnedPaint = paint.map { _ in [RGBA8](repeating: .clear, count: w * h) }
         func sample(_ x: Int, _ y: Int) -> Double {
             x >= 0 && x < width && y >= 0 && y < height ? Double(coverage[y * width + x]) : 0
+        }
+        // A kept colour, premultiplied (so that the clear outside adds no colour).
+        func colour(_ x: Int, _ y: Int) -> SIMD4<Double> {
+            guard let paint, x >= 0 && x < width && y >= 0 && y < height else { return .zero }
+            let p = paint[y * width + x], a = Double(p.a) / 255
+            return SIMD4(Double(p.r) * a, Double(p.g) * a, Double(p.b) * a, Double(p.a))
         }
         for oy in 0..<h {
             for ox in 0..<w {
@@ -74,10 +99,17 @@ extension GlyphRun.Bitmap {
                 let value = (sample(x0, y0) * (1 - fx) + sample(x0 + 1, y0) * fx) * (1 - fy)
                     + (sample(x0, y0 + 1) * (1 - fx) + sample(x0 + 1, y0 + 1) * fx) * fy
                 out[oy * w + ox] = UInt8(min(max(value, 0), 255).rounded())
+                if turnedPaint != nil {
+                    let c = (colour(x0, y0) * (1 - fx) + colour(x0 + 1, y0) * fx) * (1 - fy)
+                        + (colour(x0, y0 + 1) * (1 - fx) + colour(x0 + 1, y0 + 1) * fx) * fy
+                    let k = c.w > 0.5 ? 255 / c.w : 0
+                    func byte(_ v: Double) -> UInt8 { UInt8(min(max(v, 0), 255).rounded()) }
+                    turnedPaint![oy * w + ox] = RGBA8(r: byte(c.x * k), g: byte(c.y * k), b: byte(c.z * k), a: byte(c.w))
+                }
             }
         }
         var turned = self
-        (turned.left, turned.top, turned.width, turned.height, turned.coverage) = (minX, minY, w, h, out)
+        (turned.left, turned.top, turned.width, turned.height, turned.coverage, turned.paint) = (minX, minY, w, h, out, turnedPaint)
         return turned
     }
 }

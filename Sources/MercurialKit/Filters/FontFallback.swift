@@ -288,11 +288,13 @@ final class FontSet {
     private func face(for character: Character, after current: Int?) -> Int {
         let scalars = character.unicodeScalars.filter { !$0.properties.isDefaultIgnorableCodePoint }
         // Spaces and punctuation stay in the run they are in, so that a run is a phrase;
-        // a space never asks for another face.
-        if let current, character.isWhitespace || character.isPunctuation, faces[current].covers(scalars) {
+        // a space never asks for another face. But not in a colour emoji face, whose space is
+        // the width of an emoji (Noto's is 1.25 em): a space after an emoji is the font's.
+        let emoji = current.map { faces[$0].isColorBitmap } ?? false
+        if let current, !emoji, character.isWhitespace || character.isPunctuation, faces[current].covers(scalars) {
             return current
         }
-        if character.isWhitespace { return current ?? 0 }
+        if character.isWhitespace { return emoji ? 0 : current ?? 0 }
         guard fallback, let first = scalars.first, !faces[0].covers(scalars) else { return 0 }
         if let known = forScalar[first.value] { return known }
         let chosen = preferredFace(for: first) ?? FontFallback.candidates(for: first, like: faces[0].path).lazy

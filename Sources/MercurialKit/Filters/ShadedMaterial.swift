@@ -165,6 +165,49 @@ public struct ShadedMaterial: Sendable {
     }
 }
 
+extension ShadedMaterial {
+    /// Colour emoji in their own colours (`emoji: "color"`), put on a shaded title: where `paint`
+    /// has a colour, the shaded metal's colour there (the lights and highlights the emoji's loft
+    /// catches) lights it: each channel the emoji's times 0.3 + 1.4 × the metal's, mixed in by how
+    /// much of the pixel the emoji covers. Every path shades first and paints after, so a still,
+    /// its bands and an animation's frames agree to the bit.
+    static func paint(_ paint: PaintPlane, onto title: inout Image<RGBA8>) {
+        precondition(paint.width == title.width && paint.height == title.height,
+                     "a \(paint.width)×\(paint.height) paint plane over a \(title.width)×\(title.height) title")
+        paint.withUnsafeBufferPointer { p in
+            title.withUnsafeMutableBufferPointer { out in
+                parallelBands(paint.height, minimumBand: 16) { rows in
+                    for i in (rows.lowerBound * paint.width)..<(rows.upperBound * paint.width) where p[i].a > 0 && out[i].a > 0 {
+                        out[i] = painted(out[i], by: p[i])
+                    }
+                }
+            }
+        }
+    }
+
+    /// An emoji's luminance as a height cue: its heights times 0.35 for black up to 1 for
+    /// white, mixed in by how much of the pixel it covers, so that its dark lines sink and the
+    /// loft follows its drawing. `heights` and `paint` have `rows` rows of `width` pixels.
+    static func cue(_ heights: UnsafeMutableBufferPointer<Float>, width: Int, by paint: UnsafePointer<RGBA8>, rows: Int) {
+        for i in 0..<(rows * width) where paint[i].a > 0 {
+            let p = paint[i]
+            let luma = (0.2126 * Float(p.r) + 0.7152 * Float(p.g) + 0.0722 * Float(p.b)) / 255
+            heights[i] *= 1 - Float(p.a) / 255 * 0.65 * (1 - luma)
+        }
+    }
+
+    /// One pixel of `paint`'s pass.
+    @inline(__always)
+    static func painted(_ metal: RGBA8, by colour: RGBA8) -> RGBA8 {
+        let k = Float(colour.a) / 255
+        @inline(__always) func channel(_ m: UInt8, _ c: UInt8) -> UInt8 {
+            let lit = Float(c) * (0.3 + 1.4 * Float(m) / 255)
+            return UInt8(min(max(Float(m) * (1 - k) + lit * k, 0), 255) + 0.5)
+        }
+        return RGBA8(r: channel(metal.r, colour.r), g: channel(metal.g, colour.g), b: channel(metal.b, colour.b), a: metal.a)
+    }
+}
+
 /// A shading image ready for lookups: RGB as floats, and its inscribed circle.
 public struct ShadingLookup: Sendable, Equatable {
     public let width: Int, height: Int

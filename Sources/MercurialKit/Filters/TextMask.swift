@@ -26,6 +26,8 @@ public struct TextLayout: Sendable, Equatable {
     public var textPath: TextPath? = nil
     /// What becomes of text too long for `maxLines` lines on its canvas.
     public var overflow: TextOverflow = .shrink
+    /// How colour emoji are drawn.
+    public var emoji: EmojiStyle = .emboss
     /// On a given canvas, the most lines the text is wrapped into at its line breaks. Default 5.
     public var maxLines = 5
     /// Draw a character the font lacks from the installed face fontconfig chooses for it. Default on.
@@ -63,6 +65,14 @@ public struct TextLayout: Sendable, Equatable {
     }
 }
 
+/// How a colour emoji (a CBDT face's bitmap glyph) is drawn.
+public enum EmojiStyle: String, Sendable, CaseIterable {
+    /// Its silhouette, lofted and shaded in the title's metal like every other glyph.
+    case emboss
+    /// Lofted by its silhouette and its luminance, in its own colours lit by the title's lights.
+    case color
+}
+
 /// What becomes of text too long for its canvas's `maxLines` lines.
 public enum TextOverflow: String, Sendable, CaseIterable {
     /// Made smaller until it fits (UILabel's adjustsFontSizeToFitWidth, as the original app).
@@ -86,6 +96,8 @@ public struct TextMaskResult: Sendable {
     public var fallbackFonts: [String] = []
     /// The look each pixel of `mask` is shaded with (styled runs); nil: the title's alone.
     public var looks: LookPlane? = nil
+    /// The colours colour emoji keep over `mask` (`emoji: "color"`); nil: none.
+    public var paint: PaintPlane? = nil
 
     /// The mask on the whole canvas.
     public var canvasMask: Mask {
@@ -117,7 +129,8 @@ public enum TextMask {
                               originX: p.originX, originY: p.originY, canvasWidth: p.canvasWidth,
                               canvasHeight: p.canvasHeight, warnings: p.warnings, size: p.size,
                               fallbackFonts: p.fallbackFonts,
-                              looks: p.run.drawLooks(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY))
+                              looks: p.run.drawLooks(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY),
+                              paint: p.run.drawPaint(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY))
     }
 
     /// Where `render` draws the glyphs, without drawing them.
@@ -419,9 +432,11 @@ struct RunFonts {
         var ofRun: [Int]
         let styles: [RunStyle]
         let letterSpacing: Double
+        let emoji: EmojiStyle
 
         init(_ runFonts: RunFonts, layout: TextLayout, size: Double) {
             styles = layout.runs
+            emoji = layout.emoji
             letterSpacing = layout.letterSpacing
             fonts = [ScaledFonts(runFonts.sets[0], size: size, variations: layout.variations)]
             ofRun = []
@@ -507,7 +522,7 @@ struct RunFonts {
         let drawn = run.bitmaps.count
         try run.add(face: try scaled.fonts[glyph.font].face(glyph.face), glyph: glyph.glyph, x: x, baseline: baseline,
                     loadFlags: fonts.set.faces[glyph.face].glyphLoadFlags, path: fonts.set.faces[glyph.face].path,
-                    size: fonts.size, rotation: rotation)
+                    size: fonts.size, rotation: rotation, keepColor: scaled.emoji == .color)
         if run.bitmaps.count > drawn, glyph.run >= 0, glyph.run < scaled.styles.count {
             run.bitmaps[drawn].look = UInt8(clamping: scaled.styles[glyph.run].look)
         }
@@ -710,6 +725,8 @@ struct GlyphRun {
         var word = 0
         /// The look its pixels are shaded with (its run's; 0: the title's).
         var look: UInt8 = 0
+        /// A colour emoji's own colours (`emoji: "color"`), straight, its alpha the glyph's; nil: none.
+        var paint: [RGBA8]? = nil
     }
     var bitmaps: [Bitmap] = []
     var missing: [Character]
@@ -749,14 +766,14 @@ struct GlyphRun {
     /// `size`: the em size in pixels, to which a colour bitmap glyph is scaled from its strike.
     /// `rotation`: the outline turned clockwise by this many radians about its origin first.
     mutating func add(face: FT_Face, glyph: UInt32, x: Double, baseline: Double, loadFlags: Int32,
-                      path: String, size: Double, rotation: Double = 0) throws(MercurialError) {
+                      path: String, size: Double, rotation: Double = 0, keepColor: Bool = false) throws(MercurialError) {
         let error = FT_Load_Glyph(face, glyph, loadFlags)
         guard error == 0, let slot = face.pointee.glyph else {
             throw MercurialError("font '\(path)' has a damaged glyph \(glyph) (\(FontFace.describe(error))); use another font")
         }
         if slot.pointee.format == FT_GLYPH_FORMAT_BITMAP && slot.pointee.bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_BGRA.rawValue) {
             let strike = Double(max(face.pointee.size?.pointee.metrics.y_ppem ?? 0, 1))
-            try addBitmap(slot, scale: size / strike, x: x, baseline: baseline)
+            try addBitmap(slot, scale: size / strike, x: x, baseline: baseline, keepColor: keepColor)
             if rotation != 0, let last = bitmaps.popLast() {
                 bitmaps.append(last.rotated(by: rotation, about: SIMD2(x, baseline)))
             }
@@ -875,22 +892,38 @@ struct GlyphRun {
         return maxX < 0 ? nil : PixelBounds(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
     }
 
+    /// Whether a glyph takes a look other than the title's (styled runs), and whether one keeps its colours (colour emoji).
+    var hasLooks: Bool { bitmaps.contains { $0.look != 0 } }
+    var hasPaint: Bool { bitmaps.contains { $0.paint != nil } }
+
     /// Which look each pixel of what `draw` makes is shaded with: that of the glyph with the
     /// most coverage there (the later on a tie, as overlapping glyphs are drawn); nil when
     /// every glyph takes the title's look.
     func drawLooks(width: Int, height: Int, offsetX: Int, offsetY: Int) -> LookPlane? {
-        guard bitmaps.contains(where: { $0.look != 0 }) else { return nil }
+        guard hasLooks else { return nil }
         var looks = LookPlane(width: width, height: height, repeating: 0)
         looks.withUnsafeMutableBufferPointer { out in
-            for y in 0..<height { _ = drawLooksRow(y, width: width, offsetX: offsetX, offsetY: offsetY, into: out.baseAddress! + y * width) }
+            for y in 0..<height { drawStyleRow(y, width: width, offsetX: offsetX, offsetY: offsetY, looks: out.baseAddress! + y * width) }
         }
         return looks
     }
 
-    /// Row `y` of what `drawLooks` makes, into `out` (`width` values); false (and `out` untouched) when every glyph takes the title's look.
-    func drawLooksRow(_ y: Int, width: Int, offsetX: Int, offsetY: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool {
-        guard bitmaps.contains(where: { $0.look != 0 }) else { return false }
-        out.update(repeating: 0, count: width)
+    /// The colours colour emoji keep (`emoji: "color"`) where they are the glyph with the most
+    /// coverage, clear elsewhere; nil when no glyph keeps its colours.
+    func drawPaint(width: Int, height: Int, offsetX: Int, offsetY: Int) -> PaintPlane? {
+        guard hasPaint else { return nil }
+        var paint = PaintPlane(width: width, height: height, repeating: .clear)
+        paint.withUnsafeMutableBufferPointer { out in
+            for y in 0..<height { drawStyleRow(y, width: width, offsetX: offsetX, offsetY: offsetY, paint: out.baseAddress! + y * width) }
+        }
+        return paint
+    }
+
+    /// Row `y` of what `drawLooks` and `drawPaint` make, into `looks` and `paint` (`width` values each, either may be nil).
+    func drawStyleRow(_ y: Int, width: Int, offsetX: Int, offsetY: Int, looks: UnsafeMutablePointer<UInt8>? = nil,
+                      paint: UnsafeMutablePointer<RGBA8>? = nil) {
+        looks?.update(repeating: 0, count: width)
+        paint?.update(repeating: .clear, count: width)
         var best = [UInt8](repeating: 0, count: width)
         for bitmap in bitmaps where !bitmap.coverage.isEmpty {
             let row = y - bitmap.top - offsetY
@@ -898,13 +931,13 @@ struct GlyphRun {
             let first = max(0, -(bitmap.left + offsetX)), last = min(bitmap.width, width - bitmap.left - offsetX)
             guard first < last else { continue }
             for column in first..<last {
-                let x = bitmap.left + offsetX + column, value = bitmap.coverage[row * bitmap.width + column]
+                let x = bitmap.left + offsetX + column, i = row * bitmap.width + column, value = bitmap.coverage[i]
                 guard value > 0, value >= best[x] else { continue }
                 best[x] = value
-                out[x] = bitmap.look
+                looks?[x] = bitmap.look
+                paint?[x] = bitmap.paint?[i] ?? .clear
             }
         }
-        return true
     }
 
     /// Draws the glyphs, moved by the offset; overlapping glyphs take the larger coverage.

@@ -91,6 +91,8 @@ public struct RGBA8: Sendable, Equatable, Hashable {
 public typealias Mask = Image<Float>
 /// Which look (shading page) each pixel of a mask takes: 0 the title's, k a styled run's.
 public typealias LookPlane = Image<UInt8>
+/// The colours colour emoji keep (`emoji: "color"`), straight, each pixel's alpha how much of it they cover; clear elsewhere.
+public typealias PaintPlane = Image<RGBA8>
 /// Heights, 0 at the mask's edge … 1 on the plateau.
 public typealias HeightField = Image<Float>
 

@@ -94,8 +94,16 @@ final class BandLoft: TitleShapeSource {
         // The heights of rows hyLo..<hyHi.
         if w.heights.height != hyHi - hyLo { w.heights = HeightField(width: width, height: hyHi - hyLo, repeating: 0) }
         let (loft, rows, loaded) = (w.loft, w.rows, w.loaded)
+        let styled = source.styled
         w.heights.withUnsafeMutableBufferPointer { heights in
             loft.heights(hyLo..<hyHi, rows, loaded: loaded, into: heights)
+            guard styled.paint else { return }
+            // A colour emoji's luminance cues its heights, as a whole title's (`TitleShape.lofted`).
+            var paint = [RGBA8](repeating: .clear, count: (hyHi - hyLo) * width)
+            paint.withUnsafeMutableBufferPointer { p in
+                for y in hyLo..<hyHi { source.paint(ofRow: y, into: p.baseAddress! + (y - hyLo) * width) }
+                ShadedMaterial.cue(heights, width: width, by: p.baseAddress!, rows: hyHi - hyLo)
+            }
         }
         // The coverage of rows b0..<b1.
         if w.mask.height != b1 - b0 { w.mask = Mask(width: width, height: b1 - b0, repeating: 0) }
@@ -103,18 +111,28 @@ final class BandLoft: TitleShapeSource {
             for y in b0..<b1 { (mask.baseAddress! + (y - b0) * width).update(from: rows.row(y), count: width) }
         }
         // The looks of rows b0..<b1 (styled runs), or none.
-        var plane = LookPlane(width: width, height: b1 - b0, repeating: 0)
-        let styled = plane.withUnsafeMutableBufferPointer { out in
-            (b0..<b1).allSatisfy { source.looks(ofRow: $0, into: out.baseAddress! + ($0 - b0) * width) }
+        var looks: LookPlane? = nil, paint: PaintPlane? = nil
+        if styled.looks {
+            var plane = LookPlane(width: width, height: b1 - b0, repeating: 0)
+            plane.withUnsafeMutableBufferPointer { out in
+                for y in b0..<b1 { source.looks(ofRow: y, into: out.baseAddress! + (y - b0) * width) }
+            }
+            looks = plane
         }
-        let looks = styled ? plane : nil
+        if styled.paint {
+            var plane = PaintPlane(width: width, height: b1 - b0, repeating: .clear)
+            plane.withUnsafeMutableBufferPointer { out in
+                for y in b0..<b1 { source.paint(ofRow: y, into: out.baseAddress! + (y - b0) * width) }
+            }
+            paint = plane
+        }
         w.b0 = b1
         walk = w
         var shape = TitleShape(mask: w.mask, origin: (origin.x, origin.y + b0), canvas: canvas, warnings: [],
                                heights: w.heights, plateau: HeightFieldFromMask.plateau(of: profile), normals: nil,
                                material: w.material,
                                band: ShadedMaterial.Rows(rows: b0..<b1, regionHeight: height, heightsFrom: hyLo, ink: ink))
-        shape.looks = looks
+        (shape.looks, shape.paint) = (looks, paint)
         return shape
     }
 }

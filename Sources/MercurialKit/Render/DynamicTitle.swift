@@ -20,6 +20,8 @@ final class DynamicTitle {
         var ink: PixelBounds
         /// The look each pixel of the mask is shaded with (styled runs); nil: the title's.
         var looks: LookPlane? = nil
+        /// The colours a colour emoji keeps over the mask; nil: none.
+        var paint: PaintPlane? = nil
     }
 
     static let maximumBodies = 2_000
@@ -71,11 +73,12 @@ final class DynamicTitle {
             guard let ink = mask.inkBounds(threshold: 0) else { continue }
             let outline = ConvexHull.body(of: Self.hullPoints(mask), maximumVertices: 12)
             let centroid = ConvexHull.centroid(outline)
-            let normals = TitleShape.lofted(mask, settings.shape).keptNormals
             let looks = run.drawLooks(width: mask.width, height: mask.height, offsetX: dx - minX + margin, offsetY: dy - minY + margin)
+            let paint = run.drawPaint(width: mask.width, height: mask.height, offsetX: dx - minX + margin, offsetY: dy - minY + margin)
+            let normals = TitleShape.lofted(mask, settings.shape, paint: paint).keptNormals
             pieces.append(Piece(mask: mask, normals: normals,
                                 origin: SIMD2(Double(minX - margin), Double(minY - margin)),
-                                centroid: centroid, hull: outline.map { $0 - centroid }, ink: ink, looks: looks))
+                                centroid: centroid, hull: outline.map { $0 - centroid }, ink: ink, looks: looks, paint: paint))
         }
         self.pieces = pieces
         self.width = width
@@ -251,6 +254,7 @@ final class DynamicTitle {
         let fc = Float(c), fs = Float(s)
         let inkLow = SIMD2(Double(piece.ink.minX) - 1, Double(piece.ink.minY) - 1)
         let inkHigh = SIMD2(Double(piece.ink.maxX) + 1, Double(piece.ink.maxY) + 1)
+        let paintPixels = piece.paint?.pixels
         piece.mask.withUnsafeBufferPointer { a in
             piece.normals.xy.withUnsafeBufferPointer { n in
                 LookPlane.withOptionalBuffer(piece.looks) { looks in
@@ -299,9 +303,15 @@ final class DynamicTitle {
                                     let ny = (w00 * n[k].y + w10 * n[k + 1].y + w01 * n[k + w].y + w11 * n[k + w + 1].y) / alpha
                                     // The normal turned with the piece (normals are y-up, the canvas y-down).
                                     let rx = fc * nx + fs * ny, ry = -fs * nx + fc * ny
-                                    // A styled run's look: that of the nearest of the four pixels.
-                                    let look = looks.map { $0[k + (ty < 0.5 ? 0 : w) + (tx < 0.5 ? 0 : 1)] } ?? 0
-                                    let colour = shading.color(at: shading.position(normalX: rx, normalY: ry, look: look)), a = min(alpha, 1)
+                                    // A styled run's look, and an emoji's kept colour: those of the nearest of the four pixels.
+                                    let nearest = k + (ty < 0.5 ? 0 : w) + (tx < 0.5 ? 0 : 1)
+                                    let look = looks.map { $0[nearest] } ?? 0
+                                    var colour = shading.color(at: shading.position(normalX: rx, normalY: ry, look: look))
+                                    let a = min(alpha, 1)
+                                    if let paint = paintPixels, paint[nearest].a > 0 {
+                                        let lit = ShadedMaterial.painted(RGBA8(colour, alpha: 1, over: nil), by: paint[nearest])
+                                        colour = RGBColor(r: Float(lit.r) / 255, g: Float(lit.g) / 255, b: Float(lit.b) / 255)
+                                    }
                                     // Over another piece (or a rope), stacked; else as it is.
                                     row[x] = row[x].a == 0 ? PixelStack.pixel(colour, alpha: a)
                                         : PixelStack.pixel(PixelStack.over(SIMD4(colour.r * a, colour.g * a, colour.b * a, a),

@@ -317,5 +317,6 @@ public final class FrameRenderer {
             ShadedMaterial.shade(normals: normals, coverage: mask, looks: shape.looks, shading: shading,
                                  background: compositing.shadingBackground, into: &title)
         }
+        if let paint = shape.paint { ShadedMaterial.paint(paint, onto: &title) }
     }
 }

@@ -207,8 +207,10 @@ extension TitleRenderer {
             if settings.vine != nil { return .inMemory(try render(settings)) }
             let mask = p.run.draw(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
             let looks = p.run.drawLooks(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
+            let paint = p.run.drawPaint(width: p.regionWidth, height: p.regionHeight, offsetX: p.offsetX, offsetY: p.offsetY)
             return .inMemory(try FrameRenderer.still(settings, premade: TitleRenderer.TitleMask(
-                mask: mask, origin: (p.originX, p.originY), canvas: (p.canvasWidth, p.canvasHeight), warnings: p.warnings, looks: looks)))
+                mask: mask, origin: (p.originX, p.originY), canvas: (p.canvasWidth, p.canvasHeight), warnings: p.warnings,
+                looks: looks, paint: paint)))
         }
         let place = placed(crop, canvas: size)
         let styledBands = try styled(place.drawn, canvas: size, sized: settings.width != nil || settings.height != nil)
@@ -416,12 +418,18 @@ public enum PNGRender: Sendable {
 protocol CoverageRowSource: AnyObject {
     /// The next row's coverage (the crop's width of values).
     func read(into out: UnsafeMutablePointer<Float>) throws(MercurialError)
-    /// Row `y`'s looks (`LookPlane`), the crop's width of them; false when every pixel takes the title's.
-    func looks(ofRow y: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool
+    /// Whether its rows have looks other than the title's (styled runs), and kept emoji colours.
+    var styled: (looks: Bool, paint: Bool) { get }
+    /// Row `y`'s looks (`LookPlane`), the crop's width of them (when `styled.looks`).
+    func looks(ofRow y: Int, into out: UnsafeMutablePointer<UInt8>)
+    /// Row `y`'s kept emoji colours (`PaintPlane`, when `styled.paint`).
+    func paint(ofRow y: Int, into out: UnsafeMutablePointer<RGBA8>)
 }
 
 extension CoverageRowSource {
-    func looks(ofRow y: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool { false }
+    var styled: (looks: Bool, paint: Bool) { (false, false) }
+    func looks(ofRow y: Int, into out: UnsafeMutablePointer<UInt8>) {}
+    func paint(ofRow y: Int, into out: UnsafeMutablePointer<RGBA8>) {}
 }
 
 /// The rows of a laid-out text's mask, drawn from its glyphs a row at a time.
@@ -437,9 +445,16 @@ final class GlyphRowSource: CoverageRowSource {
         next += 1
     }
 
-    func looks(ofRow y: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool {
+    var styled: (looks: Bool, paint: Bool) { (placement.run.hasLooks, placement.run.hasPaint) }
+
+    func looks(ofRow y: Int, into out: UnsafeMutablePointer<UInt8>) {
         let p = placement
-        return p.run.drawLooksRow(y, width: p.regionWidth, offsetX: p.offsetX, offsetY: p.offsetY, into: out)
+        p.run.drawStyleRow(y, width: p.regionWidth, offsetX: p.offsetX, offsetY: p.offsetY, looks: out)
+    }
+
+    func paint(ofRow y: Int, into out: UnsafeMutablePointer<RGBA8>) {
+        let p = placement
+        p.run.drawStyleRow(y, width: p.regionWidth, offsetX: p.offsetX, offsetY: p.offsetY, paint: out)
     }
 }
 

@@ -47,6 +47,8 @@ public enum TitleRenderer {
         var warnings: [MercurialWarning]
         /// The look each pixel of `mask` is shaded with (styled runs); nil: the title's alone.
         var looks: LookPlane? = nil
+        /// The colours colour emoji keep over `mask`; nil: none.
+        var paint: PaintPlane? = nil
     }
 
     /// The canvas and the region drawn on it (the ink and its margin; a mask's whole
@@ -88,7 +90,7 @@ public enum TitleRenderer {
         let result = try TextMask.render(try textLayout(settings, text: text), frame: settings.textFrame)
         let title = TitleMask(mask: result.mask, origin: (x: result.originX, y: result.originY),
                               canvas: (width: result.canvasWidth, height: result.canvasHeight), warnings: result.warnings,
-                              looks: result.looks)
+                              looks: result.looks, paint: result.paint)
         guard let vine = settings.vine else { return title }
         let (mask, origin) = vine.drawn(with: title.mask, at: title.origin, canvas: title.canvas, margin: settings.loftMargin)
         // The vine's pixels take the title's look.
@@ -96,7 +98,11 @@ public enum TitleRenderer {
             CanvasRegion(width: mask.width, height: mask.height, content: $0, originX: title.origin.x - origin.x,
                          originY: title.origin.y - origin.y, fill: 0).image
         }
-        return TitleMask(mask: mask, origin: origin, canvas: title.canvas, warnings: title.warnings, looks: looks)
+        let paint = title.paint.map {
+            CanvasRegion(width: mask.width, height: mask.height, content: $0, originX: title.origin.x - origin.x,
+                         originY: title.origin.y - origin.y, fill: .clear).image
+        }
+        return TitleMask(mask: mask, origin: origin, canvas: title.canvas, warnings: title.warnings, looks: looks, paint: paint)
     }
 
     /// The text's layout as the settings ask.
@@ -122,6 +128,7 @@ public enum TitleRenderer {
         layout.variations = settings.variations
         layout.textPath = settings.textPath
         layout.overflow = settings.overflow
+        layout.emoji = settings.emoji
         layout.fallback = settings.fallback
         layout.fallbackFonts = settings.fallbackFonts
         layout.maxLines = settings.maxLines

@@ -21,6 +21,8 @@ public struct TitleShape: Sendable {
     public let material: ShadedMaterial
     /// The look each pixel of `mask` is shaded with (styled runs); nil: the title's alone.
     public var looks: LookPlane? = nil
+    /// The colours colour emoji keep over `mask` (`emoji: "color"`), put on once it is shaded; nil: none.
+    public var paint: PaintPlane? = nil
     /// For a band of a large title: which of its region's rows this shape holds (its
     /// heights reach one row further either side). Nil: the whole title.
     var band: ShadedMaterial.Rows? = nil
@@ -34,8 +36,8 @@ public struct TitleShape: Sendable {
         let made: TitleRenderer.TitleMask
         if let premade { made = premade } else { made = try TitleRenderer.titleMask(settings) }
         finished(.mask)
-        var shape = lofted(made.mask, settings.shape, keepingNormals: keepingNormals)
-        (shape.origin, shape.canvas, shape.warnings, shape.looks) = (made.origin, made.canvas, made.warnings, made.looks)
+        var shape = lofted(made.mask, settings.shape, keepingNormals: keepingNormals, paint: made.paint)
+        (shape.origin, shape.canvas, shape.warnings, shape.looks, shape.paint) = (made.origin, made.canvas, made.warnings, made.looks, made.paint)
         // A canvas sized to the text grows to hold the layer styles (a mask's canvas is its own size).
         if settings.mask == nil {
             (shape.canvas, shape.origin) = settings.look.styles.grown(canvas: shape.canvas, origin: shape.origin,
@@ -52,10 +54,17 @@ public struct TitleShape: Sendable {
     }
 
     /// The shape of a coverage mask of its own (a physics letter, a rope) at the canvas's origin.
-    static func lofted(_ mask: Mask, _ settings: TitleShapeSettings, keepingNormals: Bool = true) -> TitleShape {
+    /// `paint`: a colour emoji's kept colours, whose luminance cues its heights (`ShadedMaterial.cue`).
+    static func lofted(_ mask: Mask, _ settings: TitleShapeSettings, keepingNormals: Bool = true,
+                       paint: PaintPlane? = nil) -> TitleShape {
         let loft = HeightFieldFromMask(inputRadius: Float(settings.radius), inputProfile: settings.profile)
         let material = ShadedMaterial(inputScale: Float(settings.normalScale))
-        let heights = loft.outputImage(mask)
+        var heights = loft.outputImage(mask)
+        if let paint {
+            heights.withUnsafeMutableBufferPointer { h in
+                paint.withUnsafeBufferPointer { ShadedMaterial.cue(h, width: paint.width, by: $0.baseAddress!, rows: paint.height) }
+            }
+        }
         return TitleShape(mask: mask, origin: (0, 0), canvas: (mask.width, mask.height), warnings: [],
                           heights: heights, plateau: loft.plateau,
                           normals: keepingNormals ? material.normals(of: heights, coverage: mask) : nil,
@@ -76,6 +85,7 @@ public struct TitleShape: Sendable {
     func shaded(_ shading: ShadingLookup, background: RGBColor?, into title: inout Image<RGBA8>) {
         material.shade(heights: heights, coverage: mask, looks: looks, rows: band ?? .whole(mask), shading: shading,
                        background: background, into: &title)
+        if let paint { ShadedMaterial.paint(paint, onto: &title) }
     }
 }
 

@@ -79,7 +79,9 @@ public struct BatchFile: Sendable {
                 }
                 let key = name.trimmingCharacters(in: .whitespaces)
                 do {
-                    _ = try ParameterGroup.parameter(forKey: Self.layerColumn(key)?.key ?? key)
+                    // A parameter, or a key of the scene's blocks (`emoji`, `features`, `textPath.radius`), as --set takes them.
+                    let own = Self.layerColumn(key)?.key ?? key
+                    if !SceneSchema.isNested(own) { _ = try ParameterGroup.parameter(forKey: own) }
                     columns.append(Column(name: key))
                 } catch {
                     let near = closestMatch(to: Self.layerColumn(key)?.key ?? key, in: ParameterGroup.allParameters.map(\.key)) != nil
@@ -203,6 +205,13 @@ public struct BatchFile: Sendable {
             } else if let p = try? ParameterGroup.parameter(forKey: key) {
                 let value = p.value(in: settings)
                 return value == .unset ? "" : p.format(value)
+            } else if SceneSchema.isNested(key) {
+                // A block's key (`emoji`, `textPath.radius`): its value as the scene writes it, a string unquoted.
+                switch SceneSchema.value(at: key, in: settings) {
+                case .string(let s)?: return s
+                case let value?: return value.text()
+                case nil: return ""
+                }
             }
             return nil
         }

@@ -61,6 +61,8 @@ public struct TitleShapeSettings: Sendable, Equatable {
     public var textPath: TextPath? = nil
     /// Text too long for `maxLines` lines: shrunk, or cut with an ellipsis.
     public var overflow: TextOverflow = .shrink
+    /// Colour emoji: embossed in the title's metal (their silhouette), or in their own colours.
+    public var emoji: EmojiStyle = .emboss
     public var fallback = true
     /// The faces a recipe records as drawing what `font` lacks; tried before fontconfig's choice.
     public var fallbackFonts: [FallbackFont] = []
@@ -173,6 +175,7 @@ extension RenderSettings {
     public var variations: [FontVariation] { get { shape.variations } set { shape.variations = newValue } }
     public var textPath: TextPath? { get { shape.textPath } set { shape.textPath = newValue } }
     public var overflow: TextOverflow { get { shape.overflow } set { shape.overflow = newValue } }
+    public var emoji: EmojiStyle { get { shape.emoji } set { shape.emoji = newValue } }
     public var fallbackFonts: [FallbackFont] { get { shape.fallbackFonts } set { shape.fallbackFonts = newValue } }
     public var radius: Double { get { shape.radius } set { shape.radius = newValue } }
     public var profile: LoftProfile { get { shape.profile } set { shape.profile = newValue } }

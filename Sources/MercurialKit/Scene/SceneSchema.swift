@@ -26,6 +26,8 @@ public enum SceneSchema {
                     help: "OpenType features for HarfBuzz, in its syntax: [\"smcp\", \"-liga\", \"tnum\", \"salt=2\"] turn small caps on, ligatures off, tabular figures on, and pick the second stylistic alternate"),
         SchemaField("overflow", \.overflow, overflow,
                     help: "text too long for maxLines lines on its canvas: shrink (smaller until it fits) or ellipsis (kept at its size, 160 px when auto, and cut with …)"),
+        SchemaField("emoji", \.emoji, emoji,
+                    help: "colour emoji: emboss (their silhouette in the title's metal) or color (their own colours lit by the title's lights, their luminance lofted)"),
         SchemaField("textPath", \.textPath, SchemaValue.block(textPath).optional(acceptsNull: true, what: "a \"textPath\""),
                     help: "the baseline follows a curve: round a circle (arc: centred on start; circle: beginning at it) or through points, each glyph turned to it"),
         SchemaField("variations", \.variations, variations,
@@ -45,6 +47,13 @@ public enum SceneSchema {
         let choice = SchemaValue<TextOverflow>.choice(TextOverflow.allCases.map(\.rawValue), parse: { TextOverflow(rawValue: $0) },
                                                       name: { $0.rawValue }, what: "\"shrink\" or \"ellipsis\"")
         return SchemaValue(choice.description, read: choice.read, write: { $0 == .shrink ? nil : choice.write($0) }, leaf: choice.leaf)
+    }()
+
+    /// `emoji`: written only when not the default, so older titles' recipes stay as they were.
+    static let emoji: SchemaValue<EmojiStyle> = {
+        let choice = SchemaValue<EmojiStyle>.choice(EmojiStyle.allCases.map(\.rawValue), parse: { EmojiStyle(rawValue: $0) },
+                                                    name: { $0.rawValue }, what: "\"emboss\" or \"color\"")
+        return SchemaValue(choice.description, read: choice.read, write: { $0 == .emboss ? nil : choice.write($0) }, leaf: choice.leaf)
     }()
 
     /// `features`: HarfBuzz's feature strings, each checked as it is read.
