@@ -55,6 +55,35 @@ struct Animate: ParsableCommand {
     @Option(help: .nested("animation.quality"), transform: decimalFlag)
     var quality: Double?
 
+    @Option(help: ArgumentHelp("The frame rate, over the scene's: e.g. 25, 29.97 (30000/1001), 59.94.", valueName: "fps"), transform: decimalFlag)
+    var fps: Double?
+
+    @Option(help: ArgumentHelp("The length, over the scene's (a scene with none gets an animation): seconds (5, 5s), frames (150f) or SMPTE timecode (00:00:05:00; 00:00:05;00 drop-frame), counted at the frame rate.", valueName: "time"))
+    var duration: String?
+
+    @Option(help: ArgumentHelp("The first frame's timecode in a .mov, over the scene's (default 00:00:00:00, drop-frame 00:00:00;00 at 29.97 and 59.94).", valueName: "HH:MM:SS:FF"))
+    var timecode: String?
+
+    /// `--fps`, `--duration` and `--timecode`, each checked as the flag it is.
+    func timingFlags() throws(MercurialError) -> SceneFile.AnimationOverride {
+        if let fps {
+            guard Timeline.fpsRange.contains(fps) else {
+                let shown = fps == fps.rounded() && abs(fps) < 1e15 ? String(Int(fps)) : String(fps)
+                throw MercurialError("--fps \(shown) is out of range \(Int(Timeline.fpsRange.lowerBound))…\(Int(Timeline.fpsRange.upperBound)); give a frame rate such as 25 or 29.97")
+            }
+            guard FrameRate(fps).isExact else {
+                throw MercurialError("--fps \(fps) has more digits than a frame rate can carry; round it, e.g. to 3 decimals (29.97 is 30000/1001)")
+            }
+        }
+        if let duration {
+            do throws(MercurialError) { _ = try TimeValue.parse(duration) } catch { throw MercurialError("--duration: \(error.message)") }
+        }
+        if let timecode, Timecode(timecode) == nil {
+            throw MercurialError("--timecode '\(timecode.escapedForTerminal)' is no timecode; give HH:MM:SS:FF such as 01:00:00:00 (01:00:00;00 drop-frame)")
+        }
+        return SceneFile.AnimationOverride(fps: fps, duration: duration, timecode: timecode)
+    }
+
     func run() throws {
         try InputFile.refuseIfNotRegular(scene, role: "scene file")
         let format = try AnimationFormat.forPath(options.output, movCodec: codec)
@@ -68,19 +97,24 @@ struct Animate: ParsableCommand {
         let opaque = { (settings: inout RenderSettings) in
             if format == .mp4 && settings.background == nil && settings.backgroundGradient == nil { settings.background = .black }
         }
+        let timing = try timingFlags()
         let inputs: [(role: String, path: String)]
         let animation: AnimationJob.Scene
         if var sequence = try options.materialOptions.sequence(sceneFile: scene, flags: [options], finish: opaque) {
             guard entrance == nil && exit == nil else {
                 throw MercurialError("--in and --out bring one title in and out; in a \"sequence\", give each title's scene its own \"in\" and \"out\"")
             }
+            guard timing.isEmpty else {
+                throw MercurialError("--fps, --duration and --timecode set one title's animation; a \"sequence\" is as long as its holds and transitions: give its \"animation\" its \"fps\" in the scene")
+            }
             if let quality { sequence.quality = quality }
             inputs = sequence.inputFiles(sceneFile: scene)
             animation = .sequence(sequence)
         } else {
-            var (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options])
+            var (settings, timeline) = try options.materialOptions.settingsAndTimeline(sceneFile: scene, flags: [options],
+                                                                                       animation: timing)
             guard var timeline else {
-                throw MercurialError("scene '\(scene)' has no \"animation\"; add one, e.g. \"animation\": {\"duration\": 2, \"tracks\": {\"light1.hue\": [{\"t\": 0, \"value\": 0}, {\"t\": 2, \"value\": 1}]}}, or a \"sequence\" of titles")
+                throw MercurialError("scene '\(scene)' has no \"animation\"; add one, e.g. \"animation\": {\"duration\": 2, \"tracks\": {\"light1.hue\": [{\"t\": 0, \"value\": 0}, {\"t\": 2, \"value\": 1}]}}, or a \"sequence\" of titles; or give its length with --duration 5s")
             }
             if entrance != nil || exit != nil {
                 timeline.inOut = try InOut(entrance: entrance.map { Entrance($0) } ?? timeline.inOut?.entrance,

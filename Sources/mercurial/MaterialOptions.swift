@@ -32,7 +32,8 @@ struct MaterialOptions: ParsableArguments {
     /// The same, with the scene file's animation when it has one.
     func settingsAndTimeline(sceneFile: String? = nil, text: String? = nil,
                              flags: [any ParsableArguments] = [],
-                             recipe: (name: String, json: String)? = nil) throws -> (settings: RenderSettings, timeline: Timeline?) {
+                             recipe: (name: String, json: String)? = nil,
+                             animation: SceneFile.AnimationOverride? = nil) throws -> (settings: RenderSettings, timeline: Timeline?) {
         var settings = RenderSettings()
         var timeline: Timeline?
         let layerMaterials = try self.layerMaterials()
@@ -41,7 +42,7 @@ struct MaterialOptions: ParsableArguments {
                                           materialOverride: material, layerMaterials: layerMaterials.byIndex)
         } else if let sceneFile {
             timeline = try SceneFile.load(sceneFile, into: &settings, materialOverride: material,
-                                          layerMaterials: layerMaterials.byIndex)
+                                          layerMaterials: layerMaterials.byIndex, animation: animation)
         } else if let material {
             try MercurialKit.Materials.apply(material, to: &settings)
         }

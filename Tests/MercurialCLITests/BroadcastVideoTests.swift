@@ -32,6 +32,33 @@ import MercurialTestSupport
         }
     }
 
+    /// `--fps` and `--duration` in timecode: 150 frames at 30000/1001, and a start timecode in the
+    /// .mov (drop-frame by default at 29.97; `--timecode` sets it); bad flags are one error line.
+    @Test func fpsDurationAndTimecodeFromTheCommandLine() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data(#"{"text": "TC", "size": 30, "width": 160, "height": 64}"#.utf8).write(to: dir.appendingPathComponent("s.json"))
+            let r = try await CLI.run(["animate", "s.json", "--fps", "29.97", "--duration", "00:00:05:00", "-o", "t.mov", "-q"],
+                                      in: dir, timeout: Self.deadline)
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(r)")
+            let info = try probe(dir.appendingPathComponent("t.mov").path)
+            #expect(info["nb_read_frames"] == "150" && info["r_frame_rate"] == "30000/1001", "\(info)")
+            #expect(try timecodes(dir.appendingPathComponent("t.mov").path).contains("00:00:00;00"))
+            let pal = try await CLI.run(["animate", "s.json", "--fps", "25", "--duration", "10f", "--timecode", "01:00:00:00",
+                                         "-o", "p.mov", "-q"], in: dir, timeout: Self.deadline)
+            #expect(pal.status == 0, "\(pal)")
+            #expect(try probe(dir.appendingPathComponent("p.mov").path)["nb_read_frames"] == "10")
+            #expect(try timecodes(dir.appendingPathComponent("p.mov").path).contains("01:00:00:00"))
+            for (flags, says) in [(["--duration", "5x"], "error: --duration: '5x' is no time"),
+                                  (["--duration", "1s", "--timecode", "25:00"], "error: --timecode '25:00' is no timecode"),
+                                  (["--duration", "1s", "--fps", "29.971234567"], "error: --fps 29.971234567 has more digits"),
+                                  (["--duration", "1s", "--fps", "25", "--timecode", "00:00:00;00"], "only 29.97 and 59.94")] {
+                let bad = try await CLI.run(["animate", "s.json", "-o", "b.mov"] + flags, in: dir, timeout: Self.deadline)
+                #expect(bad.status != 0 && bad.stderrLines.count == 1 && bad.stderr.contains(says), "\(flags): \(bad)")
+                #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("b.mov").path))
+            }
+        }
+    }
+
     /// QuickTime Animation stays RGB: BT.709 primaries and transfer, an RGB matrix.
     @Test func qtrleIsTaggedAsRGB() async throws {
         try await CLI.withTemporaryDirectory { dir in

@@ -335,6 +335,13 @@ package func probe(_ path: String) throws -> [String: String] {
     return fields
 }
 
+/// The timecode tags of a video's streams (a .mov's tmcd track, and its video stream's), as ffprobe reads them.
+package func timecodes(_ path: String) throws -> [String] {
+    let data = try standardOutput(of: "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream_tags=timecode",
+                                                           "-of", "default=noprint_wrappers=1:nokey=1", path])
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+}
+
 /// A video's first frame decoded by `ffmpeg` to 8-bit RGBA through `filter` (e.g. a scale
 /// filter naming the matrix to decode with); `decoder` goes before `-i` (e.g. `-c:v libvpx-vp9`
 /// for VP9's alpha).

@@ -12,6 +12,8 @@ public struct Timeline: Sendable, Equatable {
     public var loop = false
     /// The lossy codecs' quality (WebM, MP4): 0 smallest, 100 best, 50 the default (see `FFmpegSink.crf`).
     public var quality = Timeline.defaultQuality
+    /// The timecode of the first frame, written into a .mov; nil: 00:00:00:00 (00:00:00;00, drop-frame, at 29.97 and 59.94).
+    public var timecode: Timecode? = nil
     /// Applied in this order: the tracks, in the scene file's order, then `in` and `out`, the orbits
     /// (which place their lights over any track of x or y), the vine's growth, and the physics.
     public private(set) var animators: [Animator] = [.orbits, .vineGrowth]
@@ -181,6 +183,8 @@ public enum SceneAnimation {
 
         /// False for a value that comes from no file (an editor's change, `--set`): messages then start with the key.
         var showsLocation = true
+        /// The animation's frame rate, by which a time in frames or timecode is read (nil: 30 until it is known).
+        var fps: Double? = nil
 
         func fail(_ node: JSONNode, _ message: String) -> MercurialError {
             MercurialError(place(node.location) + message)

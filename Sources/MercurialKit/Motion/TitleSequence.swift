@@ -179,6 +179,7 @@ public final class SequenceRenderer: AnimationFrames {
     public var frameCount: Int { sequence.frameCount }
     public var loop: Bool { sequence.loop }
     public var quality: Double { sequence.quality }
+    public var timecode: Timecode { Timecode.start(at: sequence.rate) }
 
     /// Frame `index` (at t = index / fps): a title's own frame, or a transition's
     /// into the renderer's canvas. Use it before asking for the next.
@@ -212,6 +213,8 @@ public protocol AnimationFrames: AnyObject {
     var loop: Bool { get }
     /// The lossy codecs' quality, 0…100.
     var quality: Double { get }
+    /// The first frame's timecode, for a .mov.
+    var timecode: Timecode { get }
     var warnings: [MercurialWarning] { get }
     func frame(_ index: Int) throws(MercurialError) -> Image<RGBA8>
 }
@@ -221,6 +224,7 @@ extension FrameRenderer: AnimationFrames {
     public var frameCount: Int { timeline.frameCount }
     public var loop: Bool { timeline.loop }
     public var quality: Double { timeline.quality }
+    public var timecode: Timecode { timeline.timecode ?? Timecode.start(at: timeline.rate) }
 }
 
 // MARK: - Reading a sequence from a scene file

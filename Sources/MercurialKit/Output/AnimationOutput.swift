@@ -70,11 +70,15 @@ public enum AnimationFormat: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension AnimationFormat {
+    /// A QuickTime file (ProRes or Animation).
+    var isMov: Bool { if case .mov = self { true } else { false } }
+
     /// A sink writing `frameCount` frames of `width` × `height` at `fps` (as `FrameRate`
     /// makes it a fraction) to `path`. `quality`: WebM's and MP4's, 0…100 (`FFmpegSink.crf`).
     /// `recipe`: the scene, carried in an APNG's iTXt chunk or a video's `comment` tag.
+    /// `timecode`: the first frame's, written into a .mov (a QuickTime timecode track).
     public func sink(path: String, width: Int, height: Int, fps: Double, frameCount: Int,
-                     loop: Bool, quality: Double = Timeline.defaultQuality,
+                     loop: Bool, quality: Double = Timeline.defaultQuality, timecode: Timecode? = nil,
                      recipe: String? = nil) throws(MercurialError) -> any RowSink {
         switch self {
         case .null: return NullSink()
@@ -85,7 +89,7 @@ extension AnimationFormat {
         case .webm, .mov, .mp4:
             try FFmpegSink.checkEvenSize(self, width: width, height: height)
             return try FFmpegSink(format: self, path: path, width: width, height: height, rate: FrameRate(fps),
-                                  quality: quality, recipe: recipe)
+                                  quality: quality, timecode: timecode, recipe: recipe)
         }
     }
 }
@@ -343,7 +347,7 @@ final class FFmpegSink: RowSink {
     }
 
     init(format: AnimationFormat, path: String, width: Int, height: Int, rate: FrameRate,
-         quality: Double = Timeline.defaultQuality, recipe: String?) throws(MercurialError) {
+         quality: Double = Timeline.defaultQuality, timecode: Timecode? = nil, recipe: String?) throws(MercurialError) {
         try Self.checkMemory(format, width: width, height: height)
         guard let ffmpeg = Self.ffmpegPath() else {
             throw MercurialError.resource("ffmpeg is not installed, and \(format) needs it; install Debian's package: apt-get install ffmpeg (or write .png for an APNG)")
@@ -381,7 +385,9 @@ final class FFmpegSink: RowSink {
         process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                              "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-r", rate.description,
                              // With a second input, ffmpeg reads each in a thread, queueing 8 frames by default.
-                             "-thread_queue_size", "1", "-i", "pipe:0"] + metadataArguments + Self.codecArguments(format, pixels: width * height, quality: quality) + [temporary]
+                             "-thread_queue_size", "1", "-i", "pipe:0"] + metadataArguments + Self.codecArguments(format, pixels: width * height, quality: quality)
+            // QuickTime's timecode track (tmcd) starts at the first frame's timecode.
+            + (format.isMov ? ["-timecode", (timecode ?? Timecode.start(at: rate)).description] : []) + [temporary]
         let pipe = Pipe()
         process.standardInput = pipe
         process.standardOutput = FileHandle.nullDevice

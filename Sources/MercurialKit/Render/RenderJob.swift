@@ -264,7 +264,7 @@ public enum RenderJob {
                 try prepared(renderer)
                 let sink = try job.format.sink(path: path, width: renderer.width, height: renderer.height,
                                                fps: renderer.fps, frameCount: renderer.frameCount, loop: renderer.loop,
-                                               quality: renderer.quality, recipe: recipe)
+                                               quality: renderer.quality, timecode: renderer.timecode, recipe: recipe)
                 do throws(MercurialError) {
                     for index in 0..<renderer.frameCount {
                         try cancellation.check()

@@ -19,11 +19,48 @@ public enum SceneFile {
     /// Reads a scene file: the material it names (or `material`, when the command
     /// line gives one), then its own keys on top. Returns its animation, if it has one.
     /// `layerMaterials`: the command line's material for a layer, by index, instead of the layer's.
+    /// `animation`: the command line's rate, length and start timecode, set in the scene's
+    /// "animation" (made when it has none) before it is read, as if the file gave them.
     @discardableResult
     public static func load(_ path: String, into settings: inout RenderSettings, materialOverride: String? = nil,
-                            layerMaterials: [Int: String] = [:]) throws(MercurialError) -> Timeline? {
-        try load(root: try parse(path, role: "scene file"), path: path, into: &settings, materialOverride: materialOverride,
-                 layerMaterials: layerMaterials)
+                            layerMaterials: [Int: String] = [:], animation: AnimationOverride? = nil) throws(MercurialError) -> Timeline? {
+        var root = try parse(path, role: "scene file")
+        if let animation, case .object(let members) = root.value { root.value = .object(animation.applied(to: members)) }
+        return try load(root: root, path: path, into: &settings, materialOverride: materialOverride, layerMaterials: layerMaterials)
+    }
+
+    /// An animation's rate, length and start timecode given on the command line (`animate --fps
+    /// 29.97 --duration 00:00:05:00 --timecode 01:00:00;00`), each as the scene file writes it.
+    public struct AnimationOverride: Sendable {
+        public var fps: Double?
+        /// Seconds, frames or timecode (`TimeValue`), read at the animation's rate.
+        public var duration: String?
+        public var timecode: String?
+
+        public init(fps: Double? = nil, duration: String? = nil, timecode: String? = nil) {
+            (self.fps, self.duration, self.timecode) = (fps, duration, timecode)
+        }
+
+        public var isEmpty: Bool { fps == nil && duration == nil && timecode == nil }
+
+        /// A scene's members with these keys set in its "animation" (one made when it has none and a duration is given).
+        func applied(to members: [JSONMember]) -> [JSONMember] {
+            let given: [(String, JSONValue?)] = [("duration", duration.map { .string($0) }), ("fps", fps.map { .number($0) }),
+                                                 ("timecode", timecode.map { .string($0) })]
+            var members = members
+            let index = members.firstIndex { $0.key == "animation" }
+            guard index != nil || duration != nil else { return members }
+            var block: [JSONMember] = []
+            if let index, case .object(let existing) = members[index].value.value { block = existing }
+            for case let (key, value?) in given {
+                let member = JSONMember(key: key, keyLocation: .none, value: JSONNode(value: value, location: .none))
+                if let at = block.firstIndex(where: { $0.key == key }) { block[at] = member } else { block.append(member) }
+            }
+            let animation = JSONMember(key: "animation", keyLocation: index.map { members[$0].keyLocation } ?? .none,
+                                       value: JSONNode(value: .object(block), location: index.map { members[$0].value.location } ?? .none))
+            if let index { members[index] = animation } else { members.append(animation) }
+            return members
+        }
     }
 
     /// Reads a scene given as JSON text; `name` stands for its file in messages and
@@ -89,6 +126,7 @@ public enum SceneFile {
         if !inOut.isEmpty {
             var reader = SceneAnimation.Reader(file: path)
             reader.duration = timeline.duration
+            reader.fps = timeline.fps
             var presets: [String: Entrance] = [:]
             for member in inOut { presets[member.key] = try SceneSchema.entrance.read(member.value, member.key, reader) }
             do {

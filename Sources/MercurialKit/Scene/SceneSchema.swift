@@ -446,13 +446,27 @@ public enum SceneSchema {
 
     /// A scene's `animation` block; its tracks are read by the timeline once the scene is read.
     public static let animation = Schema(Timeline(duration: 1), [
-        SchemaField("duration", \.duration, .number(Timeline.durationRange), required: ", in seconds", help: "the animation's length in seconds"),
+        SchemaField("duration", \.duration, .time(Timeline.durationRange), required: ", in seconds, frames (\"150f\") or timecode (\"00:00:05:00\")",
+                    help: "the animation's length: seconds, frames (\"150f\") or SMPTE timecode (\"00:00:05:00\"; \"00:00:05;00\" drop-frame at 29.97 and 59.94)"),
         SchemaField("fps", \.fps, fps, help: fpsHelp),
+        SchemaField("timecode", \.timecode, timecode.optional(what: "a \"timecode\""),
+                    help: "the first frame's SMPTE timecode, written into a .mov (HH:MM:SS:FF; ';' before the frames for drop-frame); left out: 00:00:00:00, drop-frame at 29.97 and 59.94"),
         SchemaField("loop", \.loop, .bool, help: "whether the output plays in a loop (an APNG's play count)"),
         SchemaField("quality", \.quality, quality, help: qualityHelp),
         SchemaField("tracks", readBy: "timeline", \.tracks, tracks,
                     help: "keyframes by what they change: a parameter key or a nested path such as pointLights[0].intensity"),
     ], finish: { timeline, node, members, _, reader throws(MercurialError) in
+        // A duration in frames or timecode counts at the animation's rate, which may follow it in the block.
+        if let duration = members.first(where: { $0.key == "duration" }), case .string = duration.value.value {
+            var atRate = reader
+            atRate.fps = timeline.fps
+            timeline.duration = try SchemaValue<Double>.time(Timeline.durationRange).read(duration.value, "duration", atRate)
+        }
+        if let timecode = timeline.timecode {
+            do throws(MercurialError) { _ = try timecode.frame(at: timeline.rate) } catch {
+                throw reader.fail(members.first { $0.key == "timecode" }?.value ?? node, error.message)
+            }
+        }
         guard timeline.duration * timeline.fps <= Double(Timeline.maximumFrames) else {
             let duration = members.first { $0.key == "duration" }?.value ?? node
             throw reader.fail(duration, "the animation has \(Int(timeline.duration * timeline.fps)) frames, over the limit of \(Timeline.maximumFrames); shorten \"duration\" or lower \"fps\"")
@@ -745,6 +759,17 @@ extension SceneSchema {
         SchemaField("quality", \.quality, quality, help: qualityHelp),
     ])
 
+    /// A start timecode, HH:MM:SS:FF (checked against the rate when the block is read).
+    static let timecode = SchemaValue<Timecode>(
+        kind: "timecode", rangeDescription: "\"HH:MM:SS:FF\"",
+        read: { node, name, reader throws(MercurialError) in
+            guard case .string(let text) = node.value, let timecode = Timecode(text) else {
+                throw reader.fail(node, "\"\(name)\" must be SMPTE timecode such as \"01:00:00:00\" (\"01:00:00;00\" drop-frame)")
+            }
+            return timecode
+        },
+        write: { .string($0.description) })
+
     /// A frame rate that ffmpeg takes as a fraction (see `FrameRate`).
     static let fps = SchemaValue.number(Timeline.fpsRange, check: { fps in
         FrameRate(fps).isExact ? nil : " and has more digits than a frame rate can carry (ffmpeg takes a fraction of two 32-bit whole numbers); round it, e.g. to 3 decimals (29.97 is 30000/1001)"
@@ -859,8 +884,8 @@ extension SceneSchema {
         (kind.rawValue, Schema(Entrance(kind), [
             SchemaField("type", \.typeName, .choice([kind.rawValue], parse: { $0 }, name: { $0 }, what: "\"\(kind.rawValue)\""),
                         help: "fade, slide, scale or reveal; out takes the same keys and plays them backwards at the end"),
-            SchemaField("duration", \.duration, .number(Timeline.durationRange), help: "seconds it takes (each letter's, for a reveal)"),
-            SchemaField("delay", \.delay, .number(0...3600), help: "seconds after the start (in) or before the last frame (out)"),
+            SchemaField("duration", \.duration, .time(Timeline.durationRange), help: "how long it takes (each letter's, for a reveal): seconds, frames (\"15f\") or timecode"),
+            SchemaField("delay", \.delay, .time(0...3600), help: "how long after the start (in) or before the last frame (out): seconds, frames (\"15f\") or timecode"),
             SchemaField("timing", \.timing, timing, help: "the easing; out plays it backwards"),
         ] + inputs))
     }

@@ -235,6 +235,30 @@ extension SchemaValue where Value == Double {
     }
 }
 
+extension SchemaValue where Value == Double {
+    /// A length of time in `range` seconds: a number of seconds, or a string of seconds
+    /// (`"2.5s"`), frames (`"15f"`) or SMPTE timecode (`"00:00:05:00"`) at the animation's rate
+    /// (`TimeValue`); written as seconds.
+    public static func time(_ range: ClosedRange<Double>) -> SchemaValue {
+        let seconds = number(range)
+        return SchemaValue(Description(kind: "number", range: range, rangeDescription: rangeText(range) + " s, \"15f\" or \"00:00:00:15\"",
+                                       children: { _ in [] }),
+                           read: { node, name, reader throws(MercurialError) in
+                               guard case .string(let text) = node.value else { return try seconds.read(node, name, reader) }
+                               let rate = FrameRate(reader.fps ?? 30)
+                               let v: Double
+                               do throws(MercurialError) { v = try TimeValue.parse(text).seconds(at: rate) } catch {
+                                   throw reader.fail(node, "\"\(name)\": \(error.message)")
+                               }
+                               guard range.contains(v) else {
+                                   throw reader.fail(node, "\"\(name)\" is \(formatNumber(v)) s ('\(shortQuote(text))'), out of range \(rangeText(range)); give a time in that range")
+                               }
+                               return v
+                           },
+                           write: seconds.write, leaf: seconds.leaf)
+    }
+}
+
 extension SchemaValue where Value == Int {
     /// A whole number in `range`.
     public static func integer(_ range: ClosedRange<Int>) -> SchemaValue {
