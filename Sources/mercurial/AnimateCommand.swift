@@ -7,6 +7,20 @@ import Glibc
 #endif
 
 extension AnimationFormat.MovCodec: ExpressibleByArgument {}
+extension AlphaMode: ExpressibleByArgument {}
+
+/// `--prores`: the ProRes flavour of a .mov.
+enum ProResProfile: String, CaseIterable, ExpressibleByArgument {
+    case p4444 = "4444", p4444xq = "4444xq", p422hq = "422hq"
+
+    var codec: AnimationFormat.MovCodec {
+        switch self {
+        case .p4444: return .prores
+        case .p4444xq: return .prores4444xq
+        case .p422hq: return .prores422hq
+        }
+    }
+}
 extension Entrance.Kind: ExpressibleByArgument {}
 
 struct Animate: ParsableCommand {
@@ -18,7 +32,8 @@ struct Animate: ParsableCommand {
         "sequence" shows its titles one after another, joined by transitions
         (dissolve, flash, swipe, ripple). The output's name chooses its form:
           .webm  VP9 with alpha (ffmpeg, libvpx-vp9, yuva420p)
-          .mov   ProRes 4444 with alpha (ffmpeg, prores_ks), or --codec qtrle
+          .mov   ProRes 4444 with alpha (ffmpeg, prores_ks); --prores 4444xq or 422hq
+                 (opaque), or --codec qtrle; a timecode track (--timecode)
           .mp4   H.264, opaque, on the background (black when there is none)
         WebM, ProRes and H.264 are BT.709 (limited range) and tagged so; --quality
         sets the WebM and MP4 quality (0 smallest, 100 best, 50 the default).
@@ -34,6 +49,7 @@ struct Animate: ParsableCommand {
           mercurial animate examples/light-sweep.json -o sweep.png
           mercurial animate examples/sequence.json -o titles.webm
           mercurial animate examples/gold-rise.json --in reveal --out fade -o rise.webm
+          mercurial animate examples/gold-rise.json --fps 29.97 --duration 00:00:05:00 -o rise.mov
         """
     )
 
@@ -43,8 +59,14 @@ struct Animate: ParsableCommand {
     @OptionGroup var options: RenderOptions
     @OptionGroup var progressOption: ProgressOption
 
-    @Option(help: ArgumentHelp("The QuickTime codec for .mov: prores (ProRes 4444) or qtrle (Animation).", valueName: "codec"))
+    @Option(help: ArgumentHelp("The QuickTime codec for .mov: prores (ProRes 4444), prores-4444xq, prores-422hq or qtrle (Animation).", valueName: "codec"))
     var codec: AnimationFormat.MovCodec = .prores
+
+    @Option(help: ArgumentHelp("The ProRes flavour of a .mov: 4444 (with alpha, the default), 4444xq (with alpha, the highest rate) or 422hq (opaque, on the background; black when there is none).", valueName: "profile"))
+    var prores: ProResProfile?
+
+    @Option(help: ArgumentHelp("How a video's alpha is written: straight (the colour as rendered, as the PNGs hold it) or premultiplied (the colour times the alpha), for a tool that assumes it.", valueName: "mode"))
+    var alpha: AlphaMode = .straight
 
     @Option(name: .customLong("in"), help: ArgumentHelp("Bring the title in: fade, slide, scale or reveal (letter by letter), with the preset's defaults (0.5 s); replaces the scene's \"in\".", valueName: "preset"))
     var entrance: Entrance.Kind?
@@ -86,16 +108,22 @@ struct Animate: ParsableCommand {
 
     func run() throws {
         try InputFile.refuseIfNotRegular(scene, role: "scene file")
-        let format = try AnimationFormat.forPath(options.output, movCodec: codec)
+        if let prores, codec != .prores, codec != prores.codec {
+            throw MercurialError("--codec \(codec.rawValue) and --prores \(prores.rawValue) name two codecs; give one of them")
+        }
+        let format = try AnimationFormat.forPath(options.output, movCodec: prores?.codec ?? codec)
+        if let prores, !format.isMov {
+            throw MercurialError("--prores \(prores.rawValue) sets a .mov's codec, and '\(options.output.escapedForTerminal)' is \(format); name a .mov, or leave out --prores")
+        }
         let quality = try quality.map { value throws(MercurialError) in
             try nestedFlagNumber(value, flag: "--quality", path: "animation.quality")
         }
         if quality != nil && format != .webm && format != .mp4 {
             warn(MercurialWarning("--quality sets the quality of .webm and .mp4; \(format) ignores it"))
         }
-        // H.264 has no alpha: on black when there is no background.
+        // H.264 and ProRes 422 HQ have no alpha: on black when there is no background.
         let opaque = { (settings: inout RenderSettings) in
-            if format == .mp4 && settings.background == nil && settings.backgroundGradient == nil { settings.background = .black }
+            if !format.hasAlpha && settings.background == nil && settings.backgroundGradient == nil { settings.background = .black }
         }
         let timing = try timingFlags()
         let inputs: [(role: String, path: String)]
@@ -133,7 +161,7 @@ struct Animate: ParsableCommand {
         // A signal now stops the job (`Cancellation.signal`) between frames or within one,
         // which leaves nothing; the process then dies of it.
         SignalCleanup.installDeferred()
-        let job = AnimationJob(scene: animation, format: format, recipe: !options.noMetadata)
+        let job = AnimationJob(scene: animation, format: format, recipe: !options.noMetadata, alpha: alpha)
         var progress: Progress?
         var start = ContinuousClock.now
         let report: JobReport

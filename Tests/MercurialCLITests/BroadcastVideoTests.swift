@@ -59,6 +59,43 @@ import MercurialTestSupport
         }
     }
 
+    /// `--prores`: 4444 XQ keeps the alpha at the highest rate, 422 HQ is opaque (on black with no
+    /// background); `--alpha premultiplied` writes each colour times its alpha (checked exactly on
+    /// lossless QuickTime Animation against the PNG frame), and is refused for a form without alpha.
+    @Test func proResProfilesAndPremultipliedAlpha() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            try Data(#"{"text": "Ab", "material": "gold", "size": 40, "width": 128, "height": 64, "animation": {"duration": 0.1}}"#.utf8)
+                .write(to: dir.appendingPathComponent("s.json"))
+            for (profile, name, pixelFormat) in [("4444xq", "XQ", "yuva444p12le"), ("422hq", "HQ", "yuv422p10le")] {
+                let r = try await CLI.run(["animate", "s.json", "--prores", profile, "-o", "\(profile).mov", "-q"], in: dir, timeout: Self.deadline)
+                #expect(r.status == 0 && r.stderr.isEmpty, "\(r)")
+                let info = try probe(dir.appendingPathComponent("\(profile).mov").path)
+                #expect(info["profile"] == name && info["pix_fmt"] == pixelFormat, "\(profile): \(info)")
+            }
+            for (extra, name) in [(["--alpha", "premultiplied"], "p.mov"), ([], "s.mov")] {
+                let r = try await CLI.run(["animate", "s.json", "--codec", "qtrle", "-o", name, "-q"] + extra, in: dir, timeout: Self.deadline)
+                #expect(r.status == 0, "\(r)")
+            }
+            let png = try await CLI.run(["animate", "s.json", "-o", "f-%d.png", "-q"], in: dir, timeout: Self.deadline)
+            #expect(png.status == 0)
+            let frame = try CLI.readPNG(dir.appendingPathComponent("f-0.png"))
+            let premultiplied = try decodedFirstFrame(dir.appendingPathComponent("p.mov").path, filter: "null")
+            let straight = try decodedFirstFrame(dir.appendingPathComponent("s.mov").path, filter: "null")
+            try #require(premultiplied.count == frame.width * frame.height * 4 && straight.count == premultiplied.count)
+            var (edges, differing) = (0, 0)
+            for (i, p) in frame.pixels.enumerated() {
+                let a = UInt32(p.a)
+                let expected = [p.r, p.g, p.b].map { UInt8((UInt32($0) * a + 127) / 255) } + [p.a]
+                if Array(premultiplied[(4 * i)..<(4 * i + 4)]) != expected { differing += 1 }
+                if p.a > 0 && p.a < 255 { edges += 1 }
+            }
+            #expect(differing == 0, "\(differing) pixels are not the PNG's colour times its alpha")
+            #expect(edges > 50 && straight != premultiplied, "\(edges) edge pixels")
+            let bad = try await CLI.run(["animate", "s.json", "--alpha", "premultiplied", "-o", "b.mp4"], in: dir, timeout: Self.deadline)
+            #expect(bad.status != 0 && bad.stderrLines == ["error: MP4 (H.264) has no alpha, so premultiplied alpha changes nothing; leave out --alpha premultiplied, or write .mov (ProRes 4444), .webm or .png"], "\(bad)")
+        }
+    }
+
     /// QuickTime Animation stays RGB: BT.709 primaries and transfer, an RGB matrix.
     @Test func qtrleIsTaggedAsRGB() async throws {
         try await CLI.withTemporaryDirectory { dir in

@@ -19,12 +19,27 @@ public enum AnimationFormat: Sendable, Equatable, CustomStringConvertible {
     /// Frames are rendered and dropped (for measuring).
     case null
 
-    public enum MovCodec: String, Sendable, CaseIterable { case prores, qtrle }
+    /// ProRes 4444 (with alpha), 4444 XQ (with alpha, the highest rate), 422 HQ (opaque), or QuickTime Animation.
+    public enum MovCodec: String, Sendable, CaseIterable {
+        case prores, qtrle
+        case prores4444xq = "prores-4444xq"
+        case prores422hq = "prores-422hq"
+    }
+
+    /// Whether the form keeps the alpha channel (H.264 and ProRes 422 HQ do not: their frames go on the background).
+    public var hasAlpha: Bool {
+        switch self {
+        case .mp4, .mov(.prores422hq): return false
+        default: return true
+        }
+    }
 
     public var description: String {
         switch self {
         case .webm: return "WebM (VP9 with alpha)"
         case .mov(.prores): return "QuickTime (ProRes 4444 with alpha)"
+        case .mov(.prores4444xq): return "QuickTime (ProRes 4444 XQ with alpha)"
+        case .mov(.prores422hq): return "QuickTime (ProRes 422 HQ, opaque)"
         case .mov(.qtrle): return "QuickTime (Animation, with alpha)"
         case .mp4: return "MP4 (H.264)"
         case .apng: return "APNG"
@@ -71,7 +86,7 @@ public enum AnimationFormat: Sendable, Equatable, CustomStringConvertible {
 
 extension AnimationFormat {
     /// A QuickTime file (ProRes or Animation).
-    var isMov: Bool { if case .mov = self { true } else { false } }
+    public var isMov: Bool { if case .mov = self { true } else { false } }
 
     /// A sink writing `frameCount` frames of `width` × `height` at `fps` (as `FrameRate`
     /// makes it a fraction) to `path`. `quality`: WebM's and MP4's, 0…100 (`FFmpegSink.crf`).
@@ -262,11 +277,14 @@ final class FFmpegSink: RowSink {
             return colour(to: "yuva420p")
                 + ["-c:v", "libvpx-vp9", "-b:v", "0", "-crf", String(crf(format, quality: quality)), "-deadline", "realtime",
                    "-cpu-used", "8", "-row-mt", "1", "-auto-alt-ref", "0", "-lag-in-frames", "0", "-f", "webm"]
-        case .mov(.prores):
+        case .mov(.prores), .mov(.prores4444xq), .mov(.prores422hq):
             // QuickTime's own comment atom has a 16-bit length; metadata tags (mdta) hold any size.
             // Over 4K UHD one thread: each frame thread holds a 10-bit 4:4:4:4 frame and its packet
             // (about 290 MB at 7680×4320); below, ffmpeg's threads, which encode 1.6 times as fast.
-            return colour(to: "yuva444p10le") + ["-c:v", "prores_ks", "-profile:v", "4444", "-q:v", "1"]
+            // 422 HQ has no alpha: its frames come composed on the background (`hasAlpha`).
+            let (pixelFormat, profile) = format == .mov(.prores422hq) ? ("yuv422p10le", "hq")
+                : format == .mov(.prores4444xq) ? ("yuva444p10le", "4444xq") : ("yuva444p10le", "4444")
+            return colour(to: pixelFormat) + ["-c:v", "prores_ks", "-profile:v", profile, "-q:v", "1"]
                 + (pixels > 3840 * 2160 ? ["-threads", "1"] : []) + ["-movflags", "+use_metadata_tags", "-f", "mov"]
         case .mov(.qtrle):
             // RGB as rendered: BT.709 primaries and transfer, an RGB matrix (QuickTime's colr atom has no range).
@@ -313,7 +331,7 @@ final class FFmpegSink: RowSink {
     static func maximumPixels(_ format: AnimationFormat) -> (pixels: Int, bytesPerPixel: Int, example: String)? {
         switch format {
         case .webm: return (5_000_000, 180, "2880×1620")
-        case .mov(.prores), .mp4: return (20_000_000, 50, "5952×3348")
+        case .mov(.prores), .mov(.prores4444xq), .mov(.prores422hq), .mp4: return (20_000_000, 50, "5952×3348")
         default: return nil
         }
     }

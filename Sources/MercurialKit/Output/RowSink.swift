@@ -182,3 +182,44 @@ public final class PNGSink: RowSink {
         return bytes
     }
 }
+
+/// How an animation's alpha is written: straight (the colour as it is, as the PNGs hold it),
+/// or premultiplied (the colour times the alpha), for a tool that assumes premultiplied.
+public enum AlphaMode: String, Sendable, CaseIterable {
+    case straight, premultiplied
+}
+
+/// Passes each row on with its colour multiplied by its alpha (`AlphaMode.premultiplied`),
+/// rounded to the nearest level, as ffmpeg's `premultiply` filter does.
+final class PremultipliedSink: RowSink {
+    private let inner: any RowSink
+    private let width: Int
+    private var scratch: [UInt8] = []
+
+    init(_ inner: any RowSink, width: Int) {
+        self.inner = inner
+        self.width = width
+    }
+
+    func append(rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
+        let rowBytes = 4 * width
+        if scratch.count < rows.count * rowBytes { scratch = [UInt8](repeating: 0, count: rows.count * rowBytes) }
+        let result = scratch.withUnsafeMutableBufferPointer { out in
+            for (k, row) in rows.enumerated() {
+                let target = out.baseAddress! + k * rowBytes
+                for x in 0..<width {
+                    let a = UInt32(row[4 * x + 3])
+                    for c in 0..<3 { target[4 * x + c] = UInt8((UInt32(row[4 * x + c]) * a + 127) / 255) }
+                    target[4 * x + 3] = UInt8(a)
+                }
+            }
+            let base = UnsafePointer(out.baseAddress!)
+            return Result { () throws(MercurialError) in try inner.append(rows: rows.indices.map { base + $0 * rowBytes }) }
+        }
+        try result.get()
+    }
+
+    func endFrame() throws(MercurialError) { try inner.endFrame() }
+    func finish() throws(MercurialError) { try inner.finish() }
+    func discard() { inner.discard() }
+}

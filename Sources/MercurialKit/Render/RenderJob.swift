@@ -178,12 +178,16 @@ public struct AnimationJob: Sendable {
     public var format: AnimationFormat
     public var recipe: Bool
     public var resources: ResourceStore
+    /// Straight (as rendered) or premultiplied colour, in a form with alpha.
+    public var alpha: AlphaMode
 
-    public init(scene: Scene, format: AnimationFormat, recipe: Bool = true, resources: ResourceStore = .files) {
+    public init(scene: Scene, format: AnimationFormat, recipe: Bool = true, resources: ResourceStore = .files,
+                alpha: AlphaMode = .straight) {
         self.scene = scene
         self.format = format
         self.recipe = recipe
         self.resources = resources
+        self.alpha = alpha
     }
 
     /// The scene's recipe (`SceneRecipe.json`), carried unless not `recipe`.
@@ -204,6 +208,9 @@ public struct AnimationJob: Sendable {
 
     /// Refuses, under `resources`' rules, a title (each of a sequence's) that names a file.
     func checkResources() throws(MercurialError) {
+        if alpha == .premultiplied && !format.hasAlpha {
+            throw MercurialError("\(format) has no alpha, so premultiplied alpha changes nothing; leave out --alpha premultiplied, or write .mov (ProRes 4444), .webm or .png")
+        }
         switch scene {
         case .title(let settings, _): try resources.check(settings, name: "scene")
         case .sequence(let sequence):
@@ -262,9 +269,10 @@ public enum RenderJob {
             Result { () throws(MercurialError) -> JobReport in
                 let renderer = try job.frames()
                 try prepared(renderer)
-                let sink = try job.format.sink(path: path, width: renderer.width, height: renderer.height,
+                var sink = try job.format.sink(path: path, width: renderer.width, height: renderer.height,
                                                fps: renderer.fps, frameCount: renderer.frameCount, loop: renderer.loop,
                                                quality: renderer.quality, timecode: renderer.timecode, recipe: recipe)
+                if job.alpha == .premultiplied { sink = PremultipliedSink(sink, width: renderer.width) }
                 do throws(MercurialError) {
                     for index in 0..<renderer.frameCount {
                         try cancellation.check()
