@@ -32,6 +32,8 @@ public enum PlacementMargin: Sendable, Equatable, CustomStringConvertible {
     case percent(Double)
     /// EBU R 95's graphics-safe area: 5 % of the width and of the height on each side.
     case safe
+    /// One of the others a side: top, right, bottom, left (CSS's order; a scene's `[x, y]` is `[y, x, y, x]`).
+    indirect case sides(PlacementMargin, PlacementMargin, PlacementMargin, PlacementMargin)
 
     public static let maximumPixels = Double(PNGFile.maximumSide)
 
@@ -52,18 +54,29 @@ public enum PlacementMargin: Sendable, Equatable, CustomStringConvertible {
         case .pixels(let v): return formatNumber(v)
         case .percent(let v): return formatNumber(v) + "%"
         case .safe: return "safe"
+        case let .sides(top, right, bottom, left): return "[\(top), \(right), \(bottom), \(left)]"
         }
     }
 
     /// Whether it needs the canvas's size (a share of it).
-    var isRelative: Bool { if case .pixels = self { return false } else { return true } }
-
-    /// The margin in pixels on a side of `length` pixels.
-    func pixels(of length: Int) -> Int {
+    var isRelative: Bool {
         switch self {
-        case .pixels(let v): return Int(pixel: v)
-        case .percent(let v): return Int(pixel: Double(length) * v / 100)
-        case .safe: return Int((Double(length) * 0.05).rounded())
+        case .pixels: return false
+        case let .sides(top, right, bottom, left): return [top, right, bottom, left].contains { $0.isRelative }
+        default: return true
+        }
+    }
+
+    /// The margin in pixels at the start and end of an axis of `length` pixels: the left and
+    /// right for the width (`horizontal`), the top and bottom for the height.
+    func pixels(of length: Int, horizontal: Bool) -> (start: Int, end: Int) {
+        switch self {
+        case let .sides(top, right, bottom, left):
+            return horizontal ? (left.pixels(of: length, horizontal: true).start, right.pixels(of: length, horizontal: true).start)
+                : (top.pixels(of: length, horizontal: false).start, bottom.pixels(of: length, horizontal: false).start)
+        case .pixels(let v): return (Int(pixel: v), Int(pixel: v))
+        case .percent(let v): return (Int(pixel: Double(length) * v / 100), Int(pixel: Double(length) * v / 100))
+        case .safe: return (Int((Double(length) * 0.05).rounded()), Int((Double(length) * 0.05).rounded()))
         }
     }
 }
@@ -82,6 +95,8 @@ public struct TextFrame: Sendable, Equatable {
     /// Clear space kept around the ink; nil: none beyond the margin.
     public var padding: Int? = nil
     public var offset = SIMD2<Double>(0, 0)
+    /// The widest the ink may be: text wraps and shrinks to fit it, whatever the canvas. nil: the canvas's room.
+    public var maxWidth: Int? = nil
 
     public init(width: Int? = nil, height: Int? = nil, loftMargin: Int) {
         self.width = width
@@ -89,31 +104,36 @@ public struct TextFrame: Sendable, Equatable {
         self.loftMargin = loftMargin
     }
 
-    /// The space kept between the ink and the edges on a side of `length` pixels (nil:
-    /// sized to the ink): the margin (the loft's when none is given) or the padding,
-    /// whichever is larger. A share of the canvas needs the canvas's size.
-    func inset(_ length: Int?, side: String) throws(MercurialError) -> Int {
-        let margin: Int?
+    /// The space kept between the ink and the edges at the start and end of a side of
+    /// `length` pixels (nil: sized to the ink; `side` "width" or "height"): the margin (the
+    /// loft's when none is given) or the padding, whichever is larger, at each end. A share
+    /// of the canvas needs the canvas's size.
+    func inset(_ length: Int?, side: String) throws(MercurialError) -> Inset {
+        let horizontal = side == "width"
+        let margin: (start: Int, end: Int)?
         if let m = self.margin {
-            guard let length else {
-                if m.isRelative {
-                    throw MercurialError("margin \"\(m)\" is a share of the canvas, but the canvas's \(side) is sized to the text; give --width and --height, or a margin in px")
-                }
-                return max(m.pixels(of: 0), padding ?? 0)
+            if length == nil && m.isRelative {
+                throw MercurialError("margin \"\(m)\" is a share of the canvas, but the canvas's \(side) is sized to the text; give --width and --height, or a margin in px")
             }
-            margin = m.pixels(of: length)
+            margin = m.pixels(of: length ?? 0, horizontal: horizontal)
         } else {
-            margin = padding == nil ? loftMargin : nil
+            margin = padding == nil ? (loftMargin, loftMargin) : nil
         }
-        return max(margin ?? 0, padding ?? 0)
+        return Inset(start: max(margin?.start ?? 0, padding ?? 0), end: max(margin?.end ?? 0, padding ?? 0))
+    }
+
+    /// The space kept at the start (left, top) and end (right, bottom) of a side.
+    struct Inset: Equatable {
+        var start: Int, end: Int
+        var total: Int { start + end }
     }
 
     /// Where the ink's first column (row) goes on a side of `length` pixels, with `inset`
-    /// kept at both ends, for ink `ink` pixels long, placed at `side` (0 start, 1 middle, 2 end).
-    static func position(length: Int, inset: Int, ink: Int, side: Int, offset: Double) -> Int {
-        let free = length - 2 * inset - ink
-        // The middle keeps the integer halving of the centred title before anchors.
-        let start = side == 0 ? inset : side == 1 ? (length - ink) / 2 : inset + free
+    /// kept at its ends, for ink `ink` pixels long, placed at `side` (0 start, 1 middle, 2 end).
+    static func position(length: Int, inset: Inset, ink: Int, side: Int, offset: Double) -> Int {
+        // The middle keeps the integer halving of the centred title before anchors (and per-side margins).
+        let middle = inset.start == inset.end ? (length - ink) / 2 : inset.start + (length - inset.total - ink) / 2
+        let start = side == 0 ? inset.start : side == 1 ? middle : length - inset.end - ink
         return start + Int(pixel: offset)
     }
 }

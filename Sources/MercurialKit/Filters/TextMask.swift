@@ -184,7 +184,7 @@ public enum TextMask {
         }
         // On a canvas, straight text wraps; text on a path stays one line and only shrinks.
         var warnings: [MercurialWarning] = []
-        if (width != nil || height != nil) && layout.textPath == nil {
+        if (width != nil || height != nil || frame.maxWidth != nil) && layout.textPath == nil {
             let styled = layout.styledLines
             let paragraphs = styled.map { LineBreaks.units($0.text) }
             // Each unit with its scalars' runs (found in order through its paragraph).
@@ -194,8 +194,8 @@ public enum TextMask {
                 for unit in units { words.append((unit.text, layout.runs.isEmpty ? [] : aligner.runs(of: unit.text))) }
             }
             let metrics = try fonts.measure(words: words, layout: layout, size: size)
-            let room = (width: width.map { Double($0 - 2 * inset.x) } ?? .infinity,
-                        height: height.map { Double($0 - 2 * inset.y) })
+            let room = (width: min(width.map { Double($0 - inset.x.total) } ?? .infinity, frame.maxWidth.map(Double.init) ?? .infinity),
+                        height: height.map { Double($0 - inset.y.total) })
             let wrapped = WordWrap.wrap(paragraphs, metrics: metrics,
                                         room: room, maxLines: layout.maxLines, cap: fills ? maximumSize / size : 1)
             if let lines = wrapped.lines { layout.relaid(lines.joined(separator: "\n")) }
@@ -219,9 +219,10 @@ public enum TextMask {
             guard let ink = run.placedBounds else {
                 throw MercurialError("the text draws nothing in font '\(layout.fontPath)' (no glyphs have ink); use another font")
             }
-            let canvasWidth = width ?? (ink.width + 2 * inset.x)
-            let canvasHeight = height ?? (ink.height + 2 * inset.y)
-            let room = (Double(canvasWidth - 2 * inset.x), Double(canvasHeight - 2 * inset.y))
+            let canvasWidth = width ?? (min(ink.width, frame.maxWidth ?? ink.width) + inset.x.total)
+            let canvasHeight = height ?? (ink.height + inset.y.total)
+            let room = (min(Double(canvasWidth - inset.x.total), frame.maxWidth.map(Double.init) ?? .infinity),
+                        Double(canvasHeight - inset.y.total))
             let factor = min(room.0 / Double(ink.width), room.1 / Double(ink.height))
             if !grown && factor > 1.01 && size < maximumSize {
                 // Filling the canvas: the advances that chose the size leave some room; use it once.

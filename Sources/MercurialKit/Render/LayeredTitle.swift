@@ -112,7 +112,7 @@ public enum LayeredTitle {
             var frame = head.textFrame
             (frame.width, frame.height) = (width, height)
             let inset = (x: try frame.inset(width, side: "width"), y: try frame.inset(height, side: "height"))
-            let room = (width: width - 2 * inset.x, height: height - 2 * inset.y)
+            let room = (width: width - inset.x.total, height: height - inset.y.total)
             guard room.width >= 1, room.height >= 1 else {
                 throw MercurialError("the margin of layer \(label(top)) leaves no room on the \(width)×\(height) canvas; use a smaller \"margin\" or \"padding\"")
             }
@@ -125,7 +125,9 @@ public enum LayeredTitle {
                 for index in stack {
                     var s = layers[index].settings
                     if scale < 1 { s.size = max(((s.size ?? TextMask.defaultSize) * scale).rounded(.down), 1) }
-                    (s.width, s.height, s.margin, s.padding, s.offset, s.anchor) = (width, nil, .pixels(Double(inset.x)), nil, .zero, .topLeft)
+                    (s.width, s.height, s.padding, s.offset, s.anchor) = (width, nil, nil, .zero, .topLeft)
+                    s.margin = .sides(.pixels(Double(inset.y.start)), .pixels(Double(inset.x.end)), .pixels(Double(inset.y.end)),
+                                      .pixels(Double(inset.x.start)))
                     do throws(MercurialError) {
                         measured.append(try TextMask.place(try TitleRenderer.textLayout(s, text: s.text ?? ""), frame: s.textFrame))
                     } catch {

@@ -163,10 +163,11 @@ public enum TitleRenderer {
         let frame = settings.textFrame
         for (name, side) in [("width", settings.width), ("height", settings.height)] {
             let inset = try frame.inset(side, side: name)
-            if let side, side <= 2 * inset {
+            if let side, side <= inset.total {
                 let which = settings.margin == nil && settings.padding == nil
-                    ? "\(inset) px a side (the radius plus 4); use a \(name) over \(2 * inset) px or a smaller --radius"
-                    : "\(inset) px a side (--margin/--padding); use a \(name) over \(2 * inset) px or a smaller margin"
+                    ? "\(inset.start) px a side (the radius plus 4); use a \(name) over \(inset.total) px or a smaller --radius"
+                    : inset.start == inset.end ? "\(inset.start) px a side (--margin/--padding); use a \(name) over \(inset.total) px or a smaller margin"
+                    : "\(inset.start) and \(inset.end) px (--margin/--padding); use a \(name) over \(inset.total) px or a smaller margin"
                 throw MercurialError("--\(name) \(side) leaves no room for the text inside the margin of \(which)")
             }
         }

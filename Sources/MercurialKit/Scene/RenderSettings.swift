@@ -50,6 +50,8 @@ public struct TitleShapeSettings: Sendable, Equatable {
     public var padding: Int? = nil
     /// Pixels the placed ink is moved by, right and down.
     public var offset = SIMD2<Double>(0, 0)
+    /// The widest the ink may be (it wraps and shrinks to fit); nil: the canvas's room.
+    public var maxWidth: Int? = nil
     public var lineSpacing: Double = 1
     public var letterSpacing: Double = 0
     public var kerning = true
@@ -89,7 +91,7 @@ public struct TitleShapeSettings: Sendable, Equatable {
 
     public var textFrame: TextFrame {
         var frame = TextFrame(width: width, height: height, loftMargin: loftMargin)
-        (frame.anchor, frame.margin, frame.padding, frame.offset) = (anchor, margin, padding, offset)
+        (frame.anchor, frame.margin, frame.padding, frame.offset, frame.maxWidth) = (anchor, margin, padding, offset, maxWidth)
         return frame
     }
 
@@ -167,6 +169,7 @@ extension RenderSettings {
     public var margin: PlacementMargin? { get { shape.margin } set { shape.margin = newValue } }
     public var padding: Int? { get { shape.padding } set { shape.padding = newValue } }
     public var offset: SIMD2<Double> { get { shape.offset } set { shape.offset = newValue } }
+    public var maxWidth: Int? { get { shape.maxWidth } set { shape.maxWidth = newValue } }
     public var lineSpacing: Double { get { shape.lineSpacing } set { shape.lineSpacing = newValue } }
     public var letterSpacing: Double { get { shape.letterSpacing } set { shape.letterSpacing = newValue } }
     public var kerning: Bool { get { shape.kerning } set { shape.kerning = newValue } }

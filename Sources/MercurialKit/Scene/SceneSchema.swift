@@ -22,6 +22,8 @@ public enum SceneSchema {
                     help: "space between the canvas's edges and the box the ink is placed in: px, \"5%\" of the canvas, or \"safe\" (EBU R 95: 5 % a side); auto (null in a file): the loft's radius plus 4 px"),
         SchemaField("offset", \.offset, offset,
                     help: "pixels the placed ink is moved by, [x, y], right and down"),
+        SchemaField("maxWidth", \.maxWidth, SchemaValue.integer(1...PNGFile.maximumSide).optional(what: "a \"maxWidth\""),
+                    help: "the widest the ink may be, in pixels: the text wraps (up to maxLines) and shrinks to fit it, on any canvas; a lower third's name box"),
         SchemaField("features", \.features, features,
                     help: "OpenType features for HarfBuzz, in its syntax: [\"smcp\", \"-liga\", \"tnum\", \"salt=2\"] turn small caps on, ligatures off, tabular figures on, and pick the second stylistic alternate"),
         SchemaField("overflow", \.overflow, overflow,
@@ -119,28 +121,48 @@ public enum SceneSchema {
             }
         })
 
-    /// `margin`: pixels, a share of the canvas (`"5%"`) or `"safe"`; nil (left out or null): the loft's margin.
+    /// `margin`: pixels, a share of the canvas (`"5%"`) or `"safe"`, the same at every side, or one
+    /// a side: `[x, y]` (left and right, top and bottom) or `[top, right, bottom, left]`; nil (left
+    /// out or null): the loft's margin.
     static let margin = SchemaValue<PlacementMargin?>(
-        kind: "margin", range: 0...PlacementMargin.maximumPixels, rangeDescription: "px, \"N%\" (0…50), \"safe\" or null (auto)",
+        kind: "margin", range: 0...PlacementMargin.maximumPixels,
+        rangeDescription: "px, \"N%\" (0…50), \"safe\", [x, y], [top, right, bottom, left] or null (auto)",
         read: { node, name, reader throws(MercurialError) in
+            func side(_ node: JSONNode, _ name: String) throws(MercurialError) -> PlacementMargin {
+                switch node.value {
+                case .number: return .pixels(try reader.number(node, name, in: 0...PlacementMargin.maximumPixels))
+                case .string(let s):
+                    guard let m = PlacementMargin.parse(s) else {
+                        throw reader.fail(node, "\"\(name)\" is \"\(shortQuote(s))\"; give pixels (e.g. 40), a share of the canvas under 50 % (e.g. \"5%\") or \"safe\"")
+                    }
+                    return m
+                default:
+                    throw reader.fail(node, "\"\(name)\" must be pixels, a share such as \"5%\" or \"safe\", not \(node.value.typeName)")
+                }
+            }
             switch node.value {
             case .null: return nil
             case .string(let s) where ["", "auto"].contains(s.trimmingCharacters(in: .whitespaces).lowercased()): return nil
-            case .number: return .pixels(try reader.number(node, name, in: 0...PlacementMargin.maximumPixels))
-            case .string(let s):
-                guard let m = PlacementMargin.parse(s) else {
-                    throw reader.fail(node, "\"\(name)\" is \"\(shortQuote(s))\"; give pixels (e.g. 40), a share of the canvas under 50 % (e.g. \"5%\") or \"safe\"")
-                }
-                return m
-            default:
-                throw reader.fail(node, "\"\(name)\" must be pixels, a share such as \"5%\" or \"safe\", not \(node.value.typeName)")
+            case .array(let items) where items.count == 2:
+                let (x, y) = (try side(items[0], "\(name)[0]"), try side(items[1], "\(name)[1]"))
+                return .sides(y, x, y, x)
+            case .array(let items) where items.count == 4:
+                return .sides(try side(items[0], "\(name)[0]"), try side(items[1], "\(name)[1]"), try side(items[2], "\(name)[2]"),
+                              try side(items[3], "\(name)[3]"))
+            case .array(let items):
+                throw reader.fail(node, "\"\(name)\" has \(items.count) values; give one for every side, [x, y] or [top, right, bottom, left]")
+            default: return try side(node, name)
             }
         },
         write: { margin in
+            func value(_ m: PlacementMargin) -> JSONValue {
+                if case .pixels(let v) = m { return .number(v) }
+                return .string(m.description)
+            }
             switch margin {
             case nil: return nil
-            case .pixels(let v)?: return .number(v)
-            case let m?: return .string(m.description)
+            case let .sides(top, right, bottom, left)?: return .list([top, right, bottom, left].map(value))
+            case let m?: return value(m)
             }
         })
 

@@ -36,6 +36,46 @@ import MercurialTestSupport
         return [("in memory", whole), ("streamed", streamed)]
     }
 
+    /// Margins a side: `[x, y]` is `safe`'s 5 % at 1920×1080, and `[top, right, bottom, left]`
+    /// keeps each side's own, in memory and in bands; a recipe keeps them.
+    @Test func marginsPerSide() throws {
+        func scene(_ json: String) throws -> RenderSettings {
+            var s = RenderSettings()
+            try SceneFile.load(json: Array(json.utf8), name: "m.json", into: &s)
+            return s
+        }
+        let xy = try scene(#"{"text": "Jane Doe", "size": 80, "width": 1920, "height": 1080, "anchor": "bottom-left", "margin": [96, 54]}"#)
+        #expect(try TitleRenderer.render(xy).image.pixels == TitleRenderer.render(Self.lowerThird(.bottomLeft)).image.pixels)
+        for (anchor, check) in [("top-left", { (e: (left: Int, top: Int, right: Int, bottom: Int)) in abs(e.left - 40) <= 2 && abs(e.top - 10) <= 2 }),
+                                ("bottom-right", { e in abs(e.right - 1900) <= 2 && abs(e.bottom - 1050) <= 2 })] {
+            let s = try scene(#"{"text": "Jane Doe", "size": 80, "width": 1920, "height": 1080, "anchor": "\#(anchor)", "margin": [10, 20, 30, 40]}"#)
+            for (path, image) in try Self.bothPaths(s) {
+                let ink = try #require(Self.inkEdges(image))
+                #expect(check(ink), "\(anchor), \(path): \(ink)")
+            }
+            #expect(SceneRecipe.json(for: s).contains(#""margin": [10, 20, 30, 40]"#))
+        }
+        for (json, says) in [(#"{"text": "T", "margin": [1, 2, 3]}"#, "has 3 values"), (#"{"text": "T", "margin": [1, "60%"]}"#, "\"margin[1]\"")] {
+            let error = #expect(throws: MercurialError.self) { _ = try scene(json) }
+            #expect(error?.message.contains(says) == true, "\(json): \(String(describing: error))")
+        }
+    }
+
+    /// `maxWidth`: a long role wraps inside its box, at its size, on a canvas far wider.
+    @Test func maxWidthWrapsInsideTheBox() throws {
+        var s = Self.title("Director of Photography and Second Unit Camera", size: 60, canvas: (1920, 1080), anchor: .bottomLeft, margin: .safe)
+        s.maxWidth = 600
+        let placed = try TextMask.place(try TitleRenderer.textLayout(s, text: s.text ?? ""), frame: s.textFrame)
+        #expect(placed.inkSize.width <= 600 && placed.text.split(separator: "\n").count >= 2, "\(placed.inkSize) \(placed.text)")
+        #expect(placed.size == 60, "kept at its size: \(placed.size)")
+        let ink = try #require(Self.inkEdges(try TitleRenderer.render(s).image))
+        #expect(abs(ink.left - 96) <= 2 && ink.right - ink.left <= 600, "\(ink)")
+        // Without a canvas too: the ink wraps to the box and the canvas is sized to it.
+        (s.width, s.height, s.margin) = (nil, nil, nil)
+        let free = try TextMask.place(try TitleRenderer.textLayout(s, text: s.text ?? ""), frame: s.textFrame)
+        #expect(free.inkSize.width <= 600 && free.canvasWidth <= 600 + 2 * s.loftMargin, "\(free.inkSize) on \(free.canvasWidth)")
+    }
+
     /// The issue's figures: the safe area's corners at 1920×1080 are (96, 1026) and (1824, 54).
     @Test func safeMarginPutsTheInkInTheGraphicsSafeArea() throws {
         for (path, image) in try Self.bothPaths(Self.lowerThird(.bottomLeft)) {
