@@ -95,15 +95,19 @@ final class BandLoft: TitleShapeSource {
         if w.heights.height != hyHi - hyLo { w.heights = HeightField(width: width, height: hyHi - hyLo, repeating: 0) }
         let (loft, rows, loaded) = (w.loft, w.rows, w.loaded)
         let styled = source.styled
+        // A colour emoji's kept colours over the heights' rows (they hold the band's rows): its
+        // luminance cues its heights, as a whole title's (`TitleShape.lofted`), and the band is painted with them.
+        var painted: [RGBA8]? = nil
+        if styled.paint {
+            var rowsPaint = [RGBA8](repeating: .clear, count: (hyHi - hyLo) * width)
+            rowsPaint.withUnsafeMutableBufferPointer { p in
+                for y in hyLo..<hyHi { source.paint(ofRow: y, into: p.baseAddress! + (y - hyLo) * width) }
+            }
+            painted = rowsPaint
+        }
         w.heights.withUnsafeMutableBufferPointer { heights in
             loft.heights(hyLo..<hyHi, rows, loaded: loaded, into: heights)
-            guard styled.paint else { return }
-            // A colour emoji's luminance cues its heights, as a whole title's (`TitleShape.lofted`).
-            var paint = [RGBA8](repeating: .clear, count: (hyHi - hyLo) * width)
-            paint.withUnsafeMutableBufferPointer { p in
-                for y in hyLo..<hyHi { source.paint(ofRow: y, into: p.baseAddress! + (y - hyLo) * width) }
-                ShadedMaterial.cue(heights, width: width, by: p.baseAddress!, rows: hyHi - hyLo)
-            }
+            painted?.withUnsafeBufferPointer { ShadedMaterial.cue(heights, width: width, by: $0.baseAddress!, rows: hyHi - hyLo) }
         }
         // The coverage of rows b0..<b1.
         if w.mask.height != b1 - b0 { w.mask = Mask(width: width, height: b1 - b0, repeating: 0) }
@@ -119,12 +123,8 @@ final class BandLoft: TitleShapeSource {
             }
             looks = plane
         }
-        if styled.paint {
-            var plane = PaintPlane(width: width, height: b1 - b0, repeating: .clear)
-            plane.withUnsafeMutableBufferPointer { out in
-                for y in b0..<b1 { source.paint(ofRow: y, into: out.baseAddress! + (y - b0) * width) }
-            }
-            paint = plane
+        if let painted {
+            paint = PaintPlane(width: width, height: b1 - b0, pixels: Array(painted[((b0 - hyLo) * width)..<((b1 - hyLo) * width)]))
         }
         w.b0 = b1
         walk = w
