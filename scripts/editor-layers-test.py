@@ -10,7 +10,8 @@ the panel changed no pixel, yet was accepted, shown bold and saved; the layers s
   looks like a number stays text; a light dragged on the sphere is the layer's; ◆ keyframes
   the layer's key; undo takes the layer's edit back.
 - Keys the selected layer gives to no effect (a stacked layer's anchor, a second layer's canvas
-  width) are marked; those only the scene gives (in, out) say they are the whole scene's.
+  width) are marked; in and out are the layer's own: choosing one gives the layer its own in,
+  leaving the scene's.
 - A click off the ink selects the scene again, whose edits go to the scene.
 
 Usage: editor-layers-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE]
@@ -22,6 +23,7 @@ import os
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 from editor_browser import Editor, arguments, check, find, idle, retype, reveal, wait_for
 
@@ -89,8 +91,16 @@ def main():
         width = driver.find_element(By.CSS_SELECTOR, '#controls .row[data-key="width"]')
         check("unused" in anchor.get_attribute("class") and "unused" in width.get_attribute("class"),
               "a stacked second layer's anchor and canvas width are marked unused")
-        check("scene-wide" in driver.find_element(By.CSS_SELECTOR, '#controls .row[data-key="in.type"]').get_attribute("class"),
-              "in says it is the whole scene's")
+        check("scene-wide" not in driver.find_element(By.CSS_SELECTOR, '#controls .row[data-key="in.type"]').get_attribute("class"),
+              "in is the layer's own, not the whole scene's")
+        scene_in = e.state()["editor"]["document"].get("in")
+        Select(find(driver, '.row[data-key="in.type"] select')).select_by_value("fade")
+        wait_for(lambda: (layer_of(e, 1).get("in") or {}).get("type") == "fade", "in = fade in layers[1]", 30)
+        check(e.state()["editor"]["document"].get("in") == scene_in, "the scene's own in is untouched: %s" % scene_in)
+        idle(driver)
+        find(driver, "#undo").click()
+        wait_for(lambda: "in" not in layer_of(e, 1), "undo to take the layer's in out", 30)
+        idle(driver)
         check("unused" not in text_row.get_attribute("class"), "the layer's text is not marked")
 
         retype(find(driver, '.row[data-key="radius"] input[type=text]'), "14" + Keys.ENTER)

@@ -131,10 +131,12 @@ extension EditorSession {
         document.set("text", runs.value)
     }
 
-    /// A change that needs the scene to have an animation: an `in` or `out` (not taken out), or a keyframe.
+    /// A change that needs the scene to have an animation: an `in` or `out` (the scene's or a
+    /// layer's, not taken out), or a keyframe.
     static func needsAnimation(_ change: Change) -> Bool {
         if change.key == keyframeKey || change.key.hasPrefix(keyframeKey + ":") { return true }
-        guard ["in", "out"].contains(change.key) || change.key.hasPrefix("in.") || change.key.hasPrefix("out.") else { return false }
+        let key = change.key.replacing(/^layers\[\d+\]\./, with: "")
+        guard ["in", "out"].contains(key) || key.hasPrefix("in.") || key.hasPrefix("out.") else { return false }
         return !["none", "null"].contains(change.value.trimmingCharacters(in: .whitespaces))
     }
 

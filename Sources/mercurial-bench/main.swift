@@ -205,7 +205,7 @@ func animationRates(frames: Int) throws -> [(String, Double, Int)] {
     reveal.inOut = try InOut(entrance: rise, exit: nil, duration: 10)
     var slide = reveal
     var from = Entrance(.slide)
-    (from.duration, from.distance) = (1.5, 600)
+    (from.duration, from.slideDistance) = (1.5, 600)
     slide.inOut = try InOut(entrance: from, exit: nil, duration: 10)
     var results: [(String, Double, Int)] = []
     for (name, timeline) in [("lights, point lights, gradient", lights), ("radius (full render)", shape),

@@ -39,8 +39,8 @@ struct Animate: ParsableCommand {
         sets the WebM and MP4 quality (0 smallest, 100 best, 50 the default).
           .png   an animated PNG (APNG), looping when the animation loops
           a pattern such as frames/title-%04d.png: one PNG per frame
-        Video needs Debian's ffmpeg package; for ffmpeg's memory (about 1 GB), WebM
-        frames may have at most 5 M pixels, ProRes and H.264 frames 20 M.
+        Video needs Debian's ffmpeg package; for ffmpeg's memory (1 to 1.5 GB), WebM
+        frames may have at most 4096×2160 pixels, ProRes and H.264 frames 20 M.
         Ctrl-C stops at once and leaves no output.
 
         Examples:

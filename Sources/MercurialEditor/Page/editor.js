@@ -494,7 +494,7 @@ function makeRow(row) {
     field.placeholder = row.kind === 'path' ? 'a file in the scene\'s folder, or ' + (row.unset || 'none') : (row.rangeText || '');
     controls.set(row.key, (v) => { showInField(field, v); });
     // The fallback for a value the page has no control for (a track's keyframes, fallback fonts): its JSON.
-    if (!['path', 'timing', 'margin', 'text', 'timecode'].includes(row.kind)) field.classList.add('json');
+    if (!['path', 'timing', 'margin', 'padding', 'text', 'timecode'].includes(row.kind)) field.classList.add('json');
     field.addEventListener('change', () => put(field.value.trim() || (row.unset || '')));
   }
   // A key the editor cannot change (a track's keyframes, a sequence): shown, not edited.

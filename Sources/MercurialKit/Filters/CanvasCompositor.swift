@@ -38,20 +38,46 @@ public struct Compositing: Sendable, Equatable {
     public let styles: LayerStyles
     /// For a stroke in the title's metal, the loft its coverage gets; else nil.
     let strokeLoft: TitleShapeSettings?
+    /// How far inside its region's edges a title's ink lies (the loft's margin): what a plate sizes to.
+    let inkInset: Int
+    /// For a plate in the title's metal, the title's loft; else nil.
+    let plateLoft: TitleShapeSettings?
 
     public init(_ settings: RenderSettings) {
         backdrop = Backdrop(settings)
         lighting = settings.pointLighting
         opacity = UInt32((min(max(settings.opacity, 0), 1) * 65535).rounded())
-        placement = RegionPlacement(shiftX: settings.shiftX, shiftY: settings.shiftY, zoom: settings.zoom)
+        placement = RegionPlacement(settings)
         styles = settings.look.styles
         strokeLoft = styles.stroke.flatMap { $0.material ? settings.shape.strokeLoft($0) : nil }
+        inkInset = settings.loftMargin
+        plateLoft = styles.plate?.material == true ? settings.shape : nil
         isPlain = lighting == nil && !backdrop.isGradient && opacity == 65535 && placement == nil && styles.isEmpty
         shadingBackground = isPlain ? settings.background : nil
     }
 
     /// The canvas's colour around the drawn region (a gradient's region covers the canvas).
     public var fill: RGBA8 { if case .color(let c) = backdrop { RGBA8(opaque: c) } else { .clear } }
+
+    /// The plate of a title whose region, as laid out, is `size` at `origin`: around its ink,
+    /// moved and zoomed as the title is drawn (nil: no plate); in the title's metal, shaded
+    /// by `shading` (the title's lookup; nil: only where it goes is wanted).
+    func plateShape(region origin: (x: Int, y: Int), size: (width: Int, height: Int),
+                    canvas: (width: Int, height: Int), shading: ShadingLookup? = nil) -> PlateShape? {
+        guard let plate = styles.plate else { return nil }
+        let i = Double(inkInset)
+        let ink = SIMD4(Double(origin.x) + i, Double(origin.y) + i, Double(origin.x + size.width) - i, Double(origin.y + size.height) - i)
+        var shape = plate.shape(ink: ink)
+        if let placement {
+            let centre = SIMD2(Double(origin.x) + Double(size.width) / 2, Double(origin.y) + Double(size.height) / 2)
+            shape = plate.shape(ink: ink, zoom: placement.zoom, centre: centre,
+                                shift: placement.drawnShift(size: size, at: origin, canvas: canvas))
+        }
+        guard let plateLoft, let shading else { return shape }
+        let m = inkInset
+        return shape.inMetal(loft: plateLoft, shading: shading, lighting: lighting,
+                             clip: PixelBounds(minX: -m, minY: -m, maxX: canvas.width - 1 + m, maxY: canvas.height - 1 + m))
+    }
 
     /// Lights `height` rows of `width` shaded pixels that sit at (`originX`, `originY`) on the canvas.
     func light(_ pixels: UnsafeMutableBufferPointer<RGBA8>, width: Int, height: Int, originX: Int, originY: Int) {
@@ -65,6 +91,7 @@ public struct Compositing: Sendable, Equatable {
     func composed(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int),
                   shading: ShadingLookup? = nil) -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
         guard !isPlain else { return (title, origin) }
+        let plate = plateShape(region: origin, size: (title.width, title.height), canvas: canvas, shading: shading)
         var origin = origin
         if let placement {
             // Moved wholly off the canvas: one pixel of backdrop stands for the region.
@@ -74,7 +101,7 @@ public struct Compositing: Sendable, Equatable {
         title.withUnsafeMutableBufferPointer { light($0, width: w, height: h, originX: origin.x, originY: origin.y) }
         if !styles.isEmpty {
             (title, origin) = styles.applied(to: title, at: origin, canvas: canvas, cache: nil, shape: nil,
-                                             metal: strokeMetal(shading))
+                                             metal: strokeMetal(shading), plate: plate)
         }
         if backdrop.isGradient {
             var content = Image<RGBA8>(width: canvas.width, height: canvas.height, repeating: .clear)
@@ -96,7 +123,10 @@ public struct Compositing: Sendable, Equatable {
     func draw(_ title: inout Image<RGBA8>, at origin: (x: Int, y: Int), into canvas: inout Image<RGBA8>,
               changed: [Int32]? = nil, canvasShows: Bool = false,
               styleCache: LayerStyleCache? = nil, shape: TitleShapeSettings? = nil, shading: ShadingLookup? = nil,
-              knockout: Image<RGBA8>? = nil) {
+              knockout: Image<RGBA8>? = nil, laidOut: (origin: (x: Int, y: Int), size: (width: Int, height: Int))? = nil) {
+        // A plate sizes to the title's region as laid out (a reveal's region is taller, by its letters' moves).
+        let plate = plateShape(region: laidOut?.origin ?? origin, size: laidOut?.size ?? (title.width, title.height),
+                               canvas: (canvas.width, canvas.height), shading: shading)
         if let placement {
             // The region moved or resized: lit where it now is, and the whole canvas drawn
             // (its style masks made anew: the moved region may be cut at the canvas's edge).
@@ -110,7 +140,8 @@ public struct Compositing: Sendable, Equatable {
                 // The knock-out moved and resized as the title is.
                 let knocked = knockout.flatMap { placement.placed($0, at: origin, canvas: (canvas.width, canvas.height))?.image }
                 let styled = styles.applied(to: placed.image, at: placed.origin, canvas: (canvas.width, canvas.height),
-                                            cache: nil, shape: nil, metal: strokeMetal(shading), knockout: knocked)
+                                            cache: nil, shape: nil, metal: strokeMetal(shading), knockout: knocked,
+                                            plate: plate)
                 drawLit(styled.content, at: styled.origin, into: &canvas)
                 return
             }
@@ -122,7 +153,7 @@ public struct Compositing: Sendable, Equatable {
         if !styles.isEmpty {
             let styled = styles.applied(to: title, at: origin, canvas: (canvas.width, canvas.height),
                                         cache: styleCache, shape: shape, metal: strokeMetal(shading), lighting: lighting,
-                                        knockout: knockout)
+                                        knockout: knockout, plate: plate)
             drawLit(styled.content, at: styled.origin, into: &canvas)
             return
         }
@@ -143,7 +174,8 @@ public struct Compositing: Sendable, Equatable {
         guard !styles.isEmpty, size.width > 0, size.height > 0 else { return }
         let drawn = placement.map { $0.mapping(size: size, at: origin, canvas: canvas)?.bounds }
             ?? PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + size.width - 1, maxY: origin.y + size.height - 1)
-        guard let drawn, let box = styles.drawnBox(drawn, canvas: canvas) else { return }
+        guard let drawn, let box = styles.drawnBox(drawn, canvas: canvas,
+                                                   plate: plateShape(region: origin, size: size, canvas: canvas)) else { return }
         let metal = styles.stroke?.material == true ? 2 : 1
         let shares = styles.recipes.enumerated().map { kind, recipe in
             recipe.map { r in
@@ -316,15 +348,50 @@ struct GradientRamp {
 /// scaled by `zoom` about its centre, then cut at the canvas's edges. Whole-pixel moves
 /// at the region's own size copy it; the rest resample it bilinearly in premultiplied
 /// alpha (the shape is not lofted again, so a zoomed title is as soft as its zoom).
+///
+/// `clear` adds shares of the distance that takes the region, and `reach` pixels around it
+/// (its styles: left, top, right, bottom), wholly off the canvas towards the sign's side:
+/// -1 in x puts its right edge at the canvas's left. A slide with no distance moves so,
+/// and where the title was laid out decides how far that is.
 public struct RegionPlacement: Sendable, Equatable {
     public let shift: SIMD2<Double>
     public let zoom: Double
+    public let clear: SIMD2<Double>
+    let reach: SIMD4<Double>
 
     /// Nil when the settings leave the region where it was laid out, at its size.
-    init?(shiftX: Double, shiftY: Double, zoom: Double) {
-        guard shiftX != 0 || shiftY != 0 || zoom != 1 else { return nil }
+    init?(shiftX: Double, shiftY: Double, zoom: Double, clear: SIMD2<Double> = .zero, reach: SIMD4<Double> = .zero) {
+        guard shiftX != 0 || shiftY != 0 || zoom != 1 || clear != .zero else { return nil }
         shift = SIMD2(shiftX, shiftY)
         self.zoom = zoom
+        self.clear = clear
+        self.reach = reach
+    }
+
+    /// Where `settings` put a title's region, or nil.
+    init?(_ settings: RenderSettings) {
+        let r = settings.look.styles.reach(inset: settings.loftMargin)
+        self.init(shiftX: settings.shiftX, shiftY: settings.shiftY, zoom: settings.zoom,
+                  clear: SIMD2(settings.look.clearX, settings.look.clearY),
+                  reach: SIMD4(Double(r.left), Double(r.top), Double(r.right), Double(r.bottom)))
+    }
+
+    /// The move of a `size` region at `origin` as drawn, `clear`'s share of the way off the canvas included.
+    func drawnShift(size: (width: Int, height: Int), at origin: (x: Int, y: Int), canvas: (width: Int, height: Int)) -> SIMD2<Double> {
+        let (w, h) = (Double(size.width), Double(size.height))
+        return move(centre: SIMD2(Double(origin.x) + w / 2, Double(origin.y) + h / 2) + shift, half: SIMD2(w * zoom / 2, h * zoom / 2),
+                    canvas: canvas)
+    }
+
+    /// The move, with `clear`'s share of the distance off the canvas added, for a region whose
+    /// centre is at `centre` (moved by `shift`), half `half` wide and high as drawn.
+    private func move(centre: SIMD2<Double>, half: SIMD2<Double>, canvas: (width: Int, height: Int)) -> SIMD2<Double> {
+        guard clear != .zero else { return shift }
+        func off(_ share: Double, _ centre: Double, _ half: Double, _ before: Double, _ after: Double, _ length: Int) -> Double {
+            share < 0 ? share * (centre + half + after).rounded(.up) : share * (Double(length) - (centre - half - before)).rounded(.up)
+        }
+        return shift + SIMD2(off(clear.x, centre.x, half.x, reach[0], reach[2], canvas.width),
+                             off(clear.y, centre.y, half.y, reach[1], reach[3], canvas.height))
     }
 
     /// `title` at `origin` as drawn on a `canvas`-sized canvas: the part inside the
@@ -354,8 +421,10 @@ public struct RegionPlacement: Sendable, Equatable {
     /// How a `size` region at `origin` is placed on a `canvas`-sized canvas (nil: none of it is on the canvas).
     func mapping(size: (width: Int, height: Int), at origin: (x: Int, y: Int), canvas: (width: Int, height: Int)) -> Mapping? {
         let (w, h) = (Double(size.width), Double(size.height))
-        let centre = SIMD2(Double(origin.x) + w / 2, Double(origin.y) + h / 2) + shift
         let halfW = w * zoom / 2, halfH = h * zoom / 2
+        let laidOut = SIMD2(Double(origin.x) + w / 2, Double(origin.y) + h / 2)
+        let shift = move(centre: laidOut + self.shift, half: SIMD2(halfW, halfH), canvas: canvas)
+        let centre = laidOut + shift
         let x0 = max(Int(pixel: centre.x - halfW, .down), 0), x1 = min(Int(pixel: centre.x + halfW, .up), canvas.width)
         let y0 = max(Int(pixel: centre.y - halfH, .down), 0), y1 = min(Int(pixel: centre.y + halfH, .up), canvas.height)
         guard zoom > 0, size.width > 0, size.height > 0, x0 < x1, y0 < y1 else { return nil }

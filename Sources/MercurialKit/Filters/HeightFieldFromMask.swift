@@ -67,6 +67,57 @@ public struct HeightFieldFromMask: Sendable {
         return heights
     }
 
+    // MARK: The loft of a band along a mask's edge (a stroke's)
+
+    /// The chisel or round loft of a band along `mask`'s edge (a stroke's outline), not of
+    /// a shape: the pixels whose signed distance d to the mask's edge (positive inside)
+    /// lies in `band` (−w…∞ for an outside stroke, whose plate runs on under the letters;
+    /// 0…w inside; −w/2…w/2 centred). A pixel's depth into the band is min(d − lower,
+    /// upper − d), and its height the profile of that depth, as the title's loft takes
+    /// the profile of d: each edge's outline rises from its own rim.
+    ///
+    /// Measured by the mask's distance field rather than by the band's own coverage, the
+    /// outlines of two letters closer than the band is wide keep a crease where they meet
+    /// (the depth falls to the line halfway between them) instead of fusing into one
+    /// plateau, and at the letters' inner corners (where a stem meets a diagonal or a
+    /// serif) the outline's faces meet at a mitre instead of a cone, whose normals swept
+    /// through the sphere's dark underside as a notch.
+    public func outputImage(_ mask: Mask, band: ClosedRange<Float>) -> HeightField {
+        precondition(inputRadius > 0, "inputRadius must be positive, got \(inputRadius)")
+        precondition(inputProfile != .liquid, "the liquid loft has no band form")
+        var heights = Image<Float>(width: mask.width, height: mask.height, repeating: 0)
+        let reach = Self.bandReach(band, radius: inputRadius)
+        let distances = SignedDistanceField(mask: mask, reachInside: reach.inside, reachOutside: reach.outside)
+        guard let region = distances.region else { return heights }
+        let radius = inputRadius, round = inputProfile == .round, width = mask.width
+        let lower = band.lowerBound, upper = band.upperBound
+        distances.values.withUnsafeBufferPointer { dist in
+            heights.withUnsafeMutableBufferPointer { out in
+                parallelBands(region.height, minimumBand: 8) { rows in
+                    for r in rows {
+                        let source = dist.baseAddress! + r * region.width
+                        let target = out.baseAddress! + (r + region.minY) * width + region.minX
+                        for i in 0..<region.width {
+                            let d = source[i], depth = min(d - lower, upper - d)
+                            target[i] = round ? Self.roundHeight(signedDistance: depth, radius: radius)
+                                : Self.chiselHeight(signedDistance: depth, radius: radius)
+                        }
+                    }
+                }
+            }
+        }
+        return heights
+    }
+
+    /// How far inside and outside the mask's edge `outputImage(_:band:)` reads its distance
+    /// field: to the band's far rims and the skirt beyond them, and (a band with no inner
+    /// rim) to where the profile levels off. Clamped there, the depth is beyond the skirt's
+    /// end or on the plateau, where the profile no longer changes.
+    static func bandReach(_ band: ClosedRange<Float>, radius: Float) -> (inside: Float, outside: Float) {
+        let inner = band.upperBound.isFinite ? band.upperBound : band.lowerBound + radius
+        return (max(inner, 0) + skirtWidth + 1, max(-band.lowerBound, 0) + skirtWidth + 1)
+    }
+
     // MARK: Profiles of the distance-field lofts
 
     /// The chisel height for a signed distance `d` in pixels (positive inside).

@@ -53,8 +53,9 @@ public struct Stroke: Sendable, Equatable {
     /// What the outline is painted with: a flat colour, or the title's own metal.
     public enum Paint: Sendable, Equatable {
         case color(RGBColor)
-        /// Lofted as a shape of its own with the title's loft and shaded by its
-        /// material and lights (`StrokeMetal`).
+        /// Lofted with the title's loft (liquid: as a shape of its own; chisel and round:
+        /// as a band along the letters' edge, `HeightFieldFromMask.outputImage(_:band:)`)
+        /// and shaded by its material and lights (`StrokeMetal`).
         case material
     }
     public var width = 3.0
@@ -66,6 +67,17 @@ public struct Stroke: Sendable, Equatable {
     public var opacity = 1.0
 
     public init() {}
+
+    /// The band the outline covers, in the letters' signed distance (pixels, positive
+    /// inside): beyond the edge (running on under the letters), within it, or across it.
+    var band: ClosedRange<Float> {
+        let w = Float(width)
+        switch position {
+        case .outside: return -w...Float.infinity
+        case .inside: return 0...w
+        case .center: return -w / 2...w / 2
+        }
+    }
 
     /// `color` or the material, as the scene's `stroke.color` gives them.
     public var paint: Paint {
@@ -87,6 +99,8 @@ public enum BevelDirection: String, Sendable, CaseIterable, Equatable {
 /// A title's layer styles, drawn in Photoshop's order: drop shadow, outer glow, an
 /// outside stroke, the title (tinted by the inner shadow and an inside stroke), a centred stroke.
 public struct LayerStyles: Sendable, Equatable {
+    /// Under everything: a lower third's plate behind the ink.
+    public var plate: Plate? = nil
     public var dropShadow: DropShadow? = nil
     public var outerGlow: OuterGlow? = nil
     public var stroke: Stroke? = nil
@@ -94,7 +108,7 @@ public struct LayerStyles: Sendable, Equatable {
 
     public init() {}
 
-    public var isEmpty: Bool { dropShadow == nil && outerGlow == nil && stroke == nil && innerShadow == nil }
+    public var isEmpty: Bool { plate == nil && dropShadow == nil && outerGlow == nil && stroke == nil && innerShadow == nil }
 
     /// Whether the drop shadow or the outer glow is knocked out under the title's ink.
     var knocksOut: Bool { dropShadow?.knockout == true || outerGlow?.knockout == true }
@@ -114,9 +128,10 @@ public struct LayerStyles: Sendable, Equatable {
     /// three passes of width 2r + 1 reach 3r, so r = size / 3.
     static func boxRadius(size: Double) -> Int { Int((size / 3).rounded()) }
 
-    /// How far the styles reach beyond the title's region on each side, in pixels.
-    public var reach: (left: Int, top: Int, right: Int, bottom: Int) {
-        var r = (left: 0, top: 0, right: 0, bottom: 0)
+    /// How far the styles reach beyond the title's region on each side, in pixels, for
+    /// a region whose ink lies `inset` pixels inside its edges (the loft's margin).
+    public func reach(inset: Int) -> (left: Int, top: Int, right: Int, bottom: Int) {
+        var r = plate?.reach(inset: inset) ?? (left: 0, top: 0, right: 0, bottom: 0)
         func grow(_ e: Int, _ d: SIMD2<Float>) {
             let dx = Int(d.x.rounded(.awayFromZero)), dy = Int(d.y.rounded(.awayFromZero))
             r = (max(r.left, e - dx), max(r.top, e - dy), max(r.right, e + dx), max(r.bottom, e + dy))
@@ -170,9 +185,9 @@ public struct LayerStyles: Sendable, Equatable {
 
     /// `canvas` and `origin` (the title region's place on it) grown on each side the
     /// title sizes itself (`grow` per axis) by the styles' reach, so a shadow is not cut.
-    func grown(canvas: (width: Int, height: Int), origin: (x: Int, y: Int), growWidth: Bool, growHeight: Bool)
+    func grown(canvas: (width: Int, height: Int), origin: (x: Int, y: Int), growWidth: Bool, growHeight: Bool, inset: Int)
         -> (canvas: (width: Int, height: Int), origin: (x: Int, y: Int)) {
-        let r = reach
+        let r = reach(inset: inset)
         let l = growWidth ? r.left : 0, t = growHeight ? r.top : 0
         return ((canvas.width + l + (growWidth ? r.right : 0), canvas.height + t + (growHeight ? r.bottom : 0)),
                 (origin.x + l, origin.y + t))
@@ -182,14 +197,14 @@ public struct LayerStyles: Sendable, Equatable {
 extension RenderSettings {
     /// A text title's canvas as laid out (`canvas`), grown on its auto-sized sides to hold the layer styles.
     func canvasHoldingStyles(_ canvas: (width: Int, height: Int)) -> (width: Int, height: Int) {
-        look.styles.grown(canvas: canvas, origin: (0, 0), growWidth: width == nil, growHeight: height == nil).canvas
+        look.styles.grown(canvas: canvas, origin: (0, 0), growWidth: width == nil, growHeight: height == nil, inset: loftMargin).canvas
     }
 
     /// How many pixels the styles add to a title-sized canvas on its left, top, right and
     /// bottom (0 on a side whose size is given): what the canvas's size and the title's
     /// place on it depend on, besides the title's shape.
     public var stylesGrowth: [Int] {
-        let r = look.styles.reach, x = width == nil, y = height == nil
+        let r = look.styles.reach(inset: loftMargin), x = width == nil, y = height == nil
         return [x ? r.left : 0, y ? r.top : 0, x ? r.right : 0, y ? r.bottom : 0]
     }
 }
@@ -423,7 +438,7 @@ struct LayerStylePlanes {
         planes = styles.recipes.map { recipe in recipe.map { StreamedStylePlane.whole($0, title: title, region: region) } }
         if let s = styles.stroke, let strokeLoft, let plane = stroke {
             strokeMetal = Self.metalOutline(ring: Mask(width: plane.bounds.width, height: plane.bounds.height, pixels: plane.values),
-                                            ink: Self.coverage(title, region, plane.bounds), position: s.position,
+                                            ink: Self.coverage(title, region, plane.bounds), stroke: s,
                                             loft: strokeLoft)
         }
     }
@@ -431,28 +446,43 @@ struct LayerStylePlanes {
     /// A metal stroke's coverage and normals, from its plane's values (`ring`) and the
     /// title's coverage over the same pixels (`ink`): the whole plane, or a window of a
     /// streamed one's rows (`StreamedMetalOutline`), whose rows away from its edges are the whole's.
-    static func metalOutline(ring: Mask, ink: Mask, position: Stroke.Position,
+    /// The liquid loft lofts the ring's coverage (soft joins, where outlines melt together);
+    /// chisel and round loft the stroke's band of the letters' own distance field
+    /// (`HeightFieldFromMask.outputImage(_:band:)`): each letter's outline keeps its
+    /// bevel, two outlines that meet keep a crease between them, and inner corners are mitred.
+    static func metalOutline(ring: Mask, ink: Mask, stroke: Stroke,
                              loft strokeLoft: TitleShapeSettings) -> (coverage: Mask, normals: SurfaceNormals) {
         var ring = ring
+        let position = stroke.position
         if position == .inside {
             // The inside plane is 1 beyond the letters too (the ink clips it as it is drawn).
             ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { min($0, $1) })
         }
-        let loft = TitleShape.lofted(ring, strokeLoft, keepingNormals: false)
+        let heights: HeightField, material: ShadedMaterial
+        if strokeLoft.profile == .liquid {
+            let loft = TitleShape.lofted(ring, strokeLoft, keepingNormals: false)
+            (heights, material) = (loft.heights, loft.material)
+        } else {
+            heights = HeightFieldFromMask(inputRadius: Float(strokeLoft.radius), inputProfile: strokeLoft.profile)
+                .outputImage(ink, band: stroke.band)
+            material = ShadedMaterial(inputScale: Float(strokeLoft.normalScale))
+        }
         if position == .outside {
             // Lofted whole, shaded only where the title does not hide it (a fifth of it at 8 px).
             ring = Mask(width: ring.width, height: ring.height, pixels: zip(ring.pixels, ink.pixels).map { $1 < 1 ? $0 : 0 })
         }
-        return (ring, loft.material.normals(of: loft.heights, coverage: ring))
+        return (ring, material.normals(of: heights, coverage: ring))
     }
 
-    /// Rows either side of a metal stroke's row whose plane values its loft's normals
-    /// there can depend on: the loft's reach (the liquid blur's, or the distance field's
-    /// inside and along the skirt) and the row either side the normals take.
-    static func metalReach(_ loft: TitleShapeSettings) -> Int {
+    /// Rows either side of a metal stroke's row whose plane values and coverage its loft's
+    /// normals there can depend on: the loft's reach (the liquid blur's; for chisel and
+    /// round, the distance field's across the stroke's band and along the skirt) and the
+    /// row either side the normals take.
+    static func metalReach(_ loft: TitleShapeSettings, stroke: Stroke) -> Int {
         let radius = Float(loft.radius)
         if loft.profile == .liquid { return GaussianBlur(sigma: HeightFieldFromMask.liquidSigma * radius).reach + 1 }
-        return SignedDistanceField.rowsReached(reach: max(radius, HeightFieldFromMask.skirtWidth) + 1) + 1
+        let reach = HeightFieldFromMask.bandReach(stroke.band, radius: radius)
+        return SignedDistanceField.rowsReached(reach: max(reach.inside, reach.outside)) + 1
     }
 
     /// The title's coverage (alpha) placed in `bounds`, zero around it.
@@ -524,22 +554,24 @@ extension LayerStyles {
     /// `knockout`: what the drop shadow and outer glow are knocked out under (`drawn`).
     func applied(to title: Image<RGBA8>, at origin: (x: Int, y: Int), canvas: (width: Int, height: Int),
                  cache: LayerStyleCache?, shape: TitleShapeSettings?, metal: StrokeMetal? = nil,
-                 lighting: PointLighting? = nil, knockout: Image<RGBA8>? = nil) -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
+                 lighting: PointLighting? = nil, knockout: Image<RGBA8>? = nil,
+                 plate: PlateShape? = nil) -> (content: Image<RGBA8>, origin: (x: Int, y: Int)) {
         guard title.width > 0, title.height > 0 else { return (title, origin) }
         let region = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + title.width - 1,
                                  maxY: origin.y + title.height - 1)
-        guard let box = drawnBox(region, canvas: canvas) else { return (title, origin) }
+        guard let box = drawnBox(region, canvas: canvas, plate: plate) else { return (title, origin) }
         let metal = stroke?.material == true ? metal : nil
         let styleCache = cache ?? LayerStyleCache()
         let planes = styleCache.planes(for: self, shape: shape, title: title, origin: origin, strokeLoft: metal?.loft,
                                        lighting: lighting)
         let metalImage = metal.flatMap { styleCache.shadedMetal(planes, $0, kept: cache != nil && shape != nil) }
-        return (drawn(title, at: origin, planes: planes, box: box, metal: metalImage, knockout: knockout), (box.minX, box.minY))
+        return (drawn(title, at: origin, planes: planes, box: box, metal: metalImage, knockout: knockout, plate: plate),
+                (box.minX, box.minY))
     }
 
     /// The region drawn for a title whose region is `region`: the title's, each style's
-    /// mask where it falls, clipped to the canvas (nil: none of it is on the canvas).
-    func drawnBox(_ region: PixelBounds, canvas: (width: Int, height: Int)) -> PixelBounds? {
+    /// mask where it falls, and the `plate`, clipped to the canvas (nil: none of it is on the canvas).
+    func drawnBox(_ region: PixelBounds, canvas: (width: Int, height: Int), plate: PlateShape? = nil) -> PixelBounds? {
         var box = region
         func include(_ b: PixelBounds, _ d: SIMD2<Float>) {
             box = PixelBounds(minX: min(box.minX, b.minX + Int(d.x.rounded(.down))), minY: min(box.minY, b.minY + Int(d.y.rounded(.down))),
@@ -549,6 +581,7 @@ extension LayerStyles {
         for kind in [LayerStylePlanes.Kind.shadow, .glow, .stroke] {
             if let recipe = recipes[kind.rawValue] { include(recipe.bounds(region), offsets[kind.rawValue]) }
         }
+        if let plate { include(plate.bounds, .zero) }
         box = PixelBounds(minX: max(box.minX, 0), minY: max(box.minY, 0),
                           maxX: min(box.maxX, canvas.width - 1), maxY: min(box.maxY, canvas.height - 1))
         return box.width > 0 && box.height > 0 ? box : nil
@@ -563,7 +596,8 @@ extension LayerStyles {
     /// proportion to its coverage: the alpha of `knockout` (the title's size and place, its
     /// letters at full alpha: a reveal's), else of `title` itself.
     func drawn(_ title: Image<RGBA8>, at origin: (x: Int, y: Int), planes: LayerStylePlanes, box: PixelBounds,
-               metal metalImage: Image<RGBA8>? = nil, metalFirstRow: Int = 0, knockout: Image<RGBA8>? = nil) -> Image<RGBA8> {
+               metal metalImage: Image<RGBA8>? = nil, metalFirstRow: Int = 0, knockout: Image<RGBA8>? = nil,
+               plate: PlateShape? = nil) -> Image<RGBA8> {
         let shadowOffset = offsets[LayerStylePlanes.Kind.shadow.rawValue]
         let innerOffset = offsets[LayerStylePlanes.Kind.inner.rawValue]
         var out = Image<RGBA8>(width: box.width, height: box.height, repeating: .clear)
@@ -574,6 +608,7 @@ extension LayerStyles {
         let metalPixels = metalImage ?? Image<RGBA8>(width: 1, height: 1, repeating: .clear)
         let strokePosition = self.stroke?.position
         let onlyUnder = innerShadow == nil && (strokePosition == nil || strokePosition == .outside)
+        let plateBounds = plate?.bounds ?? PixelBounds(minX: 0, minY: 0, maxX: -1, maxY: -1)
         precondition(knockout.map { $0.width == title.width && $0.height == title.height } ?? true, "The knock-out is not the title's size")
         let ink = knockout ?? title
         let knocks = layers.shadowKnocks && planes.shadow != nil || layers.glowKnocks && planes.glow != nil
@@ -598,6 +633,7 @@ extension LayerStyles {
                     let metalY = y - stroke.bounds.minY - metalFirstRow
                     let metalRow = metalImage != nil && metalY >= 0 && metalY < metalPixels.height
                         ? mv.baseAddress! + metalY * stroke.bounds.width : nil
+                    let plateRow = y >= plateBounds.minY && y <= plateBounds.maxY
                     for column in 0..<box.width {
                         let tx = column + box.minX - origin.x
                         let inside = ty >= 0 && ty < title.height && tx >= 0 && tx < title.width
@@ -614,6 +650,22 @@ extension LayerStyles {
                         }
                         // What of the shadow and glow the ink leaves (1: all, where there is none).
                         let bare = knocks && inside ? 1 - Float(k[ty * title.width + tx].a) * (1 / 255) : 1
+                        if let plate, plateRow {
+                            let x = column + box.minX
+                            if x >= plateBounds.minX && x <= plateBounds.maxX {
+                                let c = plate.coverage(x: x, y: y)
+                                if let metal = plate.metal {
+                                    let mx = x - plate.metalOrigin.x, my = y - plate.metalOrigin.y
+                                    if mx >= 0, my >= 0, mx < metal.width, my < metal.height {
+                                        let q = metal[mx, my]
+                                        over(SIMD3(Float(q.r), Float(q.g), Float(q.b)) * (1 / 255), plate.opacity * Float(q.a) * (1 / 255))
+                                    }
+                                } else {
+                                    over(plate.color, plate.opacity * c)
+                                }
+                                if plate.bar != nil { over(plate.barColor, plate.barOpacity * min(c, plate.barCoverage(x: x, y: y))) }
+                            }
+                        }
                         if planes.shadow != nil {
                             over(layers.shadow, layers.shadowOpacity * shadowRow.value(column) * (layers.shadowKnocks ? bare : 1))
                         }

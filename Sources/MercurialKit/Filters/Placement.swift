@@ -97,6 +97,8 @@ public struct TextFrame: Sendable, Equatable {
     public var offset = SIMD2<Double>(0, 0)
     /// The widest the ink may be: text wraps and shrinks to fit it, whatever the canvas. nil: the canvas's room.
     public var maxWidth: Int? = nil
+    /// A plate's padding (top, right, bottom, left), kept inside the margin on a side of a given length.
+    public var platePadding: SIMD4<Double>? = nil
 
     public init(width: Int? = nil, height: Int? = nil, loftMargin: Int) {
         self.width = width
@@ -119,7 +121,13 @@ public struct TextFrame: Sendable, Equatable {
         } else {
             margin = padding == nil ? (loftMargin, loftMargin) : nil
         }
-        return Inset(start: max(margin?.start ?? 0, padding ?? 0), end: max(margin?.end ?? 0, padding ?? 0))
+        var inset = Inset(start: max(margin?.start ?? 0, padding ?? 0), end: max(margin?.end ?? 0, padding ?? 0))
+        if let plate = platePadding, length != nil {
+            // The plate, not the ink, meets the margin (a side sized to the text grows by the plate's reach instead).
+            inset.start += Int((horizontal ? plate[3] : plate[0]).rounded(.up))
+            inset.end += Int((horizontal ? plate[1] : plate[2]).rounded(.up))
+        }
+        return inset
     }
 
     /// The space kept at the start (left, top) and end (right, bottom) of a side.

@@ -73,15 +73,15 @@ private final class FinishedRows: PlaneStep {
 /// where the rows sit on the canvas. It holds the shaded rows not yet dropped.
 final class StreamedMetalOutline: PlaneStep {
     let bounds: PixelBounds, chunk: Int, reach: Int
-    let position: Stroke.Position
+    let stroke: Stroke
     let metal: StrokeMetal
     private var ring: RowWindow<Float>, ink: RowWindow<Float>
     private(set) var shaded: RowWindow<RGBA8>
     private var done = 0
 
-    init(bounds: PixelBounds, position: Stroke.Position, metal: StrokeMetal, chunk: Int) {
-        (self.bounds, self.position, self.metal) = (bounds, position, metal)
-        reach = LayerStylePlanes.metalReach(metal.loft)
+    init(bounds: PixelBounds, stroke: Stroke, metal: StrokeMetal, chunk: Int) {
+        (self.bounds, self.stroke, self.metal) = (bounds, stroke, metal)
+        reach = LayerStylePlanes.metalReach(metal.loft, stroke: stroke)
         self.chunk = max(chunk, 2 * reach)
         (ring, ink, shaded) = (RowWindow(width: bounds.width), RowWindow(width: bounds.width), RowWindow(width: bounds.width))
     }
@@ -110,7 +110,7 @@ final class StreamedMetalOutline: PlaneStep {
         let lo = max(done - reach, 0), hi = min(done + chunk + reach, ring.end), last = min(done + chunk, hi)
         let (coverage, normals) = LayerStylePlanes.metalOutline(
             ring: Mask(width: w, height: hi - lo, pixels: ring.copy(lo..<hi)),
-            ink: Mask(width: w, height: hi - lo, pixels: ink.copy(lo..<hi)), position: position, loft: metal.loft)
+            ink: Mask(width: w, height: hi - lo, pixels: ink.copy(lo..<hi)), stroke: stroke, loft: metal.loft)
         let rows = (done - lo) * w..<(last - lo) * w
         var image = Image<RGBA8>(width: w, height: last - done, repeating: .clear)
         ShadedMaterial.shade(normals: SurfaceNormals(width: w, height: last - done, xy: Array(normals.xy[rows])),

@@ -7,6 +7,8 @@ public enum Animator: Sendable, Equatable {
     case track(Track)
     /// The scene's `in` and `out` presets, over the tracks' values.
     case inOut(InOut)
+    /// Each layer's own `in` and `out`, over the scene's.
+    case layerMoves
     /// Every point light with an `orbit` goes round it.
     case orbits
     /// The vine grows along its route, over its `duration` from its `start`.
@@ -24,6 +26,10 @@ public enum Animator: Sendable, Equatable {
             // A layered scene's `in` and `out` bring the whole stack in and out together.
             inOut.apply(to: &settings, at: time)
             for i in settings.layers.indices { inOut.apply(to: &settings.layers[i].settings, at: time) }
+        case .layerMoves:
+            for i in settings.layers.indices {
+                settings.layers[i].inOut?.apply(to: &settings.layers[i].settings, at: time)
+            }
         case .orbits: settings.applyOrbits(at: time)
         case .vineGrowth: if let vine = settings.vine { settings.vine?.grown = vine.growth(at: time) }
         case .physics: break

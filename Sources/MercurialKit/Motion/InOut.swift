@@ -27,8 +27,10 @@ public struct Entrance: Sendable, Equatable {
     public var delay: Double = 0
     public var timing: TimingFunction = .easeOut
     public var side: Side = .left
-    /// A slide's pixels, or a rise's or drop's.
+    /// A rise's or drop's pixels.
     public var distance: Double
+    /// A slide's pixels; nil: as far as takes the title (a layer) wholly off the canvas, styles and all.
+    public var slideDistance: Double? = nil
     /// A scale's size at the start (in) or end (out), times the title's.
     public var factor: Double = 0
     /// Seconds between one letter's start and the next's.
@@ -37,7 +39,7 @@ public struct Entrance: Sendable, Equatable {
 
     public init(_ kind: Kind) {
         self.kind = kind
-        distance = kind == .reveal ? 24 : 100
+        distance = 24
     }
 
     /// The letters' share of a reveal's time: the last of `letters` starts `stagger` × (letters − 1) after the first.
@@ -46,65 +48,89 @@ public struct Entrance: Sendable, Equatable {
     }
 }
 
-/// The `in` and `out` of an animation `duration` seconds long, expanded into tracks
-/// that are applied on top of the scene's own values (its tracks included): a
-/// factor of `opacity` and `zoom`, pixels added to `shiftX` and `shiftY`. A reveal
-/// is a clock its letters read (`LetterReveal.Frame`), since how long it lasts
-/// depends on how many letters the title has.
+/// The `in` and `out` of an animation `duration` seconds long (of the whole scene, or of
+/// one layer), expanded into tracks that are applied on top of the scene's own values
+/// (its tracks included): factors of `opacity` and `zoom`, pixels added to `shiftX` and
+/// `shiftY`, and shares of the distance that takes the title wholly off the canvas added
+/// to `clearX` and `clearY` (a slide with no `distance`). Each of `in` and `out` is a
+/// list of moves that run together (a slide and a fade): each move is its own track, and
+/// the factors multiply and the distances add. A reveal is a clock its letters read
+/// (`LetterReveal.Frame`), since how long it lasts depends on how many letters the title has.
 public struct InOut: Sendable, Equatable {
-    public let entrance: Entrance?
-    public let exit: Entrance?
+    public let entrances: [Entrance]
+    public let exits: [Entrance]
     public let duration: Double
     /// When `out` ends (less its delay): the animation's last frame, so that a fade out's
     /// last frame is clear as a fade in's first is.
     public let lastFrame: Double
-    let opacity: Keyframes<Double>?
-    let shiftX: Keyframes<Double>?
-    let shiftY: Keyframes<Double>?
-    let zoom: Keyframes<Double>?
+    let opacity: [Keyframes<Double>]
+    let shiftX: [Keyframes<Double>]
+    let shiftY: [Keyframes<Double>]
+    let clearX: [Keyframes<Double>]
+    let clearY: [Keyframes<Double>]
+    let zoom: [Keyframes<Double>]
 
-    /// Throws when `entrance` and `exit` together (or one alone) take longer than the
-    /// animation: the title would never be wholly shown, and the two would overlap.
-    /// `lastFrame`: the time of the animation's last frame (nil: its end).
+    /// The first move of `in` (of `out`): the one a command line's `--in` replaces.
+    public var entrance: Entrance? { entrances.first }
+    public var exit: Entrance? { exits.first }
+
     public init(entrance: Entrance?, exit: Entrance?, duration: Double, lastFrame: Double? = nil,
                 letters: Int = 1) throws(MercurialError) {
-        self.entrance = entrance
-        self.exit = exit
+        try self.init(entrances: entrance.map { [$0] } ?? [], exits: exit.map { [$0] } ?? [], duration: duration,
+                      lastFrame: lastFrame, letters: letters)
+    }
+
+    /// Throws when `in` and `out` together (or one alone) take longer than the animation:
+    /// the title would never be wholly shown, and the two would overlap; and for two reveals in one list.
+    /// `lastFrame`: the time of the animation's last frame (nil: its end).
+    public init(entrances: [Entrance], exits: [Entrance], duration: Double, lastFrame: Double? = nil,
+                letters: Int = 1) throws(MercurialError) {
+        self.entrances = entrances
+        self.exits = exits
         self.duration = duration
         self.lastFrame = lastFrame ?? duration
         let lastFrame = self.lastFrame
-        try Self.checkFits(entrance: entrance, exit: exit, duration: duration, letters: letters)
-        func track(_ affects: (Entrance) -> Double?, rest: Double) -> Keyframes<Double>? {
-            var frames: [Keyframe<Double>] = []
-            if let entrance, let from = affects(entrance) {
-                frames.append(Keyframe(time: entrance.delay, value: from, timing: entrance.timing))
-                frames.append(Keyframe(time: entrance.delay + entrance.duration, value: rest))
-            }
-            if let exit, let to = affects(exit) {
+        for (name, moves) in [("in", entrances), ("out", exits)] where moves.filter({ $0.kind == .reveal }).count > 1 {
+            throw MercurialError("\"\(name)\" has \(moves.filter { $0.kind == .reveal }.count) reveals; its letters can appear one way at a time: keep one")
+        }
+        try Self.checkFits(entrances: entrances, exits: exits, duration: duration, letters: letters)
+        // A move's track: from its value at the start to the value at rest (in), or from rest to its value at the end (out).
+        func tracks(_ affects: (Entrance) -> Double?, rest: Double) -> [Keyframes<Double>] {
+            let ins = entrances.compactMap { entrance in affects(entrance).map { from in
+                Keyframes([Keyframe(time: entrance.delay, value: from, timing: entrance.timing),
+                           Keyframe(time: entrance.delay + entrance.duration, value: rest)])
+            } }
+            let outs = exits.compactMap { exit in affects(exit).map { to in
                 let end = lastFrame - exit.delay, start = end - exit.duration
                 // Played backwards: the curve turned end for end.
                 let (x1, y1, x2, y2) = exit.timing.controlPoints
                 let timing = TimingFunction.cubicBezier(1 - x2, 1 - y2, 1 - x1, 1 - y1)
-                if let last = frames.last, last.time >= start { frames.removeLast() }
-                frames.append(Keyframe(time: start, value: rest, timing: timing))
-                frames.append(Keyframe(time: end, value: to))
-            }
-            return frames.isEmpty ? nil : Keyframes(frames)
+                return Keyframes([Keyframe(time: start, value: rest, timing: timing), Keyframe(time: end, value: to)])
+            } }
+            return ins + outs
         }
-        opacity = track({ $0.kind == .fade ? 0 : nil }, rest: 1)
-        zoom = track({ $0.kind == .scale ? $0.factor : nil }, rest: 1)
-        shiftX = track({ e in
-            guard e.kind == .slide else { return nil }
-            return e.side == .left ? -e.distance : e.side == .right ? e.distance : nil
-        }, rest: 0)
-        shiftY = track({ e in
-            guard e.kind == .slide else { return nil }
-            return e.side == .top ? -e.distance : e.side == .bottom ? e.distance : nil
-        }, rest: 0)
+        opacity = tracks({ $0.kind == .fade ? 0 : nil }, rest: 1)
+        zoom = tracks({ $0.kind == .scale ? $0.factor : nil }, rest: 1)
+        func slide(_ e: Entrance, clears: Bool, _ negative: Entrance.Side, _ positive: Entrance.Side) -> Double? {
+            guard e.kind == .slide, (e.slideDistance == nil) == clears else { return nil }
+            let d = e.slideDistance ?? 1
+            return e.side == negative ? -d : e.side == positive ? d : nil
+        }
+        shiftX = tracks({ slide($0, clears: false, .left, .right) }, rest: 0)
+        shiftY = tracks({ slide($0, clears: false, .top, .bottom) }, rest: 0)
+        clearX = tracks({ slide($0, clears: true, .left, .right) }, rest: 0)
+        clearY = tracks({ slide($0, clears: true, .top, .bottom) }, rest: 0)
     }
 
     static func checkFits(entrance: Entrance?, exit: Entrance?, duration: Double, letters: Int) throws(MercurialError) {
-        let parts = [("in", entrance), ("out", exit)].compactMap { name, e in e.map { (name, $0) } }
+        try checkFits(entrances: entrance.map { [$0] } ?? [], exits: exit.map { [$0] } ?? [], duration: duration, letters: letters)
+    }
+
+    /// The longest move of `in` and of `out` together must fit the animation.
+    static func checkFits(entrances: [Entrance], exits: [Entrance], duration: Double, letters: Int) throws(MercurialError) {
+        let parts = [("in", entrances), ("out", exits)].compactMap { name, moves in
+            moves.max { $0.seconds(letters: letters) < $1.seconds(letters: letters) }.map { (name, $0) }
+        }
         let total = parts.reduce(0) { $0 + $1.1.seconds(letters: letters) }
         guard total > duration + 1e-9 else { return }
         let each = parts.map { name, e in
@@ -114,19 +140,23 @@ public struct InOut: Sendable, Equatable {
         throw MercurialError("\(each.joined(separator: " and ")): \(formatNumber((total * 1000).rounded() / 1000)) s, longer than the animation's \(formatNumber(duration)) s, so the title would never be wholly shown; shorten them or lengthen \"animation.duration\"")
     }
 
+    /// The reveal of `in` and of `out`, if any.
+    var revealEntrance: Entrance? { entrances.first { $0.kind == .reveal } }
+    var revealExit: Entrance? { exits.first { $0.kind == .reveal } }
+
     /// Whether a reveal is among them (its letters need a text).
-    public var reveals: Bool { entrance?.kind == .reveal || exit?.kind == .reveal }
+    public var reveals: Bool { revealEntrance != nil || revealExit != nil }
 
     /// The scene at `time` with these applied over its own values.
     func apply(to settings: inout RenderSettings, at time: Double) {
-        if let opacity { settings.opacity *= min(max(opacity.value(at: time), 0), 1) }
-        if let zoom { settings.zoom = min(max(settings.zoom * zoom.value(at: time), 0), 16) }
-        if let shiftX { settings.shiftX += shiftX.value(at: time) }
-        if let shiftY { settings.shiftY += shiftY.value(at: time) }
+        for track in opacity { settings.opacity *= min(max(track.value(at: time), 0), 1) }
+        for track in zoom { settings.zoom = min(max(settings.zoom * track.value(at: time), 0), 16) }
+        for track in shiftX { settings.shiftX += track.value(at: time) }
+        for track in shiftY { settings.shiftY += track.value(at: time) }
+        for track in clearX { settings.look.clearX += track.value(at: time) }
+        for track in clearY { settings.look.clearY += track.value(at: time) }
         if reveals {
-            settings.look.reveal = LetterReveal.Frame(entrance: entrance?.kind == .reveal ? entrance : nil,
-                                                      exit: exit?.kind == .reveal ? exit : nil,
-                                                      time: time, end: lastFrame)
+            settings.look.reveal = LetterReveal.Frame(entrance: revealEntrance, exit: revealExit, time: time, end: lastFrame)
         }
     }
 }

@@ -48,6 +48,25 @@ public struct Timeline: Sendable, Equatable {
         }
     }
 
+    /// Makes each layer's `in` and `out` into its tracks (over this animation's frames), and
+    /// applies them after the scene's (`Animator.layerMoves`); `file` names where in messages.
+    mutating func setLayerMoves(of settings: inout RenderSettings, file: String) throws(MercurialError) {
+        animators.removeAll { if case .layerMoves = $0 { true } else { false } }
+        var any = false
+        for i in settings.layers.indices {
+            let layer = settings.layers[i]
+            guard !layer.entrances.isEmpty || !layer.exits.isEmpty else { settings.layers[i].inOut = nil; continue }
+            do throws(MercurialError) {
+                settings.layers[i].inOut = try InOut(entrances: layer.entrances, exits: layer.exits, duration: duration,
+                                                     lastFrame: lastFrameTime)
+            } catch {
+                throw error.within("\(file): layers[\(i)]")
+            }
+            any = true
+        }
+        if any { animators.insert(.layerMoves, at: tracks.count + (inOut == nil ? 0 : 1)) }
+    }
+
     /// Glyphs as rigid bodies (the scene's `dynamics` block; see Dynamics.swift): the last animator.
     public var dynamics: Dynamics? {
         get { animators.lazy.compactMap { if case .physics(let dynamics) = $0 { dynamics } else { nil } }.first }

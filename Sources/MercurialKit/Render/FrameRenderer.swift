@@ -281,7 +281,8 @@ public final class FrameRenderer {
                 _ = letters.reveal(title, at: reveal, origin: geometry.shape.origin, canvasHeight: height, into: &revealedInk,
                                    opaque: true)
             }
-            compositing.draw(&revealed, at: origin, into: &canvas, shading: shading, knockout: knocks ? revealedInk : nil)
+            compositing.draw(&revealed, at: origin, into: &canvas, shading: shading, knockout: knocks ? revealedInk : nil,
+                             laidOut: (geometry.shape.origin, (title.width, title.height)))
             lastSettings = settings
             return canvas
         }
@@ -289,7 +290,7 @@ public final class FrameRenderer {
         // handed in may show another: see `render(_:into:showing:)`): only the inked pixels change.
         let canvasShows = lastSettings.map {
             Backdrop($0) == compositing.backdrop && $0.shape == key && $0.look.reveal == nil
-                && RegionPlacement(shiftX: $0.shiftX, shiftY: $0.shiftY, zoom: $0.zoom) == nil
+                && RegionPlacement($0) == nil
         } ?? false
         compositing.draw(&title, at: geometry.shape.origin, into: &canvas, changed: plan?.pixels, canvasShows: canvasShows,
                          styleCache: styleCache, shape: key, shading: shading)

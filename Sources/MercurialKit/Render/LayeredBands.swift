@@ -20,7 +20,7 @@ enum LayeredBands {
                 let (p, size, crop) = try TitleRenderer.textRegion(s, text: s.text ?? "")
                 let compositing = Compositing(s)
                 let place = TitleRenderer.placedBands(compositing, crop: crop, canvas: size, bandHeight: bandHeight)
-                let styled = try TitleRenderer.styledBands(s, compositing, region: place.drawn, canvas: size, sized: true,
+                let styled = try TitleRenderer.styledBands(s, compositing, region: place.drawn, laidOut: crop, canvas: size, sized: true,
                                                            bandHeight: bandHeight)
                 let rows = LayerRows(width: width, height: height, compositing: compositing, isBase: index == 0)
                 let stream = try RegionStream(s, source: GlyphRowSource(p), crop: crop, ink: p.drawnInk, canvasHeight: height,

@@ -10,6 +10,11 @@ public struct TitleLayer: Sendable, Equatable {
     /// The scene's keys this layer gives itself, and those its own preset sets (nil: it names none).
     public var ownKeys: Set<String> = []
     public var presetKeys: Set<String>? = nil
+    /// The layer's own `in` and `out` (moves that run together), over the scene's; and their
+    /// tracks, made when the animation is read (nil: the layer has neither).
+    public var entrances: [Entrance] = []
+    public var exits: [Entrance] = []
+    public var inOut: InOut? = nil
 
     public init(settings: RenderSettings) { self.settings = settings }
 
@@ -110,7 +115,7 @@ public enum LayeredTitle {
             while let next = above.firstIndex(where: { $0 == stack.last }) { stack.append(next) }
             let head = layers[top].settings
             var frame = head.textFrame
-            (frame.width, frame.height) = (width, height)
+            (frame.width, frame.height, frame.platePadding) = (width, height, nil)
             let inset = (x: try frame.inset(width, side: "width"), y: try frame.inset(height, side: "height"))
             let room = (width: width - inset.x.total, height: height - inset.y.total)
             guard room.width >= 1, room.height >= 1 else {
@@ -118,16 +123,26 @@ public enum LayeredTitle {
             }
             var scale = 1.0
             var measured: [TextPlacement] = [], y: [Int] = []
-            // The stack's box reaches from its top layer's top to the lowest ink (with overlaps, not the last layer's).
-            func boxHeight() -> Int { zip(y, measured).map { $0 + $1.inkSize.height }.max()! }
+            // Each layer's plate padding in whole pixels: the layer's box is its ink and its plate, stacked and placed as one.
+            let pads = stack.map { index -> (top: Int, right: Int, bottom: Int, left: Int) in
+                let p = layers[index].settings.look.styles.plate?.padding ?? .zero
+                return (Int(p[0].rounded(.up)), Int(p[1].rounded(.up)), Int(p[2].rounded(.up)), Int(p[3].rounded(.up)))
+            }
+            func boxSize(_ i: Int) -> (width: Int, height: Int) {
+                (measured[i].inkSize.width + pads[i].left + pads[i].right, measured[i].inkSize.height + pads[i].top + pads[i].bottom)
+            }
+            // The stack's box reaches from its top layer's top to the lowest box (with overlaps, not the last layer's).
+            func boxHeight() -> Int { y.indices.map { y[$0] + boxSize($0).height }.max()! }
             for attempt in 0..<8 {
                 measured = []
-                for index in stack {
+                for (i, index) in stack.enumerated() {
                     var s = layers[index].settings
                     if scale < 1 { s.size = max(((s.size ?? TextMask.defaultSize) * scale).rounded(.down), 1) }
                     (s.width, s.height, s.padding, s.offset, s.anchor) = (width, nil, nil, .zero, .topLeft)
-                    s.margin = .sides(.pixels(Double(inset.y.start)), .pixels(Double(inset.x.end)), .pixels(Double(inset.y.end)),
-                                      .pixels(Double(inset.x.start)))
+                    s.shape.platePadding = nil
+                    let pad = pads[i]
+                    s.margin = .sides(.pixels(Double(inset.y.start + pad.top)), .pixels(Double(inset.x.end + pad.right)),
+                                      .pixels(Double(inset.y.end + pad.bottom)), .pixels(Double(inset.x.start + pad.left)))
                     do throws(MercurialError) {
                         measured.append(try TextMask.place(try TitleRenderer.textLayout(s, text: s.text ?? ""), frame: s.textFrame))
                     } catch {
@@ -136,7 +151,7 @@ public enum LayeredTitle {
                 }
                 y = [0]
                 for i in stack.indices.dropFirst() {
-                    let gap = layers[stack[i]].gap, over = measured[i - 1].inkSize.height
+                    let gap = layers[stack[i]].gap, over = boxSize(i - 1).height
                     // A negative gap overlaps a layer with the one it is below, up to the top of that layer's ink.
                     guard gap >= 0 || (gap * scale).rounded() >= -Double(over) else {
                         throw MercurialError("layer \(label(stack[i])): \"gap\" \(formatNumber(gap)) lifts it above the top of layer \(label(stack[i - 1])), whose ink is \(over) px tall\(scale < 1 ? " as shrunk to fit" : ""); give a \"gap\" from -\(over) (the layers overlap wholly) up")
@@ -146,7 +161,7 @@ public enum LayeredTitle {
                 guard boxHeight() > room.height, attempt < 7 else { break }
                 scale *= Double(room.height) / Double(boxHeight()) * 0.995
             }
-            let box = (width: measured.map(\.inkSize.width).max()!, height: boxHeight())
+            let box = (width: stack.indices.map { boxSize($0).width }.max()!, height: boxHeight())
             if scale < 1 {
                 let names = stack.count == 1 ? "layer \(label(top))" : "the stack of layers \(stack.map(label).joined(separator: ", "))"
                 let fits = box.height <= room.height ? "" : " and still does not fit"
@@ -161,17 +176,19 @@ public enum LayeredTitle {
             let x0 = TextFrame.position(length: width, inset: inset.x, ink: box.width, side: head.anchor.horizontal, offset: head.offset.x)
             let y0 = TextFrame.position(length: height, inset: inset.y, ink: box.height, side: head.anchor.vertical, offset: head.offset.y)
             for (i, index) in stack.enumerated() {
-                let ink = measured[i].inkSize
-                let free = box.width - ink.width
+                let size = boxSize(i)
+                let free = box.width - size.width
                 let x = x0 + [0, free / 2, free][head.anchor.horizontal]
                 var s = settings[index]
                 // The text as wrapped and the size as shrunk here: on the whole canvas they lay out the same.
                 (s.text, s.size) = (measured[i].text, measured[i].size)
                 s.alignment = s.alignment ?? head.anchor.alignment
                 (s.width, s.height, s.anchor, s.margin, s.padding) = (width, height, .topLeft, .pixels(0), nil)
-                s.offset = SIMD2(Double(x), Double(y0 + y[i]))
+                s.shape.platePadding = nil
+                // The ink inside the layer's box, its plate's padding from the box's edges.
+                s.offset = SIMD2(Double(x + pads[i].left), Double(y0 + y[i] + pads[i].top))
                 settings[index] = s
-                let placed = PixelBounds(minX: x, minY: y0 + y[i], maxX: x + ink.width - 1, maxY: y0 + y[i] + ink.height - 1)
+                let placed = PixelBounds(minX: x, minY: y0 + y[i], maxX: x + size.width - 1, maxY: y0 + y[i] + size.height - 1)
                 for other in inked where other.box.minX <= placed.maxX && placed.minX <= other.box.maxX
                     && other.box.minY <= placed.maxY && placed.minY <= other.box.maxY {
                     warnings.append(MercurialWarning("layers \(other.name) and \(label(index)) overlap; give \"below\" (or a larger \"gap\") to stack them"))

@@ -142,15 +142,17 @@ extension TitleRenderer {
         func placed(_ crop: PixelBounds, canvas: (width: Int, height: Int)) -> (bands: PlacedBands?, drawn: PixelBounds?) {
             TitleRenderer.placedBands(compositing, crop: crop, canvas: canvas, bandHeight: band)
         }
-        func styled(_ region: PixelBounds?, canvas: (width: Int, height: Int), sized: Bool) throws(MercurialError) -> StyledBands? {
-            try TitleRenderer.styledBands(settings, compositing, region: region, canvas: canvas, sized: sized, bandHeight: band)
+        func styled(_ region: PixelBounds?, laidOut: PixelBounds, canvas: (width: Int, height: Int), sized: Bool) throws(MercurialError) -> StyledBands? {
+            try TitleRenderer.styledBands(settings, compositing, region: region, laidOut: laidOut, canvas: canvas, sized: sized,
+                                          bandHeight: band)
         }
         /// Whether a title whose region is `crop` is rendered in bands: its region, or the
         /// pixels it is drawn over (moved, zoomed, with its styles), has more than `streamingThreshold` pixels.
         func streams(_ crop: PixelBounds?, canvas: (width: Int, height: Int)) -> Bool {
             guard !force, let crop else { return true }
             var drawn = placed(crop, canvas: canvas).drawn
-            if !styles.isEmpty { drawn = drawn.flatMap { styles.drawnBox($0, canvas: canvas) } }
+            let plate = compositing.plateShape(region: (crop.minX, crop.minY), size: (crop.width, crop.height), canvas: canvas)
+            if !styles.isEmpty { drawn = drawn.flatMap { styles.drawnBox($0, canvas: canvas, plate: plate) } }
             return max(crop.width * crop.height, drawn.map { $0.width * $0.height } ?? 0) > streamingThreshold
         }
         if let maskPath = settings.mask {
@@ -172,8 +174,10 @@ extension TitleRenderer {
                 return .inMemory(try render(settings))
             }
             let place = crop.map { placed($0, canvas: (scan.width, scan.height)) }
-            let styledBands = try place.flatMap { place throws(MercurialError) in
-                try styled(place.drawn, canvas: (scan.width, scan.height), sized: true)
+            let styledBands = try crop.flatMap { crop throws(MercurialError) in
+                try place.flatMap { place throws(MercurialError) in
+                    try styled(place.drawn, laidOut: crop, canvas: (scan.width, scan.height), sized: true)
+                }
             }
             let writer = try makeWriter(scan.width, scan.height)
             sink = writer
@@ -213,7 +217,7 @@ extension TitleRenderer {
                 looks: looks, paint: paint)))
         }
         let place = placed(crop, canvas: size)
-        let styledBands = try styled(place.drawn, canvas: size, sized: settings.width != nil || settings.height != nil)
+        let styledBands = try styled(place.drawn, laidOut: crop, canvas: size, sized: settings.width != nil || settings.height != nil)
         let writer = try makeWriter(size.width, size.height)
         sink = writer
         let canvas = CanvasBands(width: size.width, height: size.height, compositing: compositing, writer: writer,
@@ -232,7 +236,8 @@ extension TitleRenderer {
         -> (placement: TextPlacement, canvas: (width: Int, height: Int), crop: PixelBounds) {
         let p = try TextMask.place(textLayout(settings, text: text), frame: settings.textFrame)
         let (size, origin) = settings.look.styles.grown(canvas: (p.canvasWidth, p.canvasHeight), origin: (p.originX, p.originY),
-                                                        growWidth: settings.width == nil, growHeight: settings.height == nil)
+                                                        growWidth: settings.width == nil, growHeight: settings.height == nil,
+                                                        inset: settings.loftMargin)
         let crop = PixelBounds(minX: origin.x, minY: origin.y, maxX: origin.x + p.regionWidth - 1,
                                maxY: origin.y + p.regionHeight - 1)
         return (p, size, crop)
@@ -249,12 +254,15 @@ extension TitleRenderer {
 
     /// Layer styles drawn band by band around the title's drawn region (`StyledBands`), or none;
     /// a stroke in the title's metal lofted, shaded and lit band by band too.
-    static func styledBands(_ settings: RenderSettings, _ compositing: Compositing, region: PixelBounds?,
+    /// `laidOut`: the title's region where it was laid out (a plate sizes to its ink).
+    static func styledBands(_ settings: RenderSettings, _ compositing: Compositing, region: PixelBounds?, laidOut: PixelBounds,
                             canvas: (width: Int, height: Int), sized: Bool, bandHeight: Int) throws(MercurialError) -> StyledBands? {
         let styles = settings.look.styles
         guard !styles.isEmpty, let region else { return nil }
         let metal = styles.stroke?.material == true ? compositing.strokeMetal(try ShadingLookup.of(settings)) : nil
-        return try StyledBands(styles, region: region, canvas: canvas, sized: sized, bandHeight: bandHeight, metal: metal)
+        let plate = compositing.plateShape(region: (laidOut.minX, laidOut.minY), size: (laidOut.width, laidOut.height), canvas: canvas,
+                                           shading: styles.plate?.material == true ? try ShadingLookup.of(settings) : nil)
+        return try StyledBands(styles, region: region, canvas: canvas, sized: sized, bandHeight: bandHeight, metal: metal, plate: plate)
     }
 
     /// The canvas's rows, all of them: the title's region streamed band by band (`RegionStream`).

@@ -26,6 +26,8 @@ final class StyledBands {
     let styles: LayerStyles
     /// The title's region on the canvas, and the region the styles draw (nil: none of it is on the canvas).
     let region: PixelBounds, box: PixelBounds?
+    /// The plate under the title, placed on the canvas (nil: none).
+    let plate: PlateShape?
     let bandHeight: Int
     private let planes: [StreamedStylePlane?]
     private let offsets: [SIMD2<Float>]
@@ -39,14 +41,15 @@ final class StyledBands {
     /// such a canvas, or when the windows would hold more than `maximumWindowPixels`.
     /// `metal`: how a stroke in the title's metal is lofted, shaded and lit (nil: a stroke is in its colour).
     init(_ styles: LayerStyles, region: PixelBounds, canvas: (width: Int, height: Int), sized: Bool,
-         bandHeight: Int, metal: StrokeMetal? = nil) throws(MercurialError) {
+         bandHeight: Int, metal: StrokeMetal? = nil, plate: PlateShape? = nil) throws(MercurialError) {
         if sized, let problem = styles.problem(canvasWidth: canvas.width, canvasHeight: canvas.height) {
             throw MercurialError(problem)
         }
         self.styles = styles
         self.region = region
         self.bandHeight = bandHeight
-        box = styles.drawnBox(region, canvas: canvas)
+        self.plate = plate
+        box = styles.drawnBox(region, canvas: canvas, plate: plate)
         offsets = styles.offsets
         let recipes = styles.recipes
         let chunk = { (r: PlaneRecipe) in max(bandHeight, 2 * r.shapeReach) }
@@ -54,7 +57,7 @@ final class StyledBands {
         // A stroke in the title's metal: its outline made from the stroke plane's rows.
         let outlines = zip(recipes.indices, recipes).map { kind, r -> StreamedMetalOutline? in
             guard kind == strokeKind, let r, let metal, let stroke = styles.stroke, stroke.material else { return nil }
-            return StreamedMetalOutline(bounds: r.bounds(region), position: stroke.position, metal: metal, chunk: chunk(r))
+            return StreamedMetalOutline(bounds: r.bounds(region), stroke: stroke, metal: metal, chunk: chunk(r))
         }
         // How many rows each plane's steps hold back, and the rows the output lags the title by.
         let delays = zip(recipes, outlines).map { r, o in
@@ -132,7 +135,7 @@ final class StyledBands {
             let content = styles.drawn(titleRows, at: (region.minX, t0), planes: LayerStylePlanes(planes: windows),
                                        box: PixelBounds(minX: box.minX, minY: rows.lowerBound, maxX: box.maxX,
                                                         maxY: rows.upperBound - 1),
-                                       metal: metal?.image, metalFirstRow: metal?.firstRow ?? 0)
+                                       metal: metal?.image, metalFirstRow: metal?.firstRow ?? 0, plate: plate)
             try canvas.appendLit(content, at: (box.minX, rows.lowerBound))
             next = rows.upperBound
             title.drop(below: next)

@@ -42,7 +42,8 @@ public struct TitleShape: Sendable {
         if settings.mask == nil {
             (shape.canvas, shape.origin) = settings.look.styles.grown(canvas: shape.canvas, origin: shape.origin,
                                                                       growWidth: settings.width == nil,
-                                                                      growHeight: settings.height == nil)
+                                                                      growHeight: settings.height == nil,
+                                                                      inset: settings.loftMargin)
         }
         // A canvas the user sized (or a mask's) may be too small for a shadow or glow; an auto-sized one grew to hold it.
         let sized = settings.mask != nil || settings.width != nil || settings.height != nil

@@ -52,6 +52,9 @@ public struct TitleShapeSettings: Sendable, Equatable {
     public var offset = SIMD2<Double>(0, 0)
     /// The widest the ink may be (it wraps and shrinks to fit); nil: the canvas's room.
     public var maxWidth: Int? = nil
+    /// A plate's padding (top, right, bottom, left): on a side of a given length the ink is placed
+    /// that much further inside the margin, so that the plate keeps to it. Set with `RenderSettings.plate`.
+    public var platePadding: SIMD4<Double>? = nil
     public var lineSpacing: Double = 1
     public var letterSpacing: Double = 0
     public var kerning = true
@@ -92,6 +95,7 @@ public struct TitleShapeSettings: Sendable, Equatable {
     public var textFrame: TextFrame {
         var frame = TextFrame(width: width, height: height, loftMargin: loftMargin)
         (frame.anchor, frame.margin, frame.padding, frame.offset, frame.maxWidth) = (anchor, margin, padding, offset, maxWidth)
+        frame.platePadding = platePadding
         return frame
     }
 
@@ -133,6 +137,9 @@ public struct TitleLookSettings: Sendable, Equatable {
     /// The title as drawn moved right and down by this many pixels, and scaled by
     /// `zoom` about its region's centre, as it is put on the canvas (not lofted again).
     public var shiftX: Double = 0, shiftY: Double = 0, zoom: Double = 1
+    /// Shares of the distance that takes the title wholly off the canvas, added to the move
+    /// (-1 in x: just past the left edge); see `RegionPlacement`.
+    public var clearX: Double = 0, clearY: Double = 0
     /// Letters appearing one after another (an `in`/`out` reveal at the frame's time), or nil.
     public var reveal: LetterReveal.Frame? = nil
     /// Drop shadow, outer glow, stroke and inner shadow, drawn around the shaded title.
@@ -202,6 +209,10 @@ extension RenderSettings {
     public var shiftY: Double { get { look.shiftY } set { look.shiftY = newValue } }
     public var zoom: Double { get { look.zoom } set { look.zoom = newValue } }
     public var dropShadow: DropShadow? { get { look.styles.dropShadow } set { look.styles.dropShadow = newValue } }
+    public var plate: Plate? {
+        get { look.styles.plate }
+        set { (look.styles.plate, shape.platePadding) = (newValue, newValue?.padding) }
+    }
     public var outerGlow: OuterGlow? { get { look.styles.outerGlow } set { look.styles.outerGlow = newValue } }
     public var stroke: Stroke? { get { look.styles.stroke } set { look.styles.stroke = newValue } }
     public var innerShadow: InnerShadow? { get { look.styles.innerShadow } set { look.styles.innerShadow = newValue } }

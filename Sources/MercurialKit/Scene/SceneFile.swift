@@ -104,9 +104,17 @@ public enum SceneFile {
         let presetKeys = materialOverride == nil ? material ?? [] : []
         let preset = settings
         try apply(members, from: path, kind: .scene, to: &settings)
+        let animation = members.first(where: { $0.key == "animation" })
         if let layers = members.first(where: { $0.key == SceneSchema.layersKey.key }) {
+            // A layer's in and out count frames at the animation's rate, and fit in its duration.
+            var reader = SceneAnimation.Reader(file: path)
+            if let animation {
+                var timing = SceneSchema.animation.defaultValue
+                try SceneSchema.animation.read(animation.value, "animation", onto: &timing, reader)
+                (reader.duration, reader.fps) = (timing.duration, timing.fps)
+            }
             let read = try readLayers(layers, from: path, scene: members, preset: preset, over: settings,
-                                      materials: layerMaterials)
+                                      materials: layerMaterials, reader: reader)
             settings.layers = read.layers
             // A title's recipe writes every key at the top and in each layer, on purpose.
             if !members.contains(where: { $0.key == "generator" }) {
@@ -115,7 +123,7 @@ public enum SceneFile {
         }
         let dynamics = members.first(where: { $0.key == "dynamics" })
         let inOut = members.filter { $0.key == "in" || $0.key == "out" }
-        guard let animation = members.first(where: { $0.key == "animation" }) else {
+        guard let animation else {
             if let needy = dynamics ?? inOut.first {
                 throw MercurialError("\(path):\(needy.keyLocation): \"\(needy.key)\" needs an \"animation\" with a \"duration\", e.g. \"animation\": {\"duration\": 3}")
             }
@@ -127,15 +135,16 @@ public enum SceneFile {
             var reader = SceneAnimation.Reader(file: path)
             reader.duration = timeline.duration
             reader.fps = timeline.fps
-            var presets: [String: Entrance] = [:]
-            for member in inOut { presets[member.key] = try SceneSchema.entrance.read(member.value, member.key, reader) }
+            var presets: [String: [Entrance]] = [:]
+            for member in inOut { presets[member.key] = try SceneSchema.moves.read(member.value, member.key, reader) }
             do {
-                timeline.inOut = try InOut(entrance: presets["in"], exit: presets["out"], duration: timeline.duration,
-                                           lastFrame: timeline.lastFrameTime)
+                timeline.inOut = try InOut(entrances: presets["in"] ?? [], exits: presets["out"] ?? [],
+                                           duration: timeline.duration, lastFrame: timeline.lastFrameTime)
             } catch {
                 throw error.within("\(path):\(inOut[inOut.count - 1].keyLocation)")
             }
         }
+        try timeline.setLayerMoves(of: &settings, file: path)
         return timeline
     }
 
@@ -184,7 +193,8 @@ public enum SceneFile {
     /// Returns the layers and the keys each gives (for `unusedKeys`).
     /// `materials`: a layer's material given instead of its own (by the command line).
     static func readLayers(_ member: JSONMember, from file: String, scene: [JSONMember], preset: RenderSettings,
-                           over top: RenderSettings, materials: [Int: String] = [:]) throws(MercurialError)
+                           over top: RenderSettings, materials: [Int: String] = [:],
+                           reader: SceneAnimation.Reader? = nil) throws(MercurialError)
         -> (layers: [TitleLayer], keys: [LayerKeys]) {
         guard case .array(let items) = member.value.value else {
             throw typeError(file, member, expected: "an array of layer objects {\"text\": …}")
@@ -192,7 +202,7 @@ public enum SceneFile {
         guard !items.isEmpty, items.count <= TitleLayer.maximum else {
             throw MercurialError("\(file):\(member.value.location): \"layers\" has \(items.count) layers; give 1 to \(TitleLayer.maximum)")
         }
-        let reader = SceneAnimation.Reader(file: file)
+        let reader = reader ?? SceneAnimation.Reader(file: file)
         var layers: [TitleLayer] = []
         var given: [LayerKeys] = []
         for (index, item) in items.enumerated() {
@@ -209,6 +219,9 @@ public enum SceneFile {
             var rest: [JSONMember] = []
             for field in fields {
                 if let own = SceneSchema.layer.field(field.key) {
+                    if ["in", "out"].contains(field.key), reader.duration == nil {
+                        throw MercurialError("\(file):\(field.keyLocation): \"\(name).\(field.key)\" needs an \"animation\" with a \"duration\", e.g. \"animation\": {\"duration\": 3}")
+                    }
                     try own.read(&layer, field.value, "\(name).\(field.key)", reader)
                 } else if let sceneKey = SceneSchema.refused(field.key, in: .layer) {
                     throw MercurialError("\(file):\(field.keyLocation): \"\(field.key)\" belongs to the scene, not to one of its layers\(sceneKey.layerNote); move it to the top level")

@@ -56,8 +56,8 @@ public enum SceneRecipe {
         if let timeline {
             members.append(("animation", SceneSchema.animation.write(timeline)))
             if let dynamics = timeline.dynamics { members.append(("dynamics", SceneSchema.dynamics.write(dynamics))) }
-            for (key, preset) in [("in", timeline.inOut?.entrance), ("out", timeline.inOut?.exit)] {
-                if let preset, let value = SceneSchema.entrance.write(preset) { members.append((key, value)) }
+            for (key, moves) in [("in", timeline.inOut?.entrances ?? []), ("out", timeline.inOut?.exits ?? [])] {
+                if let value = SceneSchema.moves.write(moves) { members.append((key, value)) }
             }
         }
         return .members(members)

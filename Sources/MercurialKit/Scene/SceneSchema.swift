@@ -34,6 +34,8 @@ public enum SceneSchema {
                     help: "the baseline follows a curve: round a circle (arc: centred on start; circle: beginning at it) or through points, each glyph turned to it"),
         SchemaField("variations", \.variations, variations,
                     help: "a variable font's axes: {\"wght\": 650, \"slnt\": -8}, each within the font's range; a track can animate one (variations.wght)"),
+        SchemaField("plate", \.plate, SchemaValue.block(plate).optional(acceptsNull: true, what: "a \"plate\""),
+                    help: "a filled, optionally rounded box behind the ink, sized to it with padding, with an optional accent bar: a lower third's plate; it moves and fades with the title"),
         SchemaField("dropShadow", \.dropShadow, SchemaValue.block(dropShadow).optional(acceptsNull: true, what: "a \"dropShadow\""),
                     help: "a shadow under the title, as Photoshop's Drop Shadow layer style"),
         SchemaField("outerGlow", \.outerGlow, SchemaValue.block(outerGlow).optional(acceptsNull: true, what: "an \"outerGlow\""),
@@ -211,6 +213,48 @@ public enum SceneSchema {
     public static let dropShadow = shadow(edge: "spread", falls: "", edgeHelp: "dilation", knockout: true)
     public static let innerShadow = shadow(edge: "choke", falls: " inside the letters", edgeHelp: "choke", knockout: false)
 
+    public static let plate = Schema(Plate(), [
+        SchemaField("color", \.paint, paint(of: "plate"),
+                    help: "the plate's colour, or \"material\": lofted and shaded in the title's metal and lights"),
+        SchemaField("opacity", \.opacity, styleOpacity, help: "the plate's opacity, 0…1 (0: the bar alone)"),
+        SchemaField("padding", \.padding, platePadding, help: "pixels between the ink and the plate's edge: one for every side, [x, y] or [top, right, bottom, left]"),
+        SchemaField("radius", \.radius, .number(0...2048), help: "the corners' radius in pixels"),
+        SchemaField("bar", \.bar, SchemaValue.block(plateBar).optional(acceptsNull: true, what: "a \"plate.bar\""),
+                    help: "an accent line along one side of the plate"),
+    ])
+
+    public static let plateBar = Schema(Plate.Bar(), [
+        SchemaField("side", \.side, .choice(Plate.Bar.Side.allCases.map(\.rawValue), parse: { Plate.Bar.Side(rawValue: $0) },
+                                           name: { $0.rawValue }, what: "\"left\", \"right\", \"top\" or \"bottom\""),
+                    help: "the side of the plate it runs along"),
+        SchemaField("width", \.width, .number(0...2048), help: "its width in pixels, inside the plate's edge"),
+        SchemaField("color", \.color, .color, help: "its colour"),
+        SchemaField("opacity", \.opacity, styleOpacity, help: "its opacity, 0…1"),
+    ])
+
+    /// A plate's `padding`: one number for every side, `[x, y]` or `[top, right, bottom, left]`, in pixels.
+    static let platePadding = SchemaValue<SIMD4<Double>>(
+        kind: "padding", range: 0...4096, rangeDescription: "px, [x, y] or [top, right, bottom, left]",
+        read: { node, name, reader throws(MercurialError) in
+            switch node.value {
+            case .array(let items) where items.count == 2:
+                let (x, y) = (try reader.number(items[0], "\(name)[0]", in: 0...4096), try reader.number(items[1], "\(name)[1]", in: 0...4096))
+                return SIMD4(y, x, y, x)
+            case .array(let items) where items.count == 4:
+                var sides = SIMD4<Double>()
+                for i in 0..<4 { sides[i] = try reader.number(items[i], "\(name)[\(i)]", in: 0...4096) }
+                return sides
+            case .array(let items):
+                throw reader.fail(node, "\"\(name)\" has \(items.count) values; give one for every side, [x, y] or [top, right, bottom, left]")
+            default:
+                let v = try reader.number(node, name, in: 0...4096)
+                return SIMD4(repeating: v)
+            }
+        },
+        write: { p in
+            p == SIMD4(repeating: p[0]) ? .number(p[0]) : .list([p[0], p[1], p[2], p[3]].map { .number($0) })
+        })
+
     public static let outerGlow = Schema(OuterGlow(), [
         SchemaField("color", \.color, .color, help: "the glow's colour"),
         SchemaField("opacity", \.opacity, styleOpacity, help: "the glow's opacity, 0…1"),
@@ -228,7 +272,10 @@ public enum SceneSchema {
     ])
 
     /// A stroke's paint: a colour (animatable), or `"material"` (did-you-mean for a near miss).
-    static let strokePaint: SchemaValue<Stroke.Paint> = {
+    static let strokePaint = paint(of: "stroke")
+
+    /// A style's paint (`style`: "stroke", "plate"): a colour (animatable), or `"material"`.
+    static func paint(of style: String) -> SchemaValue<Stroke.Paint> {
         let color = SchemaValue<RGBColor>.color
         return SchemaValue(SchemaDescription(kind: "color", range: nil, rangeDescription: "colour or \"material\"",
                                              children: { _ in [] }),
@@ -253,7 +300,7 @@ public enum SceneSchema {
                                steps.isEmpty ? SchemaLeaf(kind: .color,
                                                           get: { paint in
                                                               guard case .color(let c) = paint else {
-                                                                  return .missing("animates the stroke's colour, but \"stroke.color\" is \"material\" (the title's metal, which its lights animate); give the stroke a colour, or leave out the track")
+                                                                  return .missing("animates the \(style)'s colour, but \"\(style).color\" is \"material\" (the title's metal, which its lights animate); give the \(style) a colour, or leave out the track")
                                                               }
                                                               return .value(.color(c))
                                                           },
@@ -262,7 +309,7 @@ public enum SceneSchema {
                                                           })
                                             : nil
                            })
-    }()
+    }
 
     /// A stroke's position: one of its cases.
     static let strokePosition = SchemaValue<Stroke.Position>.choice(
@@ -919,7 +966,8 @@ extension SceneSchema {
             SchemaField("side", \.side, .choice(Entrance.Side.allCases.map(\.rawValue), parse: { Entrance.Side(rawValue: $0) },
                                                name: { $0.rawValue }, what: "\"left\", \"right\", \"top\" or \"bottom\""),
                         help: "the side it comes in from (in) or leaves to (out)"),
-            SchemaField("distance", \.distance, .number(0...100_000), help: "how far it slides, in pixels"),
+            SchemaField("distance", \.slideDistance, SchemaValue.number(0...100_000).optional(what: "a \"distance\""),
+                        help: "how far it slides, in pixels; left out: far enough that it starts (in) or ends (out) wholly off the canvas, styles and all"),
         ]),
         entranceSchema(.scale, [
             SchemaField("factor", \.factor, .number(0...16), help: "its size at the start (in) or end (out), times its own"),
@@ -943,6 +991,30 @@ extension SceneSchema {
         write: { e in entrances.first { $0.type == e.kind.rawValue }.map { $0.schema.write(e) } },
         leaf: { _ in nil })
 
+    /// A scene's or a layer's `in` or `out`: one move, or a list of moves that run together
+    /// (`[{"type": "slide", …}, {"type": "fade", …}]`), each with its own duration and delay.
+    public static let moves = SchemaValue<[Entrance]>(
+        SchemaDescription(kind: "object", range: nil,
+                          rangeDescription: entrance.description.rangeDescription + " or a list of them, which run together",
+                          children: entrance.description.children),
+        read: { node, name, reader throws(MercurialError) in
+            guard case .array(let items) = node.value else { return [try entrance.read(node, name, reader)] }
+            guard (1...maximumMoves).contains(items.count) else {
+                throw reader.fail(node, "\"\(name)\" has \(items.count) moves; give 1 to \(maximumMoves) (they run together)")
+            }
+            var moves: [Entrance] = []
+            for (index, item) in items.enumerated() { moves.append(try entrance.read(item, "\(name)[\(index)]", reader)) }
+            return moves
+        },
+        write: { moves in
+            moves.isEmpty ? nil : moves.count == 1 ? entrance.write(moves[0])
+                : .array(moves.compactMap { entrance.write($0).map { JSONNode(value: $0, location: .none) } })
+        },
+        leaf: { _ in nil })
+
+    /// The most moves one `in` or `out` may list.
+    public static let maximumMoves = 8
+
     // MARK: - layers
 
     /// A layer's own keys; the rest of a layer are a scene's keys (a `material` first), read over the scene's top level.
@@ -951,6 +1023,8 @@ extension SceneSchema {
         SchemaField("below", \.below, SchemaValue.string.optional(what: "a \"below\""),
                     help: "the name of the layer this one sits under; left out: placed on its own, by its anchor"),
         SchemaField("gap", \.gap, .number(-10_000...10_000), help: "pixels between the ink of the layer above and this one's"),
+        SchemaField("in", \.entrances, moves, help: "how this layer comes in, after the scene's start (with the scene's own in, if any): a move or a list of moves that run together"),
+        SchemaField("out", \.exits, moves, help: "how this layer goes out, before the scene's last frame: a move or a list of moves that run together"),
     ])
 
     // MARK: - fallback fonts

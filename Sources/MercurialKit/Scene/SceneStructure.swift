@@ -78,7 +78,6 @@ extension SceneSchema {
     /// Every top-level key of a scene that is no parameter, in the order did-you-mean weighs them:
     /// the blocks are the fields of `settings` that are no parameter.
     public static var structure: [SchemaKey] {
-        let wholeStack = " (the scene's \"in\" and \"out\" bring the whole stack in and out)"
         return [
             materialKey,
             SchemaKey("lights", kind: "array", places: .title, role: .setting,
@@ -89,8 +88,10 @@ extension SceneSchema {
                       help: "the duration, frame rate and tracks (beside a sequence: its frame rate and looping)"),
         ] + blocks.fields.map(SchemaKey.init(block:)) + [
             SchemaKey("dynamics", kind: "object", places: .scene, role: .part, help: "rigid-body physics that moves the title's glyphs"),
-            SchemaKey("in", kind: "object", places: .scene, role: .part, help: "how the title comes in", layerNote: wholeStack),
-            SchemaKey("out", kind: "object", places: .scene, role: .part, help: "how the title goes out", layerNote: wholeStack),
+            SchemaKey("in", kind: "object", places: [.scene, .layer], role: .part,
+                      help: "how the title comes in: a move or a list of moves that run together (a layer's own, after its delay)"),
+            SchemaKey("out", kind: "object", places: [.scene, .layer], role: .part,
+                      help: "how the title goes out: a move or a list of moves that run together (a layer's own, before the last frame)"),
             SchemaKey("generator", kind: "string", places: .title, role: .note, help: "the version of mercurial that wrote a recipe"),
             SchemaKey("fontSHA256", kind: "string", places: .title, role: .note, help: "the SHA-256 of the font file a recipe's title was made with"),
             SchemaKey("fallbackFonts", kind: "array", places: .title, role: .setting,

@@ -98,7 +98,7 @@ import MercurialTestSupport
         base.size = 60
         let still = try #require(Self.inkBox(try TitleRenderer.render(base).image))
         for (side, dx, dy) in [(Entrance.Side.left, -60, 0), (.right, 60, 0), (.top, 0, -30), (.bottom, 0, 30)] {
-            let slide = Self.preset(.slide) { $0.side = side; $0.distance = Double(abs(dx + dy)) }
+            let slide = Self.preset(.slide) { $0.side = side; $0.slideDistance = Double(abs(dx + dy)) }
             let renderer = try FrameRenderer(base: base, timeline: Self.timeline(slide))
             let moved = PixelBounds(minX: still.minX + dx, minY: still.minY + dy, maxX: still.maxX + dx, maxY: still.maxY + dy)
             let box = Self.inkBox(try renderer.frame(0))
@@ -106,7 +106,7 @@ import MercurialTestSupport
             #expect(Self.inkBox(try renderer.frame(19)) == still, "it ends where the still is")
         }
         // Slid wholly off the canvas, nothing is drawn.
-        let far = try FrameRenderer(base: base, timeline: Self.timeline(Self.preset(.slide) { $0.distance = 2000 }))
+        let far = try FrameRenderer(base: base, timeline: Self.timeline(Self.preset(.slide) { $0.slideDistance = 2000 }))
         #expect(try far.frame(0).pixels.allSatisfy { $0.a == 0 })
     }
 

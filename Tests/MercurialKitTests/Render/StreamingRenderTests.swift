@@ -93,14 +93,17 @@ import MercurialTestSupport
         }
     }
 
+    /// The two-line title the banded renders are checked with: 48 px, `radius`, in `profile`.
+    static func hgWave(_ profile: LoftProfile, radius: Double) -> RenderSettings {
+        var settings = RenderSettings()
+        (settings.text, settings.size, settings.radius, settings.profile) = ("Hg\\nwave", 48, radius, profile)
+        return settings
+    }
+
     /// Text drawn a row at a time from its glyphs, sized to the ink and on a larger canvas.
     @Test(arguments: [LoftProfile.liquid, .round])
     func textBandsEqualTheWholeImage(_ profile: LoftProfile) throws {
-        var settings = RenderSettings()
-        settings.text = "Hg\\nwave"
-        settings.size = 48
-        settings.radius = 5
-        settings.profile = profile
+        var settings = Self.hgWave(profile, radius: 5)
         for canvas in [nil, (260, 190)] as [(Int, Int)?] {
             settings.width = canvas?.0
             settings.height = canvas?.1

@@ -148,11 +148,7 @@ import MercurialTestSupport
     /// the other styles' test.
     @Test(arguments: [LoftProfile.liquid, .chisel])
     func aMetalStrokeStreamsAsItRendersWhole(_ profile: LoftProfile) throws {
-        var settings = RenderSettings()
-        settings.text = "Hg\\nwave"
-        settings.size = 48
-        settings.radius = 6
-        settings.profile = profile
+        var settings = StreamingRenderTests.hgWave(profile, radius: 6)
         for (position, width, lit) in [(Stroke.Position.outside, 5.0, false), (.inside, 3, true), (.center, 4, false),
                                        (.outside, 8, true)] {
             var stroke = Stroke()

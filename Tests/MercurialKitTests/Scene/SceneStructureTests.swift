@@ -62,11 +62,11 @@ import MercurialTestSupport
             #expect(key.places == .title && key.role == .setting && key.help == field.help, "\(field.key)")
         }
         let sceneWide = structure.filter { $0.places.isDisjoint(with: [.material, .layer]) }.map(\.key)
-        #expect(sceneWide == ["animation", "dynamics", "in", "out", "sequence"])
+        #expect(sceneWide == ["animation", "dynamics", "sequence"])
         #expect(Set(structure.filter { !$0.places.contains(.layer) }.map(\.key)) == Set(sceneWide + ["layers"]))
         #expect(Set(structure.filter { !$0.places.contains(.sequence) }.map(\.key)) == ["dynamics", "in", "out", "layers"])
         #expect(Set(structure.filter(\.setsNoSetting).map(\.key))
-                == Set(["description", "generator", "fontSHA256", "layers"] + sceneWide))
+                == Set(["description", "generator", "fontSHA256", "layers", "in", "out"] + sceneWide))
         #expect(structure.filter { $0.role == .preset }.map(\.key) == ["material"])
         #expect(structure.allSatisfy { ($0.read != nil) == ($0.role == .setting) }, "a setting is read as declared")
     }
