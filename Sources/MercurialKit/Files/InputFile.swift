@@ -212,6 +212,9 @@ public enum InputFiles {
         if settings.mask == nil, let font = try? FontLibrary.resolve(settings.font) { files.append(("font", font)) }
         if let path = settings.shadingImage { files.append(("shading image", path)) }
         if let path = settings.mask { files.append(("mask", path)) }
+        for s in [settings] + settings.layers.map(\.settings) {
+            if let image = s.image { files.append(("image", image.file)) }
+        }
         return files
     }
 

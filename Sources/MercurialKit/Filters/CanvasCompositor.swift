@@ -52,7 +52,9 @@ public struct Compositing: Sendable, Equatable {
         strokeLoft = styles.stroke.flatMap { $0.material ? settings.shape.strokeLoft($0) : nil }
         inkInset = settings.loftMargin
         plateLoft = styles.plate?.material == true ? settings.shape : nil
-        isPlain = lighting == nil && !backdrop.isGradient && opacity == 65535 && placement == nil && styles.isEmpty
+        // An image in its own colours is drawn clear and put over the backdrop (its colours replace the shading's).
+        let flatImage = settings.image.map { !$0.emboss } ?? false
+        isPlain = lighting == nil && !backdrop.isGradient && opacity == 65535 && placement == nil && styles.isEmpty && !flatImage
         shadingBackground = isPlain ? settings.background : nil
     }
 

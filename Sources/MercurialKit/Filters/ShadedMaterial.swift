@@ -171,14 +171,15 @@ extension ShadedMaterial {
     /// catches) lights it: each channel the emoji's times 0.3 + 1.4 × the metal's, mixed in by how
     /// much of the pixel the emoji covers. Every path shades first and paints after, so a still,
     /// its bands and an animation's frames agree to the bit.
-    static func paint(_ paint: PaintPlane, onto title: inout Image<RGBA8>) {
+    /// `flat`: an image drawn in its own colours, which replace the metal's (the alpha stays the coverage's).
+    static func paint(_ paint: PaintPlane, onto title: inout Image<RGBA8>, flat: Bool = false) {
         precondition(paint.width == title.width && paint.height == title.height,
                      "a \(paint.width)×\(paint.height) paint plane over a \(title.width)×\(title.height) title")
         paint.withUnsafeBufferPointer { p in
             title.withUnsafeMutableBufferPointer { out in
                 parallelBands(paint.height, minimumBand: 16) { rows in
                     for i in (rows.lowerBound * paint.width)..<(rows.upperBound * paint.width) where p[i].a > 0 && out[i].a > 0 {
-                        out[i] = painted(out[i], by: p[i])
+                        out[i] = flat ? RGBA8(r: p[i].r, g: p[i].g, b: p[i].b, a: out[i].a) : painted(out[i], by: p[i])
                     }
                 }
             }

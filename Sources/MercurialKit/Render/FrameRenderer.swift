@@ -77,6 +77,9 @@ public final class FrameRenderer {
             return
         }
         layered = nil
+        if let image = base.image, timeline.dynamics != nil {
+            throw MercurialError("\"dynamics\" moves a text's glyphs, and image '\(image.file)' has none; leave out \"dynamics\"")
+        }
         let planned = try TitleRenderer.plannedSize(first)
         guard planned.canvas.width * planned.canvas.height <= Self.maximumFramePixels else {
             throw MercurialError.limit("an animation's frames are made whole, in memory, so they may have at most \(Self.maximumFramePixels / 1_000_000) M pixels (7680×4320); this one is \(planned.canvas.width)×\(planned.canvas.height); use a smaller canvas")
@@ -318,6 +321,6 @@ public final class FrameRenderer {
             ShadedMaterial.shade(normals: normals, coverage: mask, looks: shape.looks, shading: shading,
                                  background: compositing.shadingBackground, into: &title)
         }
-        if let paint = shape.paint { ShadedMaterial.paint(paint, onto: &title) }
+        if let paint = shape.paint { ShadedMaterial.paint(paint, onto: &title, flat: shape.paintIsFlat) }
     }
 }

@@ -22,6 +22,14 @@ public struct TitleLayer: Sendable, Equatable {
     public static let maximum = 16
 }
 
+/// What a stack's placement measures of a layer: its ink's size, and a text layer's text as
+/// wrapped and size as shrunk to fit (an image layer keeps its own).
+struct LayerMeasure {
+    var inkSize: (width: Int, height: Int)
+    var text: String?
+    var size: Double
+}
+
 /// A scene with `layers`: each layer shaped, shaded and lit as a title is (a still of
 /// the one renderer), stacked, and painted in order over the first one's canvas
 /// (straight-alpha "over", also over a transparent backdrop).
@@ -98,8 +106,8 @@ public enum LayeredTitle {
     static func placeWithInk(_ layers: [TitleLayer], width: Int, height: Int) throws(MercurialError)
         -> (settings: [RenderSettings], warnings: [MercurialWarning], ink: [PixelBounds]) {
         for layer in layers {
-            guard layer.settings.text != nil else {
-                throw MercurialError("each layer needs a \"text\" (a --mask title cannot be a layer)")
+            guard layer.settings.text != nil || layer.settings.image != nil else {
+                throw MercurialError("each layer needs a \"text\" or an \"image\" (a --mask title cannot be a layer)")
             }
             guard layer.settings.mask == nil, layer.settings.vine == nil else { throw MercurialError("a layer cannot have a \"mask\" or a \"vine\"; leave them out of \"layers\"") }
         }
@@ -122,7 +130,7 @@ public enum LayeredTitle {
                 throw MercurialError("the margin of layer \(label(top)) leaves no room on the \(width)×\(height) canvas; use a smaller \"margin\" or \"padding\"")
             }
             var scale = 1.0
-            var measured: [TextPlacement] = [], y: [Int] = []
+            var measured: [LayerMeasure] = [], y: [Int] = []
             // Each layer's plate padding in whole pixels: the layer's box is its ink and its plate, stacked and placed as one.
             let pads = stack.map { index -> (top: Int, right: Int, bottom: Int, left: Int) in
                 let p = layers[index].settings.look.styles.plate?.padding ?? .zero
@@ -144,7 +152,13 @@ public enum LayeredTitle {
                     s.margin = .sides(.pixels(Double(inset.y.start + pad.top)), .pixels(Double(inset.x.end + pad.right)),
                                       .pixels(Double(inset.y.end + pad.bottom)), .pixels(Double(inset.x.start + pad.left)))
                     do throws(MercurialError) {
-                        measured.append(try TextMask.place(try TitleRenderer.textLayout(s, text: s.text ?? ""), frame: s.textFrame))
+                        if let image = s.image {
+                            let ink = try ImageTitle.inkSize(image)
+                            measured.append(LayerMeasure(inkSize: ink, text: nil, size: s.size ?? TextMask.defaultSize))
+                        } else {
+                            let p = try TextMask.place(try TitleRenderer.textLayout(s, text: s.text ?? ""), frame: s.textFrame)
+                            measured.append(LayerMeasure(inkSize: p.inkSize, text: p.text, size: p.size))
+                        }
                     } catch {
                         throw error.within("layer \(label(index))")
                     }
@@ -167,7 +181,7 @@ public enum LayeredTitle {
                 let fits = box.height <= room.height ? "" : " and still does not fit"
                 warnings.append(MercurialWarning("\(names) was shrunk to \(formatNumber((scale * 1000).rounded() / 10)) % to fit the \(room.width)×\(room.height) room inside the margin\(fits); use smaller sizes or fewer lines"))
             }
-            for (i, index) in stack.enumerated() {
+            for (i, index) in stack.enumerated() where layers[index].settings.image == nil {
                 let requested = layers[index].settings.size ?? TextMask.defaultSize
                 if scale == 1, measured[i].size < requested {
                     warnings.append(MercurialWarning("layer \(label(index)): the text was shrunk from \(formatNumber(requested)) px to \(formatNumber(measured[i].size)) px to fit the \(room.width) px inside the margin"))
@@ -181,7 +195,7 @@ public enum LayeredTitle {
                 let x = x0 + [0, free / 2, free][head.anchor.horizontal]
                 var s = settings[index]
                 // The text as wrapped and the size as shrunk here: on the whole canvas they lay out the same.
-                (s.text, s.size) = (measured[i].text, measured[i].size)
+                if s.image == nil { (s.text, s.size) = (measured[i].text, measured[i].size) }
                 s.alignment = s.alignment ?? head.anchor.alignment
                 (s.width, s.height, s.anchor, s.margin, s.padding) = (width, height, .topLeft, .pixels(0), nil)
                 s.shape.platePadding = nil

@@ -90,6 +90,7 @@ public struct ResourceStore: Sendable, Equatable {
         }
         func visit(_ s: RenderSettings, prefix: String) throws(MercurialError) {
             if let mask = s.mask { throw refuse(prefix + "mask", mask) }
+            if let image = s.image { throw refuse(prefix + "image", image.file) }
             if let image = s.shadingImage { throw refuse(prefix + "shadingImage", image) }
             if try Self.namesAFile(s.font) { throw refuse(prefix + "font", s.font) }
             for (i, run) in s.runs.enumerated() {

@@ -131,9 +131,11 @@ extension TitleRenderer {
         let compositing = Compositing(settings)
         let band = max(bandHeight, 1)
         if !settings.layers.isEmpty {
-            // A layered scene on a canvas of at most `streamingThreshold` pixels is painted in memory.
+            // A layered scene on a canvas of at most `streamingThreshold` pixels is painted in memory,
+            // as is one with an image layer (held whole; a canvas over 33 M pixels is refused there).
             guard let canvas = try? LayeredTitle.canvas(of: settings),
-                  force || Double(canvas.width) * Double(canvas.height) > Double(streamingThreshold) else {
+                  force || Double(canvas.width) * Double(canvas.height) > Double(streamingThreshold),
+                  !settings.layers.contains(where: { $0.settings.image != nil }) else {
                 return .inMemory(try render(settings))
             }
             return try LayeredBands.render(settings, bandHeight: band, writer: &sink, makeWriter: makeWriter)

@@ -49,6 +49,8 @@ public enum TitleRenderer {
         var looks: LookPlane? = nil
         /// The colours colour emoji keep over `mask`; nil: none.
         var paint: PaintPlane? = nil
+        /// Whether `paint` replaces the shaded colours (an image drawn in its own) rather than lighting them.
+        var paintIsFlat = false
     }
 
     /// The canvas and the region drawn on it (the ink and its margin; a mask's whole
@@ -64,6 +66,10 @@ public enum TitleRenderer {
             }
             return (size, size, "mask '\(path)'")
         }
+        if let image = settings.image {
+            let made = try ImageTitle.titleMask(settings, image)
+            return (settings.canvasHoldingStyles(made.canvas), (made.mask.width, made.mask.height), "image '\(image.file)'")
+        }
         guard let text = settings.text else { return ((0, 0), (0, 0), "the title") }
         let p = try TextMask.place(textLayout(settings, text: text), frame: settings.textFrame)
         return (settings.canvasHoldingStyles((p.canvasWidth, p.canvasHeight)), (p.regionWidth, p.regionHeight),
@@ -72,6 +78,7 @@ public enum TitleRenderer {
 
     /// The mask, cut to the ink plus the margin, where that sits on the canvas, and the canvas's size.
     static func titleMask(_ settings: RenderSettings) throws(MercurialError) -> TitleMask {
+        if let image = settings.image { return try ImageTitle.titleMask(settings, image) }
         if let maskPath = settings.mask {
             let full = coverage(of: try PNGFile.read(maskPath, role: "mask"))
             guard let ink = full.inkBounds(threshold: 0) else {
@@ -143,6 +150,10 @@ public enum TitleRenderer {
         try settings.validateParameters()
         if settings.shadingImage != nil && !settings.runLooks.isEmpty {
             throw MercurialError("the text's runs set looks of their own (a material or the sphere's keys), which a \"shadingImage\" replaces; leave out \"shadingImage\", or the runs' looks")
+        }
+        if let image = settings.image {
+            let other = settings.mask != nil ? "--mask" : settings.vine != nil ? "a \"vine\"" : settings.text != nil ? "a \"text\"" : nil
+            if let other { throw MercurialError("image '\(image.file)' is the title, so \(other) cannot be; give one of them") }
         }
         if settings.mask != nil && !settings.runs.isEmpty {
             throw MercurialError("styled runs are text, and --mask replaces the text; leave out one of them")

@@ -23,6 +23,8 @@ public struct TitleShape: Sendable {
     public var looks: LookPlane? = nil
     /// The colours colour emoji keep over `mask` (`emoji: "color"`), put on once it is shaded; nil: none.
     public var paint: PaintPlane? = nil
+    /// Whether `paint` replaces the shaded colours (an image in its own) rather than lighting them.
+    public var paintIsFlat = false
     /// For a band of a large title: which of its region's rows this shape holds (its
     /// heights reach one row further either side). Nil: the whole title.
     var band: ShadedMaterial.Rows? = nil
@@ -38,6 +40,7 @@ public struct TitleShape: Sendable {
         finished(.mask)
         var shape = lofted(made.mask, settings.shape, keepingNormals: keepingNormals, paint: made.paint)
         (shape.origin, shape.canvas, shape.warnings, shape.looks, shape.paint) = (made.origin, made.canvas, made.warnings, made.looks, made.paint)
+        shape.paintIsFlat = made.paintIsFlat
         // A canvas sized to the text grows to hold the layer styles (a mask's canvas is its own size).
         if settings.mask == nil {
             (shape.canvas, shape.origin) = settings.look.styles.grown(canvas: shape.canvas, origin: shape.origin,
@@ -86,7 +89,7 @@ public struct TitleShape: Sendable {
     func shaded(_ shading: ShadingLookup, background: RGBColor?, into title: inout Image<RGBA8>) {
         material.shade(heights: heights, coverage: mask, looks: looks, rows: band ?? .whole(mask), shading: shading,
                        background: background, into: &title)
-        if let paint { ShadedMaterial.paint(paint, onto: &title) }
+        if let paint { ShadedMaterial.paint(paint, onto: &title, flat: paintIsFlat) }
     }
 }
 

@@ -82,6 +82,8 @@ public struct TitleShapeSettings: Sendable, Equatable {
     /// A growing vine ornament, lofted and shaded with the title.
     public var vine: Vine? = nil
     public var mask: String? = nil
+    /// A PNG drawn as the title instead of a text (`ImageTitle`).
+    public var image: LayerImage? = nil
     /// Raised letters (`up`) or engraved ones (`down`: the loft's slope inverted).
     public var bevel: BevelDirection = .up
 
@@ -209,6 +211,7 @@ extension RenderSettings {
     public var shiftY: Double { get { look.shiftY } set { look.shiftY = newValue } }
     public var zoom: Double { get { look.zoom } set { look.zoom = newValue } }
     public var dropShadow: DropShadow? { get { look.styles.dropShadow } set { look.styles.dropShadow = newValue } }
+    public var image: LayerImage? { get { shape.image } set { shape.image = newValue } }
     public var plate: Plate? {
         get { look.styles.plate }
         set { (look.styles.plate, shape.platePadding) = (newValue, newValue?.padding) }

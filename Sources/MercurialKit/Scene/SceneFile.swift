@@ -230,6 +230,13 @@ public enum SceneFile {
                 }
             }
             try apply(rest, from: file, kind: .scene, to: &layer.settings, layerKeys: SceneSchema.layer.keys)
+            if fields.contains(where: { $0.key == "image" }) && layer.settings.image != nil {
+                // A layer's own image is the layer: the scene's text is not its (its own text with it is refused).
+                if let text = fields.first(where: { $0.key == "text" }) {
+                    throw MercurialError("\(file):\(text.keyLocation): \"\(name)\" has both a \"text\" and an \"image\"; a layer is one or the other: give the text a layer of its own")
+                }
+                (layer.settings.text, layer.settings.shape.runs) = (nil, [])
+            }
             if let above = layer.below {
                 // A stack is placed by its top layer: a stacked layer's own placement would be dropped.
                 // (A recipe writes every layer's keys, which for a stacked one are the scene's.)

@@ -49,7 +49,9 @@ public enum SceneRecipe {
             // Each layer with every key it resolved to, so it reads back the same over any top level.
             members.append((SceneSchema.layersKey.key, .list(settings.layers.map { layer in
                 guard case .object(let keys) = value(for: layer.settings),
-                      case .object(let own) = SceneSchema.layer.write(layer) else { return .null }
+                      case .object(var own) = SceneSchema.layer.write(layer) else { return .null }
+                // A still's recipe has no animation, so no layer's in or out either.
+                if timeline == nil { own.removeAll { ["in", "out"].contains($0.key) } }
                 return .object(own + keys.filter { !["description", "generator"].contains($0.key) })
             })))
         }

@@ -34,6 +34,8 @@ public enum SceneSchema {
                     help: "the baseline follows a curve: round a circle (arc: centred on start; circle: beginning at it) or through points, each glyph turned to it"),
         SchemaField("variations", \.variations, variations,
                     help: "a variable font's axes: {\"wght\": 650, \"slnt\": -8}, each within the font's range; a track can animate one (variations.wght)"),
+        SchemaField("image", \.image, layerImage.optional(acceptsNull: true, what: "an \"image\""),
+                    help: "a PNG drawn as the title instead of a text (a logo, a bug), placed as a text is: \"logo.png\" or {file, width, height, emboss}"),
         SchemaField("plate", \.plate, SchemaValue.block(plate).optional(acceptsNull: true, what: "a \"plate\""),
                     help: "a filled, optionally rounded box behind the ink, sized to it with padding, with an optional accent bar: a lower third's plate; it moves and fades with the title"),
         SchemaField("dropShadow", \.dropShadow, SchemaValue.block(dropShadow).optional(acceptsNull: true, what: "a \"dropShadow\""),
@@ -212,6 +214,43 @@ public enum SceneSchema {
 
     public static let dropShadow = shadow(edge: "spread", falls: "", edgeHelp: "dilation", knockout: true)
     public static let innerShadow = shadow(edge: "choke", falls: " inside the letters", edgeHelp: "choke", knockout: false)
+
+    /// An `image`'s keys; in a scene file its `file` is relative to the scene's folder.
+    public static let imageBlock = Schema(LayerImage(), [
+        SchemaField("file", \.file, imageFile, help: "the PNG; relative to the scene file's folder"),
+        SchemaField("width", \.width, SchemaValue.integer(1...PNGFile.maximumSide).optional(what: "an \"image.width\""),
+                    help: "its width in pixels (with no height, its shape kept); left out: its own"),
+        SchemaField("height", \.height, SchemaValue.integer(1...PNGFile.maximumSide).optional(what: "an \"image.height\""),
+                    help: "its height in pixels (with no width, its shape kept); left out: its own"),
+        SchemaField("emboss", \.emboss, .bool,
+                    help: "lofted and shaded in the title's metal, as --mask is (its alpha, or its luminance, the coverage); false: drawn in its own colours"),
+    ], finish: { image, node, _, name, reader throws(MercurialError) in
+        guard !image.file.isEmpty else { throw reader.fail(node, "\"\(name)\" has no \"file\"; give the PNG's path, e.g. {\"file\": \"logo.png\"}") }
+    })
+
+    /// An image's file: a path, relative to the scene file's folder.
+    static let imageFile = SchemaValue<String>(
+        kind: "path", rangeDescription: "a PNG file",
+        read: { node, name, reader throws(MercurialError) in
+            guard case .string(let s) = node.value, !s.isEmpty else {
+                throw reader.fail(node, "\"\(name)\" must be a PNG file's path, not \(node.value.typeName)")
+            }
+            return try SceneFile.resolvePath(s, relativeTo: reader.file, at: node.location, key: name, onlyIfPathLike: false)
+        },
+        write: { .string($0) })
+
+    /// `image`: a file's path alone, or the block.
+    static let layerImage: SchemaValue<LayerImage> = {
+        let block = SchemaValue.block(imageBlock)
+        return SchemaValue(block.description,
+                           read: { node, name, reader throws(MercurialError) in
+                               guard case .string = node.value else { return try block.read(node, name, reader) }
+                               var image = LayerImage()
+                               image.file = try imageFile.read(node, name, reader)
+                               return image
+                           },
+                           write: block.write, leaf: block.leaf, assign: block.assign, blank: block.blank)
+    }()
 
     public static let plate = Schema(Plate(), [
         SchemaField("color", \.paint, paint(of: "plate"),
