@@ -14,6 +14,8 @@ public struct Timeline: Sendable, Equatable {
     public var quality = Timeline.defaultQuality
     /// The timecode of the first frame, written into a .mov; nil: 00:00:00:00 (00:00:00;00, drop-frame, at 29.97 and 59.94).
     public var timecode: Timecode? = nil
+    /// Motion blur for moves (`MotionBlur`); nil: none.
+    public var motionBlur: MotionBlur? = nil
     /// Applied in this order: the tracks, in the scene file's order, then `in` and `out`, the orbits
     /// (which place their lights over any track of x or y), the vine's growth, and the physics.
     public private(set) var animators: [Animator] = [.orbits, .vineGrowth]

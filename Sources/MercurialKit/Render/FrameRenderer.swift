@@ -47,6 +47,8 @@ public final class FrameRenderer {
     private var revealed = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
     /// `revealed` with every letter at full alpha (a knock-out's ink).
     private var revealedInk = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
+    /// A motion-blurred frame, the average of its samples.
+    private var blurred = Image<RGBA8>(width: 0, height: 0, repeating: .clear)
     /// The layer styles' masks, kept while the shape and their sizes stay.
     let styleCache = LayerStyleCache()
 
@@ -77,6 +79,9 @@ public final class FrameRenderer {
             return
         }
         layered = nil
+        if timeline.motionBlur != nil && timeline.dynamics != nil {
+            throw MercurialError("\"animation.motionBlur\" samples each frame's moves between frames, and \"dynamics\" runs forward only; leave out one of them")
+        }
         if let image = base.image, timeline.dynamics != nil {
             throw MercurialError("\"dynamics\" moves a text's glyphs, and image '\(image.file)' has none; leave out \"dynamics\"")
         }
@@ -186,9 +191,20 @@ public final class FrameRenderer {
         try frame(at: timeline.time(ofFrame: index))
     }
 
-    /// The frame at `time` seconds (past the end, the tracks hold their last values).
+    /// The frame at `time` seconds (past the end, the tracks hold their last values). With
+    /// motion blur, a frame whose move changes while the shutter is open is the average of
+    /// its samples (`MotionBlur`).
     public func frame(at time: Double) throws(MercurialError) -> Image<RGBA8> {
-        try render(timeline.settings(at: time, base: base), time: time)
+        let settings = timeline.settings(at: time, base: base)
+        guard let blur = timeline.motionBlur else { return try render(settings, time: time) }
+        let samples = blur.times(around: time, fps: timeline.fps).map { t in
+            settings.taking(moveOf: timeline.settings(at: t, base: base))
+        }
+        guard samples.contains(where: { $0 != settings }) else { return try render(settings, time: time) }
+        var sum = SampleSum(width: width, height: height)
+        for sample in samples { sum.add(try render(sample, time: time)) }
+        sum.average(into: &blurred)
+        return blurred
     }
 
     /// The canvas for `settings`, reusing the mask and normals while only the

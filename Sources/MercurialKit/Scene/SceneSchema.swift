@@ -553,6 +553,12 @@ public enum SceneSchema {
         })
 
     /// A scene's `animation` block; its tracks are read by the timeline once the scene is read.
+    public static let motionBlur = Schema(MotionBlur(), [
+        SchemaField("shutter", \.shutter, .number(MotionBlur.shutterRange),
+                    help: "the shutter angle in degrees: the share of a frame's time it is open (180: half; 360: all), centred on the frame"),
+        SchemaField("samples", \.samples, .integer(MotionBlur.sampleRange), help: "frames averaged for a moving frame"),
+    ])
+
     public static let animation = Schema(Timeline(duration: 1), [
         SchemaField("duration", \.duration, .time(Timeline.durationRange), required: ", in seconds, frames (\"150f\") or timecode (\"00:00:05:00\")",
                     help: "the animation's length: seconds, frames (\"150f\") or SMPTE timecode (\"00:00:05:00\"; \"00:00:05;00\" drop-frame at 29.97 and 59.94)"),
@@ -560,6 +566,8 @@ public enum SceneSchema {
         SchemaField("timecode", \.timecode, timecode.optional(what: "a \"timecode\""),
                     help: "the first frame's SMPTE timecode, written into a .mov (HH:MM:SS:FF; ';' before the frames for drop-frame); left out: 00:00:00:00, drop-frame at 29.97 and 59.94"),
         SchemaField("loop", \.loop, .bool, help: "whether the output plays in a loop (an APNG's play count)"),
+        SchemaField("motionBlur", \.motionBlur, SchemaValue.block(motionBlur).optional(acceptsNull: true, what: "a \"motionBlur\""),
+                    help: "motion blur for moves (in, out, shift, zoom, opacity): each moving frame the average of samples over the shutter's share of the frame"),
         SchemaField("quality", \.quality, quality, help: qualityHelp),
         SchemaField("tracks", readBy: "timeline", \.tracks, tracks,
                     help: "keyframes by what they change: a parameter key or a nested path such as pointLights[0].intensity"),
