@@ -18,7 +18,8 @@ refused with the server's error, emptied it is left out, and undo takes each ste
 
 Usage: editor-groups-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE] [--extent-screenshot FILE]
 A variable font's axes and OpenType features are typed as words in controls of their own.
-The title's text turned into styled runs takes inline markup in its box.
+The title's text turned into styled runs takes inline markup in its box. A plate is turned on
+by its box, its padding typed as [x, y] and its colour set, each undone.
 Exits 1 on a failed check; prints PASS at the end.
 """
 import argparse
@@ -437,6 +438,41 @@ def styled_runs(e, screenshot=None):
     wait_for(lambda: not driver.find_element(By.CSS_SELECTOR, 'input[name=text-runs]').is_selected(), "the box unticked", 30)
 
 
+def plate(e, screenshot=None):
+    """A plate on the page (issue 38): its box turns it on under the ink (the preview's pixels
+    around the ink change), its padding typed as [x, y] reaches the scene, its colour too,
+    and undo takes each back."""
+    driver = e.driver
+    plate = lambda: e.state()["editor"]["document"].get("plate")
+    idle(driver)
+    before = frame_after(e, e.state()["editor"]["revision"])
+    click(driver, '.row[data-key="plate"] input[type=checkbox]')
+    wait_for(lambda: plate() is not None, "the plate on the server (%s)" % plate(), 30)
+    after = frame_after(e, e.state()["editor"]["revision"])
+    changed = sum(1 for i in range(0, len(after), 4) if after[i:i + 4] != before[i:i + 4])
+    check(changed > 2000, "the plate changes the preview around the ink (%d pixels)" % changed)
+    retype(find(driver, '.row[data-key="plate.padding"] input[type=text]'), "[40, 6]" + Keys.ENTER)
+    wait_for(lambda: (plate() or {}).get("padding") == [6, 40, 6, 40], "the padding [x, y] as four sides (%s)" % plate(), 30)
+    check("json" not in find(driver, '.row[data-key="plate.padding"] input[type=text]').get_attribute("class"),
+          "the padding is a field of its own, not raw JSON")
+    retype(find(driver, '.row[data-key="plate.color"] input[type=text]'), "#aa2200" + Keys.ENTER)
+    wait_for(lambda: (plate() or {}).get("color") == "#aa2200", "the plate's colour (%s)" % plate(), 30)
+    idle(driver)
+    frame = frame_after(e, e.state()["editor"]["revision"])
+    red = sum(1 for i in range(0, len(frame), 4) if frame[i] > 120 and frame[i + 1] < 80 and frame[i + 3] > 200)
+    check(red > 1000, "the red plate on the preview (%d pixels)" % red)
+    if screenshot:
+        driver.save_screenshot(screenshot)
+    undo(driver)
+    wait_for(lambda: (plate() or {}).get("color") != "#aa2200", "undo to take the colour back", 30)
+    idle(driver)
+    undo(driver)
+    wait_for(lambda: (plate() or {}).get("padding") != [6, 40, 6, 40], "undo to take the padding back", 30)
+    idle(driver)
+    undo(driver)
+    wait_for(lambda: plate() is None, "undo to take the plate out (%s)" % plate(), 30)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
@@ -444,6 +480,7 @@ def main():
     parser.add_argument("--screenshot", help="a PNG of the page with the gradient's stops, a point light's group and in open")
     parser.add_argument("--extent-screenshot", help="a PNG of the page with a transition's extent being edited")
     parser.add_argument("--runs-screenshot", help="a PNG of the page with the title's text as styled runs")
+    parser.add_argument("--plate-screenshot", help="a PNG of the page with a plate under the title")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     scene = {"text": "Hi", "size": 60, "width": 480, "height": 240,
@@ -471,6 +508,9 @@ def main():
         check(e.running(), "the editor is still running")
     with Editor(binary, {"text": "Gold chrome", "material": "gold", "size": 60, "width": 480, "height": 160}, args.pid_file) as e:
         styled_runs(e, args.runs_screenshot)
+        check(e.running(), "the editor is still running")
+    with Editor(binary, {"text": "Plate", "material": "gold", "size": 60, "width": 480, "height": 200}, args.pid_file) as e:
+        plate(e, args.plate_screenshot)
         check(e.running(), "the editor is still running")
     sequence = {"width": 480, "height": 240, "size": 48, "animation": {"fps": 10},
                 "sequence": [{"scene": {"text": "A"}, "hold": 0.5, "transition": {"type": "flash", "duration": 0.5}},

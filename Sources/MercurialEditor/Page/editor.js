@@ -103,7 +103,7 @@ function send(changes, record = true, started = performance.now(), separate = fa
   return new Promise((resolve) => {
     if (!next) next = { changes: new Map(), before: new Map(), ids: [], record: false, separate: false, gesture, resolvers: [] };
     for (const c of changes) {
-      if (!next.before.has(c.key)) next.before.set(c.key, c.shown === undefined ? values.get(c.key)
+      if (!next.before.has(c.key)) next.before.set(c.key, c.shown === undefined ? beforeValue(c.key)
         // A key the layer did not give goes back to not given (the scene's value shows through again).
         : (editor.overridden || []).includes(c.shown) ? routedValue(c.key, values.get(c.shown)) : 'null');
       next.changes.set(c.key, c.value);
@@ -114,6 +114,15 @@ function send(changes, record = true, started = performance.now(), separate = fa
     next.resolvers.push(resolve);
     pump();
   });
+}
+
+// What a key goes back to on undo: its value; an optional block the scene did not give (a drop
+// shadow, a plate turned on by its box), none.
+function beforeValue(key) {
+  const v = values.get(key);
+  if (v !== undefined && v !== '') return v;
+  const row = rows.find((r) => r.key === key);
+  return row && row.kind === 'object' && row.default === null ? (row.unset || 'null') : v;
 }
 
 // The layer the panel edits (null: the scene). Its controls show the layer as it is drawn, and
