@@ -76,6 +76,7 @@ extension EditorSession {
                     try record(change, from: next, in: &nextDocument)
                 }
                 let loaded = try nextDocument.load(as: scenePath)
+                try checkImages(loaded.settings, had: settings)
                 (next, nextTimeline, nextSequence) = (loaded.settings, loaded.timeline, loaded.sequence)
             } catch {
                 throw EditorChangeError(key: change.key, message: pageMessage(error.message), kind: error.kind)

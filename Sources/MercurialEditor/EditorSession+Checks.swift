@@ -57,7 +57,7 @@ extension EditorSession {
         let before = scenes(had)
         let keptFiles = Set(before.compactMap { if case .string(let file) = $0.scene { file } else { nil } })
         let kept = Set(before.flatMap { fields($0.scene) }.map { $0.key + "=" + $0.value.value.text() })
-        let namesFiles: Set<String> = ["fallbackFonts", "layers", "sequence", "generator", "fontSHA256"]
+        let namesFiles: Set<String> = ["fallbackFonts", "layers", "sequence", "generator", "fontSHA256", "image"]
         for (index, scene) in scenes(steps) {
             switch scene {
             case .string(let file):
@@ -106,6 +106,21 @@ extension EditorSession {
         }
         guard settable else {
             throw MercurialError("'\(key)' is not set from the page: the editor sets the steps, a step's \"hold\", its \"transition\" and the keys of its inline \"scene\" that name no file (sequence[0].scene.text); edit the rest in the scene file")
+        }
+    }
+
+    /// The image files `next` names (the title's and its layers') that `before` did not, each
+    /// held to the rules of a file a page names (`insideFolder`, a regular file): an image the
+    /// scene file already named stays, one a page names must be in the scene's folder.
+    func checkImages(_ next: RenderSettings, had before: RenderSettings) throws(MercurialError) {
+        func images(_ s: RenderSettings) -> [(key: String, file: String)] {
+            ([("image", s.image)] + s.layers.enumerated().map { ("layers[\($0).image", $1.settings.image) })
+                .compactMap { key, image in image.map { (key, $0.file) } }
+        }
+        let kept = Set(images(before).map(\.file))
+        for (key, file) in images(next) where !kept.contains(file) {
+            let path = try insideFolder(file, key: key)
+            try InputFile.refuseIfNotRegular(path, role: "image")
         }
     }
 

@@ -166,12 +166,19 @@ import MercurialTestSupport
             #expect(try await Self.set(editor, "layers", #"[{"text": "A"}]"#).status == 200)
             for (key, value) in [("layers[0].font", "/etc/passwd"), ("layers[0].mask", "../../../../etc/passwd"),
                                  ("layers[0].shadingImage", "/etc/hostname"), ("layers[0].material", "/etc/passwd"),
+                                 ("layers[0].image", "/etc/passwd"), ("layers[0].image.file", "../../../../etc/passwd"),
+                                 ("image", #"{"file": "/etc/passwd"}"#),
                                  ("layers", #"[{"text": "A", "font": "../x.ttf"}]"#),
                                  ("layers", #"[{"text": "A", "material": "../../m.json"}]"#),
                                  ("layers", #"[{"text": "A", "fallbackFonts": [{"name": "x", "file": "/etc/passwd", "index": 0, "sha256": ""}]}]"#)] {
                 let response = try await Self.set(editor, key, value)
                 #expect(response.status == 422, "\(key)=\(value): \(response.text)")
             }
+            // An image in the scene's folder is taken; a sequence step's scene names none.
+            try FileManager.default.copyItem(at: CLI.packageRoot.appendingPathComponent("examples/channel-logo.png"),
+                                             to: editor.folder.appendingPathComponent("dot.png"))
+            let image = try await Self.set(editor, "layers", #"[{"text": "A"}, {"image": "dot.png"}]"#)
+            #expect(image.status == 200, "\(image.text)")
             #expect(try await Self.set(editor, "layers[0].font", "serif").status == 200)
             #expect(try await Self.set(editor, "layers[0].material", "gold").status == 200)
         }
@@ -244,6 +251,13 @@ import MercurialTestSupport
                 try await fresh.apply([.init(key: "out", value: #"{"type": "fade", "duration": 9}"#)], tag: nil)
             }
             #expect(refused?.message.contains("my-title.json") == false, "\(refused?.message ?? "")")
+            // A layer's own in on a still scene gives it an animation too.
+            let layered = try EditorSession(scenePath: folder.appendingPathComponent("layered.json").path)
+            _ = try await layered.apply([.init(key: "layers", value: #"[{"text": "A"}, {"text": "B", "name": "y"}]"#)], tag: nil)
+            #expect(await layered.animation == nil)
+            _ = try await layered.apply([.init(key: "layers[1].in", value: #"[{"type": "fade"}, {"type": "slide"}]"#)], tag: nil)
+            #expect(await layered.animation?.duration == 3)
+            #expect(await layered.settings.layers[1].inOut?.entrances.map(\.kind) == [.fade, .slide])
         }
     }
 }
