@@ -10,9 +10,10 @@ the panel changed no pixel, yet was accepted, shown bold and saved; the layers s
   looks like a number stays text; a light dragged on the sphere is the layer's; ◆ keyframes
   the layer's key; undo takes the layer's edit back.
 - Keys the selected layer gives to no effect (a stacked layer's anchor, a second layer's canvas
-  width) are marked; in and out are the layer's own: choosing one gives the layer its own in,
-  leaving the scene's.
+  width) are marked; in and out are the layer's own: its list of moves is shown as such,
+  choosing a type gives the layer that in, leaving the scene's, and undo brings the list back.
 - A click off the ink selects the scene again, whose edits go to the scene.
+- The timeline has a lane for each layer's own in and out (the role's after the name's).
 
 Usage: editor-layers-test.py MERCURIAL_BINARY [--pid-file FILE] [--screenshot FILE]
 Exits 1 on a failed check; prints PASS at the end.
@@ -68,6 +69,12 @@ def main():
               "#layers lists the layers by name: %s" % names)
         panel_top = driver.execute_script("return document.getElementById('layers').getBoundingClientRect().top")
         check(panel_top < 100, "the layer list is at the top of the panel (%d px down)" % panel_top)
+        lanes = driver.execute_script("""return Array.from(document.querySelectorAll('#layer-moves [data-layer-moves]')).map(
+            (lane) => [lane.dataset.layerMoves, lane.querySelector('.lane-name').textContent,
+                       Array.from(lane.querySelectorAll('[data-span]')).map((s) => [s.dataset.span, s.textContent, parseFloat(s.style.left)])])""")
+        check(len(lanes) == 2 and lanes[0][2][0][1] == "in: slide + fade" and lanes[1][1].startswith("role"),
+              "the timeline has a lane of moves for each layer, named: %s" % lanes)
+        check(lanes[1][2][0][2] > lanes[0][2][0][2] + 5, "the role's in starts after the name's: %s" % lanes)
         text_row = driver.find_element(By.CSS_SELECTOR, '#controls .row[data-key="text"]')
         check("unused" in text_row.get_attribute("class"), "on the scene, the text no layer takes is marked")
         check("no layer takes it" in driver.execute_script("return getComputedStyle(arguments[0].querySelector('label'), '::after').content", text_row),
@@ -94,12 +101,15 @@ def main():
         check("scene-wide" not in driver.find_element(By.CSS_SELECTOR, '#controls .row[data-key="in.type"]').get_attribute("class"),
               "in is the layer's own, not the whole scene's")
         scene_in = e.state()["editor"]["document"].get("in")
+        role_in = layer_of(e, 1).get("in")
+        shown = Select(find(driver, '.row[data-key="in.type"] select')).first_selected_option.text
+        check(isinstance(role_in, list) and shown.startswith("slide + fade"), "the role's own in, a list, is shown as such: %s" % shown)
         Select(find(driver, '.row[data-key="in.type"] select')).select_by_value("fade")
-        wait_for(lambda: (layer_of(e, 1).get("in") or {}).get("type") == "fade", "in = fade in layers[1]", 30)
+        wait_for(lambda: layer_of(e, 1).get("in") == {"type": "fade"}, "in = fade in layers[1]", 30)
         check(e.state()["editor"]["document"].get("in") == scene_in, "the scene's own in is untouched: %s" % scene_in)
         idle(driver)
         find(driver, "#undo").click()
-        wait_for(lambda: "in" not in layer_of(e, 1), "undo to take the layer's in out", 30)
+        wait_for(lambda: layer_of(e, 1).get("in") == role_in, "undo to bring the layer's list of moves back", 30)
         idle(driver)
         check("unused" not in text_row.get_attribute("class"), "the layer's text is not marked")
 

@@ -197,10 +197,20 @@ function makeTyped(prefix) {
     }
     group.append(errorBox(key));
     box.append(group);
+    // A list of moves that run together has no one type: shown as such, its fields hidden; a
+    // type chosen here replaces it (undo brings the list back).
+    const listed = document.createElement('option'); listed.disabled = true; listed.hidden = true;
+    select.append(listed);
     lists.set(key, { show() {
-      const v = currentValue(key);
-      values.set(key, JSON.stringify(v ?? null));
-      const type = v && v.type || 'none';
+      // The selected layer's own (its edits go there), else the scene's.
+      const raw = documentValue(selectedLayer === null ? key : `layers[${selectedLayer}].${key}`);
+      const list = Array.isArray(raw) && raw.length > 0;
+      const v = list ? null : raw;
+      values.set(key, JSON.stringify(raw ?? null));
+      listed.hidden = !list;
+      listed.value = 'list';
+      listed.textContent = list ? raw.map((m) => m && m.type).join(' + ') + ' (a list: edit in the scene file)' : '';
+      const type = list ? 'list' : v && v.type || 'none';
       select.value = type;
       for (const [t, part] of parts) part.hidden = t !== type;
       for (const r of type === 'none' ? [] : fieldsOf(type)) {
@@ -866,29 +876,57 @@ function showRuler() {
   $('ruler-name').textContent = `seconds · a tick: ${every === 1 ? 'a frame' : every + ' frames'}`;
   $('ruler-name').title = `${fps} frames a second, ${timeline.frames} frames`;
 }
-// The scene's in and out as labelled bars where the renderer plays them: in from its delay,
-// out ending its delay before the last frame.
-function showInOut() {
-  const box = $('in-out'), last = (timeline.frames - 1) / timeline.fps;
-  box.querySelectorAll('.span').forEach((s) => s.remove());
-  let shown = false;
-  for (const key of ['in', 'out']) {
-    const block = currentValue(key);
-    if (!block || typeof block !== 'object' || !block.type) continue;
-    const fallback = (field) => (rows.find((r) => r.key === `${key}(${block.type}).${field}`) || {}).default;
-    const length = Number(block.duration ?? fallback('duration') ?? 0.5), delay = Number(block.delay ?? fallback('delay') ?? 0);
-    const start = key === 'in' ? delay : last - delay - length, end = start + length;
-    const div = document.createElement('div');
-    div.className = 'span'; div.dataset.span = key;
-    div.style.left = place(start);
-    div.style.width = `calc(${place(end)} - ${place(start)})`;
-    div.textContent = `${key}: ${block.type}`;
-    div.title = `${key}: ${block.type}, ${start.toFixed(2)}–${end.toFixed(2)} s` + (block.type === 'reveal' ? ' (and the letters\' stagger)' : '');
-    div.addEventListener('click', () => { playing = false; scrub(Math.min(timeline.frames - 1, Math.max(0, Math.round(start * timeline.fps)))); });
-    box.append(div);
-    shown = true;
+// A time as a file gives it: seconds, frames ("15f") or timecode ("00:00:01:05", ';' drop-frame read as ':').
+function seconds(value, fallback) {
+  if (value === undefined || value === null) return fallback;
+  const text = String(value).trim(), fps = timeline.fps;
+  if (/^\d+(\.\d+)?f$/.test(text)) return parseFloat(text) / fps;
+  const code = text.match(/^(\d+):(\d+):(\d+)[:;](\d+)$/);
+  if (code) return ((+code[1] * 60 + +code[2]) * 60 + +code[3]) + +code[4] / Math.round(fps);
+  const n = Number(text);
+  return Number.isFinite(n) ? n : fallback;
+}
+// An in or out (one move, or a list of moves that run together) as one span where the renderer
+// plays it, labelled by its moves: in from its first delay, out ending its delay before the last frame.
+function moveSpan(key, block) {
+  const moves = Array.isArray(block) ? block.filter((m) => m && m.type) : (block && typeof block === 'object' && block.type ? [block] : []);
+  if (!moves.length) return null;
+  const last = (timeline.frames - 1) / timeline.fps;
+  let start = Infinity, end = -Infinity;
+  for (const m of moves) {
+    const fallback = (field) => (rows.find((r) => r.key === `${key}(${m.type}).${field}`) || {}).default;
+    const length = seconds(m.duration, Number(fallback('duration') ?? 0.5)), delay = seconds(m.delay, Number(fallback('delay') ?? 0));
+    const s = key === 'in' ? delay : last - delay - length;
+    start = Math.min(start, s); end = Math.max(end, s + length);
   }
-  box.hidden = !shown;
+  const label = `${key}: ${moves.map((m) => m.type).join(' + ')}`;
+  const div = document.createElement('div');
+  div.className = 'span'; div.dataset.span = key;
+  div.style.left = place(start);
+  div.style.width = `calc(${place(end)} - ${place(start)})`;
+  div.textContent = label;
+  div.title = `${label}, ${start.toFixed(2)}–${end.toFixed(2)} s` + (moves.some((m) => m.type === 'reveal') ? ' (and the letters\' stagger)' : '');
+  div.addEventListener('click', () => { playing = false; scrub(Math.min(timeline.frames - 1, Math.max(0, Math.round(start * timeline.fps)))); });
+  return div;
+}
+// The scene's in and out as labelled bars, and below them a lane for each layer with moves of its own.
+function showInOut() {
+  const box = $('in-out');
+  box.querySelectorAll('.span').forEach((s) => s.remove());
+  const spans = ['in', 'out'].map((key) => moveSpan(key, (editor.document || {})[key])).filter((s) => s);
+  box.append(...spans);
+  box.hidden = spans.length === 0;
+  const layers = Array.isArray((editor.document || {}).layers) ? editor.document.layers : [];
+  $('layer-moves').replaceChildren(...layers.flatMap((layer, index) => {
+    const own = ['in', 'out'].map((key) => moveSpan(key, layer && layer[key])).filter((s) => s);
+    if (!own.length) return [];
+    const lane = document.createElement('div');
+    lane.className = 'lane'; lane.dataset.layerMoves = index;
+    const name = document.createElement('span');
+    name.className = 'lane-name'; name.textContent = (layer.name || `layer ${index + 1}`) + ' · in · out';
+    lane.append(name, ...own);
+    return [lane];
+  }));
 }
 // A sequence's titles and transitions as labelled spans over the bar; a click goes to the span's start.
 function showSpans() {

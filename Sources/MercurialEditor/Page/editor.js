@@ -104,6 +104,8 @@ function send(changes, record = true, started = performance.now(), separate = fa
     if (!next) next = { changes: new Map(), before: new Map(), ids: [], record: false, separate: false, gesture, resolvers: [] };
     for (const c of changes) {
       if (!next.before.has(c.key)) next.before.set(c.key, c.shown === undefined ? beforeValue(c.key)
+        // A layer's own in or out (a move, or a list of them) goes back to what the layer's file holds.
+        : /^(in|out)([.(]|$)/.test(c.shown) ? JSON.stringify(documentValue(c.key) ?? null)
         // A key the layer did not give goes back to not given (the scene's value shows through again).
         : (editor.overridden || []).includes(c.shown) ? routedValue(c.key, values.get(c.shown)) : 'null');
       next.changes.set(c.key, c.value);
