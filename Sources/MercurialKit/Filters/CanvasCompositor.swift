@@ -65,7 +65,7 @@ public struct Compositing: Sendable, Equatable {
     /// moved and zoomed as the title is drawn (nil: no plate); in the title's metal, shaded
     /// by `shading` (the title's lookup; nil: only where it goes is wanted).
     func plateShape(region origin: (x: Int, y: Int), size: (width: Int, height: Int),
-                    canvas: (width: Int, height: Int), shading: ShadingLookup? = nil) -> PlateShape? {
+                    canvas: (width: Int, height: Int), shading: ShadingLookup? = nil, cache: LayerStyleCache? = nil) -> PlateShape? {
         guard let plate = styles.plate else { return nil }
         let i = Double(inkInset)
         let ink = SIMD4(Double(origin.x) + i, Double(origin.y) + i, Double(origin.x + size.width) - i, Double(origin.y + size.height) - i)
@@ -78,7 +78,8 @@ public struct Compositing: Sendable, Equatable {
         guard let plateLoft, let shading else { return shape }
         let m = inkInset
         return shape.inMetal(loft: plateLoft, shading: shading, lighting: lighting,
-                             clip: PixelBounds(minX: -m, minY: -m, maxX: canvas.width - 1 + m, maxY: canvas.height - 1 + m))
+                             clip: PixelBounds(minX: -m, minY: -m, maxX: canvas.width - 1 + m, maxY: canvas.height - 1 + m),
+                             cache: cache)
     }
 
     /// Lights `height` rows of `width` shaded pixels that sit at (`originX`, `originY`) on the canvas.
@@ -128,7 +129,7 @@ public struct Compositing: Sendable, Equatable {
               knockout: Image<RGBA8>? = nil, laidOut: (origin: (x: Int, y: Int), size: (width: Int, height: Int))? = nil) {
         // A plate sizes to the title's region as laid out (a reveal's region is taller, by its letters' moves).
         let plate = plateShape(region: laidOut?.origin ?? origin, size: laidOut?.size ?? (title.width, title.height),
-                               canvas: (canvas.width, canvas.height), shading: shading)
+                               canvas: (canvas.width, canvas.height), shading: shading, cache: styleCache)
         if let placement {
             // The region moved or resized: lit where it now is, and the whole canvas drawn
             // (its style masks made anew: the moved region may be cut at the canvas's edge).

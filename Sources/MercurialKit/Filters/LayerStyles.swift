@@ -245,6 +245,16 @@ final class LayerStyleCache {
     fileprivate var metal: (shading: ShadingLookup, lighting: PointLighting?, image: Image<RGBA8>)?
     /// Where the metal outline's inked pixels sample the lookup (nil: not made, or too many pixels).
     fileprivate var metalPlan: ShadingPlan?
+    /// A metal plate's last loft (`PlateShape.inMetal`).
+    private(set) var plateLoft: (key: PlateLoftKey, mask: Mask, normals: SurfaceNormals)?
+    /// How many times a metal plate was lofted into this cache (for tests).
+    private(set) var plateLofts = 0
+
+    /// Keeps a metal plate's loft just made.
+    func keep(plateLoft: (key: PlateLoftKey, mask: Mask, normals: SurfaceNormals)?) {
+        self.plateLoft = plateLoft
+        plateLofts += 1
+    }
     /// How many times the masks were made (for tests).
     private(set) var builds = 0
     /// How many times a metal stroke was shaded (for tests).

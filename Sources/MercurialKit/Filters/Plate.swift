@@ -70,6 +70,14 @@ public struct Plate: Sendable, Equatable {
     }
 }
 
+/// What a metal plate's loft is made from: its box on the canvas, its corners, the loft, and the pixels lofted.
+struct PlateLoftKey: Equatable {
+    var box: SIMD4<Double>
+    var radius: Double
+    var loft: TitleShapeSettings
+    var bounds: PixelBounds
+}
+
 /// A plate placed on the canvas: its box (pixel edges: minX, minY, maxX, maxY), corner
 /// radius and colour, and its bar's box (clipped by the plate's rounded corners).
 struct PlateShape: Sendable {
@@ -117,23 +125,33 @@ extension PlateShape {
     /// the loft's margin around it), lofted as the title is (`loft`: its profile, radius, scale
     /// and bevel), shaded by `shading` and lit by `lighting` (straight alpha). Left in its colour
     /// when that covers more than `Plate.maximumMetalPixels`.
-    func inMetal(loft: TitleShapeSettings, shading: ShadingLookup, lighting: PointLighting?, clip: PixelBounds) -> PlateShape {
+    /// `cache`: a renderer's, which keeps the last plate's loft while its box, radius and loft stay
+    /// (a plate that does not move, under lights that do, is lofted once).
+    func inMetal(loft: TitleShapeSettings, shading: ShadingLookup, lighting: PointLighting?, clip: PixelBounds,
+                 cache: LayerStyleCache? = nil) -> PlateShape {
         let whole = bounds
         let b = PixelBounds(minX: max(whole.minX, clip.minX), minY: max(whole.minY, clip.minY),
                             maxX: min(whole.maxX, clip.maxX), maxY: min(whole.maxY, clip.maxY))
         guard b.width > 0, b.height > 0, b.width * b.height <= Plate.maximumMetalPixels else { return self }
-        var mask = Mask(width: b.width, height: b.height, repeating: 0)
-        mask.withUnsafeMutableBufferPointer { m in
-            parallelBands(b.height, minimumBand: 16) { rows in
-                for row in rows {
-                    for column in 0..<b.width { m[row * b.width + column] = coverage(x: b.minX + column, y: b.minY + row) }
+        let key = PlateLoftKey(box: box, radius: radius, loft: loft, bounds: b)
+        let made: (mask: Mask, normals: SurfaceNormals?)
+        if let kept = cache?.plateLoft, kept.key == key {
+            made = (kept.mask, kept.normals)
+        } else {
+            var mask = Mask(width: b.width, height: b.height, repeating: 0)
+            mask.withUnsafeMutableBufferPointer { m in
+                parallelBands(b.height, minimumBand: 16) { rows in
+                    for row in rows {
+                        for column in 0..<b.width { m[row * b.width + column] = coverage(x: b.minX + column, y: b.minY + row) }
+                    }
                 }
             }
+            made = (mask, TitleShape.lofted(mask, loft, keepingNormals: true).normals)
+            cache?.keep(plateLoft: made.normals.map { (key, mask, $0) })
         }
-        let lofted = TitleShape.lofted(mask, loft, keepingNormals: true)
         var image = Image<RGBA8>(width: b.width, height: b.height, repeating: .clear)
-        if let normals = lofted.normals {
-            ShadedMaterial.shade(normals: normals, coverage: mask, shading: shading, into: &image)
+        if let normals = made.normals {
+            ShadedMaterial.shade(normals: normals, coverage: made.mask, shading: shading, into: &image)
         }
         lighting?.apply(to: &image, originX: b.minX, originY: b.minY)
         var shape = self

@@ -77,6 +77,25 @@ import MercurialTestSupport
         #expect(color.contains("material") ? Set(column).count >= 3 : Set(column).count == 1, "\(column)")
     }
 
+    /// A metal plate that stays while the lights turn is lofted once for all the frames (each
+    /// frame the still's, byte for byte); one that slides is lofted each frame it moves.
+    @Test func aStillMetalPlateIsLoftedOnce() throws {
+        let json = ##"{"text": "Hg", "size": 60, "width": 400, "height": 200, "plate": {"color": "material", "padding": 20, "radius": 6}, "animation": {"duration": 1, "fps": 10, "tracks": {"light1.hue": [{"t": 0, "value": 0}, {"t": 1, "value": 0.5}]}}}"##
+        let (settings, timeline) = try Self.scene(json)
+        let frames = try FrameRenderer(base: settings, timeline: try #require(timeline))
+        for index in 0..<6 {
+            let frame = try frames.frame(index)
+            #expect(frame.pixels == (try TitleRenderer.render(timeline!.settings(at: timeline!.time(ofFrame: index), base: settings)).image.pixels),
+                    "frame \(index) is its still")
+        }
+        #expect(frames.styleCache.plateLofts == 1, "lofted \(frames.styleCache.plateLofts) times")
+        let sliding = json.replacingOccurrences(of: ##""animation""##, with: ##""in": {"type": "slide", "distance": 50, "duration": 1}, "animation""##)
+        let (moved, movedTimeline) = try Self.scene(sliding)
+        let slide = try FrameRenderer(base: moved, timeline: try #require(movedTimeline))
+        for index in 0..<4 { _ = try slide.frame(index) }
+        #expect(slide.styleCache.plateLofts == 4, "a moving plate is lofted where each frame puts it: \(slide.styleCache.plateLofts)")
+    }
+
     /// In a stack of layers the name's plate sizes to the name, the stack (plates included)
     /// keeps to the margin, and the role sits `gap` below the plate.
     @Test func aLayersPlateIsPartOfItsBoxInTheStack() throws {
