@@ -145,9 +145,10 @@ struct Animate: ParsableCommand {
                 throw MercurialError("scene '\(scene)' has no \"animation\"; add one, e.g. \"animation\": {\"duration\": 2, \"tracks\": {\"light1.hue\": [{\"t\": 0, \"value\": 0}, {\"t\": 2, \"value\": 1}]}}, or a \"sequence\" of titles; or give its length with --duration 5s")
             }
             if entrance != nil || exit != nil {
-                timeline.inOut = try InOut(entrance: entrance.map { Entrance($0) } ?? timeline.inOut?.entrance,
-                                           exit: exit.map { Entrance($0) } ?? timeline.inOut?.exit, duration: timeline.duration,
-                                           lastFrame: timeline.lastFrameTime)
+                // A flag replaces the scene's in (or out), its list of moves whole; the other is kept as it is.
+                timeline.inOut = try InOut(entrances: entrance.map { [Entrance($0)] } ?? timeline.inOut?.entrances ?? [],
+                                           exits: exit.map { [Entrance($0)] } ?? timeline.inOut?.exits ?? [],
+                                           duration: timeline.duration, lastFrame: timeline.lastFrameTime)
             }
             opaque(&settings)
             if let quality { timeline.quality = quality }

@@ -160,6 +160,23 @@ extension CLIErrorCase {
         }
     }
 
+    /// `--in PRESET` replaces the scene's in and keeps its out whole: a list of moves (a slide
+    /// and a fade) still both run, so a frame as it leaves is moved and part-transparent.
+    @Test func anInFlagKeepsTheScenesListOfMovesOut() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let scene = #"{"text": "Hg", "size": 40, "width": 200, "height": 100, "out": [{"type": "slide", "side": "left", "distance": 60, "duration": 1, "timing": "linear"}, {"type": "fade", "duration": 1, "timing": "linear"}], "animation": {"duration": 2, "fps": 10}}"#
+            try Data(scene.utf8).write(to: dir.appendingPathComponent("s.json"))
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("f"), withIntermediateDirectories: true)
+            let r = try await CLI.run(["animate", "s.json", "--in", "fade", "-o", "f/%02d.png"], in: dir, timeout: Self.deadline)
+            expectSuccess(r)
+            func inkLeft(_ image: Image<RGBA8>) -> Int? { (0..<image.width).first { x in (0..<image.height).contains { image[x, $0].a > 0 } } }
+            let settled = try CLI.readPNG(dir.appendingPathComponent("f/08.png")), leaving = try CLI.readPNG(dir.appendingPathComponent("f/15.png"))
+            let alpha = leaving.pixels.map(\.a).max() ?? 0
+            #expect(alpha > 0 && alpha < 200, "the fade of the out's list runs: alpha up to \(alpha)")
+            #expect((inkLeft(leaving) ?? 0) < (inkLeft(settled) ?? 0) - 10, "and its slide: \(String(describing: inkLeft(leaving))) against \(String(describing: inkLeft(settled)))")
+        }
+    }
+
     /// A layered scene animates through the binary: frame 0 (no tracks) is `render`'s still,
     /// and a track into a layer makes an APNG.
     @Test func aLayeredSceneAnimates() async throws {

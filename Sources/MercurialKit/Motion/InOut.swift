@@ -122,10 +122,6 @@ public struct InOut: Sendable, Equatable {
         clearY = tracks({ slide($0, clears: true, .top, .bottom) }, rest: 0)
     }
 
-    static func checkFits(entrance: Entrance?, exit: Entrance?, duration: Double, letters: Int) throws(MercurialError) {
-        try checkFits(entrances: entrance.map { [$0] } ?? [], exits: exit.map { [$0] } ?? [], duration: duration, letters: letters)
-    }
-
     /// The longest move of `in` and of `out` together must fit the animation.
     static func checkFits(entrances: [Entrance], exits: [Entrance], duration: Double, letters: Int) throws(MercurialError) {
         let parts = [("in", entrances), ("out", exits)].compactMap { name, moves in

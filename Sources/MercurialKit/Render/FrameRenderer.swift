@@ -113,7 +113,7 @@ public final class FrameRenderer {
                 throw MercurialError("a \"reveal\" and \"dynamics\" both move the letters; use one of them (a fade, slide or scale goes with dynamics)")
             }
             let letters = try LetterMap(settings: first, shape: shape)
-            try InOut.checkFits(entrance: inOut.entrance, exit: inOut.exit, duration: inOut.duration, letters: letters.count)
+            try InOut.checkFits(entrances: inOut.entrances, exits: inOut.exits, duration: inOut.duration, letters: letters.count)
             self.letters = letters
         }
     }

@@ -301,7 +301,8 @@ final class LayeredFrames {
     static let maximumTotalRegionPixels = 2 * FrameRenderer.maximumRegionPixels
 
     /// Frame 0's settings; its canvas (`width`, `height`) is every frame's. The scene's
-    /// `in` and `out` are each layer's (a reveal shows each layer's letters).
+    /// `in` and `out` are each layer's (a reveal shows each layer's letters), as is a
+    /// layer's own reveal; a layer's letters are revealed one way at a time.
     init(_ first: RenderSettings, inOut: InOut? = nil) throws(MercurialError) {
         guard let top = first.layers.first, let width = top.settings.width, let height = top.settings.height else {
             throw MercurialError("\"layers\" needs the canvas's \"width\" and \"height\" (the layers are placed on it together); give both")
@@ -319,8 +320,14 @@ final class LayeredFrames {
         }
         for (index, layer) in placed.enumerated() {
             do throws(MercurialError) {
-                var timeline = Timeline(duration: inOut?.duration ?? 1)
-                timeline.inOut = inOut
+                // The reveal the layer's renderer maps letters for: the layer's own, else the scene's.
+                let own = first.layers[index].inOut
+                if own?.reveals == true && inOut?.reveals == true {
+                    throw MercurialError("both the scene's and the layer's own in or out reveal its letters; keep one reveal")
+                }
+                let revealing = own?.reveals == true ? own : inOut
+                var timeline = Timeline(duration: revealing?.duration ?? 1)
+                timeline.inOut = revealing
                 let renderer = try FrameRenderer(base: layer, timeline: timeline)
                 warnings += renderer.warnings.map { MercurialWarning("layer \(index + 1): \($0.message)") }
                 renderers.append(renderer)

@@ -97,6 +97,27 @@ import MercurialTestSupport
         for index in [3, 9, 12] { #expect(try a.frame(index).pixels == b.frame(index).pixels, "frame \(index)") }
     }
 
+    /// A layer's own reveal shows its letters one after another (its renderer maps them), the
+    /// other layer as it is; a reveal in a list is held to the animation with its letters' stagger.
+    @Test func aLayersOwnRevealAndARevealInAList() throws {
+        let json = #"{"width": 640, "height": 360, "layers": [{"name": "a", "text": "Reveal", "size": 60, "in": {"type": "reveal", "duration": 0.3}}, {"text": "B", "below": "a"}], "animation": {"duration": 2, "fps": 10}}"#
+        let (frames, still) = try Self.frames(json)
+        let boxes = try LayeredTitle.inkBoxes(of: try Self.scene(json).settings)
+        let first = try frames.frame(0)
+        let inked = { (image: Image<RGBA8>, box: PixelBounds) in
+            (box.minY...box.maxY).reduce(0) { n, y in n + (box.minX...box.maxX).filter { image[$0, y].a > 0 }.count }
+        }
+        #expect(inked(first, boxes[0]) == 0 && inked(first, boxes[1]) > 0, "frame 0: the revealed layer not yet, the other as it is")
+        #expect(try frames.frame(19).pixels == still.pixels)
+        let both = json.replacingOccurrences(of: #""animation""#, with: #""in": {"type": "reveal"}, "animation""#)
+        let error = #expect(throws: MercurialError.self) { _ = try Self.frames(both) }
+        #expect(error?.message.contains("keep one reveal") == true, "\(String(describing: error))")
+        // The reveal second in a list: six letters 0.4 s apart do not fit 2 s.
+        let late = #"{"text": "Reveal", "size": 60, "width": 640, "height": 200, "in": [{"type": "fade"}, {"type": "reveal", "stagger": 0.4}], "animation": {"duration": 2}}"#
+        let long = #expect(throws: MercurialError.self) { _ = try Self.frames(late) }
+        #expect(long?.message.contains("5 × 0.4 s stagger") == true, "\(String(describing: long))")
+    }
+
     /// Refusals name the place and the fix.
     @Test func badMovesAreRefused() throws {
         let layer = #"{"width": 400, "height": 200, "layers": [{"text": "A", "in": MOVE}]ANIMATION}"#
