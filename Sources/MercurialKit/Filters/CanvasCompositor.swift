@@ -69,11 +69,13 @@ public struct Compositing: Sendable, Equatable {
         guard let plate = styles.plate else { return nil }
         let i = Double(inkInset)
         let ink = SIMD4(Double(origin.x) + i, Double(origin.y) + i, Double(origin.x + size.width) - i, Double(origin.y + size.height) - i)
-        var shape = plate.shape(ink: ink)
+        let shape: PlateShape
         if let placement {
             let centre = SIMD2(Double(origin.x) + Double(size.width) / 2, Double(origin.y) + Double(size.height) / 2)
             shape = plate.shape(ink: ink, zoom: placement.zoom, centre: centre,
                                 shift: placement.drawnShift(size: size, at: origin, canvas: canvas))
+        } else {
+            shape = plate.shape(ink: ink)
         }
         guard let plateLoft, let shading else { return shape }
         let m = inkInset

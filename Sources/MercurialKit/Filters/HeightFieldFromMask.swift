@@ -98,9 +98,8 @@ public struct HeightFieldFromMask: Sendable {
                         let source = dist.baseAddress! + r * region.width
                         let target = out.baseAddress! + (r + region.minY) * width + region.minX
                         for i in 0..<region.width {
-                            let d = source[i], depth = min(d - lower, upper - d)
-                            target[i] = round ? Self.roundHeight(signedDistance: depth, radius: radius)
-                                : Self.chiselHeight(signedDistance: depth, radius: radius)
+                            let d = source[i]
+                            target[i] = Self.distanceHeight(min(d - lower, upper - d), radius: radius, round: round)
                         }
                     }
                 }
@@ -119,6 +118,12 @@ public struct HeightFieldFromMask: Sendable {
     }
 
     // MARK: Profiles of the distance-field lofts
+
+    /// The round (else chisel) height for a signed distance `d` in pixels (positive inside).
+    @inline(__always)
+    static func distanceHeight(_ d: Float, radius: Float, round: Bool) -> Float {
+        round ? roundHeight(signedDistance: d, radius: radius) : chiselHeight(signedDistance: d, radius: radius)
+    }
 
     /// The chisel height for a signed distance `d` in pixels (positive inside).
     @inline(__always)
@@ -332,9 +337,7 @@ final class LoftRows {
                     let source = (y - wLo - region.minY) * region.width
                     let target = (y - rows.lowerBound) * width + region.minX
                     for i in 0..<region.width {
-                        let d = dist[source + i]
-                        heights[target + i] = round ? HeightFieldFromMask.roundHeight(signedDistance: d, radius: radius)
-                            : HeightFieldFromMask.chiselHeight(signedDistance: d, radius: radius)
+                        heights[target + i] = HeightFieldFromMask.distanceHeight(dist[source + i], radius: radius, round: round)
                     }
                 }
             }

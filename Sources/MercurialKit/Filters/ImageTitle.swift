@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A PNG as a title (`image`): a logo or a channel bug, alone or as a layer, placed as a text
 /// is (anchor, margin, offset; in a stack, `below` and `gap`), scaled to `width` or `height`
 /// (keeping its shape when one is given), and drawn either in its own colours (lit by the
@@ -36,15 +38,34 @@ enum ImageTitle {
         return size
     }
 
-    /// The image read and scaled to the size it is drawn at.
+    /// The image read and scaled to the size it is drawn at: once per process while the file
+    /// and the size stay, as a render places an image layer, plans its size and draws it.
     static func pixels(_ image: LayerImage) throws(MercurialError) -> Image<RGBA8> {
+        let stamp = FileStamp(image.file)
+        let key = stamp.map { Scaled(file: $0, width: image.width, height: image.height) }
+        if let key, let kept = scaled.withLock({ $0[key] }) { return kept }
         let source = try PNGFile.read(image.file, role: "image")
         guard source.width > 0, source.height > 0 else {
             throw MercurialError("image '\(image.file)' has no pixels; give a PNG with some")
         }
         let size = try Self.size(image, source: (source.width, source.height))
-        return size == (source.width, source.height) ? source : resampled(source, to: size)
+        let drawn = size == (source.width, source.height) ? source : resampled(source, to: size)
+        if let key {
+            // The last few images (a scene's logos), at most 64 M pixels together.
+            scaled.withLock { kept in
+                if kept.count >= 8 || kept.values.reduce(drawn.count, { $0 + $1.count }) > 1 << 26 { kept = [:] }
+                kept[key] = drawn
+            }
+        }
+        return drawn
     }
+
+    /// An image file as read (by its identity and modification time) at a size asked for.
+    private struct Scaled: Hashable {
+        var file: FileStamp
+        var width: Int?, height: Int?
+    }
+    private static let scaled = Mutex<[Scaled: Image<RGBA8>]>([:])
 
     /// `source` at `size`: each output pixel the average of the source area it covers
     /// (shrinking) or bilinear between the four nearest (enlarging), in premultiplied alpha so

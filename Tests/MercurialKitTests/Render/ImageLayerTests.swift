@@ -23,13 +23,16 @@ import MercurialTestSupport
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("image-layer-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let image = logo()
+        try write(logo(), to: folder + "/logo.png")
+        return try body(folder)
+    }
+
+    static func write(_ image: Image<RGBA8>, to path: String) throws {
         let bytes = image.pixels.withUnsafeBytes { raw in
             let rows = (0..<image.height).map { raw.baseAddress!.advanced(by: $0 * image.width * 4).assumingMemoryBound(to: UInt8.self) }
             return try? PNGFile.encode(width: image.width, height: image.height, rows: rows, compression: .fast)
         }
-        try OutputFile.write(try #require(bytes), to: folder + "/logo.png")
-        return try body(folder)
+        try OutputFile.write(try #require(bytes), to: path)
     }
 
     static func scene(_ json: String, in folder: String) throws -> (settings: RenderSettings, timeline: Timeline?) {
@@ -53,6 +56,17 @@ import MercurialTestSupport
             #expect(abs(smallBox.width - 53) <= 1 && abs(smallBox.height - 25) <= 1 && smallBox.maxX == 619 && smallBox.maxY == 339, "\(smallBox)")
             let disc = small[smallBox.minX + 12, smallBox.minY + 12]
             #expect(abs(Int(disc.r) - 230) <= 2 && abs(Int(disc.b) - 40) <= 2 && disc.a == 255, "scaled, still the disc's colour: \(disc)")
+        }
+    }
+
+    /// An image read once is kept while its file stays: written anew, the next render draws the new one.
+    @Test func aChangedImageIsReadAgain() throws {
+        try Self.withLogo { folder in
+            let scene = #"{"image": "logo.png", "width": 640, "height": 360, "anchor": "top-left", "margin": 40}"#
+            #expect(try TitleRenderer.render(Self.scene(scene, in: folder).settings).image[64, 64] == RGBA8(r: 230, g: 120, b: 40, a: 255))
+            let green = Self.logo().map { $0.a > 0 ? RGBA8(r: 20, g: 200, b: 60, a: 255) : $0 }
+            try Self.write(green, to: folder + "/logo.png")
+            #expect(try TitleRenderer.render(Self.scene(scene, in: folder).settings).image[64, 64] == RGBA8(r: 20, g: 200, b: 60, a: 255))
         }
     }
 
