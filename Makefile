@@ -25,10 +25,10 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 # release, or debug (the install test, to reuse the test build's ArgumentParser).
+# Package.swift links the Swift runtime and Foundation into release programs (the C
+# libraries stay dynamic), so `make` and the quick start's `swift build -c release`
+# share one build; a debug build needs the toolchain's libraries.
 CONFIGURATION ?= release
-# --static-swift-stdlib links the Swift runtime and Foundation into the binary (the
-# C libraries stay dynamic); empty gives a binary that needs the toolchain's libraries.
-STATIC ?= --static-swift-stdlib
 # More flags for swift build, e.g. --scratch-path .build-other
 SWIFT_BUILD_FLAGS ?=
 # A binary to install instead of building one (its mercurial-edit-server and
@@ -41,19 +41,14 @@ DEB_PACKAGE ?= mercurial-text
 DEB_MAINTAINER ?= $(or $(shell git log -1 --format='%an <%ae>' 2>/dev/null),MercurialText maintainers <root@localhost>)
 
 SHELL := /bin/bash
-# The static release build has a folder of its own, so that it and the quick start's
-# `swift build -c release` do not rebuild each other's MercurialKit in turn (~100 s each).
-ifeq ($(CONFIGURATION)$(STATIC),release--static-swift-stdlib)
-SCRATCH ?= --scratch-path .build-static
-endif
-BUILD = $(SWIFT) build -c $(CONFIGURATION) $(STATIC) $(SCRATCH) $(SWIFT_BUILD_FLAGS)
+BUILD = $(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
 VERSION := $(shell bash scripts/install.sh version)
 # What the stage is made of: when nothing here is newer than the stage and the
 # settings are the same, install builds nothing.
 STAGE_INPUTS := Package.swift Makefile $(BIN) $(STAGE)/settings \
     $(shell find Sources fonts materials scripts/install.sh scripts/manual-help-ascii.sh \
         -type f -not -path 'materials/previews/*' 2>/dev/null | sed 's/ /\\ /g')
-STAGE_SETTINGS := $(BIN) $(CONFIGURATION) $(STATIC) $(SCRATCH) $(SWIFT_BUILD_FLAGS)
+STAGE_SETTINGS := $(BIN) $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
 
 .PHONY: all build test install uninstall deb clean version FORCE
 all: build

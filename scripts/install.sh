@@ -26,7 +26,7 @@
 #       the man page gzipped, a
 #       control file whose Depends dpkg-shlibdeps reads from the binaries, ffmpeg as
 #       Recommends. Refuses binaries that load the Swift runtime from the toolchain
-#       (built without --static-swift-stdlib): the package must run without Swift.
+#       (a debug build): the package must run without Swift.
 #
 # Every failure is one line on stderr that starts with `error:`, and exit status 1.
 set -euo pipefail
@@ -189,7 +189,7 @@ install_stage() {
     echo "installed mercurial $(source_version) under $destdir$prefix (list: $destdir$prefix/$manifest_name)"
 }
 
-# The Swift runtime's libraries, which a binary built with --static-swift-stdlib
+# The Swift runtime's libraries, which a release binary (Package.swift links them in)
 # does not load (the deb must run where no toolchain is installed).
 swift_runtime_pattern='libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime|libXCTest|libTesting'
 
@@ -205,7 +205,7 @@ deb() {
     local binary runtime
     for binary in mercurial mercurial-edit-server mercurial-serve-server; do
         runtime="$(ldd "$stage/bin/$binary" | grep -E "$swift_runtime_pattern" | awk '{print $1}' | tr '\n' ' ')" || true
-        [ -z "$runtime" ] || fail "'$stage/bin/$binary' loads the Swift runtime ($runtime) from the toolchain; build it with --static-swift-stdlib (make deb does unless STATIC= is given)"
+        [ -z "$runtime" ] || fail "'$stage/bin/$binary' loads the Swift runtime ($runtime) from the toolchain; build it in release (make deb does unless CONFIGURATION=debug is given)"
     done
 
     local root

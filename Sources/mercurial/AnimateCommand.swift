@@ -6,11 +6,11 @@ import Synchronization
 import Glibc
 #endif
 
-extension AnimationFormat.MovCodec: ExpressibleByArgument {}
-extension AlphaMode: ExpressibleByArgument {}
+extension AnimationFormat.MovCodec: ChoiceArgument {}
+extension AlphaMode: ChoiceArgument {}
 
 /// `--prores`: the ProRes flavour of a .mov.
-enum ProResProfile: String, CaseIterable, ExpressibleByArgument {
+enum ProResProfile: String, ChoiceArgument {
     case p4444 = "4444", p4444xq = "4444xq", p422hq = "422hq"
 
     var codec: AnimationFormat.MovCodec {
@@ -21,10 +21,11 @@ enum ProResProfile: String, CaseIterable, ExpressibleByArgument {
         }
     }
 }
-extension Entrance.Kind: ExpressibleByArgument {}
+extension Entrance.Kind: ChoiceArgument {}
 
 struct Animate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "animate",
         abstract: "Render a scene's animation to video, an animated PNG or a PNG sequence.",
         discussion: """
         The scene's "animation" object gives the duration, the frame rate and the

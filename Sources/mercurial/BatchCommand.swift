@@ -9,6 +9,7 @@ import Glibc
 
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "batch",
         abstract: "Render a title for each row of a CSV or JSON Lines file.",
         usage: "mercurial batch <file> [-o <dir>] [--name <template>] [--shard <K/N|auto>] [<options>]",
         discussion: """

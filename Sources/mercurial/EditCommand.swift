@@ -8,6 +8,7 @@ import Glibc
 
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "edit",
         abstract: "Edit a scene live in the browser: every parameter as a control, the title re-rendered as you move it.",
         discussion: """
         Serves a page on 127.0.0.1 only and prints its URL with a session token. The

@@ -4,6 +4,7 @@ import MercurialKit
 
 struct Shading: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "shading",
         abstract: "Write the ray-traced shading sphere (the hemisphere the title's colours come from) to a PNG.",
         usage: "mercurial shading [-o <file>] [--size <px>] [<options>]",
         discussion: "Example: mercurial shading --material gold --size 256 -o gold-sphere.png"
@@ -42,6 +43,7 @@ struct Shading: ParsableCommand {
 
 struct Params: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "params",
         abstract: "List every parameter: group, key, range and value (the mercurial material's, or the one given).",
         usage: "mercurial params [--material <name|path>] [--wide | --json | --markdown] [<options>]",
         discussion: """
@@ -95,7 +97,7 @@ struct Params: ParsableCommand {
 }
 
 struct Materials: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the bundled materials.")
+    static let configuration = CommandConfiguration(commandName: "materials", abstract: "List the bundled materials.")
 
     func run() throws {
         let rows = try MercurialKit.Materials.bundled().map { [$0.name, $0.description] }
@@ -105,6 +107,7 @@ struct Materials: ParsableCommand {
 
 struct Fonts: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "fonts",
         abstract: "List the bundled fonts, or describe one: its variation axes and OpenType features.",
         discussion: "With FONT (a bundled name, a TTF/OTF file or an installed font's fontconfig name), prints its axes with their ranges, for \"variations\", and the features it has, for \"features\".")
 
@@ -182,6 +185,7 @@ func printTable(header: [String], rows: [[String]]) {
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Print the recipe a title carries, as a scene file.",
         discussion: """
         Every PNG that mercurial writes carries its fully resolved scene (unless

@@ -30,6 +30,7 @@ struct Mercurial: ParsableCommand {
     static func main() {
         Console.prepareStandardStreams()
         SignalCleanup.install()
+        ShadingSphere.keepFirstSphere(in: .fromEnvironment())
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard arguments.count <= maximumArgumentCount else {
             fail("\(arguments.count) command-line arguments, over the limit of \(maximumArgumentCount); put the settings in a scene file and pass it with --params", status: MercurialError.Kind.limit.exitStatus)

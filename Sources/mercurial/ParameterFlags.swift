@@ -19,11 +19,17 @@ import MercurialKit
 extension ArgumentHelp {
     /// Help for the flag of the parameter `key`: the row's help, default and range.
     static func parameter(_ key: String) -> ArgumentHelp {
-        guard let row = ParameterGroup.allParameters.first(where: { $0.key == key }), let valueName = row.flag else {
+        guard let help = parameterHelps[key] else {
             preconditionFailure("the parameter table has no row '\(key)' with a flag")
         }
-        return ArgumentHelp(flagHelp(row), valueName: valueName)
+        return help
     }
+
+    /// Every flag's help, made once: ArgumentParser makes the options several times a
+    /// parse (to look for pass-through arguments, to parse, to decode).
+    private static let parameterHelps: [String: ArgumentHelp] = Dictionary(
+        ParameterGroup.allParameters.compactMap { row in row.flag.map { (row.key, ArgumentHelp(flagHelp(row), valueName: $0)) } },
+        uniquingKeysWith: { first, _ in first })
 
     /// Help for the flag of the scene's nested key `key` (`--margin`): the schema's help
     /// and its default, as a parameter's flag shows it (null is auto on the command line).
@@ -116,8 +122,18 @@ extension String: ParameterFlagValue {
     }
 }
 
+/// An option's value that is one of an enumeration's raw values.
+protocol ChoiceArgument: ExpressibleByArgument, CaseIterable, RawRepresentable where RawValue == String {}
+
+extension ChoiceArgument {
+    // ArgumentParser's defaults for these two go through a key path made at run time, and it
+    // asks for them each time it makes the options (a tenth of a small title's parsing).
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+    public static var allValueDescriptions: [String: String] { [:] }
+}
+
 /// The table's enumerations, as swift-argument-parser takes them.
-protocol ChoiceFlag: ParameterFlagValue, ExpressibleByArgument, CaseIterable, RawRepresentable where RawValue == String {}
+protocol ChoiceFlag: ParameterFlagValue, ChoiceArgument {}
 
 extension ChoiceFlag {
     func parameterValue(for row: Parameter) throws(MercurialError) -> ParameterValue { .choice(rawValue) }
@@ -127,7 +143,7 @@ extension TextLayout.Alignment: ExpressibleByArgument, ChoiceFlag {}
 extension LoftProfile: ExpressibleByArgument, ChoiceFlag {}
 extension BevelDirection: ExpressibleByArgument, ChoiceFlag {}
 extension Anchor: ExpressibleByArgument, ChoiceFlag {}
-extension PNGFile.Compression: ExpressibleByArgument {}
+extension PNGFile.Compression: ChoiceArgument {}
 
 /// An `@Option` or `@Flag` of an optional parameter value: nil when it was not given.
 protocol GivenParameterFlag {

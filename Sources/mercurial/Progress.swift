@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// How long work shows its progress on standard error.
-enum ProgressStyle: String, ExpressibleByArgument, CaseIterable, Sendable {
+enum ProgressStyle: String, ChoiceArgument, Sendable {
     /// A bar on a terminal, plain lines anywhere else.
     case auto
     /// One line redrawn in place, at most ten times a second.

@@ -7,6 +7,7 @@ import Glibc
 
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "render",
         abstract: "Render a title to a PNG, JPEG or WebP.",
         discussion: """
         Examples:
@@ -168,9 +169,9 @@ struct Render: ParsableCommand {
     }
 }
 
-extension NormalConvention: ExpressibleByArgument {}
+extension NormalConvention: ChoiceArgument {}
 
-enum NormalDepth: String, ExpressibleByArgument, CaseIterable {
+enum NormalDepth: String, ChoiceArgument {
     case eight = "8", sixteen = "16"
     var bits: Int { self == .eight ? 8 : 16 }
 }

@@ -8,6 +8,7 @@ import Glibc
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Serve titles over HTTP: cards for the web, rendered on demand and cached.",
         discussion: """
         POST /v1/render takes a scene as JSON (the schema of scene files);
@@ -40,6 +41,7 @@ struct Serve: ParsableCommand {
 
 struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sign",
         abstract: "Sign a card's query for a server started with --key.",
         discussion: """
         Prints the query in its canonical form (decoded, sorted by key, each byte but

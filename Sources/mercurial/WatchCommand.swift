@@ -8,6 +8,7 @@ import Glibc
 
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Render a scene file, then render again on every save of it or of anything it uses.",
         discussion: """
         Watches the scene file and its material, font, shading image and mask with

@@ -37,6 +37,25 @@ import MercurialTestSupport
         }
     }
 
+    /// A one-shot render keeps its traced sphere in MERCURIAL_CACHE and the next reads it:
+    /// the same bytes either way; `off` writes nothing.
+    @Test func aTracedSphereIsKeptForTheNextProcess() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let cache = dir.appendingPathComponent("cache").path
+            let args = ["render", "Hg", "--size", "40", "--material", "gold", "--quiet", "-o"]
+            expectSuccess(try await CLI.run(args + ["off.png"], in: dir, environment: ["MERCURIAL_CACHE": "off"]))
+            #expect(!FileManager.default.fileExists(atPath: cache))
+            expectSuccess(try await CLI.run(args + ["traced.png"], in: dir, environment: ["MERCURIAL_CACHE": cache]))
+            let kept = try FileManager.default.contentsOfDirectory(atPath: cache)
+            #expect(kept.count == 1 && kept[0].count == 64, "\(kept)")
+            expectSuccess(try await CLI.run(args + ["read.png"], in: dir, environment: ["MERCURIAL_CACHE": cache]))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache) == kept)
+            let off = try Data(contentsOf: dir.appendingPathComponent("off.png"))
+            #expect(off == (try Data(contentsOf: dir.appendingPathComponent("traced.png"))))
+            #expect(off == (try Data(contentsOf: dir.appendingPathComponent("read.png"))))
+        }
+    }
+
     @Test func renderWithNoOptionsWritesTitlePNGInTheWorkingDirectory() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let r = try await CLI.run(["render", "Flex Monkey"], in: dir)

@@ -39,7 +39,7 @@ import MercurialTestSupport
 
             let makeArguments = [
                 "-C", CLI.packageRoot.path,
-                "BIN=\(binary.path)", "CONFIGURATION=debug", "STATIC=", "SWIFT=\(swift)",
+                "BIN=\(binary.path)", "CONFIGURATION=debug", "SWIFT=\(swift)",
                 // `swift test` may hold the build folder's lock while the tests run; the
                 // tool's build touches nothing the tests use.
                 "SWIFT_BUILD_FLAGS=--scratch-path \(scratch.path) --ignore-lock",

@@ -253,6 +253,10 @@ public struct ShadingLookup: Sendable, Equatable {
         pages = same.count
     }
 
+    /// The texels as bytes (each is a byte / 255), for `ShadingDiskCache`.
+    func texelBytes() -> [UInt8] {
+        rgb.map { UInt8(($0 * 255).rounded()) }
+    }
 
     /// The colour where the hemisphere's normal is (nx, ny, √(1 − nx² − ny²)).
     public func color(normalX nx: Float, normalY ny: Float) -> RGBColor {

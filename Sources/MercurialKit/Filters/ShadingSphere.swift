@@ -3,7 +3,7 @@ import Synchronization
 
 /// An omni light: a colour HSB(hue, 1, brightness) at a finite position, with no
 /// distance attenuation (as SceneKit's omni lights in the original).
-public struct Light: Sendable, Equatable, Hashable {
+public struct Light: Sendable, Equatable, Hashable, Encodable {
     public var hue: Double
     public var brightness: Double
     public var position: SIMD3<Double>
@@ -25,7 +25,7 @@ public struct Light: Sendable, Equatable, Hashable {
 
 /// The sphere's surface: Phong lighting (Blinn's half-vector form) plus an optional
 /// reflection gradient sampled by the reflection vector.
-public struct SphereMaterial: Sendable, Equatable {
+public struct SphereMaterial: Sendable, Equatable, Encodable {
     /// 0.001…0.25, default 0.02: higher is a tighter highlight (Blinn–Phong exponent 1000 × shininess).
     public var shininess: Double = 0.02
     public var diffuse = RGBColor(grey: 1.0 / 3.0)
@@ -42,7 +42,7 @@ public struct SphereMaterial: Sendable, Equatable {
 }
 
 /// What the shading sphere shows: four lights and a material.
-public struct ShadingScene: Sendable, Equatable {
+public struct ShadingScene: Sendable, Equatable, Encodable {
     public var lights: [Light]
     public var material: SphereMaterial
 
@@ -102,6 +102,13 @@ public enum ShadingSphere {
 
     public static func lookup(_ scene: ShadingScene, size: Int = lookupSize) -> ShadingLookup {
         ShadingCache.shared.lookup(scene, size: size)
+    }
+
+    /// The process's first traced sphere read from `disk` when an earlier process traced
+    /// it, and written there when not (a one-shot command's one sphere); later spheres,
+    /// as a drag's or an animation's, stay in memory.
+    public static func keepFirstSphere(in disk: ShadingDiskCache?) {
+        ShadingCache.shared.keepFirstSphere(in: disk)
     }
 }
 
@@ -213,15 +220,30 @@ final class ShadingCache: Sendable {
         /// Each light's colourless terms from recent lookups (see `LightLayer`), newest first.
         var layers: [LightLayer] = []
         var tracedLayers = 0
+        /// Where the next lookup traced is read from or written to; taken by that lookup.
+        var disk: ShadingDiskCache?
     }
     private let state = Mutex(State())
     static let keptLayers = 8
     /// How many layers this cache has traced (for tests: a colour change traces none).
     var tracedLayers: Int { state.withLock { $0.tracedLayers } }
 
+    func keepFirstSphere(in disk: ShadingDiskCache?) {
+        state.withLock { $0.disk = disk }
+    }
+
     func lookup(_ scene: ShadingScene, size: Int) -> ShadingLookup {
         if let hit = state.withLock({ $0.entries.first { $0.scene == scene && $0.size == size }?.lookup }) {
             return hit
+        }
+        let disk = state.withLock { state in defer { state.disk = nil }; return state.disk }
+        let key = disk.map { _ in ShadingDiskCache.key(scene, size: size) }
+        if let disk, let key, let kept = disk.read(key, size: size) {
+            state.withLock { state in
+                state.entries.insert((scene, size, kept), at: 0)
+                if state.entries.count > 4 { state.entries.removeLast() }
+            }
+            return kept
         }
         // A light seen in a recent lookup at the same position, with the same shininess,
         // is not traced again, whatever its colour or the material's colours: a slider
@@ -243,6 +265,7 @@ final class ShadingCache: Sendable {
             let fresh = sceneLayers.filter { layer in !state.layers.contains { $0 === layer } }
             state.layers = Array((fresh + state.layers).prefix(Self.keptLayers))
         }
+        if let disk, let key { disk.write(built, key, size: size) }
         return built
     }
 }

@@ -1,5 +1,5 @@
 /// A linear-free, plain RGB colour with components in 0…1 (as stored in the PNG).
-public struct RGBColor: Sendable, Equatable, Hashable, CustomStringConvertible {
+public struct RGBColor: Sendable, Equatable, Hashable, Encodable, CustomStringConvertible {
     public var r: Float, g: Float, b: Float
 
     public init(r: Float, g: Float, b: Float) {
@@ -105,8 +105,8 @@ private let namedColors: [String: UInt32] = [
 
 /// Colours at locations 0…1 along the vertical axis, top (0) to bottom (1), as
 /// CAGradientLayer takes `colors` and `locations`.
-public struct Gradient: Sendable, Equatable {
-    public struct Stop: Sendable, Equatable {
+public struct Gradient: Sendable, Equatable, Encodable {
+    public struct Stop: Sendable, Equatable, Encodable {
         public var color: RGBColor
         public var location: Float
         public init(color: RGBColor, location: Float) { self.color = color; self.location = location }
