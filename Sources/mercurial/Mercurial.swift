@@ -29,6 +29,7 @@ struct Mercurial: ParsableCommand {
     /// Runs the command; every failure is one `error:` line on stderr and a non-zero exit.
     static func main() {
         Console.prepareStandardStreams()
+        ProcessMemory.keepFreedBlocksForReuse()
         SignalCleanup.install()
         ShadingSphere.keepFirstSphere(in: .fromEnvironment())
         let arguments = Array(CommandLine.arguments.dropFirst())

@@ -74,7 +74,8 @@ public struct ShadingDiskCache: Sendable {
     /// Keeps `lookup` under `key`: written to a temporary name and renamed, so that a
     /// reader never sees part of a file; then the oldest files past `keptFiles` go.
     func write(_ lookup: ShadingLookup, _ key: [UInt8], size: Int) {
-        guard makeFolder() else { return }
+        // Renders trace 256² spheres (196 KB); a larger one is not worth a file.
+        guard size <= 512, makeFolder() else { return }
         var bytes = Self.magic + key + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) }
         bytes += lookup.texelBytes()
         let temporary = TemporaryName(for: CardSignature.hex(key)).fresh()
