@@ -39,8 +39,13 @@ struct Mercurial: ParsableCommand {
         if let first = arguments.first, let near = nearSubcommand(first, alone: arguments.count == 1) {
             fail("'\(first)' is not a command; did you mean \(near)? (to render it as a title: mercurial render -- \(first))", status: 64)
         }
+        // `mercurial render …` is parsed by Render itself: from the root, ArgumentParser first
+        // makes all of render's options only to learn whether one takes the rest of the line
+        // (a tenth of a 1080p title's time). Help, the version and completion scripts, which
+        // name the command, go through the root, and so does every other command.
+        let parser: ParsableCommand.Type = arguments.first == "render" && !arguments.contains(where: forTheRoot) ? Render.self : Mercurial.self
         do {
-            var command = try parseAsRoot(arguments)
+            var command = parser == Render.self ? try Render.parseAsRoot(Array(arguments.dropFirst())) : try parseAsRoot(arguments)
             try command.run()
         } catch let error as MercurialError {
             fail(error.message, status: error.kind.exitStatus)
@@ -48,15 +53,26 @@ struct Mercurial: ParsableCommand {
             // The command has said what went wrong itself (batch: one line per failed row).
             Foundation.exit(code.rawValue)
         } catch {
-            let code = exitCode(for: error)
+            let code = parser.exitCode(for: error), message = parser.fullMessage(for: error)
             if code == .success {
-                Console.output(fullMessage(for: error) + "\n", escaping: false)
+                Console.output(message + "\n", escaping: false)
                 Foundation.exit(0)
             }
             // ArgumentParser's usage errors: keep its message, on one line.
-            fail("\(oneLine(usageError: fullMessage(for: error), arguments: arguments))\(quoteHint(fullMessage(for: error), arguments)) (see 'mercurial help')",
+            fail("\(oneLine(usageError: message, arguments: arguments))\(quoteHint(message, arguments)) (see 'mercurial help')",
                  status: code.rawValue)
         }
+    }
+
+    /// An argument that asks ArgumentParser's root for help, the version or a completion
+    /// script: `help`, `--help…`, `--version`, `--generate-completion-script`, its
+    /// `--experimental…` and `---…` flags, and a single dash with an h (`-h`, `-help`, `-qh`).
+    static func forTheRoot(_ argument: String) -> Bool {
+        if argument == "help" { return true }
+        if argument.hasPrefix("--") {
+            return ["--help", "--version", "--generate-completion-script", "--experimental", "---"].contains { argument.hasPrefix($0) }
+        }
+        return argument.hasPrefix("-") && argument.contains("h")
     }
 }
 
