@@ -145,25 +145,22 @@ extension BevelDirection: ExpressibleByArgument, ChoiceFlag {}
 extension Anchor: ExpressibleByArgument, ChoiceFlag {}
 extension PNGFile.Compression: ChoiceArgument {}
 
-/// An `@Option` or `@Flag` of an optional parameter value: nil when it was not given.
-protocol GivenParameterFlag {
-    var given: (any ParameterFlagValue)? { get }
-}
-
-protocol OptionalParameterFlagValue {
-    var wrapped: (any ParameterFlagValue)? { get }
-}
-
-extension Optional: OptionalParameterFlagValue where Wrapped: ParameterFlagValue {
-    var wrapped: (any ParameterFlagValue)? { map { $0 } }
-}
-
-extension Option: GivenParameterFlag where Value: OptionalParameterFlagValue {
-    var given: (any ParameterFlagValue)? { wrappedValue.wrapped }
-}
-
-extension Flag: GivenParameterFlag where Value: OptionalParameterFlagValue {
-    var given: (any ParameterFlagValue)? { wrappedValue.wrapped }
+/// Whether `wrapper` (an options property as reflection sees it) is a parameter's flag, and
+/// then its value, nil when not given. Each kind of flag is named: a cast to a protocol had the
+/// Swift runtime scan every conformance in the binary for each kind (a twentieth of a small
+/// title's time). `ParameterFlagTests` holds every row with a flag to a property found here.
+func flagValue(of wrapper: Any) -> (any ParameterFlagValue)?? {
+    switch wrapper {
+    case let flag as Option<Double?>: .some(flag.wrappedValue)
+    case let flag as Option<Int?>: .some(flag.wrappedValue)
+    case let flag as Option<String?>: .some(flag.wrappedValue)
+    case let flag as Flag<Bool?>: .some(flag.wrappedValue)
+    case let flag as Option<TextLayout.Alignment?>: .some(flag.wrappedValue)
+    case let flag as Option<LoftProfile?>: .some(flag.wrappedValue)
+    case let flag as Option<BevelDirection?>: .some(flag.wrappedValue)
+    case let flag as Option<Anchor?>: .some(flag.wrappedValue)
+    default: nil
+    }
 }
 
 /// The parameter flags `arguments` declares: each property named as a row's key, with its value if given.
@@ -171,8 +168,8 @@ func parameterFlags(of arguments: any ParsableArguments) -> [(key: String, value
     let keys = Set(ParameterGroup.allParameters.map(\.key))
     return Mirror(reflecting: arguments).children.compactMap { child in
         guard let label = child.label, label.hasPrefix("_"), keys.contains(String(label.dropFirst())),
-              let flag = child.value as? any GivenParameterFlag else { return nil }
-        return (String(label.dropFirst()), flag.given)
+              let value = flagValue(of: child.value) else { return nil }
+        return (String(label.dropFirst()), value)
     }
 }
 
