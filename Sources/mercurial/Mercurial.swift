@@ -39,13 +39,9 @@ struct Mercurial: ParsableCommand {
         if let first = arguments.first, let near = nearSubcommand(first, alone: arguments.count == 1) {
             fail("'\(first)' is not a command; did you mean \(near)? (to render it as a title: mercurial render -- \(first))", status: 64)
         }
-        // `mercurial render …` is parsed by Render itself: from the root, ArgumentParser first
-        // makes all of render's options only to learn whether one takes the rest of the line
-        // (a tenth of a 1080p title's time). Help, the version and completion scripts, which
-        // name the command, go through the root, and so does every other command.
-        let parser: ParsableCommand.Type = arguments.first == "render" && !arguments.contains(where: forTheRoot) ? Render.self : Mercurial.self
+        let parser = parser(for: arguments)
         do {
-            var command = parser == Render.self ? try Render.parseAsRoot(Array(arguments.dropFirst())) : try parseAsRoot(arguments)
+            var command = try parse(arguments)
             try command.run()
         } catch let error as MercurialError {
             fail(error.message, status: error.kind.exitStatus)
@@ -62,6 +58,20 @@ struct Mercurial: ParsableCommand {
             fail("\(oneLine(usageError: message, arguments: arguments))\(quoteHint(message, arguments)) (see 'mercurial help')",
                  status: code.rawValue)
         }
+    }
+
+    /// The command `arguments` give, as `parser(for:)` parses them.
+    static func parse(_ arguments: [String]) throws -> ParsableCommand {
+        parser(for: arguments) == Render.self ? try Render.parseAsRoot(Array(arguments.dropFirst())) : try parseAsRoot(arguments)
+    }
+
+    /// Which command parses `arguments` (and so makes their errors' messages). `mercurial
+    /// render …` is parsed by Render itself: from the root, ArgumentParser first makes all of
+    /// render's options only to learn whether one takes the rest of the line (a twentieth of a
+    /// 1080p title's time). Help, the version and completion scripts, which name the command,
+    /// go through the root, and so does every other command.
+    static func parser(for arguments: [String]) -> ParsableCommand.Type {
+        arguments.first == "render" && !arguments.contains(where: forTheRoot) ? Render.self : Mercurial.self
     }
 
     /// An argument that asks ArgumentParser's root for help, the version or a completion

@@ -2,7 +2,7 @@
 //
 // The input is an argument vector: its bytes split at each NUL into at most
 // 32 arguments (a trailing NUL ends the last one; more are left out). They
-// go to swift-argument-parser's `Mercurial.parseAsRoot`, as `mercurial`'s
+// go to swift-argument-parser through `Mercurial.parse`, as `mercurial`'s
 // main does, with the program's own commands, options and flags
 // (Sources/mercurial/*.swift, compiled into this binary), then the command
 // that comes back does what its `run` does before drawing anything:
@@ -102,7 +102,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if fuzzVerbose { print("fuzz: arguments", arguments.map { "'\($0)'" }.joined(separator: " ")) }
     var outcome: String
     do {
-        let command = try Mercurial.parseAsRoot(arguments)
+        let command = try Mercurial.parse(arguments)
         outcome = "\(type(of: command))"
         switch command {
         case let render as Render: try checkRender(render)
@@ -125,8 +125,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if fuzzVerbose { print("fuzz: error:", error.message) }
     } catch {
         // As main does: the full message (usage error, help, version, completion script).
-        let message = Mercurial.fullMessage(for: error)
-        let code = Mercurial.exitCode(for: error)
+        let parser = Mercurial.parser(for: arguments)
+        let message = parser.fullMessage(for: error)
+        let code = parser.exitCode(for: error)
         outcome = "exit \(code.rawValue)"
         if fuzzVerbose { print("fuzz: \(outcome):", message.prefix(300)) }
     }
