@@ -62,6 +62,9 @@ let package = Package(
             // Optimised in debug builds too: unoptimised, its pixel loops are about 100 times
             // slower (300 small titles: 41.5 s against 0.44 s released), and the test suite
             // runs the debug build's commands thousands of times. `-enable-testing` stays on.
+            // Compiled with `-static-stdlib` in release too: its objects then name the static
+            // libraries Foundation needs (_FoundationICU, CoreFoundation…), which linking the
+            // programs with the flag alone left out.
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug)),
                             .unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),

@@ -40,20 +40,19 @@ public struct ShadingDiskCache: Sendable {
 
     /// This build of the program: its version and its executable's size and time, read once.
     static let build: String = {
-        var info = stat()
-        let executable = stat("/proc/self/exe", &info) == 0
-            ? "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" : "unknown"
+        let executable = FileStamp("/proc/self/exe").map { "\($0.size) \($0.seconds).\($0.nanoseconds)" } ?? "unknown"
         return "mercurial \(MercurialVersion.string) \(executable)"
     }()
 
     /// The key of `scene` traced at `size`: every stored property of the scene, as the
     /// synthesised `Encodable` writes it (a property added later is in the key with no
-    /// change here), with the size and the build.
-    static func key(_ scene: ShadingScene, size: Int) -> [UInt8] {
+    /// change here), with the size and the build; nil for a scene JSON cannot hold (a NaN),
+    /// which is not kept.
+    static func key(_ scene: ShadingScene, size: Int) -> [UInt8]? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let json = (try? encoder.encode(scene)).map { Array($0) } ?? Array(String(reflecting: scene).utf8)
-        return CardSignature.sha256(Array("shading 1\n\(build)\n\(size)\n".utf8) + json)
+        guard let json = try? encoder.encode(scene) else { return nil }
+        return CardSignature.sha256(Array("shading 1\n\(build)\n\(size)\n".utf8) + Array(json))
     }
 
     private func path(_ key: [UInt8]) -> String { folder + "/" + CardSignature.hex(key) }
@@ -71,30 +70,13 @@ public struct ShadingDiskCache: Sendable {
         }
     }
 
-    /// Keeps `lookup` under `key`: written to a temporary name and renamed, so that a
-    /// reader never sees part of a file; then the oldest files past `keptFiles` go.
+    /// Keeps `lookup` under `key`, written whole or not at all (`OutputFile`); then the
+    /// oldest files past `keptFiles` go.
     func write(_ lookup: ShadingLookup, _ key: [UInt8], size: Int) {
         // Renders trace 256² spheres (196 KB); a larger one is not worth a file.
         guard size <= 512, makeFolder() else { return }
-        var bytes = Self.magic + key + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) }
-        bytes += lookup.texelBytes()
-        let temporary = TemporaryName(for: CardSignature.hex(key)).fresh()
-        let fd = open(folder + "/" + temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let written = bytes.withUnsafeBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                let put = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
-                if put < 0 && errno == EINTR { continue }
-                guard put > 0 else { return false }
-                done += put
-            }
-            return true
-        }
-        guard close(fd) == 0, written, rename(folder + "/" + temporary, path(key)) == 0 else {
-            unlink(folder + "/" + temporary)
-            return
-        }
+        let bytes = Self.magic + key + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) } + lookup.texelBytes()
+        guard (try? OutputFile.write(bytes, to: path(key))) != nil else { return }
         prune()
     }
 
@@ -112,11 +94,8 @@ public struct ShadingDiskCache: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         let kept = names.filter { $0.utf8.count == 64 && $0.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) } }
         guard kept.count > Self.keptFiles else { return }
-        let dated = kept.map { name -> (name: String, time: timespec) in
-            var info = stat()
-            return (name, lstat(folder + "/" + name, &info) == 0 ? info.st_mtim : timespec())
-        }
-        let oldestFirst = dated.sorted { ($0.time.tv_sec, $0.time.tv_nsec) < ($1.time.tv_sec, $1.time.tv_nsec) }
+        let dated = kept.map { name in (name: name, stamp: FileStamp(folder + "/" + name)) }
+        let oldestFirst = dated.sorted { ($0.stamp?.seconds ?? 0, $0.stamp?.nanoseconds ?? 0) < ($1.stamp?.seconds ?? 0, $1.stamp?.nanoseconds ?? 0) }
         for file in oldestFirst.prefix(kept.count - Self.keptFiles) { unlink(folder + "/" + file.name) }
     }
 }

@@ -222,6 +222,12 @@ final class ShadingCache: Sendable {
         var tracedLayers = 0
         /// Where the next lookup traced is read from or written to; taken by that lookup.
         var disk: ShadingDiskCache?
+
+        /// `lookup` as the newest of the last four built.
+        mutating func remember(_ scene: ShadingScene, _ size: Int, _ lookup: ShadingLookup) {
+            entries.insert((scene, size, lookup), at: 0)
+            if entries.count > 4 { entries.removeLast() }
+        }
     }
     private let state = Mutex(State())
     static let keptLayers = 8
@@ -237,12 +243,9 @@ final class ShadingCache: Sendable {
             return hit
         }
         let disk = state.withLock { state in defer { state.disk = nil }; return state.disk }
-        let key = disk.map { _ in ShadingDiskCache.key(scene, size: size) }
+        let key = disk.flatMap { _ in ShadingDiskCache.key(scene, size: size) }
         if let disk, let key, let kept = disk.read(key, size: size) {
-            state.withLock { state in
-                state.entries.insert((scene, size, kept), at: 0)
-                if state.entries.count > 4 { state.entries.removeLast() }
-            }
+            state.withLock { $0.remember(scene, size, kept) }
             return kept
         }
         // A light seen in a recent lookup at the same position, with the same shininess,
@@ -260,8 +263,7 @@ final class ShadingCache: Sendable {
         let built = LightLayer.lookup(from: sceneLayers, shader: shader, size: size)
         state.withLock { state in
             state.tracedLayers += traced
-            state.entries.insert((scene, size, built), at: 0)
-            if state.entries.count > 4 { state.entries.removeLast() }
+            state.remember(scene, size, built)
             let fresh = sceneLayers.filter { layer in !state.layers.contains { $0 === layer } }
             state.layers = Array((fresh + state.layers).prefix(Self.keptLayers))
         }

@@ -132,7 +132,7 @@ import MercurialTestSupport
                 var scene = ShadingScene()
                 scene.lights[0].hue = Double(n) / 100
                 _ = Self.process(dir).lookup(scene, size: 8)
-                names.append(CardSignature.hex(ShadingDiskCache.key(scene, size: 8)))
+                names.append(CardSignature.hex(try #require(ShadingDiskCache.key(scene, size: 8))))
                 // Files a second apart, so that their times order them on any file system.
                 let file = dir.appendingPathComponent(names[n]).path
                 try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000 + Double(n))],
