@@ -27,8 +27,13 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export MERCURIAL_DATA="$ROOT"
 FIX="$ROOT/Tests/MercurialTestSupport/Fixtures"
 
-frames() {  # frames NAME FILE: one line per decoded frame
+frames() {  # frames NAME FILE: one line per decoded frame, in the file's own pixel format
     ffmpeg -v error -i "$2" -map 0:v -f framemd5 - | grep -v '^#' \
+        | awk -v n="$1" -F', *' '{ print n, $2, $6 }'
+}
+
+titles() {  # titles NAME FILE: a title still's frame as RGBA (an opaque still is written as RGB since issue 36)
+    ffmpeg -v error -i "$2" -map 0:v -pix_fmt rgba -f framemd5 - | grep -v '^#' \
         | awk -v n="$1" -F', *' '{ print n, $2, $6 }'
 }
 
@@ -39,7 +44,7 @@ render_corpus() {
     still() {  # still NAME ARGS...: a render to NAME.png
         local name="$1"; shift
         "$bin" render -q "$@" -o "$name.png"
-        frames "$name" "$name.png" >> "$m"
+        titles "$name" "$name.png" >> "$m"
     }
     still default "Flex Monkey Mercurial Text"
     still gold-lines "Gold\nStandard" --material gold --size 120 --align left
@@ -54,7 +59,7 @@ render_corpus() {
     still mask-alpha --mask "$FIX/rgba8.png" --background white
     "$bin" shading --material gold --size 256 -o sphere.png >/dev/null && frames sphere sphere.png >> "$m"
     "$bin" render -q "Shaded" --shading-image sphere.png --size 90 -o shaded-image.png
-    frames shaded-image shaded-image.png >> "$m"
+    titles shaded-image shaded-image.png >> "$m"
     "$bin" render -q "Maps" --size 100 --emit color,height,normal -o maps.png
     for f in maps maps-height maps-normal; do frames "$f" "$f.png" >> "$m"; done
     "$bin" render -q "DX" --size 100 --emit normal --normal-convention directx --normal-depth 16 -o dx.png
@@ -79,11 +84,11 @@ EOF
     still streamed-gradient --params gradient.json --width 4800 --height 1400 --size 1000
     still streamed-mask --mask "$FIX/white-5000x4000.png" --radius 4
     # render --from: the recipe round trip.
-    "$bin" render -q --from gold-lines.png -o from.png && frames from from.png >> "$m"
+    "$bin" render -q --from gold-lines.png -o from.png && titles from from.png >> "$m"
     # batch: two rows.
     printf 'text,material\nAlpha,gold\nBeta,chrome\n' > rows.csv
     mkdir -p batch && "$bin" batch -q rows.csv -o batch --name '{text}' >/dev/null
-    for f in Alpha Beta; do frames "batch-$f" "batch/$f.png" >> "$m"; done
+    for f in Alpha Beta; do titles "batch-$f" "batch/$f.png" >> "$m"; done
     # Animations, sequences, physics, ropes and vines: APNG, a PNG sequence and
     # lossless video (qtrle), decoded frame by frame.
     local ex="$ROOT/examples"

@@ -92,23 +92,73 @@ int mercurial_png_encode_format(const uint8_t *const *rows, uint32_t width, uint
 void mercurial_png_free(uint8_t *buffer) { free(buffer); }
 
 /* PNG's filter type 4: `row` minus its Paeth predictions into out[0..<n] (`up`: the row above, NULL for the
-   first). The first pixel, whose left and corner are 0, is apart, so that the loop over
+   first), `bpp` bytes a pixel. The first pixel, whose left and corner are 0, is apart, so that the loop over
    the rest has no test in it and the compiler vectorises it (the predictor is selects);
    it was a fifth of an APNG frame's time, byte by byte. */
-static void paeth_row(const uint8_t *restrict row, const uint8_t *restrict up, size_t n, uint8_t *restrict out) {
-    size_t head = n < 4 ? n : 4;
+static void paeth_row(const uint8_t *restrict row, const uint8_t *restrict up, size_t n, size_t bpp,
+                      uint8_t *restrict out) {
+    size_t head = n < bpp ? n : bpp;
     if (!up) {   /* no row above: the predictor is the left byte */
         for (size_t i = 0; i < head; i++) out[i] = row[i];
-        for (size_t i = head; i < n; i++) out[i] = (uint8_t)(row[i] - row[i - 4]);
+        for (size_t i = head; i < n; i++) out[i] = (uint8_t)(row[i] - row[i - bpp]);
         return;
     }
     for (size_t i = 0; i < head; i++) out[i] = (uint8_t)(row[i] - up[i]);   /* paeth(0, b, 0) = b */
     for (size_t i = head; i < n; i++) {
-        int a = row[i - 4], b = up[i], c = up[i - 4];
+        int a = row[i - bpp], b = up[i], c = up[i - bpp];
         int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
         int prediction = (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
         out[i] = (uint8_t)(row[i] - prediction);
     }
+}
+
+/* The rows as the image data has them: 8-bit RGBA as given (4 channels), or RGB (3: an
+   image with no transparent pixel written without alpha) packed from the RGBA rows a row at
+   a time into one of two buffers, so that a row and the one above it are both at hand and
+   memory does not grow with the band. Rows are still told apart by their RGBA pointers. */
+struct row_source {
+    const uint8_t *const *rows;
+    size_t width, bpp, row_bytes;   /* row_bytes = width * bpp */
+    uint8_t *packed[2];
+    const uint8_t *packed_from[2];
+    int next;
+};
+
+static int open_rows(struct row_source *s, const uint8_t *const *rows, size_t width, int channels) {
+    memset(s, 0, sizeof *s);
+    s->rows = rows;
+    s->width = width;
+    s->bpp = channels == 3 ? 3 : 4;
+    s->row_bytes = width * s->bpp;
+    if (s->bpp == 4) return 1;
+    s->packed[0] = malloc(s->row_bytes ? s->row_bytes : 1);
+    s->packed[1] = malloc(s->row_bytes ? s->row_bytes : 1);
+    return s->packed[0] && s->packed[1];
+}
+
+static void close_rows(struct row_source *s) {
+    free(s->packed[0]);
+    free(s->packed[1]);
+}
+
+/* Row y's bytes: the row itself, or its RGB packed (the last two packed are kept; a
+   caller holds at most the row above and the row, and the buffer packed into is never
+   the one packed just before). */
+static const uint8_t *row_bytes_at(struct row_source *s, uint32_t y) {
+    const uint8_t *row = s->rows[y];
+    if (s->bpp == 4) return row;
+    for (int k = 0; k < 2; k++)
+        if (s->packed_from[k] == row) return s->packed[k];
+    int k = s->next;
+    s->next ^= 1;
+    uint8_t *out = s->packed[k];
+    for (size_t x = 0; x < s->width; x++) {
+        out[3 * x] = row[4 * x];
+        out[3 * x + 1] = row[4 * x + 1];
+        out[3 * x + 2] = row[4 * x + 2];
+    }
+    s->packed_from[k] = row;
+    return out;
 }
 
 /* Output of a deflate band that grows as needed; z->next_out follows it. */
@@ -266,18 +316,20 @@ static int end_band(z_stream *z, uint8_t **buffer, size_t *capacity, int last) {
    fill. Unfiltered, an opaque background's 4-byte pixels give the RLE strategy no run
    to find: a 1200×630 card on a plain background was 885 KB unfiltered and 35 KB with
    the Up filter. `scratch` holds row_bytes + 1 bytes, `zeros` row_bytes zero bytes. */
-static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8_t *const *rows,
-                    size_t row_bytes, uint32_t row_begin, uint32_t row_end, int level, int up, uint8_t *scratch,
+static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, struct row_source *source,
+                    uint32_t row_begin, uint32_t row_end, int level, int up, uint8_t *scratch,
                     const uint8_t *zeros, uint32_t *adler) {
+    const uint8_t *const *rows = source->rows;
+    size_t row_bytes = source->row_bytes;
     static const uint8_t filter_none = 0, filter_up = 2;
     const uint8_t *previous = NULL;
     uint32_t previous_adler = 0;
     uint32_t zeros_adler = up ? adler32(adler32(adler32(0, NULL, 0), &filter_up, 1), zeros, (uInt)row_bytes) : 0;
     uint32_t a = adler32(0, NULL, 0);
     for (uint32_t y = row_begin; y < row_end;) {
-        const uint8_t *row = rows[y];
+        const uint8_t *row = rows[y], *bytes = row_bytes_at(source, y);
         if (!up && row != previous) {
-            previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), row, (uInt)row_bytes);
+            previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), bytes, (uInt)row_bytes);
             previous = row;
         }
         uint32_t run = 1;
@@ -299,7 +351,7 @@ static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8
             while (run > 0) {
                 int count = run >= REPEAT_BLOCK ? REPEAT_BLOCK : 1;
                 uint32_t segment_adler;
-                if (!splice_row_segment(z, buffer, capacity, up ? zeros : row, row_bytes, level, count,
+                if (!splice_row_segment(z, buffer, capacity, up ? zeros : bytes, row_bytes, level, count,
                                         up ? filter_up : filter_none, up ? zeros_adler : previous_adler,
                                         &segment_adler)) return 0;
                 a = adler32_combine(a, segment_adler, (z_off_t)((row_bytes + 1) * (size_t)count));
@@ -309,16 +361,17 @@ static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8
             continue;
         }
         if (up && y > 0) {
-            const uint8_t *above = rows[y - 1];
+            const uint8_t *above = row_bytes_at(source, y - 1);
+            bytes = row_bytes_at(source, y);
             scratch[0] = filter_up;
-            for (size_t i = 0; i < row_bytes; i++) scratch[i + 1] = (uint8_t)(row[i] - above[i]);
+            for (size_t i = 0; i < row_bytes; i++) scratch[i + 1] = (uint8_t)(bytes[i] - above[i]);
             a = adler32_combine(a, adler32(adler32(0, NULL, 0), scratch, (uInt)(row_bytes + 1)), (z_off_t)(row_bytes + 1));
             if (!deflate_input(z, buffer, capacity, scratch, row_bytes + 1)) return 0;
         } else {
-            if (up) previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), row, (uInt)row_bytes);
+            if (up) previous_adler = adler32(adler32(adler32(0, NULL, 0), &filter_none, 1), bytes, (uInt)row_bytes);
             a = adler32_combine(a, previous_adler, (z_off_t)(row_bytes + 1));
             if (!deflate_input(z, buffer, capacity, &filter_none, 1)
-                || !deflate_input(z, buffer, capacity, row, row_bytes)) return 0;
+                || !deflate_input(z, buffer, capacity, bytes, row_bytes)) return 0;
         }
         y++;
     }
@@ -331,23 +384,23 @@ static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8
    sum of the filtered bytes taken as signed, libpng's measure of how well a row will
    deflate (the smallest sum wins). Each filter is its own loop so that the compiler
    vectorises the first three. */
-static uint64_t filter_row(int type, const uint8_t *row, const uint8_t *up, size_t n, uint8_t *out) {
+static uint64_t filter_row(int type, const uint8_t *row, const uint8_t *up, size_t n, size_t bpp, uint8_t *out) {
     uint8_t *o = out + 1;
     out[0] = (uint8_t)type;
     switch (type) {
     case 1:
-        for (size_t i = 0; i < 4 && i < n; i++) o[i] = row[i];
-        for (size_t i = 4; i < n; i++) o[i] = (uint8_t)(row[i] - row[i - 4]);
+        for (size_t i = 0; i < bpp && i < n; i++) o[i] = row[i];
+        for (size_t i = bpp; i < n; i++) o[i] = (uint8_t)(row[i] - row[i - bpp]);
         break;
     case 2:
         for (size_t i = 0; i < n; i++) o[i] = (uint8_t)(row[i] - up[i]);
         break;
     case 3:
-        for (size_t i = 0; i < 4 && i < n; i++) o[i] = (uint8_t)(row[i] - (up[i] >> 1));
-        for (size_t i = 4; i < n; i++) o[i] = (uint8_t)(row[i] - ((row[i - 4] + up[i]) >> 1));
+        for (size_t i = 0; i < bpp && i < n; i++) o[i] = (uint8_t)(row[i] - (up[i] >> 1));
+        for (size_t i = bpp; i < n; i++) o[i] = (uint8_t)(row[i] - ((row[i - bpp] + up[i]) >> 1));
         break;
     default:
-        paeth_row(row, up, n, o);
+        paeth_row(row, up, n, bpp, o);
         break;
     }
     uint64_t sum = 0;
@@ -358,26 +411,28 @@ static uint64_t filter_row(int type, const uint8_t *row, const uint8_t *up, size
 /* Rows with PNG's adaptive filtering: each row takes, of the five filters, the one whose
    bytes have the smallest signed sum (libpng's heuristic); a row repeated from the one
    above (the same pointer) is Up-filtered to zeros at once. */
-static int adaptive_rows(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8_t *const *rows,
-                         size_t row_bytes, uint32_t row_begin, uint32_t row_end, uint32_t *adler) {
+static int adaptive_rows(z_stream *z, uint8_t **buffer, size_t *capacity, struct row_source *source,
+                         uint32_t row_begin, uint32_t row_end, uint32_t *adler) {
+    const uint8_t *const *rows = source->rows;
+    size_t row_bytes = source->row_bytes;
     /* Five filtered candidates (the best is kept in place), and a row of zeros for "above" the first row. */
     uint8_t *candidates = malloc((row_bytes + 1) * 6), *zeros = calloc(row_bytes, 1);
     int ok = candidates && zeros;
     uint32_t a = adler32(0, NULL, 0);
     for (uint32_t y = row_begin; ok && y < row_end; y++) {
-        const uint8_t *row = rows[y], *up = y > 0 ? rows[y - 1] : zeros;
         uint8_t *best = candidates;
-        if (row == up) {
+        if (y > 0 && rows[y] == rows[y - 1]) {
             best[0] = 2;
             memset(best + 1, 0, row_bytes);
         } else {
+            const uint8_t *up = y > 0 ? row_bytes_at(source, y - 1) : zeros, *row = row_bytes_at(source, y);
             best[0] = 0;
             memcpy(best + 1, row, row_bytes);
             uint64_t least = 0;
             for (size_t i = 0; i < row_bytes; i++) least += row[i] < 128 ? row[i] : 256 - row[i];
             for (int type = 1; type <= 4 && least > 0; type++) {
                 uint8_t *candidate = candidates + (row_bytes + 1) * (size_t)type;
-                uint64_t sum = filter_row(type, row, up, row_bytes, candidate);
+                uint64_t sum = filter_row(type, row, up, row_bytes, source->bpp, candidate);
                 if (sum < least) { least = sum; best = candidate; }
             }
         }
@@ -393,19 +448,20 @@ static int adaptive_rows(z_stream *z, uint8_t **buffer, size_t *capacity, const 
 /* A band deflated unfiltered (zlib's RLE strategy, for speed) or adaptively filtered
    (the default strategy, for size) at `level`, into output that starts at 64 KiB and
    grows; *adler receives the Adler-32 of the band's filtered bytes. */
-static int deflate_band(const uint8_t *const *rows, size_t row_bytes, uint32_t row_begin, uint32_t row_end,
+static int deflate_band(struct row_source *source, uint32_t row_begin, uint32_t row_end,
                         int last, int level, int filter, uint8_t **out, size_t *out_size, uint32_t *adler) {
+    size_t row_bytes = source->row_bytes;
     int rle = filter == MERCURIAL_FILTER_NONE || filter == MERCURIAL_FILTER_UP;
     z_stream z;
     size_t capacity = 65536;
     uint8_t *buffer = begin_deflate(&z, level, rle ? 8 : 9, rle ? Z_RLE : Z_DEFAULT_STRATEGY, 0, &capacity);
     if (!buffer) return 0;
     int up = filter == MERCURIAL_FILTER_UP;
-    uint8_t *scratch = up ? malloc(row_bytes + 1) : NULL, *zeros = up ? calloc(row_bytes, 1) : NULL;
+    uint8_t *scratch = up ? malloc(row_bytes + 1) : NULL, *zeros = up ? calloc(row_bytes ? row_bytes : 1, 1) : NULL;
     if (up && (!scratch || !zeros)) { free(scratch); free(zeros); deflateEnd(&z); free(buffer); return 0; }
     uint32_t a = 0;
-    int ok = rle ? rle_rows(&z, &buffer, &capacity, rows, row_bytes, row_begin, row_end, level, up, scratch, zeros, &a)
-                 : adaptive_rows(&z, &buffer, &capacity, rows, row_bytes, row_begin, row_end, &a);
+    int ok = rle ? rle_rows(&z, &buffer, &capacity, source, row_begin, row_end, level, up, scratch, zeros, &a)
+                 : adaptive_rows(&z, &buffer, &capacity, source, row_begin, row_end, &a);
     free(scratch);
     free(zeros);
     if (ok && end_band(&z, &buffer, &capacity, last)) {
@@ -420,29 +476,24 @@ static int deflate_band(const uint8_t *const *rows, size_t row_bytes, uint32_t r
     return ok;
 }
 
-int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
-                                    int last, int level, int filter, uint8_t **out, size_t *out_size,
-                                    uint32_t *adler, size_t *raw_size) {
-    z_stream z;
-    size_t row_bytes = (size_t)width * 4;
+/* Rows Paeth-filtered (every row, the row above the band counting, so that a band's
+   filtered bytes do not depend on where the bands are cut), at `level` with the
+   default or (`rle`) the RLE strategy. */
+static int paeth_band(struct row_source *source, uint32_t row_begin, uint32_t row_end, int last, int level, int rle,
+                      uint8_t **out, size_t *out_size, uint32_t *adler) {
+    size_t row_bytes = source->row_bytes;
     size_t raw = (row_bytes + 1) * (row_end - row_begin);
-    *raw_size = raw;
-    if (filter != MERCURIAL_FILTER_PAETH && filter != MERCURIAL_FILTER_PAETH_RLE)
-        return deflate_band(rows, row_bytes, row_begin, row_end, last, level, filter, out, out_size, adler);
+    z_stream z;
     size_t capacity = 0;
-    uint8_t *buffer = begin_deflate(&z, level, 8, filter == MERCURIAL_FILTER_PAETH_RLE ? Z_RLE : Z_DEFAULT_STRATEGY, raw,
-                                    &capacity);
+    uint8_t *buffer = begin_deflate(&z, level, 8, rle ? Z_RLE : Z_DEFAULT_STRATEGY, raw, &capacity);
     if (!buffer) return 0;
     uint32_t a = adler32(0, NULL, 0);
-    /* Filter byte 4, then each byte minus the Paeth prediction from the left,
-       upper and upper-left pixels (the row above the band counts: a band's
-       filtered bytes do not depend on where the bands are cut). */
     uint8_t *filtered = malloc(row_bytes + 1);
     if (!filtered) { deflateEnd(&z); free(buffer); return 0; }
     for (uint32_t y = row_begin; y < row_end; y++) {
-        const uint8_t *row = rows[y], *up = y > 0 ? rows[y - 1] : NULL;
+        const uint8_t *up = y > 0 ? row_bytes_at(source, y - 1) : NULL, *row = row_bytes_at(source, y);
         filtered[0] = 4;
-        paeth_row(row, up, row_bytes, filtered + 1);
+        paeth_row(row, up, row_bytes, source->bpp, filtered + 1);
         a = adler32_combine(a, adler32(adler32(0, NULL, 0), filtered, (uInt)(row_bytes + 1)), (z_off_t)(row_bytes + 1));
         z.next_in = filtered;
         z.avail_in = (uInt)(row_bytes + 1);
@@ -458,7 +509,6 @@ int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, 
     *out = buffer;
     *out_size = capacity - z.avail_out;
     *adler = a;
-    *raw_size = raw;
     deflateEnd(&z);
     free(filtered);
     return 1;
@@ -467,6 +517,19 @@ fail:
     deflateEnd(&z);
     free(buffer);
     return 0;
+}
+
+int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, int channels, uint32_t row_begin,
+                                    uint32_t row_end, int last, int level, int filter, uint8_t **out, size_t *out_size,
+                                    uint32_t *adler, size_t *raw_size) {
+    struct row_source source;
+    if (!open_rows(&source, rows, width, channels)) { close_rows(&source); return 0; }
+    *raw_size = (source.row_bytes + 1) * (row_end - row_begin);
+    int ok = filter == MERCURIAL_FILTER_PAETH || filter == MERCURIAL_FILTER_PAETH_RLE
+        ? paeth_band(&source, row_begin, row_end, last, level, filter == MERCURIAL_FILTER_PAETH_RLE, out, out_size, adler)
+        : deflate_band(&source, row_begin, row_end, last, level, filter, out, out_size, adler);
+    close_rows(&source);
+    return ok;
 }
 
 uint32_t mercurial_adler32_combine(uint32_t first, uint32_t second, size_t second_length) {

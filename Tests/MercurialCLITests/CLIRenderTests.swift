@@ -56,6 +56,25 @@ import MercurialTestSupport
         }
     }
 
+    /// A still with no transparent pixel (a background) is written without alpha, a title
+    /// over transparency with it; both decode to what they drew, and `--from` reads the
+    /// RGB still's recipe back into the same file.
+    @Test func aStillWithNoTransparentPixelIsWrittenWithoutAlpha() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            expectSuccess(try await CLI.run(["render", "Card", "--size", "40", "--background", "#203040", "-o", "opaque.png"], in: dir))
+            expectSuccess(try await CLI.run(["render", "Card", "--size", "40", "-o", "clear.png"], in: dir))
+            expectSuccess(try await CLI.run(["render", "--from", "opaque.png", "-o", "again.png"], in: dir))
+            let opaque = Array(try Data(contentsOf: dir.appendingPathComponent("opaque.png")))
+            let clear = Array(try Data(contentsOf: dir.appendingPathComponent("clear.png")))
+            #expect(opaque[25] == 2 && clear[25] == 6, "IHDR colour types \(opaque[25]) and \(clear[25])")
+            let image = try CLI.readPNG(dir.appendingPathComponent("opaque.png"))
+            #expect(image.pixels.allSatisfy { $0.a == 255 } && opaqueColours(image).count > 100)
+            #expect(image[0, 0] == RGBA8(r: 0x20, g: 0x30, b: 0x40, a: 255), "\(image[0, 0])")
+            #expect(try CLI.readPNG(dir.appendingPathComponent("clear.png")).pixels.contains { $0.a == 0 })
+            #expect(opaque == Array(try Data(contentsOf: dir.appendingPathComponent("again.png"))))
+        }
+    }
+
     @Test func renderWithNoOptionsWritesTitlePNGInTheWorkingDirectory() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let r = try await CLI.run(["render", "Flex Monkey"], in: dir)

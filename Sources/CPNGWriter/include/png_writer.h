@@ -28,7 +28,7 @@ int mercurial_zlib_uncompress(const uint8_t *bytes, size_t length, size_t limit,
 #endif
 
 /// One band of a PNG's image data for parallel compression: rows [row_begin,
-/// row_end) of 8-bit RGBA (`rows[y]` points at row y), deflated as raw deflate at
+/// row_end) of 8-bit RGBA (`rows[y]` points at row y; see `channels` below), deflated as raw deflate at
 /// `level`; the band ends on a byte boundary (Z_SYNC_FLUSH) unless it is the last
 /// (Z_FINISH), so that bands compressed separately concatenate into one valid
 /// deflate stream. With MERCURIAL_FILTER_NONE each row gets filter byte 0 (none) and
@@ -46,8 +46,10 @@ int mercurial_zlib_uncompress(const uint8_t *bytes, size_t length, size_t limit,
 /// `filter`: one of these.
 enum { MERCURIAL_FILTER_NONE = 0, MERCURIAL_FILTER_PAETH = 1, MERCURIAL_FILTER_ADAPTIVE = 2, MERCURIAL_FILTER_UP = 3,
        MERCURIAL_FILTER_PAETH_RLE = 4 };
-int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, uint32_t row_begin, uint32_t row_end,
-                                    int last, int level, int filter, uint8_t **out, size_t *out_size,
+/// `channels`: 4 writes the RGBA rows as they are; 3 writes their RGB (PNG colour type 2,
+/// for an image with no transparent pixel), packed a row at a time.
+int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, int channels, uint32_t row_begin,
+                                    uint32_t row_end, int last, int level, int filter, uint8_t **out, size_t *out_size,
                                     uint32_t *adler, size_t *raw_size);
 
 /// zlib's adler32_combine and crc32, for assembling the bands.

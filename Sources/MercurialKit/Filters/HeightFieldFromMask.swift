@@ -173,8 +173,6 @@ final class LoftRows {
     /// Liquid: the ink rows blurred across, ink row y at (y − ink.minY) % acrossRows.
     private let across: UnsafeMutableBufferPointer<Float>
     private let acrossRows: Int
-    /// Liquid: a run's region rows blurred both ways.
-    private let blurred: UnsafeMutableBufferPointer<Float>
 
     /// Rows either side of a run that its heights depend on: the blur's reach
     /// (liquid), the rows that can change a distance (chisel, round).
@@ -208,12 +206,10 @@ final class LoftRows {
         halo = Self.halo(radius: radius, profile: profile)
         acrossRows = liquid ? min(rowsHeld, ink.height) : 0
         across = .allocate(capacity: acrossRows * region.width)
-        blurred = .allocate(capacity: liquid ? min(runRows, region.height) * region.width : 0)
     }
 
     deinit {
         across.deallocate()
-        blurred.deallocate()
     }
 
     /// Mask rows `rows` have arrived in `mask`: for liquid, their horizontal pass (those in the ink).
@@ -265,41 +261,35 @@ final class LoftRows {
         let first = max(rows.lowerBound, region.minY), last = min(rows.upperBound, region.maxY + 1)
         guard first < last else { return }
         let rw = region.width, reach = blur.reach, width = self.width, ink = self.ink, region = self.region
-        let across = self.across, acrossRows = self.acrossRows, blurred = self.blurred
+        let across = self.across, acrossRows = self.acrossRows
         let tiles = (rw + Self.verticalTile - 1) / Self.verticalTile
         let runs = (last - first + Self.verticalRun - 1) / Self.verticalRun
         // Where each ink row's blurred row starts in the ring.
         let starts = (ink.minY...ink.maxY).map { ((($0 - ink.minY) % acrossRows) * rw) }
         blur.weights.withUnsafeBufferPointer { w in
             starts.withUnsafeBufferPointer { starts in
-                parallelBands(tiles * runs, minimumBand: 1) { work in
-                    for item in work {
-                        let x0 = (item / runs) * Self.verticalTile, n = min(Self.verticalTile, rw - x0)
-                        let r0 = first + (item % runs) * Self.verticalRun
-                        for y in r0..<min(r0 + Self.verticalRun, last) {
-                            let target = blurred.baseAddress! + (y - first) * rw + x0
-                            let lo = max(y - reach, ink.minY), hi = min(y + reach, ink.maxY)
-                            guard lo <= hi else {
-                                target.update(repeating: 0, count: n)
-                                continue
+                curve.table.withUnsafeBufferPointer { table in
+                    curve.tail.withUnsafeBufferPointer { tail in
+                        parallelBands(tiles * runs, minimumBand: 1) { work in
+                            for item in work {
+                                let x0 = (item / runs) * Self.verticalTile, n = min(Self.verticalTile, rw - x0)
+                                let r0 = first + (item % runs) * Self.verticalRun
+                                for y in r0..<min(r0 + Self.verticalRun, last) {
+                                    // Blurred both ways into the height row, and made heights there while in cache.
+                                    let target = heights.baseAddress! + (y - rows.lowerBound) * width + region.minX + x0
+                                    let lo = max(y - reach, ink.minY), hi = min(y + reach, ink.maxY)
+                                    if lo <= hi {
+                                        // Rows lo…hi, in that order (tap k is row lo + k).
+                                        let source = across.baseAddress! + x0, row = starts.baseAddress! + (lo - ink.minY)
+                                        GaussianBlur.weightedSum(n, taps: hi - lo + 1, weights: w.baseAddress! + (lo - y + reach),
+                                                                 into: target, base: source, offsets: row)
+                                    } else {
+                                        target.update(repeating: 0, count: n)
+                                    }
+                                    for i in 0..<n { target[i] = curve.height(table, tail, blurred: target[i]) }
+                                }
                             }
-                            // Rows lo…hi, in that order (tap k is row lo + k).
-                            let source = across.baseAddress! + x0, row = starts.baseAddress! + (lo - ink.minY)
-                            GaussianBlur.weightedSum(n, taps: hi - lo + 1, weights: w.baseAddress! + (lo - y + reach),
-                                                     into: target, base: source, offsets: row)
                         }
-                    }
-                }
-            }
-        }
-        curve.table.withUnsafeBufferPointer { table in
-            curve.tail.withUnsafeBufferPointer { tail in
-                parallelBands(last - first, minimumBand: 8) { band in
-                    for r in band {
-                        let y = r + first
-                        let h = heights.baseAddress! + (y - rows.lowerBound) * width + region.minX
-                        let b = blurred.baseAddress! + r * rw
-                        for i in 0..<rw { h[i] = curve.height(table, tail, blurred: b[i]) }
                     }
                 }
             }

@@ -125,9 +125,7 @@ extension OutputFolder {
             throw MercurialError("cannot read back '\(display(name))' (\(String(cString: strerror(code))))", errno: code)
         }
         defer { close(fd) }
-        guard let context = EVP_MD_CTX_new() else { throw MercurialError.resource("out of memory hashing '\(display(name))'") }
-        defer { EVP_MD_CTX_free(context) }
-        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+        var hash = SHA256Hash()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -137,12 +135,9 @@ extension OutputFolder {
                 throw MercurialError("cannot read back '\(display(name))' (\(String(cString: strerror(code))))", errno: code)
             }
             if n == 0 { break }
-            _ = buffer.withUnsafeBytes { EVP_DigestUpdate(context, $0.baseAddress, n) }
+            buffer.withUnsafeBytes { hash.add(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
         }
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, &digest, &length)
-        return CardSignature.hex(digest)
+        return CardSignature.hex(hash.digest())
     }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file; none on an error).

@@ -125,9 +125,11 @@ public final class ImageSink: RowSink {
 
 /// An 8-bit RGBA PNG made from a whole frame (see `PNGFile.Compression` for the two
 /// ways it is compressed), with `ancillary` chunks (a recipe) right after its header,
-/// kept in `bytes`, or written atomically to `output` by `finish`.
+/// kept in `bytes`, or written atomically to `output` by `finish`. `opaqueAsRGB`: a frame
+/// with no transparent pixel is written as RGB (stills and cards; `PNGFile.encode`).
 public final class PNGSink: RowSink {
     public let compression: PNGFile.Compression
+    public let opaqueAsRGB: Bool
     private let ancillary: [PNGChunk]
     private let output: OutputTarget?
     private var assembler: FrameAssembler?
@@ -136,15 +138,18 @@ public final class PNGSink: RowSink {
 
     /// A sink for `encode`, which takes each frame's size from the canvas or image it
     /// is given; rows alone (`append`, `write`) need the sized initialiser.
-    public init(compression: PNGFile.Compression = .fast, ancillary: [PNGChunk] = [], output: OutputTarget? = nil) {
+    public init(compression: PNGFile.Compression = .fast, ancillary: [PNGChunk] = [], output: OutputTarget? = nil,
+                opaqueAsRGB: Bool = false) {
         self.compression = compression
+        self.opaqueAsRGB = opaqueAsRGB
         self.ancillary = ancillary
         self.output = output
     }
 
     public init(width: Int, height: Int, compression: PNGFile.Compression = .fast, ancillary: [PNGChunk] = [],
-                output: OutputTarget? = nil) {
+                output: OutputTarget? = nil, opaqueAsRGB: Bool = false) {
         self.compression = compression
+        self.opaqueAsRGB = opaqueAsRGB
         self.ancillary = ancillary
         self.output = output
         assembler = FrameAssembler(width: width, height: height)
@@ -153,9 +158,9 @@ public final class PNGSink: RowSink {
     public func append(rows: [UnsafePointer<UInt8>]) throws(MercurialError) {
         guard var assembler else { preconditionFailure("a PNGSink made without a size takes whole frames (write)") }
         let (width, height, compression, ancillary) = (assembler.width, assembler.height, compression, ancillary)
-        try assembler.take(rows) { rows throws(MercurialError) in
+        try assembler.take(rows) { [opaqueAsRGB] rows throws(MercurialError) in
             bytes = try PNGFile.encode(width: width, height: height, rows: rows, compression: compression,
-                                       ancillary: ancillary)
+                                       ancillary: ancillary, opaqueAsRGB: opaqueAsRGB)
         }
         self.assembler = assembler
     }

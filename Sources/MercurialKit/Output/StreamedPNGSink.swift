@@ -81,7 +81,7 @@ final class StreamedPNGSink: RowSink {
                         for k in range {
                             var piece = Piece()
                             let ok = mercurial_deflate_filtered_rows(
-                                rowPointers.baseAddress, UInt32(width),
+                                rowPointers.baseAddress, UInt32(width), 4,
                                 UInt32(first + total * k / pieceCount), UInt32(first + total * (k + 1) / pieceCount),
                                 0, level, filter, &piece.bytes, &piece.count, &piece.adler, &piece.rawCount)
                             pieces[k] = ok != 0 ? piece : Piece()
@@ -111,7 +111,7 @@ final class StreamedPNGSink: RowSink {
         precondition(rowsWritten == height, "\(rowsWritten) of \(height) rows written")
         if !started { try start() }
         var piece = Piece()
-        let ok = mercurial_deflate_filtered_rows(nil, UInt32(width), 0, 0, 1, 1, 0,
+        let ok = mercurial_deflate_filtered_rows(nil, UInt32(width), 4, 0, 0, 1, 1, 0,
                                                  &piece.bytes, &piece.count, &piece.adler, &piece.rawCount)
         defer { mercurial_png_free(piece.bytes) }
         guard ok != 0 else { throw MercurialError.resource("cannot encode the PNG (zlib ran out of memory)") }

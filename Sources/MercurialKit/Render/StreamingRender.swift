@@ -39,7 +39,7 @@ extension TitleRenderer {
             return WrittenStill(width: streamed.width, height: streamed.height, warnings: streamed.warnings)
         case .inMemory(let title):
             let sink = PNGSink(width: title.width, height: title.height, compression: compression, ancillary: ancillary,
-                               output: output)
+                               output: output, opaqueAsRGB: true)
             try sink.write(title.canvas)
             try sink.finish()
             return WrittenStill(width: title.width, height: title.height, warnings: title.warnings)

@@ -144,9 +144,9 @@ public enum CardSignature {
     }
 
     public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBufferPointer { _ = SHA256($0.baseAddress, $0.count, &digest) }
-        return digest
+        var hash = SHA256Hash()
+        bytes.withUnsafeBytes { hash.add($0) }
+        return hash.digest()
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

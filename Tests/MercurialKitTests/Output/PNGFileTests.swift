@@ -218,10 +218,52 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         #expect(used.count >= 2, "filters used: \(used.sorted())")
     }
 
-    /// PNG's filter `type` of `row` below `up` (RGBA8: 4 bytes a pixel).
-    static func filtered(_ row: [UInt8], up: [UInt8], type: Int) -> [UInt8] {
+    /// An image with no transparent pixel is written as RGB when asked (stills and cards, issue
+    /// 36): colour type 2, each row filtered with 3-byte pixels (a repeated row Up-filtered to
+    /// zeros), the same pixels decoded, less to deflate; a pixel not quite opaque keeps RGBA,
+    /// and without asking an opaque image keeps it too (an animation's frames).
+    @Test(arguments: [PNGFile.Compression.fast, .small, .none])
+    func anOpaqueImageIsWrittenWithoutAlpha(_ compression: PNGFile.Compression) throws {
+        var (image, rows) = Self.card()
+        let width = image.width, height = image.height
+        func encoded(_ image: Image<RGBA8>, opaqueAsRGB: Bool) throws -> (png: [UInt8], expected: [UInt8]) {
+            try image.withUnsafeBufferPointer { buffer in
+                let pointers = rows(UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: UInt8.self))
+                return (try PNGFile.encode(width: width, height: height, rows: pointers, compression: compression,
+                                           opaqueAsRGB: opaqueAsRGB),
+                        pointers.flatMap { UnsafeBufferPointer(start: $0, count: width * 4) })
+            }
+        }
+        let (rgb, expected) = try encoded(image, opaqueAsRGB: true)
+        let (rgba, _) = try encoded(image, opaqueAsRGB: false)
+        #expect(rgb[25] == 2 && rgba[25] == 6, "IHDR colour types \(rgb[25]) and \(rgba[25])")
+        #expect(rgb.count < rgba.count, "RGB \(rgb.count) bytes, RGBA \(rgba.count)")
+        // Compared as Bools with the first difference named: a failing #expect over 3 MB arrays prints them whole.
+        let decoded = try PNGFile.decode(rgb, name: "memory", role: "test").pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] }
+        let firstDifference = decoded.indices.first { $0 >= expected.count || decoded[$0] != expected[$0] }
+        #expect(decoded.count == expected.count && firstDifference == nil,
+                "decoded differs from byte \(firstDifference.map(String.init) ?? "-") (pixel \((firstDifference ?? 0) / 4))")
+        let data = try #require(PNGFile.strictlyInflatedImageData(rgb), "a damaged stream")
+        try #require(data.count == height * (width * 3 + 1))
+        func rgbRow(_ y: Int) -> [UInt8] {
+            (0..<(width * 4)).filter { $0 % 4 != 3 }.map { expected[y * width * 4 + $0] }
+        }
+        let rowBytes = width * 3 + 1
+        for y in Array(stride(from: 0, to: height, by: 7)) + [250] {
+            let type = Int(data[y * rowBytes])
+            let up = y > 0 ? rgbRow(y - 1) : [UInt8](repeating: 0, count: width * 3)
+            let same = Array(data[(y * rowBytes + 1)..<((y + 1) * rowBytes)]) == Self.filtered(rgbRow(y), up: up, type: type, bpp: 3)
+            #expect(same, "row \(y), filter \(type)")
+            if y == 250 && compression != .none { #expect(type == 2, "a repeated row is Up-filtered") }
+        }
+        image[600, 420].a = 254
+        #expect(try encoded(image, opaqueAsRGB: true).png[25] == 6, "a pixel of alpha 254 keeps the alpha channel")
+    }
+
+    /// PNG's filter `type` of `row` below `up` (`bpp` bytes a pixel: RGBA8 4, RGB8 3).
+    static func filtered(_ row: [UInt8], up: [UInt8], type: Int, bpp: Int = 4) -> [UInt8] {
         (0..<row.count).map { i in
-            let a = i >= 4 ? Int(row[i - 4]) : 0, b = Int(up[i]), c = i >= 4 ? Int(up[i - 4]) : 0
+            let a = i >= bpp ? Int(row[i - bpp]) : 0, b = Int(up[i]), c = i >= bpp ? Int(up[i - bpp]) : 0
             let prediction: Int
             switch type {
             case 0: prediction = 0
