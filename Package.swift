@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "CPNGWriter",
             dependencies: ["CPNG"],
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]
         ),
         // The blur's multiply-add loop, compiled for several vector widths and chosen at
         // run time (Swift cannot), the same bits at each (see weighted_sum.c).

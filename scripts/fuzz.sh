@@ -76,7 +76,7 @@ for flag in "${pkg_cflags[@]}"; do xcc+=(-Xcc "$flag"); done
 swift_flags=(-sanitize=fuzzer,address -parse-as-library -O -g
              -I Sources/CFreeType -I Sources/CHarfBuzz -I Sources/CFontconfig -I Sources/CPNG
              -I Sources/COpenSSL -I Sources/CChipmunk -I Sources/CTurboJPEG -I Sources/CWebP -I Sources/CUniBreak "${xcc[@]}")
-libraries=(-lfreetype -lharfbuzz -lfontconfig -lpng16 -lz -lcrypto -lchipmunk -lturbojpeg -lwebp -lwebpmux -lunibreak)
+libraries=(-lfreetype -lharfbuzz -lfontconfig -lpng16 -lz -ldeflate -lcrypto -lchipmunk -lturbojpeg -lwebp -lwebpmux -lunibreak)
 
 # snapshot DIR FILES...: copies FILES (paths in the tree) under DIR.
 snapshot() {

@@ -12,7 +12,7 @@ case "${1:-}" in
 esac
 # Building (the C libraries' headers) and rendering; ffmpeg encodes animate's video.
 packages=(make pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev libssl-dev libchipmunk-dev
-          libturbojpeg0-dev libwebp-dev libunibreak-dev ffmpeg)
+          libturbojpeg0-dev libwebp-dev libunibreak-dev libdeflate-dev ffmpeg)
 if [ "$test" = 1 ]; then
     packages+=(fonts-dejavu-core fonts-lohit-deva strace time   # time: /usr/bin/time measures peaks in tests
                fonts-noto-core   # font fallback's tests: Cyrillic and Greek from an installed face
