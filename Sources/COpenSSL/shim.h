@@ -8,8 +8,8 @@
 
 /* SHA-256 through OpenSSL's own block functions (SHA-NI or AVX2 where the processor has
    them), not through EVP: EVP's first use reads openssl.cnf and loads the default
-   provider, 0.7 ms of a process that hashes a few hundred bytes (the shading cache's
-   key) and a fifth of a 64×64 title's render. The digests are the same. */
+   provider: 0.7 ms of every process, which hashes the shading cache's key (a few
+   hundred bytes), about 8 % of a 64×64 title's. The digests are the same. */
 static inline void mercurial_sha256_begin(SHA256_CTX *context) { SHA256_Init(context); }
 static inline void mercurial_sha256_add(SHA256_CTX *context, const void *bytes, size_t count) {
     SHA256_Update(context, bytes, count);

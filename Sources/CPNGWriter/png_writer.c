@@ -370,8 +370,7 @@ static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, struct row_
             continue;
         }
         if (up && y > 0) {
-            const uint8_t *above = row_bytes_at(source, y - 1);
-            bytes = row_bytes_at(source, y);
+            const uint8_t *above = row_bytes_at(source, y - 1);   /* never packed over `bytes` */
             scratch[0] = filter_up;
             for (size_t i = 0; i < row_bytes; i++) scratch[i + 1] = (uint8_t)(bytes[i] - above[i]);
             a = adler32_combine(a, checksum(1, scratch, row_bytes + 1), (z_off_t)(row_bytes + 1));

@@ -268,27 +268,23 @@ final class LoftRows {
         let starts = (ink.minY...ink.maxY).map { ((($0 - ink.minY) % acrossRows) * rw) }
         blur.weights.withUnsafeBufferPointer { w in
             starts.withUnsafeBufferPointer { starts in
-                curve.table.withUnsafeBufferPointer { table in
-                    curve.tail.withUnsafeBufferPointer { tail in
-                        parallelBands(tiles * runs, minimumBand: 1) { work in
-                            for item in work {
-                                let x0 = (item / runs) * Self.verticalTile, n = min(Self.verticalTile, rw - x0)
-                                let r0 = first + (item % runs) * Self.verticalRun
-                                for y in r0..<min(r0 + Self.verticalRun, last) {
-                                    // Blurred both ways into the height row, and made heights there while in cache.
-                                    let target = heights.baseAddress! + (y - rows.lowerBound) * width + region.minX + x0
-                                    let lo = max(y - reach, ink.minY), hi = min(y + reach, ink.maxY)
-                                    if lo <= hi {
-                                        // Rows lo…hi, in that order (tap k is row lo + k).
-                                        let source = across.baseAddress! + x0, row = starts.baseAddress! + (lo - ink.minY)
-                                        GaussianBlur.weightedSum(n, taps: hi - lo + 1, weights: w.baseAddress! + (lo - y + reach),
-                                                                 into: target, base: source, offsets: row)
-                                    } else {
-                                        target.update(repeating: 0, count: n)
-                                    }
-                                    for i in 0..<n { target[i] = curve.height(table, tail, blurred: target[i]) }
-                                }
+                parallelBands(tiles * runs, minimumBand: 1) { work in
+                    for item in work {
+                        let x0 = (item / runs) * Self.verticalTile, n = min(Self.verticalTile, rw - x0)
+                        let r0 = first + (item % runs) * Self.verticalRun
+                        for y in r0..<min(r0 + Self.verticalRun, last) {
+                            // Blurred both ways into the height row, and made heights there while in cache.
+                            let target = heights.baseAddress! + (y - rows.lowerBound) * width + region.minX + x0
+                            let lo = max(y - reach, ink.minY), hi = min(y + reach, ink.maxY)
+                            if lo <= hi {
+                                // Rows lo…hi, in that order (tap k is row lo + k).
+                                let source = across.baseAddress! + x0, row = starts.baseAddress! + (lo - ink.minY)
+                                GaussianBlur.weightedSum(n, taps: hi - lo + 1, weights: w.baseAddress! + (lo - y + reach),
+                                                         into: target, base: source, offsets: row)
+                            } else {
+                                target.update(repeating: 0, count: n)
                             }
+                            curve.makeHeights(target, count: n)
                         }
                     }
                 }
@@ -375,6 +371,16 @@ struct LiquidCurve: Sendable {
             return height(1 - exp2(-l))
         }
         self.plateau = Float(plateau)
+    }
+
+    /// Each of `count` blurred coverages at `values` replaced by its height.
+    @inline(__always)
+    func makeHeights(_ values: UnsafeMutablePointer<Float>, count: Int) {
+        table.withUnsafeBufferPointer { table in
+            tail.withUnsafeBufferPointer { tail in
+                for i in 0..<count { values[i] = height(table, tail, blurred: values[i]) }
+            }
+        }
     }
 
     @inline(__always)
