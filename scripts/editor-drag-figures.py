@@ -15,11 +15,11 @@ Prints the median and p90 of
 and the editor's peak RSS (from /usr/bin/time -v).
 
 --key KEY changes another control (shininess, light1.hue, layers[0].size…) through a range that
-suits it; --scene FILE edits a copy of that scene (its folder's files alongside) instead of the
+suits it; --first V and --step S set that range (the page's radius drag: --first 60 --step 4); --scene FILE edits a copy of that scene (its folder's files alongside) instead of the
 two-line title; --pause MS waits that long between changes: single changes, not a drag.
 
 Usage: editor-drag-figures.py MERCURIAL_BINARY [--changes 30] [--size 1920x1080] [--key radius]
-                              [--scene FILE] [--pause MS]
+                              [--scene FILE] [--pause MS] [--first V] [--step S]
 Needs only Python 3's standard library. Every wait has a deadline; the editor is ended
 (SIGINT, then SIGKILL after 10 s) and its folder removed however the script ends.
 """
@@ -129,11 +129,15 @@ def main():
     parser.add_argument("--key", default="radius")
     parser.add_argument("--scene")
     parser.add_argument("--pause", type=float, default=0, help="ms between changes (0: a drag)")
+    parser.add_argument("--first", type=float, help="the first value (the key's own start otherwise)")
+    parser.add_argument("--step", type=float, help="the step between values (the key's own otherwise)")
     args = parser.parse_args()
     # Each key's values: from FIRST by STEP, cycling over 20 steps (every value differs from the last).
     ranges = {"radius": (6.25, 0.5), "shininess": (0.02, 0.005), "scale": (5, 0.5), "size": (60, 2)}
     name = args.key.split(".")[-1]
     first, step = (0.0, 0.05) if name == "hue" else ranges.get(name, ranges["radius"])
+    first = first if args.first is None else args.first
+    step = step if args.step is None else args.step
     if args.changes < 1:
         sys.exit("error: --changes %d sends nothing; give 1 or more" % args.changes)
     match = re.fullmatch(r"(\d+)x(\d+)", args.size.lower())

@@ -32,8 +32,8 @@ struct AzimuthErrors {
     var p99: Double { degrees.sorted()[Int(Double(degrees.count - 1) * 0.99)] }
 }
 
-/// Azimuth error of every normal tilted more than 30° against the radial direction.
-func discAzimuthErrors(radius: Float, scale: Float, profile: LoftProfile = .liquid) -> AzimuthErrors {
+/// Azimuth error of every normal tilted more than `tilt` degrees against the radial direction.
+func discAzimuthErrors(radius: Float, scale: Float, profile: LoftProfile = .liquid, tilt: Double = 30) -> AzimuthErrors {
     let mask = discMask(size: 512, centre: 256, radius: 200)
     let heights = HeightFieldFromMask(inputRadius: radius, inputProfile: profile).outputImage(mask)
     let material = ShadedMaterial(inputScale: scale)
@@ -41,7 +41,7 @@ func discAzimuthErrors(radius: Float, scale: Float, profile: LoftProfile = .liqu
     for y in 0..<512 {
         for x in 0..<512 where mask[x, y] > 0 {
             let n = material.surfaceNormal(of: heights, x: x, y: y)
-            guard n.z < Float(cos(30.0 * Double.pi / 180)) else { continue }
+            guard n.z < Float(cos(tilt * Double.pi / 180)) else { continue }
             // Radial direction in the normal's frame: x right, y up.
             let rx = Double(x) + 0.5 - 256, ry = -(Double(y) + 0.5 - 256)
             var delta = atan2(Double(n.y), Double(n.x)) - atan2(ry, rx)
@@ -61,6 +61,16 @@ func discAzimuthErrors(radius: Float, scale: Float, profile: LoftProfile = .liqu
         #expect(errors.mean <= 1, "mean azimuth error \(errors.mean)°")
         #expect(errors.p99 <= 5, "99th percentile azimuth error \(errors.p99)°")
         print("\(profile) disc azimuth error: mean \(errors.mean)°, p99 \(errors.p99)°, over \(errors.degrees.count) normals")
+    }
+
+    @Test func discNormalsPointRadiallyOutwardWithTheBlurOnAGrid() throws {
+        #expect(LoftRows.gridStep(radius: 80) == 4)
+        // At radius 80 the disc's rim rises gently: every normal tilted more than 5°.
+        let errors = discAzimuthErrors(radius: 80, scale: 10, tilt: 5)
+        try #require(errors.degrees.count > 5_000)
+        #expect(errors.mean <= 1, "mean azimuth error \(errors.mean)°")
+        #expect(errors.p99 <= 5, "99th percentile azimuth error \(errors.p99)°")
+        print("liquid at radius 80 (grid step 4) disc azimuth error: mean \(errors.mean)°, p99 \(errors.p99)°, over \(errors.degrees.count) normals")
     }
 }
 
@@ -264,9 +274,63 @@ func boxesMask(width: Int, height: Int, _ boxes: [(Int, Int, Int, Int)]) -> Mask
         return false
     }
 
-    @Test(arguments: LoftProfile.allCases)
-    func bandsOfTheLoftAreTheWholeMasksHeights(_ profile: LoftProfile) throws {
-        let radius: Float = 5
+    /// The liquid loft of `mask` with its blur on a grid of `step` (1: every pixel).
+    static func liquidHeights(_ mask: Mask, radius: Float, step: Int) throws -> HeightField {
+        var heights = HeightField(width: mask.width, height: mask.height, repeating: 0)
+        let ink = try #require(mask.inkBounds(threshold: 0))
+        let loft = LoftRows(radius: radius, profile: .liquid, width: mask.width, height: mask.height, ink: ink,
+                            rowsHeld: mask.height, runRows: mask.height, step: step)
+        mask.withUnsafeBufferPointer { coverage in
+            heights.withUnsafeMutableBufferPointer { out in
+                let rows = LoftRows.MaskRows(base: coverage.baseAddress!, capacity: mask.height, width: mask.width)
+                loft.arrived(0..<mask.height, rows)
+                loft.heights(0..<mask.height, rows, loaded: mask.height, into: out, cleared: true)
+            }
+        }
+        return heights
+    }
+
+    /// Strokes 3 to 90 px wide, a disc and a dot, far from the edges and touching one.
+    static let strokes: Mask = {
+        var mask = boxesMask(width: 700, height: 520, [(0, 40, 300, 43), (60, 100, 66, 460), (120, 100, 144, 460),
+                                                       (200, 100, 290, 460), (330, 250, 690, 262), (600, 20, 601, 21)])
+        let disc = discMask(size: 300, centre: 150, radius: 110)
+        for y in 0..<300 { for x in 0..<300 { mask[x + 360, y + 210] = max(mask[x + 360, y + 210], disc[x, y]) } }
+        return mask
+    }()
+
+    @Test(arguments: [40, 60, 100, 140, 200] as [Float])
+    func theLiquidBlurOnAGridGivesTheHeightsAndNormalsOfTheFullBlur(_ radius: Float) throws {
+        let step = LoftRows.gridStep(radius: radius)
+        #expect(step == Int(radius / 20), "radius \(radius): grid step \(step)")
+        let full = try Self.liquidHeights(Self.strokes, radius: radius, step: 1)
+        let grid = try Self.liquidHeights(Self.strokes, radius: radius, step: step)
+        let material = ShadedMaterial(inputScale: 10)
+        var height: Float = 0, degrees: Double = 0, pixels = 0
+        for y in 0..<Self.strokes.height {
+            for x in 0..<Self.strokes.width where Self.strokes[x, y] > 0 {
+                height = max(height, abs(grid[x, y] - full[x, y]))
+                let a = material.surfaceNormal(of: full, x: x, y: y), b = material.surfaceNormal(of: grid, x: x, y: y)
+                let cosine = Double(min(1, (a * b).sum() / ((a * a).sum() * (b * b).sum()).squareRoot()))
+                degrees = max(degrees, acos(cosine) * 180 / Double.pi)
+                pixels += 1
+            }
+        }
+        #expect(pixels > 80_000)
+        #expect(height < 2e-4 * HeightFieldFromMask.liquidPlateau, "radius \(radius), step \(step): heights differ by up to \(height)")
+        #expect(degrees < 0.05, "radius \(radius), step \(step): normals differ by up to \(degrees)°")
+        print("radius \(radius), grid step \(step): heights within \(height), normals within \(degrees)°")
+    }
+
+    @Test func theGridStartsAtRadius40() {
+        #expect(LoftRows.gridStep(radius: 39.9) == 1)
+        #expect(LoftRows.gridStep(radius: 40) == 2)
+        #expect(LoftRows.halo(radius: 100, profile: .liquid) == GaussianBlur.reach(sigma: 50) + 2 * 5)
+        #expect(LoftRows.halo(radius: 30, profile: .liquid) == GaussianBlur.reach(sigma: 15))
+    }
+
+    @Test(arguments: [(LoftProfile.liquid, 5), (.liquid, 50), (.liquid, 120), (.chisel, 5), (.round, 5)] as [(LoftProfile, Float)])
+    func bandsOfTheLoftAreTheWholeMasksHeights(_ profile: LoftProfile, _ radius: Float) throws {
         let whole = HeightFieldFromMask(inputRadius: radius, inputProfile: profile).outputImage(Self.mask)
         let ink = try #require(Self.mask.inkBounds(threshold: 0))
         var settings = TitleShapeSettings()
@@ -294,7 +358,7 @@ func boxesMask(width: Int, height: Int, _ boxes: [(Int, Int, Int, Int)]) -> Mask
             #expect(rows == Self.mask.height)
             // Liquid is exact; a distance field over a band's window measures from another
             // grid origin, which may move its Float rounding.
-            #expect(profile == .liquid ? worst == 0 : worst < 1e-5, "\(profile), band \(band): heights differ by \(worst)")
+            #expect(profile == .liquid ? worst == 0 : worst < 1e-5, "\(profile) radius \(radius), band \(band): heights differ by \(worst)")
         }
     }
 }
