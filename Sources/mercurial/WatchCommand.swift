@@ -106,6 +106,8 @@ actor WatchSession {
         let clock = ContinuousClock.now
         var started = timespec()
         clock_gettime(CLOCK_REALTIME, &started)
+        // The scene and its links as they are before the render reads them (see `watchAgain`).
+        let sceneBefore = UserPath(checked: scene).symlinkChain().map(SeenFile.init)
         var files = [scene]
         var rendered = false
         do {
@@ -145,7 +147,7 @@ actor WatchSession {
         } catch {
             Console.error("error: \(error) (\(Self.timestamp()), still watching)")
         }
-        await watchAgain(files, since: started, rendered: rendered)
+        await watchAgain(files, since: started, rendered: rendered, sceneBefore: sceneBefore)
     }
 
     /// The line for one render: the time, what changed, the output, what was written and how long it took.
@@ -167,7 +169,7 @@ actor WatchSession {
 
     /// Watches `files` (and what their links lead to) again, and renders again if
     /// one changed after `started`.
-    private func watchAgain(_ files: [String], since started: timespec, rendered: Bool) async {
+    private func watchAgain(_ files: [String], since started: timespec, rendered: Bool, sceneBefore: [SeenFile?]) async {
         // A symbolic link is watched with every file it leads to, so that editing
         // its target and pointing it elsewhere are both seen.
         let chains = files.flatMap { UserPath(checked: $0).symlinkChain() }
@@ -179,6 +181,15 @@ actor WatchSession {
         watchedChains = Set(chains)
         if rendered, let before, let fresh = chains.first(where: { !before.contains($0) }), FileManager.default.fileExists(atPath: fresh) {
             await update("\(UserPath(checked: fresh).lastComponent) changed")
+            return
+        }
+        // The scene (or a file its links lead to) saved while this render read it: rendered
+        // again. Its save's event may have come while the file was not watched (a link pointed
+        // at it moments before), and its mtime can lie a clock tick before `started`: a link
+        // pointed at c.json as c.json was written was read empty, reported, and never rendered
+        // again (seen once in CI).
+        if UserPath(checked: scene).symlinkChain().map(SeenFile.init) != sceneBefore {
+            await update("\(UserPath(checked: scene).lastComponent) changed")
             return
         }
         // A file that changed after this render began, while it may not yet have been

@@ -172,7 +172,8 @@ public final class FileWatcher: @unchecked Sendable {
 /// mode and status-change time (a chmod is a change: the file may now be unreadable), and for a
 /// file of at most 1 MB (scenes, recipes) a hash of its bytes, since the kernel's times are as
 /// coarse as its clock tick (a few ms) and two quick saves of the same length can share them.
-private struct SeenFile: Equatable {
+/// `mercurial watch` also takes one of its scene before each render reads it.
+public struct SeenFile: Equatable {
     var stamp: FileStamp
     var mode: UInt32
     var changed: (seconds: Int, nanoseconds: Int)
@@ -181,7 +182,7 @@ private struct SeenFile: Equatable {
     /// with the same bytes is a change: what the watcher follows is not the same chain).
     var linkTarget: String?
 
-    init?(_ path: String) {
+    public init?(_ path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         stamp = FileStamp(info)
@@ -195,7 +196,7 @@ private struct SeenFile: Equatable {
         }
     }
 
-    static func == (a: SeenFile, b: SeenFile) -> Bool {
+    public static func == (a: SeenFile, b: SeenFile) -> Bool {
         a.stamp == b.stamp && a.mode == b.mode && a.changed == b.changed && a.contents == b.contents
             && a.linkTarget == b.linkTarget
     }
