@@ -110,7 +110,7 @@ import MercurialTestSupport
             let q = try await CLI.run(["render", "Hg", "--size", "60", "-o", absolute, "--quiet"], in: dir)
             expectSuccess(q)
             #expect(q.stdout.isEmpty, "\(q)")
-            #expect(try CLI.readPNG(URL(fileURLWithPath: absolute)).pixels == image.pixels)
+            #expect(try same(CLI.readPNG(URL(fileURLWithPath: absolute)).pixels, image.pixels))
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("out").path) == ["metal.png"])
         }
     }
@@ -401,7 +401,7 @@ import MercurialTestSupport
             let b = try CLI.readPNG(dir.appendingPathComponent("flags.png"))
             let c = try CLI.readPNG(dir.appendingPathComponent("liquid.png"))
             #expect(a.width == b.width && a.height == b.height)
-            #expect(a.pixels == b.pixels, "--set and the flags give different titles")
+            #expect(same(a.pixels, b.pixels), "--set and the flags give different titles")
             #expect(a.width == c.width && a.height == c.height, "size=200 took effect")
 
             let json = try await CLI.run(["params", "--json", "--set", "size=200", "--set", "profile=chisel"], in: dir)
@@ -426,7 +426,7 @@ import MercurialTestSupport
             let a = try CLI.readPNG(dir.appendingPathComponent("1.png"))
             let b = try CLI.readPNG(dir.appendingPathComponent("2.png"))
             #expect(a.width == b.width && a.height == b.height)
-            #expect(a.pixels == b.pixels, "two runs differ")
+            #expect(same(a.pixels, b.pixels), "two runs differ")
             let bytesA = try Data(contentsOf: dir.appendingPathComponent("1.png"))
             let bytesB = try Data(contentsOf: dir.appendingPathComponent("2.png"))
             #expect(bytesA == bytesB, "two runs wrote different files")

@@ -90,7 +90,7 @@ import MercurialTestSupport
             var base = RenderSettings()
             let timeline = try #require(try SceneFile.load(editor.scene.path, into: &base))
             let expected = try FrameRenderer(base: base, timeline: timeline).frame(7)
-            #expect(await editor.session.frame?.image.pixels == expected.pixels)
+            #expect(await same(editor.session.frame?.image.pixels, expected.pixels))
             #expect(await editor.session.frame?.image.pixels != (try TitleRenderer.render(base).image.pixels))
             // Out of the animation: refused, with the frames there are.
             let refused = try await editor.set(EditorSession.playheadKey, "10")

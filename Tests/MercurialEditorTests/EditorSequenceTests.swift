@@ -48,7 +48,7 @@ import MercurialTestSupport
             // A hold, the flash, the ripple, the swipe, the last title; then back (the renderer is kept).
             for index in [3, 14, 25, 40, 71, 12] {
                 let written = try PNGFile.read(frames.appendingPathComponent(String(format: "f-%02d.png", index)).path, role: "frame")
-                #expect(try await Self.show(index, editor) == written.pixels, "frame \(index)")
+                #expect(try await same(Self.show(index, editor), written.pixels), "frame \(index)")
             }
 
             // The scene around the titles: its background shows behind every title.
@@ -252,7 +252,7 @@ import MercurialTestSupport
             }
             var base = await editor.session.settings
             base.scene.material.shininess = 0.15
-            #expect(await editor.session.frame?.image.pixels == (try TitleRenderer.render(base).image.pixels))
+            #expect(await same(editor.session.frame?.image.pixels, (try TitleRenderer.render(base).image.pixels)))
 
             // Between keyframes: one is added at the playhead.
             #expect(try await editor.set(EditorSession.playheadKey, "2").status == 200)
@@ -335,7 +335,7 @@ import MercurialTestSupport
             let timeline = try #require(try SceneFile.load(editor.scene.path, into: &base))
             #expect(timeline.tracks.map(\.key) == ["layers[1].size"], "saved as the file's track")
             let expected = try FrameRenderer(base: base, timeline: timeline).frame(8).pixels
-            #expect(await editor.session.frame?.image.pixels == expected)
+            #expect(await same(editor.session.frame?.image.pixels, expected))
         }
     }
 

@@ -213,11 +213,11 @@ struct EditorFixture {
             let direct = try TitleRenderer.render(settings).image
             let served = try await editor.get("/frame")
             #expect(served.status == 200)
-            #expect(try PNGFile.decode(served.body, name: "/frame", role: "frame").pixels == direct.pixels)
+            #expect(try same(PNGFile.decode(served.body, name: "/frame", role: "frame").pixels, direct.pixels))
             // The page draws the raw RGBA of the same frame.
             let raw = try await editor.get("/frame.rgba")
             #expect(raw.status == 200 && raw.headers.contains("application/octet-stream"))
-            #expect(raw.body == direct.pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] })
+            #expect(same(raw.body, direct.pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] }))
             // The page is sent deltas: from its frame (`have`) and from nothing, both give the frame.
             let w = after.width, h = after.height
             for have in [before.number, 0, 987_654] {
@@ -338,7 +338,7 @@ struct EditorFixture {
             let current = await editor.session.settings
             #expect(reloaded.text == "Saved")
             #expect(reloaded.scene.lights[1].position.x == -12.5)
-            #expect(try TitleRenderer.render(reloaded).canvas.image.pixels == (try TitleRenderer.render(current).canvas.image.pixels))
+            #expect(try same(TitleRenderer.render(reloaded).canvas.image.pixels, (try TitleRenderer.render(current).canvas.image.pixels)))
             // Nothing but the scene in the folder: no temporary file.
             let names = try FileManager.default.contentsOfDirectory(atPath: editor.folder.path)
             #expect(names == ["scene.json"])
@@ -532,7 +532,7 @@ struct EditorFixture {
                 await editor.session.waitUntilIdle()
                 let frame = try #require(await editor.session.frame)
                 let direct = try TitleRenderer.render(await editor.session.settings).image
-                #expect(frame.image.pixels == direct.pixels, "the preview with \(name) is not what render gives")
+                #expect(same(frame.image.pixels, direct.pixels), "the preview with \(name) is not what render gives")
                 previews.append(frame.image.pixels)
             }
             #expect(previews[0] != previews[1], "the preview did not change with the shading image")
@@ -542,7 +542,7 @@ struct EditorFixture {
             #expect(try await editor.post("/api/save", "{}").status == 200)
             var saved = RenderSettings()
             try SceneFile.load(editor.scene.path, into: &saved)
-            #expect(try TitleRenderer.render(saved).image.pixels == previews[1])
+            #expect(try same(TitleRenderer.render(saved).image.pixels, previews[1]))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MercurialTestSupport
 @testable import MercurialKit
 
 /// `emoji: "color"`: a colour emoji keeps its own colours, lofted by its silhouette and
@@ -26,7 +27,7 @@ import Testing
         let gold = try TitleRenderer.render(try settings(material: "gold", emoji: "color")).canvas.image
         #expect(gold.pixels != coloured.pixels)
         // The same silhouette (the alpha is the emoji's), its luminance a height cue: dark lines sink.
-        #expect(embossed.pixels.map(\.a) == coloured.pixels.map(\.a))
+        #expect(same(embossed.pixels.map(\.a), coloured.pixels.map(\.a)))
         let flat = try FrameRenderer.stillShape(try settings()), cued = try FrameRenderer.stillShape(try settings(emoji: "color"))
         #expect(flat.paint == nil && cued.paint != nil && flat.mask.pixels == cued.mask.pixels)
         #expect(cued.heights.pixels.reduce(0, +) < 0.95 * flat.heights.pixels.reduce(0, +), "dark lines lower the loft")
@@ -37,10 +38,10 @@ import Testing
         let whole = try TitleRenderer.render(s).canvas.image
         let result = try TitleRenderer.renderPNG(s, compression: .fast, bandHeight: 16, force: true, output: nil)
         guard case .streamed(let title) = result else { Issue.record("not streamed"); return }
-        #expect(try PNGFile.decode(title.bytes, name: "streamed", role: "output").pixels == whole.pixels)
+        #expect(try same(PNGFile.decode(title.bytes, name: "streamed", role: "output").pixels, whole.pixels))
         let frames = try FrameRenderer(base: s, timeline: Timeline(duration: 1, fps: 2))
-        #expect(try frames.frame(0).pixels == whole.pixels)
-        #expect(try frames.frame(1).pixels == whole.pixels, "a second frame through the shading plan")
+        #expect(try same(frames.frame(0).pixels, whole.pixels))
+        #expect(try same(frames.frame(1).pixels, whole.pixels), "a second frame through the shading plan")
         let recipe = SceneRecipe.json(for: s)
         #expect(recipe.contains(#""emoji": "color""#))
         var again = RenderSettings()

@@ -56,7 +56,7 @@ import MercurialTestSupport
         }
         for compression in PNGFile.Compression.allCases {
             let decoded = try PNGFile.decode(PNGSink(compression: compression).encode(canvas), name: "canvas", role: "test")
-            #expect(decoded.pixels == image.pixels, "\(compression)")
+            #expect(same(decoded.pixels, image.pixels), "\(compression)")
         }
     }
 }

@@ -181,7 +181,7 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
         #expect(first != last)
         #expect(renderer.styleCache.builds == 1)
         // Each frame is the still of its settings.
-        #expect(try TitleRenderer.render(timeline.settings(at: 0.9, base: base)).image.pixels == last)
+        #expect(try same(TitleRenderer.render(timeline.settings(at: 0.9, base: base)).image.pixels, last))
     }
 
     @Test func stylesAreNestedKeysOfTheSchema() throws {
@@ -216,7 +216,7 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
             }
         }
         let knocked = try styled(nil), kept = try styled(false)
-        #expect(try styled(true).pixels == knocked.pixels, "knocked out by default")
+        #expect(try same(styled(true).pixels, knocked.pixels), "knocked out by default")
         var edges = 0, greener = 0
         for (i, ink) in plain.pixels.enumerated() {
             let (k, s) = (knocked.pixels[i], kept.pixels[i])
@@ -341,14 +341,14 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
         #expect(first != last)
         #expect(renderer.styleCache.builds == 1 && renderer.styleCache.metalShadings == 2)
         // Each frame is the still of its settings.
-        #expect(try TitleRenderer.render(lit.settings(at: 0.9, base: base)).image.pixels == last)
+        #expect(try same(TitleRenderer.render(lit.settings(at: 0.9, base: base)).image.pixels, last))
 
         // The backdrop moves, the lights stay: the shaded outline is reused.
         let backdrop = Timeline(duration: 1, fps: 10, tracks: [try track("background", [(0, .color(.black)), (1, .color(.white))])])
         let still = try FrameRenderer(base: base, timeline: backdrop)
         for i in [0, 4, 9] { _ = try still.frame(i) }
         #expect(still.styleCache.builds == 1 && still.styleCache.metalShadings == 1)
-        #expect(try TitleRenderer.render(backdrop.settings(at: 0.9, base: base)).image.pixels == still.frame(9).pixels)
+        #expect(try same(TitleRenderer.render(backdrop.settings(at: 0.9, base: base)).image.pixels, still.frame(9).pixels))
 
         // A point light moving over it: the outline is lit again each frame, and the styles' masks,
         // made from the lit alpha (point lights raise it at the letters' edges), are made again:
@@ -369,7 +369,7 @@ private func luma(_ p: RGBA8) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double
             let renderer = try FrameRenderer(base: base, timeline: sweep)
             for i in [3, 9] {
                 let still = try TitleRenderer.render(sweep.settings(at: sweep.time(ofFrame: i), base: base)).image.pixels
-                #expect(try renderer.frame(i).pixels == still, "frame \(i) with \(paint) is its still")
+                #expect(try same(renderer.frame(i).pixels, still), "frame \(i) with \(paint) is its still")
             }
         }
     }

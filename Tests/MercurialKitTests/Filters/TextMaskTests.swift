@@ -69,7 +69,7 @@ func layout(_ text: String, font: String = "rounded", size: Double = 100) throws
         // A real newline is the same as the two characters \n.
         var real = try layout("Wide line\nI", size: 80)
         real.alignment = .center
-        #expect(try TextMask.render(real, margin: 0).mask.pixels == centred.pixels)
+        #expect(try same(TextMask.render(real, margin: 0).mask.pixels, centred.pixels))
     }
 
     @Test func lineSpacingMovesTheSecondLine() throws {

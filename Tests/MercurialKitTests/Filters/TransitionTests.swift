@@ -89,7 +89,7 @@ struct TransitionTests {
         let j = 0 * a.width + 7   // x = 7: clear in the first, y = 0: clear in the second too
         let k = 1 * a.width + 7   // x = 7, y = 1: clear in the first, opaque in the second
         #expect(out.pixels[j].a == 0)
-        #expect(out.pixels[k] == RGBA8(r: b.pixels[k].r, g: b.pixels[k].g, b: b.pixels[k].b, a: 128))
+        #expect(same(out.pixels[k], RGBA8(r: b.pixels[k].r, g: b.pixels[k].g, b: b.pixels[k].b, a: 128)))
     }
 
     @Test func swipeAtHalfSplitsTheCanvasAtTheExpectedLine() {

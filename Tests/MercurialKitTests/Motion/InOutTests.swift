@@ -49,7 +49,7 @@ import MercurialTestSupport
             }
             let middle = try renderer.frame(4).pixels, still = try TitleRenderer.render(base).image.pixels
             #expect(middle != still && middle != first.pixels, "half-way, the title is partly there")
-            #expect(try renderer.frame(19).pixels == still, "the last frame is the still title, byte for byte")
+            #expect(try same(renderer.frame(19).pixels, still), "the last frame is the still title, byte for byte")
         }
     }
 
@@ -63,7 +63,7 @@ import MercurialTestSupport
             for (kind, delay) in [(Entrance.Kind.fade, 0.0), (.reveal, 0), (.fade, 0.1)] {
                 let renderer = try FrameRenderer(base: base, timeline: Self.timeline(nil, Self.preset(kind) { $0.delay = delay }))
                 let clear = 19 - Int((delay * 20).rounded())
-                #expect(try renderer.frame(clear).pixels == empty, "\(kind) out, delay \(delay): frame \(clear) shows the title")
+                #expect(try same(renderer.frame(clear).pixels, empty), "\(kind) out, delay \(delay): frame \(clear) shows the title")
                 #expect(try renderer.frame(clear - 1).pixels != empty, "\(kind) out, delay \(delay): frame \(clear - 1) is already clear")
             }
         }
@@ -80,8 +80,8 @@ import MercurialTestSupport
             if q.a > 0 { #expect(q.r == p.r && q.g == p.g && q.b == p.b) }
         }
         // A frame, and bands of a streamed render, make the same pixels.
-        #expect(try FrameRenderer(base: half, timeline: Timeline(duration: 1)).frame(0).pixels == still.pixels)
-        #expect(try StreamingRenderTests.streamed(half, bandHeight: 16).0.pixels == still.pixels)
+        #expect(try same(FrameRenderer(base: half, timeline: Timeline(duration: 1)).frame(0).pixels, still.pixels))
+        #expect(try same(StreamingRenderTests.streamed(half, bandHeight: 16).0.pixels, still.pixels))
         // Over an opaque backdrop, the title is blended in at that alpha.
         half.background = .black
         var opaque = Self.title(background: .black)
@@ -90,7 +90,7 @@ import MercurialTestSupport
         #expect(dim.pixels.allSatisfy { $0.a == 255 })
         let sum = { (image: Image<RGBA8>) in image.pixels.reduce(0) { $0 + Int($1.r) + Int($1.g) + Int($1.b) } }
         #expect(abs(Double(sum(dim)) / Double(sum(bright)) - 0.5) < 0.02, "half the light over black")
-        #expect(try StreamingRenderTests.streamed(half, bandHeight: 16).0.pixels == dim.pixels)
+        #expect(try same(StreamingRenderTests.streamed(half, bandHeight: 16).0.pixels, dim.pixels))
     }
 
     @Test func aSlideMovesTheInkBoxByItsDistance() throws {
@@ -118,7 +118,7 @@ import MercurialTestSupport
         let (w, sw) = (Double(box.maxX - box.minX + 1), Double(still.maxX - still.minX + 1))
         #expect(abs(w - sw / 2) <= 2, "half as wide: \(w) of \(sw)")
         #expect(abs(Double(box.minX + box.maxX) / 2 - Double(still.minX + still.maxX) / 2) <= 1.5, "about its centre")
-        #expect(try renderer.frame(19).pixels == TitleRenderer.render(base).image.pixels)
+        #expect(try same(renderer.frame(19).pixels, TitleRenderer.render(base).image.pixels))
     }
 
     /// Letter k's canvas columns (its pixels in the region, where no other letter is darker).
@@ -156,7 +156,7 @@ import MercurialTestSupport
         #expect(Set(rightEdges).count >= 6, "it grows letter by letter: \(rightEdges)")
         let seen = firstSeen.map { $0 ?? -1 }
         #expect(!seen.contains(-1) && zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 }, "letters appear in order: \(seen)")
-        #expect(try renderer.frame(29).pixels == TitleRenderer.render(base).image.pixels, "settled, it is the still title")
+        #expect(try same(renderer.frame(29).pixels, TitleRenderer.render(base).image.pixels), "settled, it is the still title")
     }
 
     /// A rising letter moves by fractions of a pixel, as a slide does: its ink's centre is where
@@ -257,7 +257,7 @@ import MercurialTestSupport
             }
             for settings in changes + changes.reversed() {
                 let fresh = try FrameRenderer(base: settings, timeline: Timeline(duration: 1)).render(settings).pixels
-                #expect(try renderer.render(settings).pixels == fresh)
+                #expect(try same(renderer.render(settings).pixels, fresh))
             }
         }
     }

@@ -54,7 +54,7 @@ import MercurialTestSupport
         let early = try frames.frame(3)
         let box = try #require(InOutTests.inkBox(early))
         #expect(box.minX == 0 && box.maxX < boxes[0].maxX, "the name is cut at the left edge while it slides: \(box)")
-        #expect(try frames.frame(20).pixels == still.pixels, "settled, the frame is the still")
+        #expect(try same(frames.frame(20).pixels, still.pixels), "settled, the frame is the still")
         #expect(try frames.frame(39).pixels.allSatisfy { $0.a == 0 }, "the out's last frame is clear")
     }
 
@@ -66,7 +66,7 @@ import MercurialTestSupport
         let (frames, still) = try Self.frames(title)
         #expect(try frames.frame(0).pixels.allSatisfy { $0.a == 0 }, "from \(side): frame 0 is clear")
         #expect(try frames.frame(1).pixels.contains { $0.a > 0 }, "from \(side): frame 1 shows it coming")
-        #expect(try frames.frame(10).pixels == still.pixels, "from \(side): it ends where it was laid out")
+        #expect(try same(frames.frame(10).pixels, still.pixels), "from \(side): it ends where it was laid out")
         // Going out the same way: clear on the last frame.
         let out = title.replacingOccurrences(of: #""in""#, with: #""out""#)
         let (leaving, _) = try Self.frames(out)
@@ -94,7 +94,7 @@ import MercurialTestSupport
         #expect(recipe.contains(#""delay": 0.4"#), "\(recipe)")
         let (again, timeline2) = try Self.scene(recipe)
         let a = try FrameRenderer(base: settings, timeline: timeline), b = try FrameRenderer(base: again, timeline: timeline2)
-        for index in [3, 9, 12] { #expect(try a.frame(index).pixels == b.frame(index).pixels, "frame \(index)") }
+        for index in [3, 9, 12] { #expect(try same(a.frame(index).pixels, b.frame(index).pixels), "frame \(index)") }
     }
 
     /// A layer's own reveal shows its letters one after another (its renderer maps them), the
@@ -108,7 +108,7 @@ import MercurialTestSupport
             (box.minY...box.maxY).reduce(0) { n, y in n + (box.minX...box.maxX).filter { image[$0, y].a > 0 }.count }
         }
         #expect(inked(first, boxes[0]) == 0 && inked(first, boxes[1]) > 0, "frame 0: the revealed layer not yet, the other as it is")
-        #expect(try frames.frame(19).pixels == still.pixels)
+        #expect(try same(frames.frame(19).pixels, still.pixels))
         let both = json.replacingOccurrences(of: #""animation""#, with: #""in": {"type": "reveal"}, "animation""#)
         let error = #expect(throws: MercurialError.self) { _ = try Self.frames(both) }
         #expect(error?.message.contains("keep one reveal") == true, "\(String(describing: error))")

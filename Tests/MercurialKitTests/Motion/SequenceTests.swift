@@ -79,17 +79,17 @@ import MercurialTestSupport
             #expect(renderer.width == 200 && renderer.height == 80)
             // Frame 2 (0.2 s) is title 1 alone: exactly the title rendered on its own.
             let alone = try TitleRenderer.render(sequence.steps[0].settings).image
-            #expect(try renderer.frame(2).pixels == alone.pixels)
+            #expect(try same(renderer.frame(2).pixels, alone.pixels))
             // Frame 16 (1.6 s) is title 3 alone.
             let third = try TitleRenderer.render(sequence.steps[2].settings).image
-            #expect(try renderer.frame(16).pixels == third.pixels)
+            #expect(try same(renderer.frame(16).pixels, third.pixels))
             // Frame 7 (0.7 s) is half-way through the flash: neither title.
             let mid = try renderer.frame(7).pixels
             #expect(mid != alone.pixels)
             // Title 2 is animated: its hue track runs from when it appeared (0.5 s), so at
             // frame 10 (1.0 s) it is at its own t = 0.5, as rendered alone.
             let two = try FrameRenderer(base: sequence.steps[1].settings, timeline: try #require(sequence.steps[1].timeline))
-            #expect(try renderer.frame(10).pixels == (try two.frame(at: 0.5)).pixels)
+            #expect(try same(renderer.frame(10).pixels, (try two.frame(at: 0.5)).pixels))
             #expect(try renderer.frame(10).pixels != (try two.frame(at: 1.0)).pixels)
         }
     }

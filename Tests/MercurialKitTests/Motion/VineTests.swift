@@ -16,7 +16,7 @@ import MercurialTestSupport
         var vine = Vine()
         vine.seed = 42
         let a = Self.mask(vine, growth: 0.8), b = Self.mask(vine, growth: 0.8)
-        #expect(a.pixels == b.pixels)
+        #expect(same(a.pixels, b.pixels))
         vine.seed = 43
         let c = Self.mask(vine, growth: 0.8)
         let differing = zip(a.pixels, c.pixels).filter { $0 != $1 }.count
@@ -130,13 +130,13 @@ import MercurialTestSupport
         let textOnly = try TitleRenderer.render(plain).image
         func inked(_ image: Image<RGBA8>) -> Int { image.pixels.filter { $0.a > 0 }.count }
         let first = try renderer.frame(0)
-        #expect(first.pixels == textOnly.pixels, "before its start the vine is not there")
+        #expect(same(first.pixels, textOnly.pixels), "before its start the vine is not there")
         let middle = inked(try renderer.frame(6)), last = inked(try renderer.frame(14))
         #expect(middle > inked(textOnly) + 200 && last > middle + 200, "text \(inked(textOnly)), middle \(middle), end \(last)")
         let still = try TitleRenderer.render(settings).image
-        #expect(try renderer.frame(14).pixels == still.pixels, "the last frame is the still title, vine grown")
+        #expect(try same(renderer.frame(14).pixels, still.pixels), "the last frame is the still title, vine grown")
         let again = try FrameRenderer(base: settings, timeline: try #require(timeline))
-        #expect(try again.frame(6).pixels == (try renderer.frame(6)).pixels)
+        #expect(try same(again.frame(6).pixels, (try renderer.frame(6)).pixels))
     }
 }
 

@@ -46,7 +46,7 @@ import MercurialTestSupport
             return
         }
         let written = try PNGFile.decode([UInt8](Data(contentsOf: out.appendingPathComponent("c.png"))), name: "c", role: "output")
-        #expect(written.pixels == (try TitleRenderer.render(settings).image.pixels))
+        #expect(try same(written.pixels, (try TitleRenderer.render(settings).image.pixels)))
         #expect(CLI.temporaryFiles(in: out).isEmpty)
     }
 }

@@ -44,7 +44,7 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         for compression in PNGFile.Compression.allCases {
             let bytes = try PNGSink(compression: compression).encode(image)
             let back = try PNGFile.decode(bytes, name: "memory", role: "test")
-            #expect(back.pixels == image.pixels, "\(compression)")
+            #expect(same(back.pixels, image.pixels), "\(compression)")
         }
     }
 
@@ -87,7 +87,7 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         for png in bytes {
             let back = try PNGFile.decode(png, name: "memory", role: "test")
             #expect(back.height == layout.count)
-            #expect(back.pixels == expected)
+            #expect(same(back.pixels, expected))
             let inflated = PNGFile.strictlyInflatedImageData(png)?.count   // nil: a damaged stream
             #expect(inflated == layout.count * (width * 4 + 1))
         }
@@ -119,7 +119,7 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
             #expect(data.count == height * (width * 4 + 1))
             #expect(data[(width * 4 + 1) * 100] == 2, "\(name): row 100 is Up-filtered")
             let decoded = try PNGFile.decode(png, name: "memory", role: "test")
-            #expect(decoded.pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] } == expected, "\(name)")
+            #expect(same(decoded.pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] }, expected), "\(name)")
         }
     }
 
@@ -143,7 +143,7 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         let png = try PNGSink(compression: compression).encode(image)
         let inflated = PNGFile.strictlyInflatedImageData(png)?.count   // nil: a damaged stream
         #expect(inflated == height * (width * 4 + 1), "the zlib stream (\(compression)) inflates to \(inflated.map(String.init) ?? "an error")")
-        #expect(try PNGFile.decode(png, name: "memory", role: "test").pixels == image.pixels)
+        #expect(try same(PNGFile.decode(png, name: "memory", role: "test").pixels, image.pixels))
     }
 
     /// The title that showed it: two lines on a 1920-wide canvas, at heights where the
@@ -198,7 +198,7 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         }
         #expect(PNGFile.chunks(of: small).chunks.filter { $0.type == "IDAT" }.count == 1)
         let decoded = try PNGFile.decode(small, name: "memory", role: "test")
-        #expect(decoded.pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] } == expected)
+        #expect(same(decoded.pixels.flatMap { [$0.r, $0.g, $0.b, $0.a] }, expected))
         #expect(small.count < fast.count, "small \(small.count) bytes, fast \(fast.count)")
         let data = try #require(PNGFile.strictlyInflatedImageData(small))
         try #require(data.count == height * (width * 4 + 1))

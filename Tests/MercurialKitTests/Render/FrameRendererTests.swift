@@ -27,7 +27,7 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         #expect(first != last, "the light's colour changes the picture")
         // Frame 0 is the still title of the same settings.
         let still = try TitleRenderer.render(timeline.settings(at: 0, base: animatedSettings())).image
-        #expect(still.pixels == first)
+        #expect(same(still.pixels, first))
     }
 
     /// The settings are split into what shapes the title and what only lights it:
@@ -122,7 +122,7 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         _ = try renderer.render(settings[0])
         let frame = try renderer.render(settings[1])
         #expect(renderer.geometryBuilds == 2)
-        #expect(frame.pixels == (try TitleRenderer.render(settings[1]).image.pixels))
+        #expect(try same(frame.pixels, (try TitleRenderer.render(settings[1]).image.pixels)))
     }
 
     /// Drawn into a canvas handed in (the editor's spare frames): only the inked
@@ -154,7 +154,7 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         }
         // The renderer's own frames go on from its own canvas.
         try settings.set(assignment: "light4.hue=0.8")
-        #expect(try renderer.render(settings).pixels == (try TitleRenderer.render(settings).image.pixels))
+        #expect(try same(renderer.render(settings).pixels, (try TitleRenderer.render(settings).image.pixels)))
     }
 
     @Test func shapeTracksRebuildTheShape() throws {
@@ -163,7 +163,7 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         for i in 0..<4 { _ = try renderer.frame(i) }
         #expect(renderer.geometryBuilds == 4)
         let still = try TitleRenderer.render(timeline.settings(at: 0.75, base: animatedSettings())).image
-        #expect(try renderer.frame(3).pixels == still.pixels)
+        #expect(try same(renderer.frame(3).pixels, still.pixels))
     }
 
     @Test func framesAreDeterministic() throws {
@@ -270,7 +270,7 @@ func track(_ key: String, _ frames: [(Double, ParameterValue)]) throws -> Track 
         let fcTL = chunks.first { $0.0 == "fcTL" }!.1
         #expect(Array(fcTL[20..<24]) == [0, 1, 0, 10])
         // A plain PNG reader sees the first frame.
-        #expect(try PNGFile.read(path, role: "test").pixels == firstFrame)
+        #expect(try same(PNGFile.read(path, role: "test").pixels, firstFrame))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["t.png"], "no temporary file left")
     }
 }

@@ -101,11 +101,11 @@ import MercurialTestSupport
             let first = try frames.frame(0)
             #expect((boxes[1].minY...boxes[1].maxY).allSatisfy { y in (boxes[1].minX...boxes[1].maxX).allSatisfy { first[$0, y].a == 0 } },
                     "the logo is not there before its delay")
-            #expect(try frames.frame(15).pixels == still.pixels, "settled, the frame is the still")
+            #expect(try same(frames.frame(15).pixels, still.pixels), "settled, the frame is the still")
             // The PNG path, told to stream, paints a scene with an image layer in memory.
             let png = try TitleRenderer.renderPNG(settings, compression: .fast, bandHeight: 16, force: true, output: nil)
             guard case .inMemory(let title) = png else { Issue.record("an image layer was streamed"); return }
-            #expect(title.image.pixels == still.pixels, "the PNG path paints it as the still does")
+            #expect(same(title.image.pixels, still.pixels), "the PNG path paints it as the still does")
         }
     }
 

@@ -114,7 +114,7 @@ import MercurialTestSupport
         var again = RenderSettings()
         try SceneFile.load(json: Array(SceneRecipe.json(for: settings).utf8), name: "recipe", into: &again)
         #expect(again.layers.map(\.name) == ["name", "role"] && again.layers[1].below == "name")
-        #expect(try TitleRenderer.render(again).image.pixels == TitleRenderer.render(settings).image.pixels)
+        #expect(try same(TitleRenderer.render(again).image.pixels, TitleRenderer.render(settings).image.pixels))
     }
 
     @Test func badLayersAreRefused() throws {
@@ -205,7 +205,7 @@ import MercurialTestSupport
         let sliding = try #require(PlacementTests.inkEdges(try renderer.frame(1)))
         #expect(sliding.left < settled.left - 20, "frame 1's ink \(sliding) is left of the settled \(settled)")
         let still = try TitleRenderer.render(Self.scene(Self.lowerThird, top: plain)).image
-        #expect(try renderer.frame(10).pixels == still.pixels, "once in, the frame is the still title")
+        #expect(try same(renderer.frame(10).pixels, still.pixels), "once in, the frame is the still title")
         let fading = try renderer.frame(18).pixels
         #expect(fading.map(\.a).max()! < still.pixels.map(\.a).max()!, "the fade takes the alpha down")
         // The role's shadow falls below its ink, outside the role's title region.

@@ -45,7 +45,7 @@ import MercurialTestSupport
             return s
         }
         let xy = try scene(#"{"text": "Jane Doe", "size": 80, "width": 1920, "height": 1080, "anchor": "bottom-left", "margin": [96, 54]}"#)
-        #expect(try TitleRenderer.render(xy).image.pixels == TitleRenderer.render(Self.lowerThird(.bottomLeft)).image.pixels)
+        #expect(try same(TitleRenderer.render(xy).image.pixels, TitleRenderer.render(Self.lowerThird(.bottomLeft)).image.pixels))
         for (anchor, check) in [("top-left", { (e: (left: Int, top: Int, right: Int, bottom: Int)) in abs(e.left - 40) <= 2 && abs(e.top - 10) <= 2 }),
                                 ("bottom-right", { e in abs(e.right - 1900) <= 2 && abs(e.bottom - 1050) <= 2 })] {
             let s = try scene(#"{"text": "Jane Doe", "size": 80, "width": 1920, "height": 1080, "anchor": "\#(anchor)", "margin": [10, 20, 30, 40]}"#)
@@ -219,7 +219,7 @@ import MercurialTestSupport
         try settings.set(assignment: "margin=5%")
         #expect(settings.margin == .percent(5))
         try settings.set(assignment: "margin=40")
-        #expect(settings.margin == .pixels(40))
+        #expect(same(settings.margin, .pixels(40)))
         try settings.set(assignment: "offset.x=15")
         #expect(settings.offset == SIMD2(15, -6))
         for (json, fragment) in [(#"{"margin": "sfe"}"#, #"s.json:1:12: "margin" is "sfe"; give pixels"#),

@@ -82,7 +82,7 @@ import MercurialTestSupport
                 // grid origin, so its Float rounding may move a rare pixel by one level.
                 let differing = zip(image.pixels, whole.pixels).indices(where: { $0 != $1 })
                 let worst = differing.map { Self.levels(image.pixels[$0], whole.pixels[$0]) }.max() ?? 0
-                #expect(image.pixels.count == whole.pixels.count)
+                #expect(same(image.pixels.count, whole.pixels.count))
                 #expect(profile == .liquid ? differing.isEmpty : worst <= 1 && differing.count <= 4,
                         "\(profile), band \(band), alpha \(alpha): \(differing.count) pixels differ, by up to \(worst) levels")
             }
@@ -298,7 +298,7 @@ import MercurialTestSupport
         // Signature 8, IHDR 25, then the chunk: length, type, data.
         #expect(Array(bytes[33..<41]) == [0, 0, 0, UInt8(chunk.data.count)] + Array("tEXt".utf8))
         #expect(Array(bytes[41..<(41 + chunk.data.count)]) == chunk.data)
-        #expect(try PNGFile.decode(bytes, name: "s", role: "output").pixels == TitleRenderer.render(settings).image.pixels)
+        #expect(try same(PNGFile.decode(bytes, name: "s", role: "output").pixels, TitleRenderer.render(settings).image.pixels))
     }
 
     /// The streamed sink owns its file: it appears whole at the end, with the bytes the
@@ -339,7 +339,7 @@ import MercurialTestSupport
         #expect(walk.map(\.type).prefix(2) == ["IHDR", "tEXt"] && Array(walk[1].data) == chunk.data)
         #expect(bytes.count == plain.count + 12 + chunk.data.count)
         #expect(Array(bytes[..<33]) == Array(plain[..<33]) && Array(bytes[(33 + 12 + chunk.data.count)...]) == Array(plain[33...]))
-        #expect(try PNGFile.decode(bytes, name: "p", role: "output").pixels == image.pixels)
+        #expect(try same(PNGFile.decode(bytes, name: "p", role: "output").pixels, image.pixels))
     }
 
     /// A large shading image is box-filtered to a small lookup as it is read.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MercurialTestSupport
 @testable import MercurialKit
 
 /// `text` as styled runs: each run shaped in its own font, size and spacing on shared lines,
@@ -50,7 +51,7 @@ import Testing
         #expect(recipe.contains(#""text": [{"text": "Gold "}, {"text": "and chrome", "shininess": 0.15"#), "\(recipe)")
         let again = try scene(recipe).settings
         #expect(again.runs == settings.runs && again.runLooks == settings.runLooks && again.text == "Gold and chrome")
-        #expect(try TitleRenderer.render(again).canvas.image.pixels == TitleRenderer.render(settings).canvas.image.pixels)
+        #expect(try same(TitleRenderer.render(again).canvas.image.pixels, TitleRenderer.render(settings).canvas.image.pixels))
     }
 
     @Test func bandsAndFramesShadeTheRunsAsAStillDoes() throws {
@@ -59,11 +60,11 @@ import Testing
         // Streamed in bands of 16 rows.
         let result = try TitleRenderer.renderPNG(settings, compression: .fast, bandHeight: 16, force: true, output: nil)
         guard case .streamed(let title) = result else { Issue.record("not streamed"); return }
-        #expect(try PNGFile.decode(title.bytes, name: "streamed", role: "output").pixels == whole.pixels)
+        #expect(try same(PNGFile.decode(title.bytes, name: "streamed", role: "output").pixels, whole.pixels))
         // An animation's frames: from kept normals through a shading plan.
         let timeline = Timeline(duration: 1, fps: 2)
         let frames = try FrameRenderer(base: settings, timeline: timeline)
-        #expect(try frames.frame(0).pixels == whole.pixels)
+        #expect(try same(frames.frame(0).pixels, whole.pixels))
     }
 
     @Test func aRunWithoutItsOwnLightsFollowsTheTitlesLightTrack() throws {
