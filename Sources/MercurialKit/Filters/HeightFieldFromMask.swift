@@ -232,6 +232,9 @@ final class LoftRows {
         across = .allocate(capacity: acrossRows * acrossWidth)
     }
 
+    /// Where each ink row's blurred-across row starts in the ring (both passes' `offsets`).
+    private var ringStarts: [Int] { (ink.minY...ink.maxY).map { (($0 - ink.minY) % acrossRows) * acrossWidth } }
+
     /// Grid columns (or rows) covering `regionWidth` pixels at `step`: grid point j lies
     /// at the region's start + (j − 1)·step, and each pixel reads the grid's two points
     /// either side of it.
@@ -295,11 +298,10 @@ final class LoftRows {
         let first = max(rows.lowerBound, region.minY), last = min(rows.upperBound, region.maxY + 1)
         guard first < last else { return }
         let rw = region.width, reach = blur.reach, width = self.width, ink = self.ink, region = self.region
-        let across = self.across, acrossRows = self.acrossRows
+        let across = self.across
         let tiles = (rw + Self.verticalTile - 1) / Self.verticalTile
         let runs = (last - first + Self.verticalRun - 1) / Self.verticalRun
-        // Where each ink row's blurred row starts in the ring.
-        let starts = (ink.minY...ink.maxY).map { ((($0 - ink.minY) % acrossRows) * rw) }
+        let starts = ringStarts
         blur.weights.withUnsafeBufferPointer { w in
             starts.withUnsafeBufferPointer { starts in
                 parallelBands(tiles * runs, minimumBand: 1) { work in
@@ -388,11 +390,11 @@ final class LoftRows {
         let first = max(rows.lowerBound, region.minY), last = min(rows.upperBound, region.maxY + 1)
         guard first < last else { return }
         let s = step, reach = blur.reach, nj = acrossWidth, rw = region.width, width = self.width
-        let ink = self.ink, region = self.region, across = self.across, acrossRows = self.acrossRows
+        let ink = self.ink, region = self.region, across = self.across
         let y0 = region.minY - s
         let iFrom = (first - y0) / s - 1, iTo = (last - 1 - y0) / s + 2
         var grid = [Float](repeating: 0, count: (iTo - iFrom + 1) * nj)
-        let starts = (ink.minY...ink.maxY).map { (($0 - ink.minY) % acrossRows) * nj }
+        let starts = ringStarts
         let spline = Self.splineWeights(step: s)
         grid.withUnsafeMutableBufferPointer { grid in
             blur.weights.withUnsafeBufferPointer { w in
