@@ -4,9 +4,15 @@ import PackageDescription
 // Release programs carry the Swift runtime and Foundation in the binary (the C libraries
 // stay dynamic), as `--static-swift-stdlib` would: a process then starts without loading
 // and relocating a dozen Swift libraries (a 64×64 title 31 → 24 ms, `--version` 18 →
-// 11 ms, medians of 21 interleaved runs). Debug builds, which the tests link many times
-// over, stay dynamic.
+// 11 ms, medians of 21 interleaved runs). `mercurial` itself carries FoundationEssentials
+// only (MercurialKit, ServeOptions and it import nothing more; see EssentialText.swift):
+// no ICU or CoreFoundation, 93.8 → 44.5 MB. Debug builds, which the tests link many
+// times over, stay dynamic.
 let staticSwiftInRelease: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+// The modules that import Foundation (the servers, the bench) are compiled with the flag
+// too: their objects then name the static libraries Foundation needs (_FoundationICU,
+// CoreFoundation…), which linking with the flag alone leaves out.
+let staticFoundationInRelease: [SwiftSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
 
 let package = Package(
     name: "MercurialText",
@@ -63,8 +69,8 @@ let package = Package(
             // slower (300 small titles: 41.5 s against 0.44 s released), and the test suite
             // runs the debug build's commands thousands of times. `-enable-testing` stays on.
             // Compiled with `-static-stdlib` in release too: its objects then name the static
-            // libraries Foundation needs (_FoundationICU, CoreFoundation…), which linking the
-            // programs with the flag alone left out.
+            // libraries the Swift runtime needs, which linking the programs with the flag
+            // alone once left out (when it imported Foundation: _FoundationICU, CoreFoundation…).
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug)),
                             .unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
@@ -88,7 +94,8 @@ let package = Package(
                 .embedInCode("Page/editor.css"),
                 .embedInCode("Page/editor.js"),
                 .embedInCode("Page/editor-scene.js"),
-            ]
+            ],
+            swiftSettings: staticFoundationInRelease
         ),
         .executableTarget(
             name: "mercurial",
@@ -117,12 +124,14 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: staticFoundationInRelease
         ),
         // The card server's program, which `mercurial serve` becomes (execv), as edit's is.
         .executableTarget(
             name: "mercurial-serve-server",
             dependencies: ["MercurialKit", "MercurialServer", "ServeOptions"],
+            swiftSettings: staticFoundationInRelease,
             linkerSettings: staticSwiftInRelease
         ),
         // The live editor's server, which `mercurial edit` becomes (execv): a program
@@ -131,11 +140,13 @@ let package = Package(
         .executableTarget(
             name: "mercurial-edit-server",
             dependencies: ["MercurialKit", "MercurialEditor"],
+            swiftSettings: staticFoundationInRelease,
             linkerSettings: staticSwiftInRelease
         ),
         .executableTarget(
             name: "mercurial-bench",
             dependencies: ["MercurialKit"],
+            swiftSettings: staticFoundationInRelease,
             linkerSettings: staticSwiftInRelease
         ),
         // What the three test targets share: running the built binaries, temporary

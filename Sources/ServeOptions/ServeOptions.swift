@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MercurialKit
 
 /// `mercurial serve`'s options, declared once: the command line shows and checks them,

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MercurialKit
 import Synchronization
 #if canImport(Glibc)
@@ -190,9 +190,9 @@ struct Animate: ParsableCommand {
         if !options.quiet {
             var usage = rusage()
             getrusage(RUSAGE_SELF.rawValue, &usage)
-            let line = String(format: "%@: %d frames %d×%d, %@, in %.2f s (%.1f frames/s), peak memory %.0f MB",
-                              options.output, report.frames, report.width, report.height, format.description,
-                              seconds, Double(report.frames) / max(seconds, 1e-9), Double(usage.ru_maxrss) / 1024)
+            let line = "\(options.output): \(report.frames) frames \(report.width)×\(report.height), \(format.description), in "
+                + String(cFormat: "%.2f s (%.1f frames/s), peak memory %.0f MB",
+                         seconds, Double(report.frames) / max(seconds, 1e-9), Double(usage.ru_maxrss) / 1024)
             if OutputFile.isStandardOutput(options.output) { Console.error(line) } else { Console.output(line) }
         }
     }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
 import MercurialKit
 import Synchronization
 #if canImport(Glibc)
@@ -137,9 +137,9 @@ struct Batch: ParsableCommand {
             if outcome.skipped > 0 { counts.append("\(outcome.skipped) skipped") }
             if outcome.refused > 0 { counts.append("\(outcome.refused) refused") }
             if outcome.failed > 0 { counts.append("\(outcome.failed) failed") }
-            Console.output(String(format: "%@%@: %d title%@ in %.2f s (%.1f titles/s)%@", run.place, run.shardNote, outcome.rendered,
-                                  outcome.rendered == 1 ? "" : "s", seconds, Double(outcome.rendered) / max(seconds, 1e-9),
-                                  counts.isEmpty ? "" : ", " + counts.joined(separator: ", ")))
+            Console.output("\(run.place)\(run.shardNote): \(outcome.rendered) title\(outcome.rendered == 1 ? "" : "s") in "
+                           + String(cFormat: "%.2f s (%.1f titles/s)", seconds, Double(outcome.rendered) / max(seconds, 1e-9))
+                           + (counts.isEmpty ? "" : ", " + counts.joined(separator: ", ")))
         }
         if outcome.failed > 0 { throw ExitCode(Exit.temporaryFailure) }
         if outcome.faults > 0 { throw ExitCode(Exit.software) }

@@ -1,6 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MercurialKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Shading: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -177,7 +180,7 @@ func printTable(header: [String], rows: [[String]]) {
     let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
     for row in all {
         let cells = row.enumerated().map { column, cell in
-            column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
         }
         print(cells.joined(separator: "  "))
     }

@@ -74,7 +74,7 @@ struct MaterialOptions: ParsableArguments {
                   let layer = path.layer, path.key == "material" else { continue }
             paths.append(path)
             taken.insert(assignment)
-            byIndex[layer] = String(assignment[assignment.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
+            byIndex[layer] = String(assignment[assignment.index(after: equals)...]).trimmingWhitespace()
         }
         return (paths, byIndex, taken)
     }

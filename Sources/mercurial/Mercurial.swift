@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MercurialKit
 #if canImport(Glibc)
 import Glibc
@@ -47,12 +47,12 @@ struct Mercurial: ParsableCommand {
             fail(error.message, status: error.kind.exitStatus)
         } catch let code as ExitCode {
             // The command has said what went wrong itself (batch: one line per failed row).
-            Foundation.exit(code.rawValue)
+            Glibc.exit(code.rawValue)
         } catch {
             let code = parser.exitCode(for: error), message = parser.fullMessage(for: error)
             if code == .success {
                 Console.output(message + "\n", escaping: false)
-                Foundation.exit(0)
+                Glibc.exit(0)
             }
             // ArgumentParser's usage errors: keep its message, on one line.
             fail("\(oneLine(usageError: message, arguments: arguments))\(quoteHint(message, arguments)) (see 'mercurial help')",
@@ -91,7 +91,7 @@ struct Mercurial: ParsableCommand {
 /// slip for one of them (at most two letters wrong) gets a did-you-mean. A negative number
 /// after a flag is taken for a flag itself ("Missing value"), so that error says to join them.
 func oneLine(usageError text: String, arguments: [String]) -> String {
-    let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    let lines = text.split(separator: "\n").map { $0.trimmingWhitespace() }
     let first = lines.first { !$0.isEmpty } ?? text
     var message = first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first
     var choices: [String] = []
@@ -99,12 +99,12 @@ func oneLine(usageError text: String, arguments: [String]) -> String {
         choices = lines.filter { $0.hasPrefix("- ") }.map { String($0.dropFirst(2)) }
         message = String(message.dropLast(" the following:".count)) + " "
             + choices.dropLast().map { "'\($0)'" }.joined(separator: ", ") + " or '\(choices.last ?? "")'."
-    } else if let list = message.range(of: "Please provide one of ") {
+    } else if let list = message.firstRange(of: "Please provide one of ") {
         // 'a', 'b' or 'c'.: every other piece between quotes.
         let pieces = message[list.upperBound...].split(separator: "'", omittingEmptySubsequences: false)
         choices = pieces.enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
     }
-    if message.hasPrefix("The value '"), let end = message.range(of: "' is invalid") {
+    if message.hasPrefix("The value '"), let end = message.firstRange(of: "' is invalid") {
         let value = message[message.index(message.startIndex, offsetBy: 11)..<end.lowerBound].lowercased()
         if let near = choices.map({ (name: $0, distance: editDistance(value, $0)) })
             .filter({ $0.distance <= 2 && $0.distance < $0.name.count }).min(by: { $0.distance < $1.distance }) {
@@ -113,7 +113,7 @@ func oneLine(usageError text: String, arguments: [String]) -> String {
     }
     if message.hasPrefix("Missing value for '--"), let flag = message.dropFirst(19).split(separator: " ").first,
        let at = arguments.firstIndex(of: String(flag)), at + 1 < arguments.count,
-       arguments[at + 1].range(of: #"^-[0-9.]"#, options: .regularExpression) != nil {
+       startsNegativeNumber(arguments[at + 1]) {
         message += "; a negative value goes after an equals sign: \(flag)=\(arguments[at + 1])"
     }
     return message
@@ -141,10 +141,16 @@ func nearSubcommand(_ word: String, alone: Bool = false) -> String? {
         .min { $0.distance < $1.distance }.map { "'mercurial \($0.name)'" }
 }
 
+/// Whether `argument` reads as a negative number: a dash, then a digit or a point.
+func startsNegativeNumber(_ argument: String) -> Bool {
+    guard argument.hasPrefix("-"), let next = argument.dropFirst().first else { return false }
+    return next == "." || ("0"..."9").contains(next)
+}
+
 /// For "Unexpected argument 'world'" after a text (`mercurial Hello world`, or "2 unexpected
 /// arguments" for three words): a title of several words goes in quotes, as one argument.
 func quoteHint(_ usageError: String, _ arguments: [String]) -> String {
-    guard let start = usageError.range(of: "nexpected argument"),
+    guard let start = usageError.firstRange(of: "nexpected argument"),
           let open = usageError[start.upperBound...].firstIndex(of: "'"),
           let close = usageError[usageError.index(after: open)...].firstIndex(of: "'") else { return "" }
     let extra = String(usageError[usageError.index(after: open)..<close])

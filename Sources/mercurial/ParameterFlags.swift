@@ -75,7 +75,7 @@ extension ArgumentHelp {
             preconditionFailure("the schema has no row '\(path)'")
         }
         var notes: [String] = []
-        if case .number(let value) = row.defaultValue { notes.append("default: \(String(format: "%g", value))") }
+        if case .number(let value) = row.defaultValue { notes.append("default: \(String(cFormat: "%g", value))") }
         notes.append("range \(row.rangeDescription)")
         let text = row.help.prefix(1).uppercased() + row.help.dropFirst()
         return ArgumentHelp("\(text) (\(notes.joined(separator: ", "))); sets the scene's \(path).", valueName: row.name)
@@ -85,7 +85,7 @@ extension ArgumentHelp {
 /// The number a flag gives the nested key `path`, refused outside its schema row's range.
 func nestedFlagNumber(_ value: Double, flag: String, path: String) throws(MercurialError) -> Double {
     guard let range = SceneSchema.rows.first(where: { $0.path == path })?.range, !range.contains(value) else { return value }
-    throw MercurialError("\(flag) \(String(format: "%g", value)) is out of range \(String(format: "%g", range.lowerBound))…\(String(format: "%g", range.upperBound)); give a number in that range")
+    throw MercurialError("\(flag) \(String(cFormat: "%g", value)) is out of range \(String(cFormat: "%g", range.lowerBound))…\(String(cFormat: "%g", range.upperBound)); give a number in that range")
 }
 
 /// A number flag's value, for every `Double` flag (`@Option(..., transform: decimalFlag)`):
@@ -185,7 +185,7 @@ func applyParameterFlags(of arguments: any ParsableArguments, to settings: inout
     for child in Mirror(reflecting: arguments).children {
         guard let label = child.label, label.hasPrefix("_"), SceneSchema.blocks.field(String(label.dropFirst())) != nil,
               let option = child.value as? Option<String?>, let text = option.wrappedValue else { continue }
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         let json = trimmed.contains(",") && !trimmed.hasPrefix("[") ? "[\(trimmed)]" : trimmed
         try SceneSchema.assign(String(label.dropFirst()), text: json, to: &settings)
     }

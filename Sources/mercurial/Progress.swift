@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MercurialKit
 import Synchronization
 #if canImport(Glibc)
@@ -67,7 +67,7 @@ final class Progress: Sendable {
         let elapsed = Double((now - start).components.seconds) + Double((now - start).components.attoseconds) / 1e18
         let rate = Double(done) / max(elapsed, 1e-9)
         let left = Double(total - done) / max(rate, 1e-9)
-        let counts = String(format: "%@ %d/%d  %.1f %@s/s  %.0f s left", unit, done, total, rate, unit, left)
+        let counts = "\(unit) \(done)/\(total)  \(String(cFormat: "%.1f", rate)) \(unit)s/s  \(String(cFormat: "%.0f", left)) s left"
         if bar {
             let width = 30, filled = width * done / max(total, 1)
             let drawn = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)

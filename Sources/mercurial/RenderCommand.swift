@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MercurialKit
 #if canImport(Glibc)
 import Glibc
@@ -185,7 +185,7 @@ struct MapList: ExpressibleByArgument {
     init?(argument: String) {
         var maps: [SurfaceMap] = []
         for word in argument.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let map = SurfaceMap(rawValue: word.trimmingCharacters(in: .whitespaces).lowercased()) else { return nil }
+            guard let map = SurfaceMap(rawValue: word.trimmingWhitespace().lowercased()) else { return nil }
             if !maps.contains(map) { maps.append(map) }
         }
         guard !maps.isEmpty else { return nil }

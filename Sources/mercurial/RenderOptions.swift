@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MercurialKit
 
 /// The options shared by `render`, `watch` and `animate`: output, material, layout, filters.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
 import MercurialKit
 #if canImport(Glibc)
 import Glibc
@@ -225,6 +225,6 @@ actor WatchSession {
         var now = time(nil)
         var parts = tm()
         localtime_r(&now, &parts)
-        return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+        return String(cFormat: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where the bundled `fonts/` and `materials/` live, found wherever the binary
 /// is started from: `$MERCURIAL_DATA`, then `share/mercurial` beside the
@@ -17,9 +17,8 @@ public enum DataDirectory {
             list.append(fromEnvironment)
         }
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            let binDirectory = (executable as NSString).deletingLastPathComponent
-            list.append(((binDirectory as NSString).deletingLastPathComponent as NSString)
-                .appendingPathComponent("share/mercurial"))
+            let prefix = PathText.deletingLastComponent(PathText.deletingLastComponent(executable))
+            list.append((prefix.hasSuffix("/") ? prefix : prefix + "/") + "share/mercurial")
         }
         // This file is Sources/MercurialKit/Files/DataDirectory.swift in the source tree.
         var source = URL(fileURLWithPath: #filePath)

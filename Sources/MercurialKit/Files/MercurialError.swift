@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why a title could not be made: `message` names the culprit and the fix, and `kind`
 /// says whose it is, so that each front end answers from the kind, never from the text:
@@ -67,7 +70,7 @@ public struct MercurialError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The same error without the place `.none` (0:0) after `file`: a value held in memory,
     /// set since the file was read, has no line in it (`scene.json:0:0: …` → `scene.json: …`).
     public func withoutPlace(in file: String) -> MercurialError {
-        MercurialError(message.replacingOccurrences(of: "\(file):\(SourcePosition.none): ", with: "\(file): "), kind: kind)
+        MercurialError(message.replacing("\(file):\(SourcePosition.none): ", with: "\(file): "), kind: kind)
     }
 
     public var description: String { message }
@@ -96,7 +99,7 @@ public struct MercurialWarning: Sendable, Equatable, CustomStringConvertible {
 
     /// `'é' (U+00E9)`.
     public static func describe(_ character: Character) -> String {
-        let code = character.unicodeScalars.first.map { String(format: "%04X", $0.value) } ?? "?"
+        let code = character.unicodeScalars.first.map { String(cFormat: "%04X", $0.value) } ?? "?"
         return "'\(String(character).escapedForTerminal)' (U+\(code))"
     }
     public var description: String { message }

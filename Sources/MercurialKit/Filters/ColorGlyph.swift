@@ -1,5 +1,8 @@
 import CFreeType
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension GlyphRun {
     /// Adds a colour bitmap glyph (an emoji from a CBDT face) as its silhouette: the bitmap's

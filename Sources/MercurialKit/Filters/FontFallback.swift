@@ -1,5 +1,5 @@
 import CFontconfig
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The installed faces that can draw a character the chosen face lacks, as fontconfig

@@ -1,6 +1,9 @@
 import CFontconfig
-import Foundation
+import FoundationEssentials
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A font the user can name: a bundled one, a file, or an installed font.
 public struct BundledFont: Sendable, Equatable, Decodable {
@@ -31,7 +34,7 @@ public enum FontLibrary {
 
     /// The path of the font file `name` stands for.
     public static func resolve(_ name: String) throws(MercurialError) -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        let trimmed = name.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw MercurialError("the font name is empty; give a bundled name, a file or an installed font") }
         let fonts = try bundled()
         if let font = fonts.first(where: { $0.name.lowercased() == trimmed.lowercased() }) {

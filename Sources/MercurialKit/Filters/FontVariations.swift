@@ -1,6 +1,6 @@
 import CFreeType
 import CHarfBuzz
-import Foundation
+import FoundationEssentials
 
 /// A variable font's axis set to a design value: `wght` 650, `slnt` −8.
 public struct FontVariation: Sendable, Equatable {
@@ -56,7 +56,7 @@ enum FontFeatures {
 
     static func tagText(_ tag: hb_tag_t) -> String {
         String(decoding: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: tag >> $0) }, as: UTF8.self)
-            .trimmingCharacters(in: .whitespaces)
+            .trimmingWhitespace()
     }
 }
 
@@ -81,7 +81,7 @@ extension FontFace {
         guard !variations.isEmpty, let face = openFace else { return }
         let axes = self.axes
         if strict {
-            let file = (path as NSString).lastPathComponent
+            let file = PathText.lastComponent(path)
             guard !axes.isEmpty else {
                 throw MercurialError("font '\(file)' is not a variable font, so \"variations\" cannot change it; use a variable font such as Inter (fonts-inter-variable) or leave out \"variations\"")
             }

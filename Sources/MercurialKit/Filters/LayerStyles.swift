@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Photoshop's Drop Shadow (GEGL's Drop Shadow): the title's coverage spread, blurred,
 /// offset away from the light and tinted, drawn under the title. Its Inner Shadow is

@@ -39,10 +39,10 @@ public enum PlacementMargin: Sendable, Equatable, CustomStringConvertible {
 
     /// `"safe"`, `"5%"` or `"40"` (pixels).
     public static func parse(_ text: String) -> PlacementMargin? {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let t = text.trimmingWhitespace().lowercased()
         if t == "safe" { return .safe }
         if t.hasSuffix("%") {
-            guard let v = Double(t.dropLast().trimmingCharacters(in: .whitespaces)), v.isFinite, (0..<50).contains(v) else { return nil }
+            guard let v = Double(t.dropLast().trimmingWhitespace()), v.isFinite, (0..<50).contains(v) else { return nil }
             return .percent(v)
         }
         guard let v = Double(t.hasSuffix("px") ? String(t.dropLast(2)) : t), v.isFinite, (0...maximumPixels).contains(v) else { return nil }

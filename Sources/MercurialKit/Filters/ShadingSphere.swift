@@ -1,5 +1,8 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An omni light: a colour HSB(hue, 1, brightness) at a finite position, with no
 /// distance attenuation (as SceneKit's omni lights in the original).

@@ -1,6 +1,9 @@
 import CFreeType
 import CHarfBuzz
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How a title's text is laid out.
 public struct TextLayout: Sendable, Equatable {
@@ -59,8 +62,8 @@ public struct TextLayout: Sendable, Equatable {
 
     /// The lines: split at real newlines and at the two characters `\n`.
     public var lines: [String] {
-        text.replacingOccurrences(of: "\\n", with: "\n")
-            .replacingOccurrences(of: "\r\n", with: "\n")
+        text.replacing("\\n", with: "\n")
+            .replacing("\r\n", with: "\n")
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 }
@@ -145,8 +148,8 @@ public enum TextMask {
     /// plus the loft's margin, cut at the canvas's edges.
     static func place(_ layout: TextLayout, frame: TextFrame) throws(MercurialError) -> TextPlacement {
         let (width, height) = (frame.width, frame.height)
-        guard !layout.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
-              layout.text.replacingOccurrences(of: "\\n", with: "").contains(where: { !$0.isWhitespace }) else {
+        guard !layout.text.trimmingWhitespaceAndNewlines().isEmpty,
+              layout.text.replacing("\\n", with: "").contains(where: { !$0.isWhitespace }) else {
             throw MercurialError("the text is empty or only whitespace; give the title's text")
         }
         if let size = layout.size {
@@ -263,10 +266,10 @@ public enum TextMask {
                 let offered = layout.features.isEmpty ? [] : font.primary.featureTags
                 for feature in layout.features {
                     guard let tag = FontFeatures.parse(feature).map({ FontFeatures.tagText($0.tag) }), !offered.contains(tag) else { continue }
-                    warnings.append(MercurialWarning("font '\((layout.fontPath as NSString).lastPathComponent)' has no OpenType feature '\(tag)', so \"\(feature)\" changes nothing; its features are \(offered.sorted().joined(separator: " "))"))
+                    warnings.append(MercurialWarning("font '\(PathText.lastComponent(layout.fontPath))' has no OpenType feature '\(tag)', so \"\(feature)\" changes nothing; its features are \(offered.sorted().joined(separator: " "))"))
                 }
                 if !run.missing.isEmpty {
-                    warnings.insert(.missing(run.missing, font: (layout.fontPath as NSString).lastPathComponent), at: 0)
+                    warnings.insert(.missing(run.missing, font: PathText.lastComponent(layout.fontPath)), at: 0)
                 }
                 return TextPlacement(run: run, fallbackFonts: runSets.flatMap(\.fallbackPaths), regionWidth: regionWidth, regionHeight: regionHeight,
                                      offsetX: inkX - ink.minX - originX, offsetY: inkY - ink.minY - originY,
@@ -283,7 +286,7 @@ public enum TextMask {
     }
 
     private static func format(_ v: Double) -> String {
-        v == v.rounded() ? String(Int(v)) : String(format: "%.1f", v)
+        v == v.rounded() ? String(Int(v)) : String(cFormat: "%.1f", v)
     }
 }
 
@@ -998,7 +1001,7 @@ enum Ellipsis {
             }
             tail = String(characters[..<low])
         }
-        return lines[..<end].map { LineBreaks.joined($0.units) } + [tail.trimmingCharacters(in: .whitespaces) + mark]
+        return lines[..<end].map { LineBreaks.joined($0.units) } + [tail.trimmingWhitespace() + mark]
     }
 }
 

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A curve the text's baseline follows: each glyph is placed at its distance along the
 /// curve and turned to the curve's direction there, its top away from a circle's centre.

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A transition from one title to the next, as Core Image's transition filters
 /// make one (`CIDissolveTransition`, `CIFlashTransition`, `CISwipeTransition`,

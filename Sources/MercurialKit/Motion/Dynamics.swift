@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The `dynamics` block of a scene: the title's glyphs (or words) become rigid
 /// bodies that fall, bounce and spin, as UIKit Dynamics' gravity, collision, push

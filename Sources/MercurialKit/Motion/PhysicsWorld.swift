@@ -1,5 +1,8 @@
 import CChipmunk
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where a rigid body is: its centre of mass on the canvas (y down) and its angle
 /// in radians (positive turns clockwise on screen).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A rope's picture: a smooth path through its links' centres (Catmull-Rom, as the
 /// source draws a path through the centres of the views its attachments join),

@@ -12,7 +12,7 @@ public enum TimeValue: Sendable, Equatable {
     public static let forms = "seconds (5, \"5s\"), frames (\"150f\") or timecode (\"00:00:05:00\"; \"00:00:05;00\" drop-frame)"
 
     public static func parse(_ text: String) throws(MercurialError) -> TimeValue {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingWhitespace()
         if t.hasSuffix("f"), let frames = Int(t.dropLast()), frames >= 0 { return .frames(frames) }
         if t.hasSuffix("s"), let seconds = Double(t.dropLast()), seconds.isFinite, seconds >= 0 { return .seconds(seconds) }
         if let seconds = Double(t), seconds.isFinite, seconds >= 0 { return .seconds(seconds) }

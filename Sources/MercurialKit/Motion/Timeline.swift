@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A scene's animation: a duration, a frame rate, and the animators that move the
 /// scene (tracks of keyframes, each keyed by what it changes; orbits; vine growth;
@@ -293,7 +296,7 @@ public enum SceneAnimation {
                 switch parameter.kind {
                 case .number, .color: return (.parameter(parameter), parameter.kind)
                 default:
-                    throw MercurialError("\(at): track \"\(full)\" is \(parameter.kind.expectation.replacingOccurrences(of: "a ", with: "", options: .anchored)); only numbers and colours can be keyframed")
+                    throw MercurialError("\(at): track \"\(full)\" is \(parameter.kind.expectation.trimmingPrefix("a ")); only numbers and colours can be keyframed")
                 }
             }
             if let leaf = SceneSchema.leaf(at: key) {

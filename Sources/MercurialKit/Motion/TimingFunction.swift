@@ -38,7 +38,7 @@ public enum TimingFunction: Sendable, Equatable, CustomStringConvertible {
     /// Reads a name or `cubicBezier(x1, y1, x2, y2)`; x1 and x2 must lie in 0…1 (so
     /// that time runs forwards), y1 and y2 in `overshoot`.
     public static func parse(_ text: String) throws(MercurialError) -> TimingFunction {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         if let match = named.first(where: { $0.name.lowercased() == trimmed.lowercased() }) { return match.function }
         let lower = trimmed.lowercased()
         guard lower.hasPrefix("cubicbezier("), lower.hasSuffix(")") else {
@@ -47,7 +47,7 @@ public enum TimingFunction: Sendable, Equatable, CustomStringConvertible {
                                  + didYouMean(trimmed, in: named.map(\.name)))
         }
         let inner = trimmed.dropFirst("cubicBezier(".count).dropLast()
-        let numbers = inner.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let numbers = inner.split(separator: ",").map { Double($0.trimmingWhitespace()) }
         guard numbers.count == 4, let x1 = numbers[0], let y1 = numbers[1], let x2 = numbers[2], let y2 = numbers[3],
               [x1, y1, x2, y2].allSatisfy(\.isFinite) else {
             throw MercurialError("timing '\(shortQuote(text))' needs four numbers: cubicBezier(x1, y1, x2, y2)")

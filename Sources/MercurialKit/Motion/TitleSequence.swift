@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A scene's `sequence`: titles shown one after another, each for its `hold`,
 /// joined by transitions. Every title shares one canvas, and each may have its own

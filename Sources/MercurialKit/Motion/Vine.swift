@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A growing vine ornament (source 003's line that sprouts branches, which sprout
 /// leaves, as it is drawn): a stem along a path draws on over time; branches sprout

@@ -1,5 +1,5 @@
 import CPNGWriter
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,7 +51,7 @@ public enum AnimationFormat: Sendable, Equatable, CustomStringConvertible {
     /// The format for an output path, or an error naming the forms that exist.
     public static func forPath(_ path: String, movCodec: MovCodec = .prores) throws(MercurialError) -> AnimationFormat {
         if path == "/dev/null" || path == "null:" { return .null }
-        let name = (path as NSString).lastPathComponent
+        let name = PathText.lastComponent(path)
         if name.contains("%") {
             guard name.lowercased().hasSuffix(".png") else {
                 throw MercurialError("output '\(shortQuote(path))' is a pattern but not of .png files; use e.g. frames/title-%04d.png")
@@ -61,7 +61,7 @@ public enum AnimationFormat: Sendable, Equatable, CustomStringConvertible {
             }
             return .pngSequence(pattern: path)
         }
-        switch (name as NSString).pathExtension.lowercased() {
+        switch PathText.pathExtension(name).lowercased() {
         case "webm": return .webm
         case "mov": return .mov(movCodec)
         case "mp4", "m4v": return .mp4
@@ -202,7 +202,7 @@ final class PNGSequenceSink: RowSink {
     init(pattern: String, width: Int, height: Int) throws(MercurialError) {
         assembler = FrameAssembler(width: width, height: height)
         directory = UserPath(checked: pattern).directory
-        guard let format = AnimationFormat.frameNumberFormat((pattern as NSString).lastPathComponent) else {
+        guard let format = AnimationFormat.frameNumberFormat(PathText.lastComponent(pattern)) else {
             throw MercurialError("output pattern '\(shortQuote(pattern))' must hold one %d or %0Nd")
         }
         self.format = format
@@ -241,8 +241,10 @@ final class PNGSequenceSink: RowSink {
 /// them into a temporary file beside the output; the file is renamed into place
 /// when ffmpeg succeeds and what it wrote is the container asked for.
 final class FFmpegSink: RowSink {
-    private let process = Process()
-    private let input: FileHandle
+    private let process: ChildProcess
+    /// The write end of ffmpeg's standard input, the frames' pipe.
+    private let input: Int32
+    private var inputOpen = true
     /// ffmpeg's standard error.
     private let log: ScratchFile
     /// The recipe as an FFMETADATA file: on the command line it would be one argument,
@@ -368,7 +370,7 @@ final class FFmpegSink: RowSink {
         guard let limit = maximumPixels(format), width * height > limit.pixels else { return }
         let gigabytes = Double(width * height * limit.bytesPerPixel) / 1e9
         let other = format == .webm ? ".mov (ProRes 4444, up to 20 M pixels)" : ".mov with --codec qtrle (any frame size)"
-        throw MercurialError.limit("\(format) at \(width)×\(height) would take ffmpeg about \(String(format: "%.1f", gigabytes)) GB; it may have at most \(limit.pixels / 1_000_000) M pixels (e.g. \(limit.example)) to stay near \(formatNumber(limit.gigabytes)) GB: use a smaller canvas, \(other) or .png (APNG)")
+        throw MercurialError.limit("\(format) at \(width)×\(height) would take ffmpeg about \(String(cFormat: "%.1f", gigabytes)) GB; it may have at most \(limit.pixels / 1_000_000) M pixels (e.g. \(limit.example)) to stay near \(formatNumber(limit.gigabytes)) GB: use a smaller canvas, \(other) or .png (APNG)")
     }
 
     /// Refuses an odd width or height for H.264, whose 4:2:0 colour is stored per 2×2 block
@@ -426,31 +428,32 @@ final class FFmpegSink: RowSink {
         } else {
             metadata = nil
         }
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        if let environment = Self.environment(format, pixels: width * height,
-                                              inherited: ProcessInfo.processInfo.environment) {
-            process.environment = environment
-        }
-        process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+        let environment = Self.environment(format, pixels: width * height, inherited: ProcessInfo.processInfo.environment)
+        let arguments = ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
                              "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-r", rate.description,
                              // With a second input, ffmpeg reads each in a thread, queueing 8 frames by default.
                              "-thread_queue_size", "1", "-i", "pipe:0"] + metadataArguments + Self.codecArguments(format, pixels: width * height, quality: quality)
             // QuickTime's timecode track (tmcd) starts at the first frame's timecode.
             + (format.isMov ? ["-timecode", (timecode ?? Timecode.start(at: rate)).description] : []) + [temporary]
-        let pipe = Pipe()
-        process.standardInput = pipe
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(fileDescriptor: log.fd, closeOnDealloc: false)
-        input = pipe.fileHandleForWriting
         signal(SIGPIPE, SIG_IGN)   // a dying ffmpeg is an EPIPE to report, not a signal
-        // Writes wait in poll, not in write, so that a stop request is seen within its timeout.
-        _ = fcntl(input.fileDescriptor, F_SETFL, fcntl(input.fileDescriptor, F_GETFL) | O_NONBLOCK)
-        do {
-            try process.run()
+        do throws(ChildProcess.SpawnFailure) {
+            process = try ChildProcess(executable: ffmpeg, arguments: arguments, environment: environment, standardError: log.fd)
         } catch {
-            removeFiles()
-            throw MercurialError.resource("cannot start ffmpeg at \(ffmpeg) (\(error.localizedDescription)); check the installation")
+            file.discard()
+            log.remove()
+            metadata?.remove()
+            throw MercurialError.resource("cannot start ffmpeg at \(ffmpeg) (\(String(cString: strerror(error.code)))); check the installation")
         }
+        input = process.input
+        // Writes wait in poll, not in write, so that a stop request is seen within its timeout.
+        _ = fcntl(input, F_SETFL, fcntl(input, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// Closes our end of ffmpeg's input: it then reads to the end and finishes.
+    private func closeInput() {
+        guard inputOpen else { return }
+        inputOpen = false
+        close(input)
     }
 
     /// Why the write stopped: ffmpeg stopped reading, or the job was stopped (`Cancellation.current`).
@@ -475,7 +478,7 @@ final class FFmpegSink: RowSink {
     }
 
     private func send(_ raw: UnsafeRawBufferPointer) throws(MercurialError) {
-        let fd = input.fileDescriptor
+        let fd = input
         let cancellation = Cancellation.current
         let interruption = { () -> Interruption? in
             var offset = 0
@@ -499,7 +502,7 @@ final class FFmpegSink: RowSink {
             discard()
             throw stop
         case .ffmpegGone:
-            try? input.close()
+            closeInput()
             if let stop = waitForExit() {
                 discard()
                 throw stop
@@ -511,14 +514,14 @@ final class FFmpegSink: RowSink {
     }
 
     func finish() throws(MercurialError) {
-        try? input.close()
+        closeInput()
         if let stop = waitForExit() {
             discard()
             throw stop
         }
         // ffmpeg 5.1 exits 0 when it cannot finish the file ("Error writing trailer of …:
         // File too large"), so its log is read too.
-        guard process.terminationReason == .exit && process.terminationStatus == 0,
+        guard process.termination == .exit(0),
               !(ffmpegError().map(Self.isWriteFailure) ?? false) else {
             let failure = failure()
             discard()
@@ -533,10 +536,10 @@ final class FFmpegSink: RowSink {
     }
 
     func discard() {
+        closeInput()
         if process.isRunning {
-            try? input.close()
             // Nothing it writes is kept, so there is no trailer to wait for.
-            kill(process.processIdentifier, SIGKILL)
+            kill(process.pid, SIGKILL)
             process.waitUntilExit()
         }
         removeFiles()
@@ -550,8 +553,7 @@ final class FFmpegSink: RowSink {
     }
 
     /// Waits for ffmpeg to exit; nil once it has, else the error of the stop that came
-    /// first (`Cancellation.current`; ffmpeg's exit status may then not be read:
-    /// Foundation traps on a running process's).
+    /// first (`Cancellation.current`; ffmpeg's exit status is then not known).
     private func waitForExit() -> MercurialError? {
         let cancellation = Cancellation.current
         while process.isRunning {
@@ -565,14 +567,15 @@ final class FFmpegSink: RowSink {
     /// named as such; otherwise ffmpeg's last error line.
     private func failure() -> MercurialError {
         let line = ffmpegError()
-        let tooLarge = (process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGXFSZ)
+        let tooLarge = process.termination == .signal(SIGXFSZ)
             || line?.contains("File too large") == true
         if tooLarge { return OutputFile.writeError(EFBIG, "'\(UserPath(checked: path))'") }
         if line?.contains("No space left") == true { return OutputFile.writeError(ENOSPC, "'\(UserPath(checked: path))'") }
-        if process.terminationReason == .uncaughtSignal {
-            return MercurialError.resource("ffmpeg failed: it was killed by signal \(process.terminationStatus)\(line.map { " (\($0))" } ?? "")")
+        if case .signal(let number) = process.termination {
+            return MercurialError.resource("ffmpeg failed: it was killed by signal \(number)\(line.map { " (\($0))" } ?? "")")
         }
-        return MercurialError.resource("ffmpeg failed: \(line ?? "it stopped reading frames (exit status \(process.terminationStatus))")")
+        let status = if case .exit(let code) = process.termination { code } else { Int32(-1) }
+        return MercurialError.resource("ffmpeg failed: \(line ?? "it stopped reading frames (exit status \(status))")")
     }
 
     /// Whether ffmpeg's error line says the output could not be written whole.
@@ -613,7 +616,10 @@ final class FFmpegSink: RowSink {
         }
     }
 
-    deinit { if process.isRunning { discard() } }
+    deinit {
+        if process.isRunning { discard() }
+        closeInput()
+    }
 }
 
 /// A private file in the temporary folder for a child process: unnamed where the file

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -128,11 +128,11 @@ public enum OutputFile {
             throw MercurialError("output '\(given)' ends in '/' but is not a directory; give a file name")
         }
         let directory = UserPath(checked: file.directory)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.string, isDirectory: &isDirectory) else {
+        var folder = stat()
+        guard stat(directory.string, &folder) == 0 else {
             throw MercurialError("output directory '\(directory)' does not exist; create it or choose another path")
         }
-        guard isDirectory.boolValue else {
+        guard folder.st_mode & S_IFMT == S_IFDIR else {
             throw MercurialError("output directory '\(directory)' is not a directory; choose another path")
         }
         guard access(directory.string, W_OK) == 0 else {
@@ -538,9 +538,17 @@ struct TemporaryName {
     /// Deletes the temporary files left in `directory` by processes that are gone:
     /// those of one output (names starting with `prefix`), or of any (nil).
     static func removeStale(in directory: String, prefix: String?) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for entry in names where entry.hasPrefix(prefix ?? ".") {
-            guard let marker = entry.range(of: ".tmp-", options: .backwards) else { continue }
+        // Read with readdir, each name's first bytes compared where they lie: a listing of
+        // Strings (FileManager's) made every write into a folder of 6,700 files 3 ms slower.
+        guard let folder = opendir(directory) else { return }
+        defer { closedir(folder) }
+        let wanted = Array((prefix ?? ".").utf8)
+        while let found = readdir(folder) {
+            let entry: String? = withUnsafeBytes(of: found.pointee.d_name) { name in
+                guard name.count > wanted.count, wanted.indices.allSatisfy({ name[$0] == wanted[$0] }) else { return nil }
+                return String(cString: name.bindMemory(to: CChar.self).baseAddress!)
+            }
+            guard let entry, let marker = entry.ranges(of: ".tmp-").last else { continue }
             let rest = entry[marker.upperBound...].split(separator: "-")
             guard rest.count == 2, rest[1].count == 6, let pid = pid_t(rest[0]), pid > 0, pid != getpid(),
                   kill(pid, 0) != 0, errno == ESRCH else { continue }

@@ -1,6 +1,6 @@
 import CPNG
 import CPNGWriter
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -55,7 +55,7 @@ public struct RGBColor: Sendable, Equatable, Hashable, Encodable, CustomStringCo
     /// Reads `#rgb`, `#rrggbb` or a CSS colour name (`gold`, `navy`, …).
     /// Returns nil for anything else; `transparent` is handled by callers that allow it.
     public static func parse(_ text: String) -> RGBColor? {
-        let s = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let s = text.trimmingWhitespace().lowercased()
         if s.hasPrefix("#") {
             let digits = Array(s.dropFirst())
             guard digits.allSatisfy({ $0.isHexDigit }) else { return nil }
@@ -80,7 +80,7 @@ public struct RGBColor: Sendable, Equatable, Hashable, Encodable, CustomStringCo
     public static var colorNames: [String] { namedColors.keys.sorted() }
 }
 
-import Foundation
+import FoundationEssentials
 
 /// A selection of CSS colour names.
 private let namedColors: [String: UInt32] = [

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Convex hulls of point sets and their simplification, for the physics bodies of
 /// the `dynamics` block: a glyph's body is the convex hull of its inked pixels,

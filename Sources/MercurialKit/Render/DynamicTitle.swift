@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A title whose glyphs (or words) are rigid bodies: each piece's mask, height
 /// field and normals are made once; each frame steps the physics to the frame's

@@ -1,5 +1,8 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Whether a job should stop, asked between its stages and, in a title rendered in
 /// bands, before each band is written: a signal (the command line), a closed page
@@ -107,7 +110,7 @@ public struct ResourceStore: Sendable, Equatable {
     /// Whether `font` would be read as a file: a path, or a name that is no bundled font
     /// but is a file or folder where the process runs.
     static func namesAFile(_ font: String) throws(MercurialError) -> Bool {
-        let trimmed = font.trimmingCharacters(in: .whitespaces)
+        let trimmed = font.trimmingWhitespace()
         if try FontLibrary.bundled().contains(where: { $0.name.lowercased() == trimmed.lowercased() }) { return false }
         var info = stat()
         return UserPath.looksLikePath(trimmed) || lstat(trimmed, &info) == 0

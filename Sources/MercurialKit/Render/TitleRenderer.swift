@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A rendered title and what happened on the way.
 ///
@@ -122,7 +122,7 @@ public enum TitleRenderer {
                 var style = RunStyle()
                 style.fontPath = try run.font.map { font throws(MercurialError) in try FontLibrary.resolve(font) }
                 (style.size, style.letterSpacing, style.baselineShift, style.look) = (run.size, run.letterSpacing, run.baselineShift, run.look)
-                runs.append((run.text.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\r\n", with: "\n"), style))
+                runs.append((run.text.replacing("\\n", with: "\n").replacing("\r\n", with: "\n"), style))
             }
             layout = TextLayout(runs: runs, fontPath: layout.fontPath)
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -77,7 +77,7 @@ public struct BatchFile: Sendable {
                 guard let name = String(validating: field, as: UTF8.self) else {
                     throw MercurialError("\(UserPath(checked: path)):\(header.line): the header is not valid UTF-8; save the file as UTF-8")
                 }
-                let key = name.trimmingCharacters(in: .whitespaces)
+                let key = name.trimmingWhitespace()
                 do {
                     // A parameter, or a key of the scene's blocks (`emoji`, `features`, `textPath.radius`), as --set takes them.
                     let own = Self.layerColumn(key)?.key ?? key

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which rows of a batch one process renders: shard K of N takes rows K, K + N,
 /// K + 2N, … (1-based), so shards need no coordination and every row is in one.
@@ -111,7 +111,7 @@ extension BatchShard.Scheme {
     func task(_ environment: [String: String]) throws(MercurialError) -> (position: Int, count: Int?, source: String)? {
         guard let raw = environment[indexVariable] else { return nil }
         func number(_ variable: String, _ text: String) throws(MercurialError) -> Int {
-            guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0, n <= BatchShard.maximumCount * 1000 else {
+            guard let n = Int(text.trimmingWhitespace()), n >= 0, n <= BatchShard.maximumCount * 1000 else {
                 throw MercurialError("--shard auto: \(variable)='\(text.escapedForTerminal)' is not a task number (\(name)); give --shard K/N instead")
             }
             return n

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// A card asked for over HTTP (`mercurial serve`): the scene, from a POST's JSON body
 /// or a GET's query, read under `ResourceStore.namesOnly`; the encoding; and the

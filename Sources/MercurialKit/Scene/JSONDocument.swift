@@ -17,7 +17,7 @@
 //   column), starting at 1. A leading byte-order mark is skipped and does
 //   not count as a column.
 
-import Foundation
+import FoundationEssentials
 
 /// A 1-based position in a source file. `column` counts Unicode scalars.
 public struct SourcePosition: Sendable, Equatable, CustomStringConvertible {

@@ -65,7 +65,7 @@ extension ParameterGroup {
     }
 
     private static func markdownRow(_ cells: [String]) -> String {
-        "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |"
+        "| " + cells.map { $0.replacing("|", with: "\\|") }.joined(separator: " | ") + " |"
     }
 
 
@@ -79,7 +79,7 @@ extension ParameterGroup {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += String(cFormat: "\\u%04x", scalar.value)
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -246,7 +246,7 @@ public struct Parameter: Sendable {
     /// Reads `text` (from `--set` or a flag) as this parameter's kind of value;
     /// `culprit` names it in errors (by default `KEY = 'TEXT'`).
     public func parse(_ text: String, culprit: String? = nil) throws(MercurialError) -> ParameterValue {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         let culprit = culprit ?? "\(key) = '\(text)'"
         if let unset, trimmed.lowercased() == unset { return .unset }
         let orUnset = unset.map { " or \($0)" } ?? ""

@@ -1,5 +1,8 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Scene files and materials: JSON objects whose keys set `RenderSettings`.
 ///
@@ -555,6 +558,6 @@ extension RenderSettings {
         guard layers.indices.contains(index) else { return nil }
         let (reached, whose) = SceneFile.reach(of: key, layers.map { $0.below == nil })
         guard !reached.contains(index) else { return nil }
-        return "layer \(index + 1)'s \"\(key)\" is not used: " + whose.replacingOccurrences(of: " gives its own", with: " gives")
+        return "layer \(index + 1)'s \"\(key)\" is not used: " + whose.replacing(" gives its own", with: " gives")
     }
 }

@@ -12,7 +12,7 @@ public struct ScenePath: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads `text`; refuses what is no path, with examples.
     public init(_ text: String) throws(MercurialError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         guard let steps = SchemaPathStep.parse(trimmed), !steps.isEmpty else {
             throw MercurialError("'\(shortQuote(trimmed))' is not a key path; write KEY (radius, light1.hue), BLOCK.KEY (dropShadow.size) or layers[N].KEY (layers[0].size)")
         }

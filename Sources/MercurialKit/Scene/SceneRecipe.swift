@@ -1,5 +1,5 @@
 import CPNGWriter
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Every title carries its recipe: the fully resolved scene (every parameter, the

@@ -146,7 +146,7 @@ public enum SceneSchema {
             }
             switch node.value {
             case .null: return nil
-            case .string(let s) where ["", "auto"].contains(s.trimmingCharacters(in: .whitespaces).lowercased()): return nil
+            case .string(let s) where ["", "auto"].contains(s.trimmingWhitespace().lowercased()): return nil
             case .array(let items) where items.count == 2:
                 let (x, y) = (try side(items[0], "\(name)[0]"), try side(items[1], "\(name)[1]"))
                 return .sides(y, x, y, x)
@@ -699,7 +699,7 @@ public enum SceneSchema {
     /// The paths of the numbers and colours `settings` has, for did-you-mean.
     static func leafPaths(in settings: RenderSettings) -> [String] {
         func concrete(_ path: String) -> [String] {
-            guard let open = path.range(of: "[]") else { return [path] }
+            guard let open = path.firstRange(of: "[]") else { return [path] }
             let list = String(path[..<open.lowerBound])
             let count = list == "pointLights" ? settings.pointLights.count : (settings.backgroundGradient?.gradient.stops.count ?? 0)
             return (0..<count).flatMap { concrete(list + "[\($0)]" + path[open.upperBound...]) }

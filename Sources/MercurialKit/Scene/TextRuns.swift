@@ -316,8 +316,8 @@ extension TextRuns {
     public static func markupText(of runs: JSONValue) -> String? {
         guard case .array(let items) = runs else { return nil }
         func escaped(_ text: String) -> String {
-            text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "{", with: "\\{")
-                .replacingOccurrences(of: "}", with: "\\}")
+            text.replacing("\\", with: "\\\\").replacing("{", with: "\\{")
+                .replacing("}", with: "\\}")
         }
         var out = ""
         for item in items {
@@ -331,7 +331,7 @@ extension TextRuns {
                     case .string(let s) where member.key == "text": text = s
                     case .string(let s):
                         let plain = !s.isEmpty && Double(s) == nil && !s.contains(where: { " ,:{}\"\\\t".contains($0) })
-                        keys.append("\(member.key)=" + (plain ? s : "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""))
+                        keys.append("\(member.key)=" + (plain ? s : "\"" + s.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""))
                     case .number(let v): keys.append("\(member.key)=\(formatNumber(v))")
                     default: return nil
                     }
