@@ -37,8 +37,8 @@ import MercurialTestSupport
         }
     }
 
-    /// A one-shot render keeps its traced sphere in MERCURIAL_CACHE and the next reads it:
-    /// the same bytes either way; `off` writes nothing.
+    /// A one-shot render keeps its traced sphere and its font's SHA-256 in MERCURIAL_CACHE
+    /// and the next reads them: the same bytes either way; `off` writes nothing.
     @Test func aTracedSphereIsKeptForTheNextProcess() async throws {
         try await CLI.withTemporaryDirectory { dir in
             let cache = dir.appendingPathComponent("cache").path
@@ -46,10 +46,12 @@ import MercurialTestSupport
             expectSuccess(try await CLI.run(args + ["off.png"], in: dir, environment: ["MERCURIAL_CACHE": "off"]))
             #expect(!FileManager.default.fileExists(atPath: cache))
             expectSuccess(try await CLI.run(args + ["traced.png"], in: dir, environment: ["MERCURIAL_CACHE": cache]))
-            let kept = try FileManager.default.contentsOfDirectory(atPath: cache)
-            #expect(kept.count == 1 && kept[0].count == 64, "\(kept)")
+            let kept = try FileManager.default.contentsOfDirectory(atPath: cache).sorted()
+            let sizes = try kept.map { try FileManager.default.attributesOfItem(atPath: cache + "/" + $0)[.size] as? Int }
+            #expect(kept.count == 2 && kept.allSatisfy { $0.count == 64 } && Set(sizes) == [72, 196_652],
+                    "the sphere and the font's hash: \(kept) \(sizes)")
             expectSuccess(try await CLI.run(args + ["read.png"], in: dir, environment: ["MERCURIAL_CACHE": cache]))
-            #expect(try FileManager.default.contentsOfDirectory(atPath: cache) == kept)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache).sorted() == kept)
             let off = try Data(contentsOf: dir.appendingPathComponent("off.png"))
             #expect(off == (try Data(contentsOf: dir.appendingPathComponent("traced.png"))))
             #expect(off == (try Data(contentsOf: dir.appendingPathComponent("read.png"))))

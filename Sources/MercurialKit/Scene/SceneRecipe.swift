@@ -1,6 +1,9 @@
 import CPNGWriter
 import FoundationEssentials
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Every title carries its recipe: the fully resolved scene (every parameter, the
 /// lights, the reflection, point lights and backdrop, the font by name and by the
@@ -76,8 +79,7 @@ public enum SceneRecipe {
         // file many ways: hash each file once for as long as it stays the same.
         let stamp = FileStamp(path)
         if let stamp, let known = hashes.withLock({ $0[stamp] }) { return known }
-        let bytes = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
-        let hash = CardSignature.hex(CardSignature.sha256(bytes))
+        let hash = CardSignature.hex(try fileSHA256(path, disk: hashDisk.withLock { $0 }))
         if let stamp {
             hashes.withLock { hashes in
                 // A long watch, edit or batch may name any number of font files: keep a few.
@@ -88,10 +90,28 @@ public enum SceneRecipe {
         return hash
     }
 
+    /// The SHA-256 of the file at `path`, kept in `disk` and read back from it (one-shot
+    /// processes: see `keepFontHashes`) under the key of how `stat` finds the file.
+    static func fileSHA256(_ path: String, disk: ShadingDiskCache?) throws(MercurialError) -> [UInt8] {
+        var info = stat()
+        let key = disk != nil && stat(path, &info) == 0 ? ShadingDiskCache.fontKey(path, info) : nil
+        if let disk, let key, let kept = disk.fontHash(key) { return kept }
+        let sum = CardSignature.sha256(try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes))
+        if let disk, let key { disk.keepFontHash(sum, key) }
+        return sum
+    }
+
     /// How many fonts' hashes are kept (for tests: it stays bounded).
     static var keptHashCount: Int { hashes.withLock { $0.count } }
 
     private static let hashes = Mutex<[FileStamp: String]>([:])
+
+    /// Keeps the fonts' hashes in `disk` too, between processes (the command line's).
+    public static func keepFontHashes(in disk: ShadingDiskCache?) {
+        hashDisk.withLock { $0 = disk }
+    }
+
+    private static let hashDisk = Mutex<ShadingDiskCache?>(nil)
 
     // MARK: Stamps in JPEG and WebP files
 

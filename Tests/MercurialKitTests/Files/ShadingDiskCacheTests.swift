@@ -151,3 +151,52 @@ import MercurialTestSupport
         #expect(ShadingDiskCache.fromEnvironment([:]) == nil)
     }
 }
+
+/// The fonts' SHA-256 kept on disk between processes: read back as written, and never
+/// for a file that has changed, whatever it keeps of its old stamp.
+@Suite struct FontHashDiskCacheTests {
+    static func sha256(_ url: URL) throws -> [UInt8] { CardSignature.sha256(Array(try Data(contentsOf: url))) }
+
+    @Test func aFontsHashIsKeptAndReadBack() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let font = dir.appendingPathComponent("f.ttf"), cache = ShadingDiskCache(folder: dir.appendingPathComponent("cache").path)
+            try Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) }).write(to: font)
+            let first = try SceneRecipe.fileSHA256(font.path, disk: cache)
+            #expect(try first == Self.sha256(font))
+            let files = ShadingDiskCacheTests.keptFiles(dir.appendingPathComponent("cache"))
+            #expect(files.count == 1)
+            // What is read back is the file's: a kept hash made wrong on purpose comes back as kept.
+            let kept = dir.appendingPathComponent("cache/" + files[0])
+            var bytes = Array(try Data(contentsOf: kept))
+            bytes[bytes.count - 1] ^= 0xFF
+            try Data(bytes).write(to: kept)
+            #expect(try SceneRecipe.fileSHA256(font.path, disk: cache) == Array(bytes.suffix(32)), "the hash was not read from disk")
+            // A kept file cut short is not used.
+            try Data(bytes.prefix(50)).write(to: kept)
+            #expect(try SceneRecipe.fileSHA256(font.path, disk: cache) == first)
+        }
+    }
+
+    /// Rewritten in place with the same size and its modification time set back: the change
+    /// time still moves, so the key does and the new bytes are hashed.
+    @Test func aFontChangedInPlaceIsHashedAgain() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let font = dir.appendingPathComponent("f.ttf"), cache = ShadingDiskCache(folder: dir.appendingPathComponent("cache").path)
+            try Data(repeating: 1, count: 4096).write(to: font)
+            let before = try SceneRecipe.fileSHA256(font.path, disk: cache)
+            var old = stat()
+            #expect(stat(font.path, &old) == 0)
+            try await Task.sleep(for: .milliseconds(20))
+            let handle = try FileHandle(forWritingTo: font)
+            try handle.write(contentsOf: Data(repeating: 2, count: 4096))
+            try handle.close()
+            var times = [old.st_atim, old.st_mtim]
+            #expect(utimensat(AT_FDCWD, font.path, &times, 0) == 0)
+            var new = stat()
+            #expect(stat(font.path, &new) == 0 && new.st_ino == old.st_ino && new.st_size == old.st_size
+                    && new.st_mtim.tv_sec == old.st_mtim.tv_sec && new.st_mtim.tv_nsec == old.st_mtim.tv_nsec)
+            let after = try SceneRecipe.fileSHA256(font.path, disk: cache)
+            #expect(try after != before && after == Self.sha256(font))
+        }
+    }
+}

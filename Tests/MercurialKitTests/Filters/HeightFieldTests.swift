@@ -120,6 +120,18 @@ func boxesMask(width: Int, height: Int, _ boxes: [(Int, Int, Int, Int)]) -> Mask
 
 /// The liquid loft against the original app's, through the real filters (radius 10, scale 10).
 @Suite struct LiquidLoftTests {
+    /// The curve a loft takes is made once per radius: the kept one is the same storage
+    /// and the same bits as a fresh one, and radii beyond those kept are made again right.
+    @Test func aRadiussCurveIsMadeOnceAndIsTheSame() {
+        func base(_ curve: LiquidCurve) -> UnsafeRawPointer? { curve.table.withUnsafeBytes { $0.baseAddress } }
+        let first = LiquidCurve.shared(radius: 17.5)
+        #expect(base(LiquidCurve.shared(radius: 17.5)) == base(first), "asked again, the kept curve")
+        for radius: Float in [3, 10, 17.5, 40, 96.25, 150, 3] {
+            let kept = LiquidCurve.shared(radius: radius), fresh = LiquidCurve(radius: radius)
+            #expect(kept.table == fresh.table && kept.tail == fresh.tail && kept.plateau == fresh.plateau, "radius \(radius)")
+        }
+    }
+
     static let material = ShadedMaterial(inputScale: 10)
 
     /// |nx| across a vertical 24 px stem at `offsets` px from its centre line, both sides averaged.
