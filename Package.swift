@@ -45,9 +45,10 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp",
                        providers: [.apt(["libwebp-dev"])]),
-        // SHA-256 of font files, for the recipe each title carries.
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
-                       providers: [.apt(["libssl-dev"])]),
+        // SHA-256 of font files, for the recipe each title carries, and the card server's
+        // HMAC-SHA256 signatures (Nettle: see Sources/CNettle/shim.h).
+        .systemLibrary(name: "CNettle", pkgConfig: "nettle",
+                       providers: [.apt(["nettle-dev"])]),
         // Line breaking by UAX #14 (where a line may end: after spaces, between ideographs,
         // never before closing punctuation), tailored in LineBreaks.swift.
         .systemLibrary(name: "CUniBreak", pkgConfig: "libunibreak",
@@ -64,7 +65,7 @@ let package = Package(
         .target(name: "CKernels"),
         .target(
             name: "MercurialKit",
-            dependencies: ["CKernels", "CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "COpenSSL", "CChipmunk", "CTurboJPEG", "CWebP", "CUniBreak"],
+            dependencies: ["CKernels", "CFreeType", "CHarfBuzz", "CFontconfig", "CPNG", "CPNGWriter", "CNettle", "CChipmunk", "CTurboJPEG", "CWebP", "CUniBreak"],
             // Optimised in debug builds too: unoptimised, its pixel loops are about 100 times
             // slower (300 small titles: 41.5 s against 0.44 s released), and the test suite
             // runs the debug build's commands thousands of times. `-enable-testing` stays on.

@@ -70,13 +70,13 @@ stale() {
     return 1
 }
 
-read -r -a pkg_cflags <<< "$(pkg-config --cflags freetype2 harfbuzz fontconfig libpng libcrypto libturbojpeg libwebp libwebpmux libunibreak)"
+read -r -a pkg_cflags <<< "$(pkg-config --cflags freetype2 harfbuzz fontconfig libpng nettle libturbojpeg libwebp libwebpmux libunibreak)"
 xcc=()
 for flag in "${pkg_cflags[@]}"; do xcc+=(-Xcc "$flag"); done
 swift_flags=(-sanitize=fuzzer,address -parse-as-library -O -g
              -I Sources/CFreeType -I Sources/CHarfBuzz -I Sources/CFontconfig -I Sources/CPNG
-             -I Sources/COpenSSL -I Sources/CChipmunk -I Sources/CTurboJPEG -I Sources/CWebP -I Sources/CUniBreak "${xcc[@]}")
-libraries=(-lfreetype -lharfbuzz -lfontconfig -lpng16 -lz -ldeflate -lcrypto -lchipmunk -lturbojpeg -lwebp -lwebpmux -lunibreak)
+             -I Sources/CNettle -I Sources/CChipmunk -I Sources/CTurboJPEG -I Sources/CWebP -I Sources/CUniBreak "${xcc[@]}")
+libraries=(-lfreetype -lharfbuzz -lfontconfig -lpng16 -lz -ldeflate -lnettle -lchipmunk -lturbojpeg -lwebp -lwebpmux -lunibreak)
 
 # snapshot DIR FILES...: copies FILES (paths in the tree) under DIR.
 snapshot() {

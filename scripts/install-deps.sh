@@ -11,7 +11,7 @@ case "${1:-}" in
     *)      echo "error: unknown option '$1'; give --test for the test suite's packages too, or nothing" >&2; exit 2 ;;
 esac
 # Building (the C libraries' headers) and rendering; ffmpeg encodes animate's video.
-packages=(make pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev libssl-dev libchipmunk-dev
+packages=(make pkg-config libfreetype-dev libharfbuzz-dev libfontconfig-dev libpng-dev nettle-dev libchipmunk-dev
           libturbojpeg0-dev libwebp-dev libunibreak-dev libdeflate-dev ffmpeg)
 if [ "$test" = 1 ]; then
     packages+=(fonts-dejavu-core fonts-lohit-deva strace time   # time: /usr/bin/time measures peaks in tests
@@ -22,7 +22,8 @@ if [ "$test" = 1 ]; then
                chromium chromium-driver   # the live editor's browser test (Selenium below)
                dpkg-dev   # make deb: dpkg-shlibdeps reads the package's Depends from the binaries
                slurm-wlm munge   # the batch test's real Slurm array (scripts/slurm-cluster.sh)
-               parallel)   # GNU parallel splitting a batch (--shard {}/N, --shard auto/N)
+               parallel   # GNU parallel splitting a batch (--shard {}/N, --shard auto/N)
+               openssl)   # the card server's test signs a body with openssl dgst -hmac, as a user would
 fi
 missing=()
 for p in "${packages[@]}"; do

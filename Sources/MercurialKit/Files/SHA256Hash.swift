@@ -1,9 +1,8 @@
-import COpenSSL
+import CNettle
 
-/// A SHA-256 taken piece by piece: OpenSSL's block functions, without EVP's start-up
-/// (see `mercurial_sha256_begin` in the COpenSSL shim).
+/// A SHA-256 taken piece by piece (Nettle's; see the CNettle shim).
 struct SHA256Hash {
-    private var context = SHA256_CTX()
+    private var context = sha256_ctx()
 
     init() { mercurial_sha256_begin(&context) }
 

@@ -1,4 +1,4 @@
-import COpenSSL
+import CNettle
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

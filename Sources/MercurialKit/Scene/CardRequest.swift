@@ -1,4 +1,4 @@
-import COpenSSL
+import CNettle
 import FoundationEssentials
 
 /// A card asked for over HTTP (`mercurial serve`): the scene, from a POST's JSON body
@@ -122,24 +122,23 @@ public enum CardSignature {
     }
 
     /// Whether `parameters` carry `sig`, the signature of the rest under `key`,
-    /// compared in constant time (CRYPTO_memcmp over the digests, never the strings as given).
+    /// compared in constant time (over the digests, never the strings as given).
     public static func verify(_ parameters: [(key: String, value: String)], key: [UInt8]) throws(MercurialError) -> Bool {
         let given = parameters.filter { $0.key == CardRequest.signatureKey }
         guard given.count == 1, let digest = unhex(given[0].value), digest.count == 32 else { return false }
         let expected = hmac(Array(try canonical(parameters).utf8), key: key)
-        return CRYPTO_memcmp(expected, digest, 32) == 0
+        return mercurial_same_in_constant_time(expected, digest, 32) != 0
     }
 
     /// The signature of a request body (a POST's scene): HMAC-SHA256 of its bytes as sent.
     public static func verify(body: [UInt8], signature: String?, key: [UInt8]) -> Bool {
         guard let signature, let digest = unhex(signature), digest.count == 32 else { return false }
-        return CRYPTO_memcmp(hmac(body, key: key), digest, 32) == 0
+        return mercurial_same_in_constant_time(hmac(body, key: key), digest, 32) != 0
     }
 
     public static func hmac(_ message: [UInt8], key: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 32
-        _ = HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &digest, &length)
+        mercurial_hmac_sha256(key, key.count, message, message.count, &digest)
         return digest
     }
 
