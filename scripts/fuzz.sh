@@ -57,10 +57,11 @@ done
 # break it; debug info maps the snapshot's paths back to the tree.
 kit=$build/kit
 mapfile -d '' kit_sources < <(find Sources/MercurialKit -name '*.swift' -print0 | sort -z)
+# Every C file and header of CKernels (the blur's kernel, malloc's settings, spawning ffmpeg).
+mapfile -d '' kernel_sources < <(find Sources/CKernels -maxdepth 1 -name '*.c' -print0 | sort -z)
+mapfile -d '' kernel_headers < <(find Sources/CKernels/include -name '*.h' -print0 | sort -z)
 kit_inputs=("${kit_sources[@]}" Sources/CPNGWriter/png_writer.c Sources/CPNGWriter/include/png_writer.h
-            Sources/CKernels/weighted_sum.c Sources/CKernels/include/weighted_sum.h
-            Sources/CKernels/process_memory.c Sources/CKernels/include/process_memory.h
-            scripts/fuzz/targets/feedback.c scripts/fuzz.sh)
+            "${kernel_sources[@]}" "${kernel_headers[@]}" scripts/fuzz/targets/feedback.c scripts/fuzz.sh)
 
 # stale OUTPUT INPUTS...: true when OUTPUT is missing or older than an input.
 stale() {
@@ -101,17 +102,17 @@ if stale "$kit/MercurialKit.o" "${kit_inputs[@]}"; then
     # SwiftPM makes a module map for a C target's include/ folder; do the same.
     printf 'module CPNGWriter {\n    header "%s"\n    export *\n}\n' \
         "$root/Sources/CPNGWriter/include/png_writer.h" > "$next/modules/CPNGWriter/module.modulemap"
-    printf 'module CKernels {\n    header "%s"\n    header "%s"\n    export *\n}\n' \
-        "$root/Sources/CKernels/include/weighted_sum.h" "$root/Sources/CKernels/include/process_memory.h" \
-        > "$next/modules/CKernels/module.modulemap"
+    { echo 'module CKernels {'
+      for header in "${kernel_headers[@]}"; do printf '    header "%s"\n' "$root/$header"; done
+      printf '    export *\n}\n'; } > "$next/modules/CKernels/module.modulemap"
     # The C shim, instrumented for ASan and libFuzzer's coverage, not linked with libFuzzer's main.
     clang -fsanitize=address,fuzzer-no-link -O1 -g -fno-omit-frame-pointer -fdebug-prefix-map="$src=$root" \
         -I "$src/Sources/CPNGWriter/include" "${pkg_cflags[@]}" \
         -c "$src/Sources/CPNGWriter/png_writer.c" -o "$next/png_writer.o"
-    clang -fsanitize=address,fuzzer-no-link -O2 -g -fno-omit-frame-pointer -fdebug-prefix-map="$src=$root" \
-        -I "$src/Sources/CKernels/include" -c "$src/Sources/CKernels/weighted_sum.c" -o "$next/weighted_sum.o"
-    clang -fsanitize=address,fuzzer-no-link -O1 -g -fno-omit-frame-pointer -fdebug-prefix-map="$src=$root" \
-        -I "$src/Sources/CKernels/include" -c "$src/Sources/CKernels/process_memory.c" -o "$next/process_memory.o"
+    for c in "${kernel_sources[@]}"; do
+        clang -fsanitize=address,fuzzer-no-link -O2 -g -fno-omit-frame-pointer -fdebug-prefix-map="$src=$root" \
+            -I "$src/Sources/CKernels/include" -c "$src/$c" -o "$next/kernel-$(basename "$c" .c).o"
+    done
     # libFuzzer's extra counters, fed by the targets (see the file).
     clang -O1 -g -c "$src/scripts/fuzz/targets/feedback.c" -o "$next/feedback.o"
     swiftc "${swift_flags[@]}" -debug-prefix-map "$src=$root" -I "$next/modules" -swift-version 6 \
@@ -150,7 +151,7 @@ if stale "$binary" "$kit/MercurialKit.o" "${target_sources[@]}" ${extra_inputs[@
     snapshot "$out/src" "${target_sources[@]}"
     src=$root/$out/src
     flags=("${swift_flags[@]}" -debug-prefix-map "$src=$root" -I "$kit/modules" -I "$out/modules" -swift-version 6)
-    objects=("$kit/MercurialKit.o" "$kit/png_writer.o" "$kit/weighted_sum.o" "$kit/process_memory.o" "$kit/feedback.o")
+    objects=("$kit/MercurialKit.o" "$kit/png_writer.o" "$kit"/kernel-*.o "$kit/feedback.o")
     if [[ $target == cli ]]; then
         # swift-argument-parser as SwiftPM builds it (ArgumentParserToolInfo, then
         # ArgumentParser), instrumented too. The front end's @main becomes

@@ -21,12 +21,19 @@ public struct BundledFont: Sendable, Equatable, Decodable {
 public enum FontLibrary {
     public static func bundled() throws(MercurialError) -> [BundledFont] {
         let folder = try DataDirectory.folder("fonts")
-        guard let bytes = try? InputFile.read(folder + "/fonts.json", role: "font list", limit: 1 << 20),
+        let list = folder + "/fonts.json"
+        // Read once for as long as the file stays the same (a render asks three times).
+        let stamp = FileStamp(list)
+        if let stamp, let kept = read.withLock({ $0 }), kept.stamp == stamp { return kept.fonts }
+        guard let bytes = try? InputFile.read(list, role: "font list", limit: 1 << 20),
               let fonts = try? JSONDecoder().decode([BundledFont].self, from: Data(bytes)) else {
             throw MercurialError("the bundled font list '\(folder)/fonts.json' is missing or damaged; reinstall mercurial")
         }
+        if let stamp { read.withLock { $0 = (stamp, fonts) } }
         return fonts
     }
+
+    private static let read = Mutex<(stamp: FileStamp, fonts: [BundledFont])?>(nil)
 
     public static func defaultFontName() throws(MercurialError) -> String {
         try bundled().first { $0.default }?.name ?? "rounded"

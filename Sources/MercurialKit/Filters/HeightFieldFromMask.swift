@@ -515,7 +515,13 @@ struct LiquidCurve: Sendable {
             // stroke, parts of the stroke itself blur below ½ and must keep their slope.
             return Float(plateau * (1 - bend) / top * d / rise)
         }
-        table = (0..<Self.entries).map { height(Double($0) / Double(Self.entries - 1)) }
+        // On every core: a one-shot render makes it once, while the other core has nothing to do.
+        table = [Float](unsafeUninitializedCapacity: Self.entries) { entries, count in
+            parallelBands(Self.entries, minimumBand: 2048) { band in
+                for i in band { entries[i] = height(Double(i) / Double(Self.entries - 1)) }
+            }
+            count = Self.entries
+        }
         tail = (0..<Self.tailEntries).map { i in
             let l = Double(Self.tailStart) + Double(Self.tailEnd - Self.tailStart) * Double(i) / Double(Self.tailEntries - 1)
             return height(1 - exp2(-l))

@@ -86,10 +86,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// random name is not a new "path" to the fuzzer.
 func withoutUnknownChunkName(_ message: String) -> String {
     guard let open = message.firstIndex(of: "("),
-          let colon = message[open...].range(of: ": ") else { return message }
+          let colon = message[open...].firstRange(of: ": ") else { return message }
     let name = message[message.index(after: open)..<colon.lowerBound]
-    return knownChunks.contains(String(name)) ? message
-        : message.replacingCharacters(in: message.index(after: open)..<colon.lowerBound, with: "chunk")
+    var general = message
+    general.replaceSubrange(message.index(after: open)..<colon.lowerBound, with: "chunk")
+    return knownChunks.contains(String(name)) ? message : general
 }
 
 let knownChunks: Set<String> = [
