@@ -9,10 +9,10 @@ import PackageDescription
 // no ICU or CoreFoundation, 93.8 → 44.5 MB. Debug builds, which the tests link many
 // times over, stay dynamic.
 let staticSwiftInRelease: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
-// The modules that import Foundation (the servers, the bench) are compiled with the flag
-// too: their objects then name the static libraries Foundation needs (_FoundationICU,
-// CoreFoundation…), which linking with the flag alone leaves out.
-let staticFoundationInRelease: [SwiftSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+// MercurialKit and the modules that import Foundation (the servers, the bench) are compiled
+// with the flag too: their objects then name the static libraries the runtime and
+// Foundation need (_FoundationICU, CoreFoundation…), which linking with the flag alone leaves out.
+let staticSwiftCompiledInRelease: [SwiftSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
 
 let package = Package(
     name: "MercurialText",
@@ -69,11 +69,8 @@ let package = Package(
             // Optimised in debug builds too: unoptimised, its pixel loops are about 100 times
             // slower (300 small titles: 41.5 s against 0.44 s released), and the test suite
             // runs the debug build's commands thousands of times. `-enable-testing` stays on.
-            // Compiled with `-static-stdlib` in release too: its objects then name the static
-            // libraries the Swift runtime needs, which linking the programs with the flag
-            // alone once left out (when it imported Foundation: _FoundationICU, CoreFoundation…).
-            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug)),
-                            .unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+            // Compiled with `-static-stdlib` in release too (see staticSwiftCompiledInRelease).
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))] + staticSwiftCompiledInRelease
         ),
         .target(
             name: "MercurialEditor",
@@ -96,7 +93,7 @@ let package = Package(
                 .embedInCode("Page/editor.js"),
                 .embedInCode("Page/editor-scene.js"),
             ],
-            swiftSettings: staticFoundationInRelease
+            swiftSettings: staticSwiftCompiledInRelease
         ),
         .executableTarget(
             name: "mercurial",
@@ -126,13 +123,13 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: staticFoundationInRelease
+            swiftSettings: staticSwiftCompiledInRelease
         ),
         // The card server's program, which `mercurial serve` becomes (execv), as edit's is.
         .executableTarget(
             name: "mercurial-serve-server",
             dependencies: ["MercurialKit", "MercurialServer", "ServeOptions"],
-            swiftSettings: staticFoundationInRelease,
+            swiftSettings: staticSwiftCompiledInRelease,
             linkerSettings: staticSwiftInRelease
         ),
         // The live editor's server, which `mercurial edit` becomes (execv): a program
@@ -141,13 +138,13 @@ let package = Package(
         .executableTarget(
             name: "mercurial-edit-server",
             dependencies: ["MercurialKit", "MercurialEditor"],
-            swiftSettings: staticFoundationInRelease,
+            swiftSettings: staticSwiftCompiledInRelease,
             linkerSettings: staticSwiftInRelease
         ),
         .executableTarget(
             name: "mercurial-bench",
             dependencies: ["MercurialKit"],
-            swiftSettings: staticFoundationInRelease,
+            swiftSettings: staticSwiftCompiledInRelease,
             linkerSettings: staticSwiftInRelease
         ),
         // What the three test targets share: running the built binaries, temporary

@@ -62,8 +62,7 @@ public struct ShadingDiskCache: Sendable {
     /// The lookup kept for `key`, or nil when there is none that reads back whole.
     func read(_ key: [UInt8], size: Int) -> ShadingLookup? {
         let texels = 3 * size * size
-        guard let bytes = try? InputFile.read(path(key), role: "shading cache", limit: Self.headerBytes + texels),
-              bytes.count == Self.headerBytes + texels, Array(bytes[0..<8]) == Self.magic, Array(bytes[8..<40]) == key,
+        guard let bytes = entry(key, magic: Self.magic, payload: 4 + texels),
               bytes[40..<44].enumerated().reduce(0, { $0 | Int($1.element) << (8 * $1.offset) }) == size else { return nil }
         return ShadingLookup(width: size, height: size) { rgb in
             bytes.withUnsafeBufferPointer { bytes in
@@ -76,9 +75,22 @@ public struct ShadingDiskCache: Sendable {
     /// oldest files past `keptFiles` go.
     func write(_ lookup: ShadingLookup, _ key: [UInt8], size: Int) {
         // Renders trace 256² spheres (196 KB); a larger one is not worth a file.
-        guard size <= 512, makeFolder() else { return }
-        let bytes = Self.magic + key + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) } + lookup.texelBytes()
-        guard (try? OutputFile.write(bytes, to: path(key))) != nil else { return }
+        guard size <= 512 else { return }
+        keep(Self.magic + key + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) } + lookup.texelBytes(), key)
+    }
+
+    /// The file kept for `key` when it reads back whole: `magic`, the key, then `payload` bytes.
+    private func entry(_ key: [UInt8], magic: [UInt8], payload: Int) -> [UInt8]? {
+        let count = magic.count + key.count + payload
+        guard let bytes = try? InputFile.read(path(key), role: "shading cache", limit: count), bytes.count == count,
+              bytes.starts(with: magic), Array(bytes[magic.count..<(magic.count + key.count)]) == key else { return nil }
+        return bytes
+    }
+
+    /// Keeps `bytes` as `key`'s file, written whole or not at all (`OutputFile`); then the
+    /// oldest files past `keptFiles` go.
+    private func keep(_ bytes: [UInt8], _ key: [UInt8]) {
+        guard makeFolder(), (try? OutputFile.write(bytes, to: path(key))) != nil else { return }
         prune()
     }
 
@@ -96,16 +108,13 @@ public struct ShadingDiskCache: Sendable {
 
     /// The SHA-256 kept for the font file `key` names, or nil.
     func fontHash(_ key: [UInt8]) -> [UInt8]? {
-        let count = Self.fontMagic.count + 32 + 32
-        guard let bytes = try? InputFile.read(path(key), role: "font hash cache", limit: count), bytes.count == count,
-              Array(bytes[0..<8]) == Self.fontMagic, Array(bytes[8..<40]) == key else { return nil }
-        return Array(bytes[40..<72])
+        entry(key, magic: Self.fontMagic, payload: 32).map { Array($0.suffix(32)) }
     }
 
     /// Keeps `hash` for the font file `key` names (as a sphere is kept, and pruned with them).
     func keepFontHash(_ hash: [UInt8], _ key: [UInt8]) {
-        guard hash.count == 32, makeFolder(), (try? OutputFile.write(Self.fontMagic + key + hash, to: path(key))) != nil else { return }
-        prune()
+        guard hash.count == 32 else { return }
+        keep(Self.fontMagic + key + hash, key)
     }
 
     /// The folder and its parents, made private to the user where they are new.

@@ -63,22 +63,17 @@ public struct ShadedMaterial: Sendable {
         let empty = background.map { RGBA8(opaque: $0) } ?? .clear
         // The region is filled with the empty pixel on every core (a 1080p title's is 2.7 MB,
         // new memory in a one-shot process), then its inked pixels are shaded over it.
+        // RGBA8 is trivial, so a new image's storage may be filled by `initialize` as a reused one is.
         let rowCount = coverage.height
-        if out.width == width && out.height == rowCount {
-            out.withUnsafeMutableBufferPointer { pixels in
-                parallelBands(rowCount, minimumBand: 16) { rows in
-                    UnsafeMutableBufferPointer(rebasing: pixels[(rows.lowerBound * width)..<(rows.upperBound * width)])
-                        .update(repeating: empty)
-                }
+        if out.width != width || out.height != rowCount {
+            out = Image(width: width, height: rowCount,
+                        pixels: [RGBA8](unsafeUninitializedCapacity: width * rowCount) { _, count in count = width * rowCount })
+        }
+        out.withUnsafeMutableBufferPointer { pixels in
+            parallelBands(rowCount, minimumBand: 16) { rows in
+                UnsafeMutableBufferPointer(rebasing: pixels[(rows.lowerBound * width)..<(rows.upperBound * width)])
+                    .initialize(repeating: empty)
             }
-        } else {
-            out = Image(width: width, height: rowCount, pixels: [RGBA8](unsafeUninitializedCapacity: width * rowCount) { pixels, count in
-                parallelBands(rowCount, minimumBand: 16) { rows in
-                    UnsafeMutableBufferPointer(rebasing: pixels[(rows.lowerBound * width)..<(rows.upperBound * width)])
-                        .initialize(repeating: empty)
-                }
-                count = width * rowCount
-            })
         }
         guard let ink = rows.ink else { return }
         let firstInked = max(ink.minY, first), lastInked = min(ink.maxY + 1, rows.rows.upperBound)

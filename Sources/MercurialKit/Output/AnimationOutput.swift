@@ -439,9 +439,7 @@ final class FFmpegSink: RowSink {
         do throws(ChildProcess.SpawnFailure) {
             process = try ChildProcess(executable: ffmpeg, arguments: arguments, environment: environment, standardError: log.fd)
         } catch {
-            file.discard()
-            log.remove()
-            metadata?.remove()
+            Self.removeFiles(file, log, metadata)
             throw MercurialError.resource("cannot start ffmpeg at \(ffmpeg) (\(String(cString: strerror(error.code)))); check the installation")
         }
         input = process.input
@@ -547,7 +545,12 @@ final class FFmpegSink: RowSink {
 
     /// Removes the log and the metadata file, and the output unless it is to be kept.
     private func removeFiles(keepingOutput: Bool = false) {
-        if !keepingOutput { file.discard() }
+        Self.removeFiles(keepingOutput ? nil : file, log, metadata)
+    }
+
+    /// The same before the sink is whole (ffmpeg did not start): `output` nil keeps it.
+    private static func removeFiles(_ output: OutputFile.Stream?, _ log: ScratchFile, _ metadata: ScratchFile?) {
+        output?.discard()
         log.remove()
         metadata?.remove()
     }
