@@ -77,7 +77,9 @@ for flag in "${pkg_cflags[@]}"; do xcc+=(-Xcc "$flag"); done
 swift_flags=(-sanitize=fuzzer,address -parse-as-library -O -g
              -I Sources/CFreeType -I Sources/CHarfBuzz -I Sources/CFontconfig -I Sources/CPNG
              -I Sources/CNettle -I Sources/CChipmunk -I Sources/CTurboJPEG -I Sources/CWebP -I Sources/CUniBreak "${xcc[@]}")
-libraries=(-lfreetype -lharfbuzz -lfontconfig -lpng16 -lz -ldeflate -lnettle -lchipmunk -lturbojpeg -lwebp -lwebpmux -lunibreak)
+# WebP, TurboJPEG, Nettle and Chipmunk come from their module maps' links ("mercurial-NAME"),
+# linker scripts in scripts/link that name Debian's static archives, as in Package.swift.
+libraries=(-L "$root/scripts/link" -lfreetype -lharfbuzz -lfontconfig -lpng16 -lz -lmercurial-deflate -lunibreak)
 
 # snapshot DIR FILES...: copies FILES (paths in the tree) under DIR.
 snapshot() {
