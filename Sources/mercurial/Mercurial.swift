@@ -34,6 +34,7 @@ struct Mercurial: ParsableCommand {
         let cache = ShadingDiskCache.fromEnvironment()
         ShadingSphere.keepFirstSphere(in: cache)
         SceneRecipe.keepFontHashes(in: cache)
+        HeightFieldFromMask.keepFirstCurve(in: cache)
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard arguments.count <= maximumArgumentCount else {
             fail("\(arguments.count) command-line arguments, over the limit of \(maximumArgumentCount); put the settings in a scene file and pass it with --params", status: MercurialError.Kind.limit.exitStatus)

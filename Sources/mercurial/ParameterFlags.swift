@@ -182,8 +182,9 @@ func applyParameterFlags(of arguments: any ParsableArguments, to settings: inout
     }
     // Flags of the scene's nested keys: a text option named as the key, read as `--set KEY=VALUE`
     // reads it; "x,y" is the point [x, y].
+    let blocks = SceneSchema.blocks
     for child in Mirror(reflecting: arguments).children {
-        guard let label = child.label, label.hasPrefix("_"), SceneSchema.blocks.field(String(label.dropFirst())) != nil,
+        guard let label = child.label, label.hasPrefix("_"), blocks.field(String(label.dropFirst())) != nil,
               let option = child.value as? Option<String?>, let text = option.wrappedValue else { continue }
         let trimmed = text.trimmingWhitespace()
         let json = trimmed.contains(",") && !trimmed.hasPrefix("[") ? "[\(trimmed)]" : trimmed

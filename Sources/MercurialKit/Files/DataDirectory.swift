@@ -1,4 +1,7 @@
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where the bundled `fonts/` and `materials/` live, found wherever the binary
 /// is started from: `$MERCURIAL_DATA`, then `share/mercurial` beside the
@@ -8,24 +11,25 @@ public enum DataDirectory {
 
     /// The first candidate that holds a `fonts/` folder, or nil when none does.
     public static let root: String? = {
-        candidates().first { FileManager.default.fileExists(atPath: $0 + "/fonts/fonts.json") }
+        candidates.lazy.compactMap { $0() }.first { access($0 + "/fonts/fonts.json", F_OK) == 0 }
     }()
 
-    static func candidates() -> [String] {
-        var list: [String] = []
-        if let fromEnvironment = ProcessInfo.processInfo.environment[environmentVariable], !fromEnvironment.isEmpty {
-            list.append(fromEnvironment)
-        }
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+    /// Where to look, in order, each worked out only when the ones before it lack the fonts
+    /// (a start-up then costs a `getenv`): `$MERCURIAL_DATA`, `share/mercurial` beside the
+    /// program's `bin/`, and this source tree.
+    static let candidates: [@Sendable () -> String?] = [
+        { environmentValue(environmentVariable).flatMap { $0.isEmpty ? nil : $0 } },
+        {
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink("/proc/self/exe", &target, target.count - 1)
+            guard count > 0 else { return nil }
+            let executable = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let prefix = PathText.deletingLastComponent(PathText.deletingLastComponent(executable))
-            list.append((prefix.hasSuffix("/") ? prefix : prefix + "/") + "share/mercurial")
-        }
+            return (prefix.hasSuffix("/") ? prefix : prefix + "/") + "share/mercurial"
+        },
         // This file is Sources/MercurialKit/Files/DataDirectory.swift in the source tree.
-        var source = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { source.deleteLastPathComponent() }
-        list.append(source.path)
-        return list
-    }
+        { (0..<4).reduce(#filePath) { path, _ in PathText.deletingLastComponent(path) } },
+    ]
 
     public static func folder(_ name: String) throws(MercurialError) -> String {
         guard let root else {

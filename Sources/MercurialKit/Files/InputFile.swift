@@ -12,8 +12,25 @@ public enum InputFile {
         let userPath = UserPath(checked: path)
         guard Int(info.st_size) <= limit else { throw tooLarge(userPath, role, limit) }
 
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
+        // Straight into the array, up to the size the file had when opened and one byte more,
+        // which shows a file that has grown since (or a size that lies, /proc's 0): that one
+        // reads on in chunks below. (Not cleared first: a 196 KB shading file is read whole.)
+        let expected = Int(info.st_size) + 1
+        var failure: MercurialError?
+        var bytes = [UInt8](unsafeUninitializedCapacity: expected) { buffer, count in
+            count = 0
+            while count < expected {
+                let part = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count...]))
+                switch Result(catching: { () throws(MercurialError) in try read(fd, into: part, path: path, role: role) }) {
+                case .success(let n) where n > 0: count += n
+                case .success: return
+                case .failure(let error): failure = error; return
+                }
+            }
+        }
+        if let failure { throw failure }
+        guard bytes.count <= limit else { throw tooLarge(userPath, role, limit) }
+        if bytes.count < expected { return bytes }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let result = chunk.withUnsafeMutableBytes { buffer in

@@ -33,6 +33,11 @@ public enum LoftProfile: String, Sendable, CaseIterable, Equatable {
 /// inside; those pixels are drawn with their coverage as alpha, so the skirt never
 /// shows as a shape of its own.
 public struct HeightFieldFromMask: Sendable {
+    /// Has the process's first liquid curve read from, or kept in, `disk` (see `LiquidCurve.shared`).
+    public static func keepFirstCurve(in disk: ShadingDiskCache?) {
+        LiquidCurve.keepFirstCurve(in: disk)
+    }
+
     /// Bevel width in pixels (the `radius` parameter).
     public var inputRadius: Float = 10
     /// The shape of the loft across a stroke.
@@ -94,7 +99,7 @@ public struct HeightFieldFromMask: Sendable {
         let lower = band.lowerBound, upper = band.upperBound
         distances.values.withUnsafeBufferPointer { dist in
             heights.withUnsafeMutableBufferPointer { out in
-                parallelBands(region.height, minimumBand: 8) { rows in
+                parallelBands(region.height, minimumBand: 8, work: region.height * region.width) { rows in
                     for r in rows {
                         let source = dist.baseAddress! + r * region.width
                         let target = out.baseAddress! + (r + region.minY) * width + region.minX
@@ -253,7 +258,7 @@ final class LoftRows {
         if step > 1 { return gridArrived(lower..<upper, mask, blur: blur) }
         let rw = region.width, region = self.region, ink = self.ink, across = self.across, acrossRows = self.acrossRows
         blur.weights.withUnsafeBufferPointer { w in
-            parallelBands(upper - lower, minimumBand: 8) { band in
+            parallelBands(upper - lower, minimumBand: 8, work: (upper - lower) * rw * w.count / 8) { band in
                 var line = [Float](repeating: 0, count: rw + 2 * blur.reach)
                 line.withUnsafeMutableBufferPointer { line in
                     for r in band {
@@ -305,7 +310,7 @@ final class LoftRows {
         let starts = ringStarts
         blur.weights.withUnsafeBufferPointer { w in
             starts.withUnsafeBufferPointer { starts in
-                parallelBands(tiles * runs, minimumBand: 1) { work in
+                parallelBands(tiles * runs, minimumBand: 1, work: (last - first) * rw * w.count / 8) { work in
                     for item in work {
                         let x0 = (item / runs) * Self.verticalTile, n = min(Self.verticalTile, rw - x0)
                         let r0 = first + (item % runs) * Self.verticalRun
@@ -343,7 +348,7 @@ final class LoftRows {
         // Phase p's weights: w[p], w[p + s], w[p + 2s]…
         let phaseWeights = (0..<s).map { p in stride(from: p, to: taps, by: s).map { blur.weights[$0] } }
         let phaseLength = nj + (taps - 1) / s + 1
-        parallelBands(rows.count, minimumBand: 8) { band in
+        parallelBands(rows.count, minimumBand: 8, work: rows.count * nj * taps / 8) { band in
             var phases = [Float](repeating: 0, count: s * phaseLength)
             var sum = [Float](repeating: 0, count: nj)
             phases.withUnsafeMutableBufferPointer { phases in
@@ -400,7 +405,7 @@ final class LoftRows {
         grid.withUnsafeMutableBufferPointer { grid in
             blur.weights.withUnsafeBufferPointer { w in
                 starts.withUnsafeBufferPointer { starts in
-                    parallelBands(iTo - iFrom + 1, minimumBand: 1) { band in
+                    parallelBands(iTo - iFrom + 1, minimumBand: 1, work: (iTo - iFrom + 1) * nj * w.count / 8) { band in
                         for k in band {
                             let y = y0 + (iFrom + k) * s
                             let lo = max(y - reach, ink.minY), hi = min(y + reach, ink.maxY)
@@ -414,7 +419,7 @@ final class LoftRows {
             }
             let grid = UnsafeBufferPointer(grid)
             spline.withUnsafeBufferPointer { c in
-                parallelBands(last - first, minimumBand: 8) { band in
+                parallelBands(last - first, minimumBand: 8, work: (last - first) * rw) { band in
                     var column = [Float](repeating: 0, count: nj)
                     column.withUnsafeMutableBufferPointer { column in
                         for r in band {
@@ -467,7 +472,7 @@ final class LoftRows {
         guard first < last else { return }
         let radius = self.radius, round = profile == .round
         distances.values.withUnsafeBufferPointer { dist in
-            parallelBands(last - first, minimumBand: 8) { band in
+            parallelBands(last - first, minimumBand: 8, work: (last - first) * region.width) { band in
                 for r in band {
                     let y = r + first
                     let source = (y - wLo - region.minY) * region.width
@@ -498,6 +503,19 @@ struct LiquidCurve: Sendable {
     let tail: [Float]
     let plateau: Float
 
+    /// The curve whose tables (`entries` then `tailEntries` floats, then the plateau) are `floats`.
+    init(floats: [Float]) {
+        table = Array(floats[..<Self.entries])
+        tail = Array(floats[Self.entries..<(Self.entries + Self.tailEntries)])
+        plateau = floats[Self.entries + Self.tailEntries]
+    }
+
+    /// Its tables and plateau as one list, as `ShadingDiskCache` keeps them.
+    var floats: [Float] { table + tail + [plateau] }
+
+    /// How many floats `floats` holds.
+    static let floatCount = entries + tailEntries + 1
+
     init(radius: Float) {
         let sigma = Double(HeightFieldFromMask.liquidSigma * radius)
         let plateau = Double(HeightFieldFromMask.liquidPlateau)
@@ -515,9 +533,10 @@ struct LiquidCurve: Sendable {
             // stroke, parts of the stroke itself blur below ½ and must keep their slope.
             return Float(plateau * (1 - bend) / top * d / rise)
         }
-        // On every core: a one-shot render makes it once, while the other core has nothing to do.
+        // On every core once Dispatch's workers are up (an animation, a server); a one-shot
+        // render makes it on one, as starting them would cost more (see parallelBands).
         table = [Float](unsafeUninitializedCapacity: Self.entries) { entries, count in
-            parallelBands(Self.entries, minimumBand: 2048) { band in
+            parallelBands(Self.entries, minimumBand: 2048, work: Self.entries * 16) { band in
                 for i in band { entries[i] = height(Double(i) / Double(Self.entries - 1)) }
             }
             count = Self.entries
@@ -531,10 +550,20 @@ struct LiquidCurve: Sendable {
 
     /// The curve for `radius`, made once for the few radii last asked for: a title's bands,
     /// an animation's frames and a batch's, a watch's or a server's titles at one radius share
-    /// it. Making one is 18,432 inverse normal CDFs and exponentials, 1.3 M instructions.
+    /// it. Making one is 18,432 inverse normal CDFs and exponentials, 1.9 M instructions; the
+    /// process's first is read from the disk cache where an earlier process kept it (as the
+    /// first shading sphere is: see `keepFirstCurve`), a 74 KB file.
     static func shared(radius: Float) -> LiquidCurve {
         if let kept = recent.withLock({ $0.first { $0.radius == radius }?.curve }) { return kept }
-        let curve = LiquidCurve(radius: radius)
+        let disk = firstCurveDisk.withLock { disk in defer { disk = nil }; return disk }
+        let key = disk.map { _ in ShadingDiskCache.curveKey(radius: radius) }
+        let curve: LiquidCurve
+        if let disk, let key, let floats = disk.curve(key, count: floatCount) {
+            curve = LiquidCurve(floats: floats)
+        } else {
+            curve = LiquidCurve(radius: radius)
+            if let disk, let key { disk.keepCurve(curve.floats, key) }
+        }
         recent.withLock { kept in
             kept.removeAll { $0.radius == radius }
             kept.insert((radius, curve), at: 0)
@@ -545,6 +574,14 @@ struct LiquidCurve: Sendable {
 
     static let keptCurves = 4
     private static let recent = Mutex<[(radius: Float, curve: LiquidCurve)]>([])
+
+    /// Has the process's first curve read from, or kept in, `disk` (`mercurial`'s one-shot
+    /// commands; a long-lived process makes its few curves itself).
+    static func keepFirstCurve(in disk: ShadingDiskCache?) {
+        firstCurveDisk.withLock { $0 = disk }
+    }
+
+    private static let firstCurveDisk = Mutex<ShadingDiskCache?>(nil)
 
     /// Each of `count` blurred coverages at `values` replaced by its height.
     @inline(__always)

@@ -70,7 +70,7 @@ public struct ShadedMaterial: Sendable {
                         pixels: [RGBA8](unsafeUninitializedCapacity: width * rowCount) { _, count in count = width * rowCount })
         }
         out.withUnsafeMutableBufferPointer { pixels in
-            parallelBands(rowCount, minimumBand: 16) { rows in
+            parallelBands(rowCount, minimumBand: 16, work: rowCount * width) { rows in
                 UnsafeMutableBufferPointer(rebasing: pixels[(rows.lowerBound * width)..<(rows.upperBound * width)])
                     .initialize(repeating: empty)
             }
@@ -87,7 +87,7 @@ public struct ShadedMaterial: Sendable {
                 LookPlane.withOptionalBuffer(looks) { looks in
                 shading.withSampler { shading in
                 out.withUnsafeMutableBufferPointer { out in
-                    parallelBands(inkRows.count, minimumBand: 8) { band in
+                    parallelBands(inkRows.count, minimumBand: 8, work: inkRows.count * (ink.maxX + 1 - ink.minX) * 6) { band in
                         for y in (band.lowerBound + inkRows.lowerBound)..<(band.upperBound + inkRows.lowerBound) {
                             let row = (y - from) * width
                             let up = (max(y - 1, 0) - from) * width, down = (min(y + 1, height - 1) - from) * width
@@ -221,7 +221,11 @@ extension ShadedMaterial {
 /// A shading image ready for lookups: RGB as floats, and its inscribed circle.
 public struct ShadingLookup: Sendable, Equatable {
     public let width: Int, height: Int
-    private let rgb: [Float]          // 3 floats a pixel, page after page
+    /// 3 bytes a pixel, page after page; a texel's colour is each byte / 255 (`unit`). Bytes,
+    /// not floats: a 256² lookup is 196 KB, which stays in the cache as titles are shaded, and
+    /// a one-shot render reads it from `ShadingDiskCache` as it is, into a quarter of the new
+    /// memory (each page of which the kernel faults in).
+    private let rgb: [UInt8]
     private let centreX: Float, centreY: Float, radius: Float
     /// How many shading images of this size are stacked (one per look of a title's styled runs).
     public let pages: Int
@@ -229,23 +233,27 @@ public struct ShadingLookup: Sendable, Equatable {
     public init(_ image: Image<RGBA8>) {
         self.init(width: image.width, height: image.height) { rgb in
             for (i, p) in image.pixels.enumerated() {
-                rgb[3 * i] = Float(p.r) / 255
-                rgb[3 * i + 1] = Float(p.g) / 255
-                rgb[3 * i + 2] = Float(p.b) / 255
+                (rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]) = (p.r, p.g, p.b)
             }
         }
     }
 
-    /// A lookup whose texels `fill` writes, every one of them: 3 floats a pixel, each
-    /// a byte / 255 as an image gives (`ShadingCache` sums its sphere straight into them).
-    init(width: Int, height: Int, fill: (UnsafeMutableBufferPointer<Float>) -> Void) {
-        self.width = width
-        self.height = height
-        rgb = [Float](unsafeUninitializedCapacity: 3 * width * height) { buffer, count in
-            buffer.initialize(repeating: 0)
+    /// A lookup whose texels `fill` writes, every one of them (the buffer is not cleared
+    /// first): 3 bytes a pixel, as an image gives them (`ShadingCache` rounds its sphere's
+    /// sums straight into them).
+    init(width: Int, height: Int, fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        self.init(width: width, height: height, texels: [UInt8](unsafeUninitializedCapacity: 3 * width * height) { buffer, count in
             fill(buffer)
             count = buffer.count
-        }
+        })
+    }
+
+    /// A lookup of the texels `texels` (3 bytes a pixel, `3 * width * height` of them).
+    init(width: Int, height: Int, texels: [UInt8]) {
+        precondition(texels.count == 3 * width * height, "\(texels.count) texel bytes for a \(width)×\(height) lookup")
+        self.width = width
+        self.height = height
+        rgb = texels
         centreX = Float(width) / 2
         centreY = Float(height) / 2
         radius = Float(min(width, height)) / 2
@@ -262,10 +270,11 @@ public struct ShadingLookup: Sendable, Equatable {
         pages = same.count
     }
 
-    /// The texels as bytes (each is a byte / 255), for `ShadingDiskCache`.
-    func texelBytes() -> [UInt8] {
-        rgb.map { UInt8(($0 * 255).rounded()) }
-    }
+    /// The texels' bytes, for `ShadingDiskCache`.
+    func texelBytes() -> [UInt8] { rgb }
+
+    /// Each byte's value as a texel's colour channel, byte / 255.
+    static let unit: [Float] = (0...255).map { Float($0) / 255 }
 
     /// The colour where the hemisphere's normal is (nx, ny, √(1 − nx² − ny²)).
     public func color(normalX nx: Float, normalY ny: Float) -> RGBColor {
@@ -275,16 +284,20 @@ public struct ShadingLookup: Sendable, Equatable {
     /// Runs `body` with a sampler over the raw texels, for hot loops.
     func withSampler<R>(_ body: (Sampler) -> R) -> R {
         rgb.withUnsafeBufferPointer { texels in
-            body(Sampler(texels: texels, width: width, height: height, centreX: centreX, centreY: centreY,
-                         radius: radius, pageStride: Int32(3 * width * height), lastPage: UInt8(clamping: pages - 1)))
+            Self.unit.withUnsafeBufferPointer { unit in
+                body(Sampler(texels: texels, unit: unit.baseAddress!, width: width, height: height, centreX: centreX, centreY: centreY,
+                             radius: radius, pageStride: Int32(3 * width * height), lastPage: UInt8(clamping: pages - 1)))
+            }
         }
     }
 
     struct Sampler {
-        let texels: UnsafeBufferPointer<Float>
+        let texels: UnsafeBufferPointer<UInt8>
+        /// `ShadingLookup.unit`: byte → channel.
+        let unit: UnsafePointer<Float>
         let width: Int, height: Int
         let centreX: Float, centreY: Float, radius: Float
-        /// Floats from one page to the next, and the last page's index.
+        /// Texel bytes from one page to the next, and the last page's index.
         let pageStride: Int32
         let lastPage: UInt8
 
@@ -301,7 +314,7 @@ public struct ShadingLookup: Sendable, Equatable {
             color(at: position(normalX: nx, normalY: ny))
         }
 
-        /// Where the normal (nx, ny) samples: the first texel's float index, the steps to
+        /// Where the normal (nx, ny) samples: the first texel's byte index, the steps to
         /// the texels right of and below it (0 at an edge) and the bilinear weights.
         @inline(__always)
         func position(normalX nx: Float, normalY ny: Float) -> ShadingPlan.Sample {
@@ -318,7 +331,9 @@ public struct ShadingLookup: Sendable, Equatable {
         /// The colour at a sample position, bilinearly interpolated.
         @inline(__always)
         func color(at p: ShadingPlan.Sample) -> RGBColor {
-            @inline(__always) func texel(_ i: Int) -> SIMD3<Float> { SIMD3(texels[i], texels[i + 1], texels[i + 2]) }
+            @inline(__always) func texel(_ i: Int) -> SIMD3<Float> {
+                SIMD3(unit[Int(texels[i])], unit[Int(texels[i + 1])], unit[Int(texels[i + 2])])
+            }
             let i = Int(p.texel), right = Int(p.right), down = Int(p.down)
             let top = texel(i) * (1 - p.tx) + texel(i + right) * p.tx
             let bottom = texel(i + down) * (1 - p.tx) + texel(i + down + right) * p.tx

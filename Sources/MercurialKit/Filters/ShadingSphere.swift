@@ -246,7 +246,7 @@ final class ShadingCache: Sendable {
             return hit
         }
         let disk = state.withLock { state in defer { state.disk = nil }; return state.disk }
-        let key = disk.flatMap { _ in ShadingDiskCache.key(scene, size: size) }
+        let key = disk.map { _ in ShadingDiskCache.key(scene, size: size) }
         if let disk, let key, let kept = disk.read(key, size: size) {
             state.withLock { $0.remember(scene, size, kept) }
             return kept
@@ -366,7 +366,7 @@ final class LightLayer: Sendable {
                             storeAsBytes(red, size); storeAsBytes(green, size); storeAsBytes(blue, size)
                             for i in 0..<size {
                                 let texel = rgb.baseAddress! + 3 * (row + i)
-                                (texel[0], texel[1], texel[2]) = (red[i], green[i], blue[i])
+                                (texel[0], texel[1], texel[2]) = (UInt8(red[i]), UInt8(green[i]), UInt8(blue[i]))
                             }
                         }
                     }
@@ -398,8 +398,8 @@ final class LightLayer: Sendable {
         }
     }
 
-    /// Each value `v` made `Float(unitByte(v)) / 255`, what a lookup holds for a pixel's
-    /// byte, eight at a time. The byte is `x = clamped * 255 + 0.5` rounded down, which
+    /// Each value `v` made `Float(unitByte(v))`, the byte a lookup holds for it, eight at a
+    /// time. The byte is `x = clamped * 255 + 0.5` rounded down, which
     /// (0.5 ≤ x ≤ 255.5) is x rounded to the nearest integer by adding and taking away
     /// 2²³, less one where that went up: plain SSE2 arithmetic, exact, with no calls.
     @inline(__always)
@@ -414,11 +414,11 @@ final class LightLayer: Sendable {
             let x = v * 255 + 0.5
             var byte = (x + 8_388_608) - 8_388_608
             byte.replace(with: byte - 1, where: byte .> x)
-            UnsafeMutableRawPointer(values + i).storeBytes(of: byte / 255, as: Lanes.self)
+            UnsafeMutableRawPointer(values + i).storeBytes(of: byte, as: Lanes.self)
             i += lanes
         }
         while i < count {
-            values[i] = Float(unitByte(values[i])) / 255
+            values[i] = Float(unitByte(values[i]))
             i += 1
         }
     }

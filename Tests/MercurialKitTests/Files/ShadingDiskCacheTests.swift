@@ -125,6 +125,25 @@ import MercurialTestSupport
         }
     }
 
+    /// The key names the scene's stored properties one by one: a property added to one of
+    /// these types, and not to the key, is caught here (then add it to `key` and to the
+    /// changes above).
+    @Test func theKeyNamesEveryStoredPropertyOfTheScene() {
+        let stop = Gradient.Stop(color: .white, location: 0)
+        let types: [(value: Any, properties: [String])] = [
+            (ShadingScene(), ["lights", "material"]),
+            (Light.originalDefaults[0], ["hue", "brightness", "position"]),
+            (SphereMaterial(), ["shininess", "diffuse", "specular", "ambient", "reflection", "reflectivity"]),
+            (RGBColor.white, ["r", "g", "b"]),
+            (Gradient(stops: [stop]), ["stops"]),
+            (stop, ["color", "location"]),
+        ]
+        for (value, properties) in types {
+            let stored = Mirror(reflecting: value).children.compactMap(\.label)
+            #expect(stored == properties, "\(type(of: value)) has \(stored); the shading key names \(properties)")
+        }
+    }
+
     @Test func theOldestFilesPastTheLimitGo() async throws {
         try await CLI.withTemporaryDirectory { dir in
             var names: [String] = []
@@ -132,7 +151,7 @@ import MercurialTestSupport
                 var scene = ShadingScene()
                 scene.lights[0].hue = Double(n) / 100
                 _ = Self.process(dir).lookup(scene, size: 8)
-                names.append(CardSignature.hex(try #require(ShadingDiskCache.key(scene, size: 8))))
+                names.append(CardSignature.hex(ShadingDiskCache.key(scene, size: 8)))
                 // Files a second apart, so that their times order them on any file system.
                 let file = dir.appendingPathComponent(names[n]).path
                 try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000 + Double(n))],
@@ -142,13 +161,33 @@ import MercurialTestSupport
         }
     }
 
+    /// The liquid loft's curve, kept by one process, reads back to the bit in the next; a
+    /// file cut short, or kept for another radius, is not read.
+    @Test func aLiquidCurveReadBackIsTheCurveMade() async throws {
+        try await CLI.withTemporaryDirectory { dir in
+            let disk = ShadingDiskCache(folder: dir.path)
+            let made = LiquidCurve(radius: 7.25).floats
+            let key = ShadingDiskCache.curveKey(radius: 7.25)
+            #expect(disk.curve(key, count: LiquidCurve.floatCount) == nil)
+            disk.keepCurve(made, key)
+            let read = try #require(disk.curve(key, count: LiquidCurve.floatCount))
+            #expect(read.map(\.bitPattern) == made.map(\.bitPattern))
+            #expect(LiquidCurve(floats: read).floats.map(\.bitPattern) == made.map(\.bitPattern))
+            #expect(disk.curve(ShadingDiskCache.curveKey(radius: 7.5), count: LiquidCurve.floatCount) == nil)
+            let file = dir.appendingPathComponent(CardSignature.hex(key))
+            let bytes = try Data(contentsOf: file)
+            try bytes.dropLast(4).write(to: file)
+            #expect(disk.curve(key, count: LiquidCurve.floatCount) == nil, "a file cut short was read")
+        }
+    }
+
     @Test func theEnvironmentNamesTheFolderOrTurnsItOff() {
-        #expect(ShadingDiskCache.fromEnvironment(["MERCURIAL_CACHE": "off", "HOME": "/h"]) == nil)
-        #expect(ShadingDiskCache.fromEnvironment(["MERCURIAL_CACHE": "/c", "HOME": "/h"])?.folder == "/c")
-        #expect(ShadingDiskCache.fromEnvironment(["XDG_CACHE_HOME": "/x", "HOME": "/h"])?.folder == "/x/mercurial/shading")
-        #expect(ShadingDiskCache.fromEnvironment(["XDG_CACHE_HOME": "relative", "HOME": "/h"])?.folder == "/h/.cache/mercurial/shading")
-        #expect(ShadingDiskCache.fromEnvironment(["HOME": "/h"])?.folder == "/h/.cache/mercurial/shading")
-        #expect(ShadingDiskCache.fromEnvironment([:]) == nil)
+        #expect(ShadingDiskCache.fromEnvironment { ["MERCURIAL_CACHE": "off", "HOME": "/h"][$0] } == nil)
+        #expect(ShadingDiskCache.fromEnvironment { ["MERCURIAL_CACHE": "/c", "HOME": "/h"][$0] }?.folder == "/c")
+        #expect(ShadingDiskCache.fromEnvironment { ["XDG_CACHE_HOME": "/x", "HOME": "/h"][$0] }?.folder == "/x/mercurial/shading")
+        #expect(ShadingDiskCache.fromEnvironment { ["XDG_CACHE_HOME": "relative", "HOME": "/h"][$0] }?.folder == "/h/.cache/mercurial/shading")
+        #expect(ShadingDiskCache.fromEnvironment { ["HOME": "/h"][$0] }?.folder == "/h/.cache/mercurial/shading")
+        #expect(ShadingDiskCache.fromEnvironment { _ in nil } == nil)
     }
 }
 

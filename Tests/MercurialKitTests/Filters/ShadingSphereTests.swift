@@ -145,7 +145,7 @@ import MercurialTestSupport
             values += [v, v.nextUp, v.nextDown, edge, edge.nextUp, edge.nextDown]
         }
         while values.count < 2001 { values.append(Float(values.count) / 1613 - 0.3) }
-        let expected = values.map { Float(unitByte($0)) / 255 }
+        let expected = values.map { Float(unitByte($0)) }
         values.withUnsafeMutableBufferPointer { LightLayer.storeAsBytes($0.baseAddress!, $0.count) }
         let wrong = zip(values, expected).filter { $0.0 != $0.1 }.count
         #expect(values.count % 8 == 1 && wrong == 0, "\(wrong) of \(values.count) values rounded differently")
