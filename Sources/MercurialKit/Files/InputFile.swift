@@ -18,14 +18,9 @@ public enum InputFile {
         let expected = Int(info.st_size) + 1
         var failure: MercurialError?
         var bytes = [UInt8](unsafeUninitializedCapacity: expected) { buffer, count in
-            count = 0
-            while count < expected {
-                let part = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count...]))
-                switch Result(catching: { () throws(MercurialError) in try read(fd, into: part, path: path, role: role) }) {
-                case .success(let n) where n > 0: count += n
-                case .success: return
-                case .failure(let error): failure = error; return
-                }
+            switch Result(catching: { () throws(MercurialError) in try readFully(fd, into: buffer, path: path, role: role) }) {
+            case .success(let n): count = n
+            case .failure(let error): count = 0; failure = error
             }
         }
         if let failure { throw failure }
@@ -43,6 +38,46 @@ public enum InputFile {
             bytes.append(contentsOf: chunk[0..<n])
         }
         return bytes
+    }
+
+    /// Reads the whole regular file at `path`, as `read` does, into new memory the caller
+    /// owns and deallocates: a font FreeType reads in place is then read once, not read into
+    /// an array and copied (a 705 KB font: 170 page faults fewer).
+    public static func readAllocated(_ path: String, role: String, limit: Int) throws(MercurialError) -> UnsafeMutableBufferPointer<UInt8> {
+        let (fd, info) = try open(path, role: role)
+        let userPath = UserPath(checked: path)
+        guard Int(info.st_size) <= limit else { close(fd); throw tooLarge(userPath, role, limit) }
+        let expected = Int(info.st_size) + 1
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: expected)
+        let count: Int
+        do {
+            count = try readFully(fd, into: buffer, path: path, role: role)
+        } catch {
+            close(fd)
+            buffer.deallocate()
+            throw error
+        }
+        close(fd)
+        if count < expected { return UnsafeMutableBufferPointer(rebasing: buffer[..<count]) }
+        // The file grew as it was read: read it again, whole, as `read` does.
+        buffer.deallocate()
+        let bytes = try read(path, role: role, limit: limit)
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+        _ = copy.initialize(from: bytes)
+        return copy
+    }
+
+    /// Reads `fd` into `buffer` until it is full or the file ends: the count read.
+    private static func readFully(_ fd: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, path: String,
+                                  role: String) throws(MercurialError) -> Int {
+        var count = 0
+        while count < buffer.count {
+            let n = try read(fd, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count...])),
+                             path: path, role: role)
+            if n == 0 { break }
+            count += n
+        }
+        return count
     }
 
     /// Opens `path`, which must be a regular file, for reading: the descriptor (the

@@ -391,9 +391,8 @@ public struct FallbackFont: Sendable, Equatable {
 final class FontBytes: @unchecked Sendable {
     let buffer: UnsafeMutableBufferPointer<UInt8>
 
-    private init(_ data: [UInt8]) {
-        buffer = .allocate(capacity: data.count)
-        _ = buffer.initialize(from: data)
+    private init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
     }
 
     deinit { buffer.deallocate() }
@@ -405,14 +404,13 @@ final class FontBytes: @unchecked Sendable {
         // Keyed by the file, not its path: a recipe spelling one font 300 ways reads it once.
         let stamp = FileStamp(path)
         if let stamp, let known = cache.withLock({ $0.files[stamp] }) { return known }
-        let data = try PNGFile.readFile(path, role: "font", limit: TextMask.maximumFontBytes)
-        guard !data.isEmpty else { throw MercurialError("font '\(UserPath(checked: path))' is an empty file; give a .ttf or .otf font") }
-        let bytes = FontBytes(data)
+        let bytes = FontBytes(try InputFile.readAllocated(path, role: "font", limit: TextMask.maximumFontBytes))
+        guard !bytes.buffer.isEmpty else { throw MercurialError("font '\(UserPath(checked: path))' is an empty file; give a .ttf or .otf font") }
         if let stamp {
             cache.withLock { cache in
-                if cache.bytes + data.count > cacheLimit || cache.files.count >= 64 { cache = Cache() }
+                if cache.bytes + bytes.buffer.count > cacheLimit || cache.files.count >= 64 { cache = Cache() }
                 cache.files[stamp] = bytes
-                cache.bytes += data.count
+                cache.bytes += bytes.buffer.count
             }
         }
         return bytes
