@@ -136,10 +136,13 @@ public struct ShadingDiskCache: Sendable {
         CardSignature.sha256(Array("liquid curve 1\n\(build)\n\(radius.bitPattern)\n".utf8))
     }
 
-    /// The `count` floats kept for the curve `key` names, or nil.
+    /// The `count` floats kept for the curve `key` names, or nil. Unlike a sphere's bytes, a
+    /// float a disk changed could be any number (a NaN traps where a height becomes a pixel
+    /// position), so the file ends with the SHA-256 of its floats, which must match.
     func curve(_ key: [UInt8], count: Int) -> [Float]? {
-        guard let bytes = entry(key, magic: Self.curveMagic, payload: 4 * count) else { return nil }
-        let start = Self.curveMagic.count + key.count
+        guard let bytes = entry(key, magic: Self.curveMagic, payload: 4 * count + 32) else { return nil }
+        let start = Self.curveMagic.count + key.count, end = start + 4 * count
+        guard CardSignature.sha256(Array(bytes[start..<end])) == Array(bytes[end...]) else { return nil }
         return [Float](unsafeUninitializedCapacity: count) { floats, made in
             bytes.withUnsafeBytes { raw in
                 for i in 0..<count {
@@ -150,12 +153,13 @@ public struct ShadingDiskCache: Sendable {
         }
     }
 
-    /// Keeps the curve's `floats` for `key` (as a sphere is kept, and pruned with them).
+    /// Keeps the curve's `floats` for `key`, then their SHA-256 (as a sphere is kept, and
+    /// pruned with them).
     func keepCurve(_ floats: [Float], _ key: [UInt8]) {
-        var bytes = Self.curveMagic + key
-        bytes.reserveCapacity(bytes.count + 4 * floats.count)
-        for value in floats { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 } }
-        keep(bytes, key)
+        var payload: [UInt8] = []
+        payload.reserveCapacity(4 * floats.count)
+        for value in floats { withUnsafeBytes(of: value.bitPattern.littleEndian) { payload += $0 } }
+        keep(Self.curveMagic + key + payload + CardSignature.sha256(payload), key)
     }
 
     /// The folder and its parents, made private to the user where they are new.

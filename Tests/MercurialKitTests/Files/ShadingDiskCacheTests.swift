@@ -176,8 +176,16 @@ import MercurialTestSupport
             #expect(disk.curve(ShadingDiskCache.curveKey(radius: 7.5), count: LiquidCurve.floatCount) == nil)
             let file = dir.appendingPathComponent(CardSignature.hex(key))
             let bytes = try Data(contentsOf: file)
+            // A float the disk changed (here to a NaN) fails the file's SHA-256.
+            var changed = bytes
+            let at = 8 + 32 + 4 * 100
+            changed.replaceSubrange(at..<(at + 4), with: [0x00, 0x00, 0xC0, 0x7F])
+            try changed.write(to: file)
+            #expect(disk.curve(key, count: LiquidCurve.floatCount) == nil, "a changed float was read")
             try bytes.dropLast(4).write(to: file)
             #expect(disk.curve(key, count: LiquidCurve.floatCount) == nil, "a file cut short was read")
+            try bytes.write(to: file)
+            #expect(disk.curve(key, count: LiquidCurve.floatCount) != nil)
         }
     }
 
