@@ -18,9 +18,9 @@ let staticSwiftInRelease: [LinkerSetting] = [.unsafeFlags(
 // (their -dev packages ship them): each module map links "mercurial-NAME", a linker script in
 // scripts/link that names the archive. Their headers are in the system's include path, so
 // these targets ask pkg-config for nothing, which would link the shared library as well.
-// Five shared libraries fewer at every start (a trivial C program linked against them
-// started 0.33 ms later); FreeType, HarfBuzz, fontconfig, libpng, zlib and libunibreak
-// (no static archive in Debian) stay shared.
+// Six shared libraries fewer at every start (webpmux is the sixth; a trivial C program
+// linked against them and libunibreak started 0.40 ms later); FreeType, HarfBuzz,
+// fontconfig, libpng, zlib and libunibreak (no static archive in Debian) stay shared.
 let staticCLibraries: [LinkerSetting] = [.unsafeFlags(["-L", Context.packageDirectory + "/scripts/link"])]
 // MercurialKit and the modules that import Foundation (the servers, the bench) are compiled
 // with the flag too: their objects then name the static libraries the runtime and
