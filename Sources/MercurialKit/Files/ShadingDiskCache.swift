@@ -142,14 +142,17 @@ public struct ShadingDiskCache: Sendable {
     func curve(_ key: [UInt8], count: Int) -> [Float]? {
         guard let bytes = entry(key, magic: Self.curveMagic, payload: 4 * count + 32) else { return nil }
         let start = Self.curveMagic.count + key.count, end = start + 4 * count
-        guard CardSignature.sha256(Array(bytes[start..<end])) == Array(bytes[end...]) else { return nil }
-        return [Float](unsafeUninitializedCapacity: count) { floats, made in
-            bytes.withUnsafeBytes { raw in
+        return bytes.withUnsafeBytes { raw -> [Float]? in
+            // Hashed where they lie, not copied out first.
+            var hash = SHA256Hash()
+            hash.add(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+            guard hash.digest().elementsEqual(raw[end...]) else { return nil }
+            return [Float](unsafeUninitializedCapacity: count) { floats, made in
                 for i in 0..<count {
                     floats[i] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: start + 4 * i, as: UInt32.self)))
                 }
+                made = count
             }
-            made = count
         }
     }
 
