@@ -6,8 +6,13 @@ import Glibc
 #endif
 
 struct Render: ParsableCommand {
+    // `_superCommandName` matters only where render is parsed as the root (`mercurial render …`,
+    // see `Mercurial.parser(for:)`): usage lines then read "mercurial render", and ArgumentParser
+    // skips its check for --generate-completion-script, which parsed two commands of its own first
+    // (an eighth of a small title's instructions). Such a request goes through the root anyway.
     static let configuration = CommandConfiguration(
         commandName: "render",
+        _superCommandName: "mercurial",
         abstract: "Render a title to a PNG, JPEG or WebP.",
         discussion: """
         Examples:

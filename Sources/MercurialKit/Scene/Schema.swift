@@ -390,18 +390,23 @@ extension SchemaValue {
                     write: { .string(name($0)) }, leaf: { _ in nil })
     }
 
-    /// A nested block.
-    public static func block(_ schema: Schema<Value>) -> SchemaValue {
+    /// A nested block. The schema is taken as written (`.block(vine)`, a `static let`) and made
+    /// on first use: a scene without a vine, a plate or a text path never builds theirs (their key
+    /// paths and the generic types behind them are a twentieth of a small title's instructions).
+    /// Give a stored schema, not one built in the argument, which would be built at every use.
+    public static func block(_ schema: @autoclosure @escaping @Sendable () -> Schema<Value>) -> SchemaValue {
         SchemaValue(Description(kind: "object", range: nil, rangeDescription: "{…}",
-                                children: { schema.rows(under: $0 + ".") }),
+                                children: { schema().rows(under: $0 + ".") }),
                     read: { node, name, reader throws(MercurialError) in
+                        let schema = schema()
                         var value = schema.defaultValue
                         try schema.read(node, name, onto: &value, reader)
                         return value
                     },
-                    write: { schema.write($0) },
-                    leaf: { schema.leaf($0) },
+                    write: { schema().write($0) },
+                    leaf: { schema().leaf($0) },
                     assign: { value, steps, node, name, reader throws(MercurialError) in
+                        let schema = schema()
                         if steps.isEmpty {
                             value = schema.defaultValue
                             try schema.read(node, name, onto: &value, reader)
@@ -409,13 +414,14 @@ extension SchemaValue {
                             try schema.assign(steps, node, name, onto: &value, reader)
                         }
                     },
-                    blank: { schema.defaultValue })
+                    blank: { schema().defaultValue })
     }
 
     /// A list of blocks (`noun` names one in messages: "point light 2").
-    public static func list<Element: Sendable>(_ schema: Schema<Element>, maximum: Int, noun: String,
+    /// Its schema is made on first use, as `block`'s is.
+    public static func list<Element: Sendable>(_ schema: @autoclosure @escaping @Sendable () -> Schema<Element>, maximum: Int, noun: String,
                                                plural: String) -> SchemaValue<[Element]> {
-        let one = SchemaValue<Element>.block(schema)
+        let one = SchemaValue<Element>.block(schema())
         let read: @Sendable (JSONNode, String, SceneAnimation.Reader) throws(MercurialError) -> [Element] = { node, name, reader throws(MercurialError) in
                 guard case .array(let items) = node.value else {
                     throw reader.fail(node, "\"\(name)\" must be an array of \(noun) objects, not \(node.value.typeName)")
@@ -429,7 +435,7 @@ extension SchemaValue {
             }
         return SchemaValue<[Element]>(
             Description(kind: "array", range: nil, rangeDescription: "up to \(maximum) {…}",
-                        children: { schema.rows(under: $0 + "[].") }),
+                        children: { schema().rows(under: $0 + "[].") }),
             read: read,
             write: { $0.isEmpty ? nil : .array($0.compactMap { one.write($0).map { JSONNode(value: $0, location: .none) } }) },
             leaf: { steps in element(steps, one, noun: noun) },
