@@ -61,6 +61,7 @@ mapfile -d '' kit_sources < <(find Sources/MercurialKit -name '*.swift' -print0 
 mapfile -d '' kernel_sources < <(find Sources/CKernels -maxdepth 1 -name '*.c' -print0 | sort -z)
 mapfile -d '' kernel_headers < <(find Sources/CKernels/include -name '*.h' -print0 | sort -z)
 kit_inputs=("${kit_sources[@]}" Sources/CPNGWriter/png_writer.c Sources/CPNGWriter/include/png_writer.h
+            Sources/CPNGWriter/fast_deflate.c Sources/CPNGWriter/include/fast_deflate.h
             "${kernel_sources[@]}" "${kernel_headers[@]}" scripts/fuzz/targets/feedback.c scripts/fuzz.sh)
 
 # stale OUTPUT INPUTS...: true when OUTPUT is missing or older than an input.
@@ -102,8 +103,9 @@ if stale "$kit/MercurialKit.o" "${kit_inputs[@]}"; then
     snapshot "$next/src" "${kit_inputs[@]}"
     src=$root/$next/src
     # SwiftPM makes a module map for a C target's include/ folder; do the same.
-    printf 'module CPNGWriter {\n    header "%s"\n    export *\n}\n' \
-        "$root/Sources/CPNGWriter/include/png_writer.h" > "$next/modules/CPNGWriter/module.modulemap"
+    printf 'module CPNGWriter {\n    header "%s"\n    header "%s"\n    export *\n}\n' \
+        "$root/Sources/CPNGWriter/include/png_writer.h" "$root/Sources/CPNGWriter/include/fast_deflate.h" \
+        > "$next/modules/CPNGWriter/module.modulemap"
     { echo 'module CKernels {'
       for header in "${kernel_headers[@]}"; do printf '    header "%s"\n' "$root/$header"; done
       printf '    export *\n}\n'; } > "$next/modules/CKernels/module.modulemap"
@@ -111,6 +113,8 @@ if stale "$kit/MercurialKit.o" "${kit_inputs[@]}"; then
     clang -fsanitize=address,fuzzer-no-link -O1 -g -fno-omit-frame-pointer -fdebug-prefix-map="$src=$root" \
         -I "$src/Sources/CPNGWriter/include" "${pkg_cflags[@]}" \
         -c "$src/Sources/CPNGWriter/png_writer.c" -o "$next/png_writer.o"
+    clang -fsanitize=address,fuzzer-no-link -O1 -g -fno-omit-frame-pointer -fdebug-prefix-map="$src=$root" \
+        -I "$src/Sources/CPNGWriter/include" -c "$src/Sources/CPNGWriter/fast_deflate.c" -o "$next/fast_deflate.o"
     for c in "${kernel_sources[@]}"; do
         clang -fsanitize=address,fuzzer-no-link -O2 -g -fno-omit-frame-pointer -fdebug-prefix-map="$src=$root" \
             -I "$src/Sources/CKernels/include" -c "$src/$c" -o "$next/kernel-$(basename "$c" .c).o"
@@ -153,7 +157,7 @@ if stale "$binary" "$kit/MercurialKit.o" "${target_sources[@]}" ${extra_inputs[@
     snapshot "$out/src" "${target_sources[@]}"
     src=$root/$out/src
     flags=("${swift_flags[@]}" -debug-prefix-map "$src=$root" -I "$kit/modules" -I "$out/modules" -swift-version 6)
-    objects=("$kit/MercurialKit.o" "$kit/png_writer.o" "$kit"/kernel-*.o "$kit/feedback.o")
+    objects=("$kit/MercurialKit.o" "$kit/png_writer.o" "$kit/fast_deflate.o" "$kit"/kernel-*.o "$kit/feedback.o")
     if [[ $target == cli ]]; then
         # swift-argument-parser as SwiftPM builds it (ArgumentParserToolInfo, then
         # ArgumentParser), instrumented too. The front end's @main becomes

@@ -1,4 +1,5 @@
 #include "png_writer.h"
+#include "fast_deflate.h"
 
 #include <png.h>
 #include <pthread.h>
@@ -228,6 +229,60 @@ fail:
     return NULL;
 }
 
+/* Gives deflate all of `bytes`. With too little output space deflate returns before it
+   has read its input (zlib may emit many rows' pending blocks at once), so room is
+   made until none is left unread; taking one call as enough lost bytes from the
+   stream. */
+static int deflate_input(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8_t *bytes, size_t count) {
+    z->next_in = (Bytef *)bytes;
+    z->avail_in = (uInt)count;
+    while (z->avail_in > 0) {
+        if (!ensure_output(z, buffer, capacity, count + 1024)) return 0;
+        if (deflate(z, Z_NO_FLUSH) != Z_OK) return 0;
+    }
+    return 1;
+}
+
+/* Where a band's deflate stream goes: zlib's stream and its growing buffer, or (`fast`:
+   level 1 with the RLE strategy) fast_deflate's, which makes the same kind of stream. */
+struct band_out {
+    struct fast_deflate *fast;
+    z_stream *z;
+    uint8_t **buffer;
+    size_t *capacity;
+};
+
+static int out_write(struct band_out *o, const uint8_t *bytes, size_t count) {
+    return o->fast ? fast_deflate_write(o->fast, bytes, count) : deflate_input(o->z, o->buffer, o->capacity, bytes, count);
+}
+
+/* Ends the block so far, byte-aligned, with nothing after referring back (before a splice).
+   zlib's full flush is complete only when it leaves output space unused: zlib may hold
+   tens of kilobytes of pending blocks, and with too little room it returns early with the
+   rest still inside, to come out after the splice (a corrupt stream). */
+static int out_full_flush(struct band_out *o) {
+    if (o->fast) return fast_deflate_sync(o->fast);
+    z_stream *z = o->z;
+    z->avail_in = 0;
+    for (;;) {
+        if (!ensure_output(z, o->buffer, o->capacity, 4096)) return 0;
+        int status = deflate(z, Z_FULL_FLUSH);
+        if (status != Z_OK && status != Z_BUF_ERROR) return 0;
+        if (z->avail_out > 0) return 1;
+    }
+}
+
+/* Appends a byte-aligned segment after a full flush. */
+static int out_splice(struct band_out *o, const uint8_t *bytes, size_t size) {
+    if (o->fast) return fast_deflate_append_aligned(o->fast, bytes, size);
+    z_stream *z = o->z;
+    if (!ensure_output(z, o->buffer, o->capacity, size)) return 0;
+    memcpy(z->next_out, bytes, size);
+    z->next_out += size;
+    z->avail_out -= (uInt)size;
+    return 1;
+}
+
 /* Segments of a repeated row (REPEAT_BLOCK rows, and one row), kept while they are
    among the last SEGMENT_CACHE made: every band of a canvas and every title of a
    batch has the same fill row. Each row's bytes are compared in full; one lock. */
@@ -258,7 +313,7 @@ static const struct row_segment *find_segment(const uint8_t *row, size_t row_byt
 /* Copies the segment of `count` copies of `row` (from the cache, or made and kept)
    to the end of the output; *segment_adler receives its Adler-32. The copy is made
    under the lock, so a slot reused by another band is never read half-replaced. */
-static int splice_row_segment(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8_t *row, size_t row_bytes,
+static int splice_row_segment(struct band_out *o, const uint8_t *row, size_t row_bytes,
                               int level, int count, uint8_t filter, uint32_t row_adler, uint32_t *segment_adler) {
     pthread_mutex_lock(&segment_lock);
     const struct row_segment *e = find_segment(row, row_bytes, level, count, filter);
@@ -279,29 +334,10 @@ static int splice_row_segment(z_stream *z, uint8_t **buffer, size_t *capacity, c
         *slot = made;
         e = slot;
     }
-    int ok = ensure_output(z, buffer, capacity, e->size);
-    if (ok) {
-        memcpy(z->next_out, e->bytes, e->size);
-        z->next_out += e->size;
-        z->avail_out -= (uInt)e->size;
-        *segment_adler = e->adler;
-    }
+    int ok = out_splice(o, e->bytes, e->size);
+    if (ok) *segment_adler = e->adler;
     pthread_mutex_unlock(&segment_lock);
     return ok;
-}
-
-/* Gives deflate all of `bytes`. With too little output space deflate returns before it
-   has read its input (zlib may emit many rows' pending blocks at once), so room is
-   made until none is left unread; taking one call as enough lost bytes from the
-   stream. */
-static int deflate_input(z_stream *z, uint8_t **buffer, size_t *capacity, const uint8_t *bytes, size_t count) {
-    z->next_in = (Bytef *)bytes;
-    z->avail_in = (uInt)count;
-    while (z->avail_in > 0) {
-        if (!ensure_output(z, buffer, capacity, count + 1024)) return 0;
-        if (deflate(z, Z_NO_FLUSH) != Z_OK) return 0;
-    }
-    return 1;
 }
 
 /* Ends a band: the last with Z_FINISH, the others with a sync flush (byte-aligned, so
@@ -325,7 +361,7 @@ static int end_band(z_stream *z, uint8_t **buffer, size_t *capacity, int last) {
    fill. Unfiltered, an opaque background's 4-byte pixels give the RLE strategy no run
    to find: a 1200×630 card on a plain background was 885 KB unfiltered and 35 KB with
    the Up filter. `scratch` holds row_bytes + 1 bytes, `zeros` row_bytes zero bytes. */
-static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, struct row_source *source,
+static int rle_rows(struct band_out *o, struct row_source *source,
                     uint32_t row_begin, uint32_t row_end, int level, int up, uint8_t *scratch,
                     const uint8_t *zeros, uint32_t *adler) {
     const uint8_t *const *rows = source->rows;
@@ -346,21 +382,12 @@ static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, struct row_
         /* With `up`, a run is spliced from the row after its first: the first is filtered
            against whatever is above it, as any row. */
         if (run >= 2 && (!up || (y > 0 && rows[y - 1] == row))) {
-            /* A full flush empties the window, so nothing after the splice refers back across it.
-               It is complete only when it leaves output space unused: zlib may hold tens of
-               kilobytes of pending blocks, and with too little room it returns early with the
-               rest still inside, to come out after the splice (a corrupt stream). */
-            z->avail_in = 0;
-            for (;;) {
-                if (!ensure_output(z, buffer, capacity, 4096)) return 0;
-                int status = deflate(z, Z_FULL_FLUSH);
-                if (status != Z_OK && status != Z_BUF_ERROR) return 0;
-                if (z->avail_out > 0) break;
-            }
+            /* A full flush empties the window, so nothing after the splice refers back across it. */
+            if (!out_full_flush(o)) return 0;
             while (run > 0) {
                 int count = run >= REPEAT_BLOCK ? REPEAT_BLOCK : 1;
                 uint32_t segment_adler;
-                if (!splice_row_segment(z, buffer, capacity, up ? zeros : bytes, row_bytes, level, count,
+                if (!splice_row_segment(o, up ? zeros : bytes, row_bytes, level, count,
                                         up ? filter_up : filter_none, up ? zeros_adler : previous_adler,
                                         &segment_adler)) return 0;
                 a = adler32_combine(a, segment_adler, (z_off_t)((row_bytes + 1) * (size_t)count));
@@ -374,12 +401,11 @@ static int rle_rows(z_stream *z, uint8_t **buffer, size_t *capacity, struct row_
             scratch[0] = filter_up;
             for (size_t i = 0; i < row_bytes; i++) scratch[i + 1] = (uint8_t)(bytes[i] - above[i]);
             a = adler32_combine(a, checksum(1, scratch, row_bytes + 1), (z_off_t)(row_bytes + 1));
-            if (!deflate_input(z, buffer, capacity, scratch, row_bytes + 1)) return 0;
+            if (!out_write(o, scratch, row_bytes + 1)) return 0;
         } else {
             if (up) previous_adler = checksum(checksum(1, &filter_none, 1), bytes, row_bytes);
             a = adler32_combine(a, previous_adler, (z_off_t)(row_bytes + 1));
-            if (!deflate_input(z, buffer, capacity, &filter_none, 1)
-                || !deflate_input(z, buffer, capacity, bytes, row_bytes)) return 0;
+            if (!out_write(o, &filter_none, 1) || !out_write(o, bytes, row_bytes)) return 0;
         }
         y++;
     }
@@ -453,34 +479,52 @@ static int adaptive_rows(z_stream *z, uint8_t **buffer, size_t *capacity, struct
     return ok;
 }
 
-/* A band deflated unfiltered (zlib's RLE strategy, for speed) or adaptively filtered
-   (the default strategy, for size) at `level`, into output that starts at 64 KiB and
-   grows; *adler receives the Adler-32 of the band's filtered bytes. */
+/* A band deflated unfiltered or with the Up filter (the RLE strategy, for speed; at level 1
+   by fast_deflate) or adaptively filtered (zlib's default strategy, for size) at `level`,
+   into output that starts at 64 KiB and grows; *adler receives the Adler-32 of the band's
+   filtered bytes. */
 static int deflate_band(struct row_source *source, uint32_t row_begin, uint32_t row_end,
                         int last, int level, int filter, uint8_t **out, size_t *out_size, uint32_t *adler) {
     size_t row_bytes = source->row_bytes;
     int rle = filter == MERCURIAL_FILTER_NONE || filter == MERCURIAL_FILTER_UP;
-    z_stream z;
-    size_t capacity = 65536;
-    uint8_t *buffer = begin_deflate(&z, level, rle ? 8 : 9, rle ? Z_RLE : Z_DEFAULT_STRATEGY, 0, &capacity);
-    if (!buffer) return 0;
     int up = filter == MERCURIAL_FILTER_UP;
     uint8_t *scratch = up ? malloc(row_bytes + 1) : NULL, *zeros = up ? calloc(row_bytes ? row_bytes : 1, 1) : NULL;
-    if (up && (!scratch || !zeros)) { free(scratch); free(zeros); deflateEnd(&z); free(buffer); return 0; }
+    if (up && (!scratch || !zeros)) { free(scratch); free(zeros); return 0; }
     uint32_t a = 0;
-    int ok = rle ? rle_rows(&z, &buffer, &capacity, source, row_begin, row_end, level, up, scratch, zeros, &a)
-                 : adaptive_rows(&z, &buffer, &capacity, source, row_begin, row_end, &a);
+    int ok;
+    if (rle && level == 1) {
+        struct fast_deflate fast;
+        struct band_out o = { .fast = &fast };
+        ok = fast_deflate_begin(&fast) && rle_rows(&o, source, row_begin, row_end, level, up, scratch, zeros, &a)
+            && (last ? fast_deflate_finish(&fast) : fast_deflate_sync(&fast));
+        if (ok) {
+            *out = fast.out;
+            *out_size = fast.size;
+            fast.out = NULL;
+        }
+        fast_deflate_end(&fast);
+    } else {
+        z_stream z;
+        size_t capacity = 65536;
+        uint8_t *buffer = begin_deflate(&z, level, rle ? 8 : 9, rle ? Z_RLE : Z_DEFAULT_STRATEGY, 0, &capacity);
+        struct band_out o = { .z = &z, .buffer = &buffer, .capacity = &capacity };
+        ok = buffer != NULL;
+        if (ok) {
+            ok = (rle ? rle_rows(&o, source, row_begin, row_end, level, up, scratch, zeros, &a)
+                      : adaptive_rows(&z, &buffer, &capacity, source, row_begin, row_end, &a))
+                && end_band(&z, &buffer, &capacity, last);
+            if (ok) {
+                *out = buffer;
+                *out_size = capacity - z.avail_out;
+            } else {
+                free(buffer);
+            }
+            deflateEnd(&z);
+        }
+    }
     free(scratch);
     free(zeros);
-    if (ok && end_band(&z, &buffer, &capacity, last)) {
-        *out = buffer;
-        *out_size = capacity - z.avail_out;
-        *adler = a;
-    } else {
-        ok = 0;
-        free(buffer);
-    }
-    deflateEnd(&z);
+    if (ok) *adler = a;
     return ok;
 }
 
@@ -490,6 +534,30 @@ static int deflate_band(struct row_source *source, uint32_t row_begin, uint32_t 
 static int paeth_band(struct row_source *source, uint32_t row_begin, uint32_t row_end, int last, int level, int rle,
                       uint8_t **out, size_t *out_size, uint32_t *adler) {
     size_t row_bytes = source->row_bytes;
+    if (rle && level == 1) {
+        /* The same filtered bytes through fast_deflate. */
+        struct fast_deflate fast;
+        uint8_t *filtered = malloc(row_bytes + 1);
+        uint32_t a = adler32(0, NULL, 0);
+        int ok = filtered && fast_deflate_begin(&fast);
+        for (uint32_t y = row_begin; ok && y < row_end; y++) {
+            const uint8_t *up = y > 0 ? row_bytes_at(source, y - 1) : NULL, *row = row_bytes_at(source, y);
+            filtered[0] = 4;
+            paeth_row(row, up, row_bytes, source->bpp, filtered + 1);
+            a = adler32_combine(a, checksum(1, filtered, row_bytes + 1), (z_off_t)(row_bytes + 1));
+            ok = fast_deflate_write(&fast, filtered, row_bytes + 1);
+        }
+        ok = ok && (last ? fast_deflate_finish(&fast) : fast_deflate_sync(&fast));
+        if (ok) {
+            *out = fast.out;
+            *out_size = fast.size;
+            *adler = a;
+            fast.out = NULL;
+        }
+        if (filtered) fast_deflate_end(&fast);
+        free(filtered);
+        return ok;
+    }
     size_t raw = (row_bytes + 1) * (row_end - row_begin);
     z_stream z;
     size_t capacity = 0;

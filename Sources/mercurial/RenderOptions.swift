@@ -41,7 +41,7 @@ struct RenderOptions: ParsableArguments {
     @Option(help: .parameter("mask")) var mask: String?
     @Option(help: .parameter("opacity"), transform: decimalFlag) var opacity: Double?
 
-    @Option(help: ArgumentHelp("A PNG title's compression: fast (zlib level 1 on every core; the default), small (adaptive row filters, zlib level 7, on every core) or none (stored, 4 bytes a pixel). Not animate's: its formats set their own.", valueName: "level"))
+    @Option(help: ArgumentHelp("A PNG title's compression: fast (PNG's Up filter, runs and Huffman codes on every core; the default), small (adaptive row filters, zlib level 7, on every core) or none (stored, 4 bytes a pixel). Not animate's: its formats set their own.", valueName: "level"))
     var compression: PNGFile.Compression?
 
     /// The PNG compression asked for, or the default.

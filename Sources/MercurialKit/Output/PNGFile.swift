@@ -21,8 +21,9 @@ public enum PNGFile {
     public static let maximumFileBytes = 512 * 1024 * 1024
 
     public enum Compression: String, Sendable, CaseIterable {
-        /// Bands of rows deflated on every core, zlib level 1, RLE, every row but the first
-        /// with PNG's Up filter: quick, somewhat larger file.
+        /// Bands of rows deflated on every core as runs and Huffman codes (the stream zlib's
+        /// RLE strategy makes at level 1, by `fast_deflate.c`), every row but the first with
+        /// PNG's Up filter: quick, somewhat larger file.
         case fast
         /// Bands of rows deflated on every core, each row with the filter libpng's heuristic
         /// picks, zlib level 7: a 1200×630 card a twentieth of `fast`'s size, in 4.6 times
@@ -84,7 +85,8 @@ public enum PNGFile {
     ///
     /// Bands of rows are compressed on every core at once — libpng deflates on one
     /// thread only — and joined into one zlib stream as pigz does; the few bytes of PNG
-    /// framing around it are written here. `.fast`: zlib level 1, the RLE strategy (a
+    /// framing around it are written here. `.fast`: runs and Huffman codes, as zlib's RLE
+    /// strategy makes them at level 1, by `fast_deflate.c` in a fifth of zlib's time (a
     /// title is mostly runs of transparent pixels), and PNG's Up filter on every row but the
     /// first (so that an opaque background's rows, alike, are runs of zeros; a repeated row
     /// pointer's rows after its first are spliced in as zero rows). `.small`: each row
@@ -194,7 +196,8 @@ public enum PNGFile {
 
     /// The zlib stream of a PNG's image data for `height` rows of `width` RGBA8 pixels,
     /// deflated in bands on every core and joined, as pigz does. A title canvas (mostly
-    /// runs of one colour) needs only the Up filter and zlib level 1 with the RLE strategy;
+    /// runs of one colour) needs only the Up filter and the RLE strategy at level 1 (made
+    /// by `fast_deflate.c`, as the Paeth-filtered frames' are);
     /// a `picture` (full frames of metal over a gradient, as an APNG's) compresses far
     /// better with the Paeth filter, and the RLE strategy at level 1 deflates it smaller
     /// than the default strategy at level 4 in half the time (1920×1080 light-sweep frame:

@@ -18,8 +18,8 @@ public struct PNGChunk: Sendable, Equatable {
 /// Adler-32 of the whole stream is combined from the bands' as they go.
 ///
 /// `.none` stores unfiltered rows (deflate level 0);
-/// `.fast` deflates Up-filtered rows (all but the image's first) at level 1 with the
-/// RLE strategy, as the in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
+/// `.fast` deflates Up-filtered rows (all but the image's first) as runs and Huffman
+/// codes (`fast_deflate.c`), as the in-memory encoder does; `.small` Paeth-filters the rows at level 9 (libpng's
 /// adaptive filtering needs the whole image at once; the file is close in size).
 /// The bytes go to `output` as they are made, through an `OutputFile.Stream` opened
 /// at the first of them, which `finish` makes appear whole and `discard` (or a failed
