@@ -6,7 +6,7 @@
 
 /* A raw deflate stream made as zlib's RLE strategy makes one (runs of a byte as
    distance-1 matches, every other byte a literal), each block with Huffman codes made
-   for it, in about a third of zlib's instructions (see fast_deflate.c). Not thread-safe:
+   for it, in about a quarter of zlib's instructions (see fast_deflate.c). Not thread-safe:
    one stream per thread. */
 enum { FAST_DEFLATE_BLOCK_TOKENS = 1 << 14 };
 
