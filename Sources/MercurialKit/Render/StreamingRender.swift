@@ -104,21 +104,36 @@ extension TitleRenderer {
     /// `ancillary` chunks (a recipe) go after the streamed PNG's header. The PNG goes
     /// to `output` through `StreamedPNGSink`, whole or not at all (with no output, it
     /// is kept in the result, for tests). `writePNG` writes either kind of still.
+    ///
+    /// A title over a background (`settings.background`) is opaque, and is written as RGB, as
+    /// `PNGSink` writes an opaque canvas. The sink checks each band; should one have a pixel
+    /// that is not opaque, what was written is dropped and the title rendered again with alpha.
     public static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression,
                                  ancillary: [PNGChunk] = [], bandHeight: Int = streamingBandHeight, force: Bool = false,
                                  output: OutputTarget?) throws(MercurialError) -> PNGRender {
+        try renderPNG(settings, compression: compression, ancillary: ancillary, bandHeight: bandHeight, force: force,
+                      output: output, opaque: settings.background != nil)
+    }
+
+    /// `renderPNG`, the streamed PNG written as RGB when `opaque`.
+    static func renderPNG(_ settings: RenderSettings, compression: PNGFile.Compression, ancillary: [PNGChunk],
+                          bandHeight: Int, force: Bool, output: OutputTarget?, opaque: Bool) throws(MercurialError) -> PNGRender {
         var writer: (any RowSink)?
         do {
             let result = try renderPNG(settings, bandHeight: bandHeight, force: force, writer: &writer) { width, height in
-                StreamedPNGSink(width: width, height: height, compression: compression, ancillary: ancillary, output: output)
+                StreamedPNGSink(width: width, height: height, compression: compression, ancillary: ancillary, output: output,
+                                opaque: opaque)
             }
             guard case .streamed(var title) = result, let writer else { return result }
             try writer.finish()
             title.bytes = (writer as? StreamedPNGSink)?.bytes ?? []
             return .streamed(title)
         } catch {
+            let translucent = (writer as? StreamedPNGSink)?.foundTranslucent == true
             writer?.discard()
-            throw error
+            guard translucent else { throw error }
+            return try renderPNG(settings, compression: compression, ancillary: ancillary, bandHeight: bandHeight,
+                                 force: force, output: output, opaque: false)
         }
     }
 

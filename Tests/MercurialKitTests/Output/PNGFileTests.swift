@@ -123,6 +123,36 @@ func fixture(_ name: String) -> String { CLI.fixturePath(name) }
         }
     }
 
+    /// A streamed sink told its title is opaque writes RGB (colour type 2) that decodes to the
+    /// same pixels; given a band with a pixel that is not opaque, it throws and says so (the
+    /// caller renders again with alpha), rather than drop the alpha.
+    @Test func anOpaqueStreamedTitleIsRGBAndATranslucentBandIsRefused() throws {
+        let width = 300, height = 200
+        var image = Image<RGBA8>(width: width, height: height, repeating: RGBA8(r: 16, g: 32, b: 48, a: 255))
+        for y in 50..<150 { for x in 40..<260 { image[x, y] = RGBA8(r: UInt8(x % 256), g: UInt8(y), b: 200, a: 255) } }
+        let (png, refused) = try image.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: UInt8.self)
+            let rows = (0..<height).map { base + $0 * width * 4 }
+            let sink = StreamedPNGSink(width: width, height: height, compression: .fast, output: nil, opaque: true)
+            for start in stride(from: 0, to: height, by: 64) { try sink.append(rows: Array(rows[start..<min(start + 64, height)])) }
+            try sink.endFrame()
+            var translucent = Array(UnsafeBufferPointer(start: rows[0], count: width * 4))
+            translucent[4 * 7 + 3] = 254
+            let refusing = StreamedPNGSink(width: width, height: height, compression: .fast, output: nil, opaque: true)
+            let refused = translucent.withUnsafeBufferPointer { row -> Bool in
+                do { try refusing.append(rows: [row.baseAddress!]) } catch { return refusing.foundTranslucent }
+                return false
+            }
+            return (sink.bytes, refused)
+        }
+        #expect(png[25] == 2, "colour type \(png[25])")
+        let data = try #require(PNGFile.strictlyInflatedImageData(png))
+        #expect(data.count == height * (width * 3 + 1))
+        let decoded = try PNGFile.decode(png, name: "rgb", role: "test")
+        #expect(decoded.pixels == image.pixels)
+        #expect(refused, "a translucent band was written as RGB")
+    }
+
     /// Wide rows that deflate badly (noise) between runs of the fill row, as a 1080p
     /// title's glyph rows are: zlib then holds blocks of many rows and may emit them all
     /// at once, more than one row's room. Every encoder's zlib stream must inflate to

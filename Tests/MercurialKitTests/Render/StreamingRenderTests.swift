@@ -54,9 +54,12 @@ import MercurialTestSupport
                                                  force: true, output: nil)
         guard case .streamed(let title) = result else { throw MercurialError("the title was not streamed") }
         let image = try PNGFile.decode(title.bytes, name: "streamed", role: "output")
+        // Over a background the title is opaque and written as RGB (colour type 2), else RGBA (6).
+        let channels = settings.background != nil ? 3 : 4
+        #expect(title.bytes.count > 25 && title.bytes[25] == (channels == 3 ? 2 : 6), "the streamed PNG's colour type")
         // libpng's reader forgives a wrong Adler-32 or missing rows; zlib does not.
         let inflated = PNGFile.strictlyInflatedImageData(title.bytes)?.count
-        #expect(inflated == image.height * (image.width * 4 + 1), "the streamed zlib stream inflates to \(inflated.map(String.init) ?? "an error")")
+        #expect(inflated == image.height * (image.width * channels + 1), "the streamed zlib stream inflates to \(inflated.map(String.init) ?? "an error")")
         return (image, title)
     }
 
