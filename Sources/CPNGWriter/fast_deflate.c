@@ -1,11 +1,11 @@
 /* A deflate encoder for `fast` PNG bands: runs of one byte as distance-1 matches (zlib's
    RLE strategy) and every other byte a literal, each block with Huffman codes made for it.
 
-   Written here rather than taken from zlib or libdeflate because neither does this job
-   quickly: zlib's RLE strategy at level 1 took 57.7 M of a 1080p title's 174.5 M
-   instructions, this encoder 15.5 M for the same rows (one frame on one core: 8.4 against
-   1.6 ms, 160,095 against 160,081 bytes); libdeflate, about twice zlib's speed, has no
-   sync flush, so the bands deflated on each core could not be joined into one stream.
+   Written here rather than taken from zlib or libdeflate because neither fits: zlib's RLE
+   strategy at level 1 took 57.7 M of a 1080p title's 174.5 M instructions, this encoder
+   15.5 M for the same rows (one frame on one core: 8.4 against 1.6 ms, 160,095 against
+   160,081 bytes); libdeflate, faster than zlib at the same ratio, has no sync flush, so
+   the bands deflated on each core could not be joined into one stream.
    zlib-ng, which has both, is not in Debian 12. The output is ordinary deflate: zlib
    inflates it (FastDeflateTests check that on many inputs), and the PNG's bands still
    join as zlib's do, each ending byte-aligned after an empty stored block. */
