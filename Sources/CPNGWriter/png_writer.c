@@ -243,17 +243,47 @@ static int deflate_input(z_stream *z, uint8_t **buffer, size_t *capacity, const 
     return 1;
 }
 
-/* Where a band's deflate stream goes: zlib's stream and its growing buffer, or (`fast`:
-   level 1 with the RLE strategy) fast_deflate's, which makes the same kind of stream. */
+/* Ends a band: the last with Z_FINISH, the others with a sync flush (byte-aligned, so
+   that the next band's deflate output may follow), made complete as the splice is. */
+static int end_band(z_stream *z, uint8_t **buffer, size_t *capacity, int last) {
+    if (!ensure_output(z, buffer, capacity, 1024)) return 0;
+    z->avail_in = 0;
+    for (;;) {
+        int status = deflate(z, last ? Z_FINISH : Z_SYNC_FLUSH);
+        if (status == Z_STREAM_END || (!last && (status == Z_OK || status == Z_BUF_ERROR) && z->avail_out > 0)) return 1;
+        if (status != Z_OK && status != Z_BUF_ERROR) return 0;
+        if (!ensure_output(z, buffer, capacity, *capacity)) return 0;
+    }
+}
+
+/* Where a band's deflate stream goes: fast_deflate's for the RLE strategy at level 1 (the
+   same kind of stream, in a quarter of zlib's instructions), else zlib's and its growing
+   buffer. */
 struct band_out {
-    struct fast_deflate *fast;
-    z_stream *z;
-    uint8_t **buffer;
-    size_t *capacity;
+    int fast;
+    struct fast_deflate f;
+    z_stream z;
+    uint8_t *buffer;
+    size_t capacity;
 };
 
+/* Opens `o` at `level` with `strategy` (zlib: `mem_level`, output starting at `capacity`
+   bytes, 0 for deflate's bound for `raw` input bytes). 1, or 0 with nothing left to free. */
+static int out_begin(struct band_out *o, int level, int mem_level, int strategy, size_t capacity, size_t raw) {
+    memset(o, 0, sizeof *o);
+    o->fast = level == 1 && strategy == Z_RLE;
+    if (o->fast) {
+        if (fast_deflate_begin(&o->f)) return 1;
+        fast_deflate_end(&o->f);
+        return 0;
+    }
+    o->capacity = capacity;
+    o->buffer = begin_deflate(&o->z, level, mem_level, strategy, raw, &o->capacity);
+    return o->buffer != NULL;
+}
+
 static int out_write(struct band_out *o, const uint8_t *bytes, size_t count) {
-    return o->fast ? fast_deflate_write(o->fast, bytes, count) : deflate_input(o->z, o->buffer, o->capacity, bytes, count);
+    return o->fast ? fast_deflate_write(&o->f, bytes, count) : deflate_input(&o->z, &o->buffer, &o->capacity, bytes, count);
 }
 
 /* Ends the block so far, byte-aligned, with nothing after referring back (before a splice).
@@ -261,11 +291,11 @@ static int out_write(struct band_out *o, const uint8_t *bytes, size_t count) {
    tens of kilobytes of pending blocks, and with too little room it returns early with the
    rest still inside, to come out after the splice (a corrupt stream). */
 static int out_full_flush(struct band_out *o) {
-    if (o->fast) return fast_deflate_sync(o->fast);
-    z_stream *z = o->z;
+    if (o->fast) return fast_deflate_sync(&o->f);
+    z_stream *z = &o->z;
     z->avail_in = 0;
     for (;;) {
-        if (!ensure_output(z, o->buffer, o->capacity, 4096)) return 0;
+        if (!ensure_output(z, &o->buffer, &o->capacity, 4096)) return 0;
         int status = deflate(z, Z_FULL_FLUSH);
         if (status != Z_OK && status != Z_BUF_ERROR) return 0;
         if (z->avail_out > 0) return 1;
@@ -274,13 +304,38 @@ static int out_full_flush(struct band_out *o) {
 
 /* Appends a byte-aligned segment after a full flush. */
 static int out_splice(struct band_out *o, const uint8_t *bytes, size_t size) {
-    if (o->fast) return fast_deflate_append_aligned(o->fast, bytes, size);
-    z_stream *z = o->z;
-    if (!ensure_output(z, o->buffer, o->capacity, size)) return 0;
+    if (o->fast) return fast_deflate_append_aligned(&o->f, bytes, size);
+    z_stream *z = &o->z;
+    if (!ensure_output(z, &o->buffer, &o->capacity, size)) return 0;
     memcpy(z->next_out, bytes, size);
     z->next_out += size;
     z->avail_out -= (uInt)size;
     return 1;
+}
+
+/* Closes `o`: when `ok`, ends the band (the last final, the others byte-aligned so that the
+   next band's stream may follow) and hands its bytes to *out (malloc'd) and *out_size.
+   Frees the rest either way; returns whether the band was ended. */
+static int out_close(struct band_out *o, int ok, int last, uint8_t **out, size_t *out_size) {
+    if (o->fast) {
+        ok = ok && (last ? fast_deflate_finish(&o->f) : fast_deflate_sync(&o->f));
+        if (ok) {
+            *out = o->f.out;
+            *out_size = o->f.size;
+            o->f.out = NULL;
+        }
+        fast_deflate_end(&o->f);
+        return ok;
+    }
+    ok = ok && end_band(&o->z, &o->buffer, &o->capacity, last);
+    if (ok) {
+        *out = o->buffer;
+        *out_size = o->capacity - o->z.avail_out;
+    } else {
+        free(o->buffer);
+    }
+    deflateEnd(&o->z);
+    return ok;
 }
 
 /* Segments of a repeated row (REPEAT_BLOCK rows, and one row), kept while they are
@@ -338,19 +393,6 @@ static int splice_row_segment(struct band_out *o, const uint8_t *row, size_t row
     if (ok) *segment_adler = e->adler;
     pthread_mutex_unlock(&segment_lock);
     return ok;
-}
-
-/* Ends a band: the last with Z_FINISH, the others with a sync flush (byte-aligned, so
-   that the next band's deflate output may follow), made complete as the splice is. */
-static int end_band(z_stream *z, uint8_t **buffer, size_t *capacity, int last) {
-    if (!ensure_output(z, buffer, capacity, 1024)) return 0;
-    z->avail_in = 0;
-    for (;;) {
-        int status = deflate(z, last ? Z_FINISH : Z_SYNC_FLUSH);
-        if (status == Z_STREAM_END || (!last && (status == Z_OK || status == Z_BUF_ERROR) && z->avail_out > 0)) return 1;
-        if (status != Z_OK && status != Z_BUF_ERROR) return 0;
-        if (!ensure_output(z, buffer, capacity, *capacity)) return 0;
-    }
 }
 
 /* Rows at `level` with the RLE strategy, unfiltered or with `up` PNG's Up filter (each
@@ -445,7 +487,7 @@ static uint64_t filter_row(int type, const uint8_t *row, const uint8_t *up, size
 /* Rows with PNG's adaptive filtering: each row takes, of the five filters, the one whose
    bytes have the smallest signed sum (libpng's heuristic); a row repeated from the one
    above (the same pointer) is Up-filtered to zeros at once. */
-static int adaptive_rows(z_stream *z, uint8_t **buffer, size_t *capacity, struct row_source *source,
+static int adaptive_rows(struct band_out *o, struct row_source *source,
                          uint32_t row_begin, uint32_t row_end, uint32_t *adler) {
     const uint8_t *const *rows = source->rows;
     size_t row_bytes = source->row_bytes;
@@ -471,7 +513,7 @@ static int adaptive_rows(z_stream *z, uint8_t **buffer, size_t *capacity, struct
             }
         }
         a = checksum(a, best, row_bytes + 1);
-        ok = deflate_input(z, buffer, capacity, best, row_bytes + 1);
+        ok = out_write(o, best, row_bytes + 1);
     }
     free(candidates);
     free(zeros);
@@ -479,48 +521,22 @@ static int adaptive_rows(z_stream *z, uint8_t **buffer, size_t *capacity, struct
     return ok;
 }
 
-/* A band deflated unfiltered or with the Up filter (the RLE strategy, for speed; at level 1
-   by fast_deflate) or adaptively filtered (zlib's default strategy, for size) at `level`,
-   into output that starts at 64 KiB and grows; *adler receives the Adler-32 of the band's
-   filtered bytes. */
+/* A band deflated unfiltered or with the Up filter (the RLE strategy, for speed) or
+   adaptively filtered (zlib's default strategy, for size) at `level`, into output that
+   starts at 64 KiB and grows; *adler receives the Adler-32 of the band's filtered bytes. */
 static int deflate_band(struct row_source *source, uint32_t row_begin, uint32_t row_end,
                         int last, int level, int filter, uint8_t **out, size_t *out_size, uint32_t *adler) {
     size_t row_bytes = source->row_bytes;
     int rle = filter == MERCURIAL_FILTER_NONE || filter == MERCURIAL_FILTER_UP;
     int up = filter == MERCURIAL_FILTER_UP;
     uint8_t *scratch = up ? malloc(row_bytes + 1) : NULL, *zeros = up ? calloc(row_bytes ? row_bytes : 1, 1) : NULL;
-    if (up && (!scratch || !zeros)) { free(scratch); free(zeros); return 0; }
+    struct band_out o;
+    int ok = (!up || (scratch && zeros)) && out_begin(&o, level, rle ? 8 : 9, rle ? Z_RLE : Z_DEFAULT_STRATEGY, 65536, 0);
     uint32_t a = 0;
-    int ok;
-    if (rle && level == 1) {
-        struct fast_deflate fast;
-        struct band_out o = { .fast = &fast };
-        ok = fast_deflate_begin(&fast) && rle_rows(&o, source, row_begin, row_end, level, up, scratch, zeros, &a)
-            && (last ? fast_deflate_finish(&fast) : fast_deflate_sync(&fast));
-        if (ok) {
-            *out = fast.out;
-            *out_size = fast.size;
-            fast.out = NULL;
-        }
-        fast_deflate_end(&fast);
-    } else {
-        z_stream z;
-        size_t capacity = 65536;
-        uint8_t *buffer = begin_deflate(&z, level, rle ? 8 : 9, rle ? Z_RLE : Z_DEFAULT_STRATEGY, 0, &capacity);
-        struct band_out o = { .z = &z, .buffer = &buffer, .capacity = &capacity };
-        ok = buffer != NULL;
-        if (ok) {
-            ok = (rle ? rle_rows(&o, source, row_begin, row_end, level, up, scratch, zeros, &a)
-                      : adaptive_rows(&z, &buffer, &capacity, source, row_begin, row_end, &a))
-                && end_band(&z, &buffer, &capacity, last);
-            if (ok) {
-                *out = buffer;
-                *out_size = capacity - z.avail_out;
-            } else {
-                free(buffer);
-            }
-            deflateEnd(&z);
-        }
+    if (ok) {
+        ok = rle ? rle_rows(&o, source, row_begin, row_end, level, up, scratch, zeros, &a)
+                 : adaptive_rows(&o, source, row_begin, row_end, &a);
+        ok = out_close(&o, ok, last, out, out_size);
     }
     free(scratch);
     free(zeros);
@@ -534,65 +550,23 @@ static int deflate_band(struct row_source *source, uint32_t row_begin, uint32_t 
 static int paeth_band(struct row_source *source, uint32_t row_begin, uint32_t row_end, int last, int level, int rle,
                       uint8_t **out, size_t *out_size, uint32_t *adler) {
     size_t row_bytes = source->row_bytes;
-    if (rle && level == 1) {
-        /* The same filtered bytes through fast_deflate. */
-        struct fast_deflate fast;
-        uint8_t *filtered = malloc(row_bytes + 1);
-        uint32_t a = adler32(0, NULL, 0);
-        int ok = filtered && fast_deflate_begin(&fast);
-        for (uint32_t y = row_begin; ok && y < row_end; y++) {
-            const uint8_t *up = y > 0 ? row_bytes_at(source, y - 1) : NULL, *row = row_bytes_at(source, y);
-            filtered[0] = 4;
-            paeth_row(row, up, row_bytes, source->bpp, filtered + 1);
-            a = adler32_combine(a, checksum(1, filtered, row_bytes + 1), (z_off_t)(row_bytes + 1));
-            ok = fast_deflate_write(&fast, filtered, row_bytes + 1);
-        }
-        ok = ok && (last ? fast_deflate_finish(&fast) : fast_deflate_sync(&fast));
-        if (ok) {
-            *out = fast.out;
-            *out_size = fast.size;
-            *adler = a;
-            fast.out = NULL;
-        }
-        if (filtered) fast_deflate_end(&fast);
-        free(filtered);
-        return ok;
-    }
-    size_t raw = (row_bytes + 1) * (row_end - row_begin);
-    z_stream z;
-    size_t capacity = 0;
-    uint8_t *buffer = begin_deflate(&z, level, 8, rle ? Z_RLE : Z_DEFAULT_STRATEGY, raw, &capacity);
-    if (!buffer) return 0;
-    uint32_t a = adler32(0, NULL, 0);
     uint8_t *filtered = malloc(row_bytes + 1);
-    if (!filtered) { deflateEnd(&z); free(buffer); return 0; }
-    for (uint32_t y = row_begin; y < row_end; y++) {
+    struct band_out o;
+    int ok = filtered && out_begin(&o, level, 8, rle ? Z_RLE : Z_DEFAULT_STRATEGY, 0,
+                                   (row_bytes + 1) * (row_end - row_begin));
+    if (!ok) { free(filtered); return 0; }
+    uint32_t a = adler32(0, NULL, 0);
+    for (uint32_t y = row_begin; ok && y < row_end; y++) {
         const uint8_t *up = y > 0 ? row_bytes_at(source, y - 1) : NULL, *row = row_bytes_at(source, y);
         filtered[0] = 4;
         paeth_row(row, up, row_bytes, source->bpp, filtered + 1);
         a = adler32_combine(a, checksum(1, filtered, row_bytes + 1), (z_off_t)(row_bytes + 1));
-        z.next_in = filtered;
-        z.avail_in = (uInt)(row_bytes + 1);
-        int flush = (y + 1 == row_end) ? (last ? Z_FINISH : Z_SYNC_FLUSH) : Z_NO_FLUSH;
-        int status = deflate(&z, flush);
-        if (status != Z_OK && !(status == Z_STREAM_END && flush == Z_FINISH)) goto fail;
+        ok = out_write(&o, filtered, row_bytes + 1);
     }
-    if (row_begin == row_end) {
-        z.avail_in = 0;
-        int status = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
-        if (status != Z_OK && status != Z_STREAM_END) goto fail;
-    }
-    *out = buffer;
-    *out_size = capacity - z.avail_out;
-    *adler = a;
-    deflateEnd(&z);
     free(filtered);
-    return 1;
-fail:
-    free(filtered);
-    deflateEnd(&z);
-    free(buffer);
-    return 0;
+    ok = out_close(&o, ok, last, out, out_size);
+    if (ok) *adler = a;
+    return ok;
 }
 
 int mercurial_deflate_filtered_rows(const uint8_t *const *rows, uint32_t width, int channels, uint32_t row_begin,
